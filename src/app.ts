@@ -1,0 +1,95 @@
+import { Scalar } from "@scalar/hono-api-reference";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import type { AppEnv } from "./app-env";
+import { createDb } from "./db";
+import { ApiError, type ErrorCode, toProblem } from "./lib/errors";
+import { createRouter } from "./lib/openapi";
+import { authRouter } from "./routes/auth/auth.index";
+import { projectsRouter } from "./routes/projects/projects.index";
+import { tenantsRouter } from "./routes/tenants/tenants.index";
+
+const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  400: "bad_request",
+  401: "unauthenticated",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/** Maps anything thrown to an ApiError; unexpected errors become a 500 without details. */
+function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /malformed json/i.test(err.message)) {
+      return new ApiError(400, "malformed_json", "The request body is not valid JSON");
+    }
+    const code = STATUS_CODES[err.status];
+    if (code) return new ApiError(err.status as 400, code, err.message || "Request refused");
+  }
+  return new ApiError(500, "internal_error", "An unexpected error occurred; quote the request id when reporting it");
+}
+
+function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
+  return c.body(JSON.stringify(toProblem(err, c.var.requestId)), err.status, {
+    "Content-Type": "application/problem+json",
+  });
+}
+
+/** The API: middleware, every route group, the OpenAPI document and its reference page. */
+export function createApp() {
+  const app = createRouter();
+
+  app.use("*", requestId());
+  app.use("*", async (c, next) => {
+    c.set("db", createDb(c.env.DB));
+    await next();
+  });
+
+  app.route("/", authRouter);
+  app.route("/", tenantsRouter);
+  app.route("/", projectsRouter);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "X-SVC-Key",
+    description: "An API key (tenant- or user-scoped), or the platform administrator's key",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "A token from POST /auth/token, or from the configured OIDC issuer",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Data quality monitoring API",
+      version: "0.1.0",
+      description:
+        "Watches the quality of data in external stores: scans, alerts, incidents, DQ scores, tickets. " +
+        "Errors are application/problem+json (RFC 9457).",
+    },
+  });
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API" }));
+  app.get("/health", (c) => c.json({ status: "ok" }));
+
+  app.notFound((c) =>
+    problemResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
+  );
+
+  app.onError((err, c) => {
+    const apiError = asApiError(err);
+    if (apiError.status >= 500) {
+      // The stack goes to the log, keyed by request id; never to the client.
+      console.error(JSON.stringify({ request_id: c.var.requestId, error: String(err), stack: (err as Error)?.stack }));
+    }
+    return problemResponse(c, apiError);
+  });
+
+  return app;
+}

@@ -1,0 +1,115 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db";
+import { type ProjectRole, projectMembers, projects, type TenantRole, tenantMembers, tenants } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import type { Principal } from "./principal";
+
+const PROJECT_RANK: Record<ProjectRole, number> = { PROJECT_VIEWER: 1, PROJECT_EDITOR: 2, PROJECT_ADMIN: 3 };
+
+export type TenantRow = typeof tenants.$inferSelect;
+export type ProjectRow = typeof projects.$inferSelect;
+
+/** What the caller may do in a tenant. */
+export interface TenantAccess {
+  tenant: TenantRow;
+  role: TenantRole;
+  principal: Principal;
+}
+
+/** What the caller may do in a project. */
+export interface ProjectAccess extends TenantAccess {
+  project: ProjectRow;
+  projectRole: ProjectRole;
+}
+
+/**
+ * The permission checks of one request, one line per route:
+ * `await c.var.access.project(tenant, projectId, "PROJECT_EDITOR")`.
+ *
+ * Rules (README "Roles"): a resource of a tenant the caller is not in, or of a project the
+ * caller is not a member of, is a 404 (its existence is not revealed); a resource the caller
+ * can see but lacks the role to change is a 403. The platform administrator and tenant admins
+ * hold every project role in their tenants.
+ */
+export class Access {
+  private readonly tenantCache = new Map<string, Promise<TenantAccess>>();
+
+  constructor(
+    private readonly db: Db,
+    readonly principal: Principal,
+  ) {}
+
+  /** The platform administrator only (403 for anyone else). */
+  platformAdmin(): void {
+    if (this.principal.kind !== "admin") throw ApiError.forbidden("Only the platform administrator may do this");
+  }
+
+  /** The calling user's e-mail; 403 for the platform administrator and tenant-scoped keys. */
+  user(): string {
+    if (this.principal.kind !== "user") throw ApiError.forbidden("This needs a user identity (a user token or key)");
+    return this.principal.email;
+  }
+
+  /** The caller's access to a tenant, requiring `need` (default: any membership). */
+  async tenant(tenantId: string, need: TenantRole = "TENANT_MEMBER"): Promise<TenantAccess> {
+    let pending = this.tenantCache.get(tenantId);
+    if (!pending) {
+      pending = this.loadTenant(tenantId);
+      this.tenantCache.set(tenantId, pending);
+    }
+    const access = await pending;
+    if (need === "TENANT_ADMIN" && access.role !== "TENANT_ADMIN") {
+      throw ApiError.forbidden("This needs the TENANT_ADMIN role");
+    }
+    return access;
+  }
+
+  private async loadTenant(tenantId: string): Promise<TenantAccess> {
+    const p = this.principal;
+    const notFound = ApiError.notFound("Tenant");
+    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound;
+    const tenant = await this.db.query.tenants.findFirst({ where: eq(tenants.id, tenantId) });
+    if (!tenant) throw notFound;
+    if (p.kind !== "user") return { tenant, role: "TENANT_ADMIN", principal: p };
+    const member = await this.db.query.tenantMembers.findFirst({
+      where: and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, p.email)),
+    });
+    if (!member) throw notFound;
+    return { tenant, role: member.role, principal: p };
+  }
+
+  /** The caller's access to a project of a tenant, requiring at least `need`. */
+  async project(tenantId: string, projectId: number, need: ProjectRole): Promise<ProjectAccess> {
+    const t = await this.tenant(tenantId);
+    const project = await this.db.query.projects.findFirst({
+      where: and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)),
+    });
+    if (!project) throw ApiError.notFound("Project");
+    let projectRole: ProjectRole;
+    if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") {
+      projectRole = "PROJECT_ADMIN";
+    } else {
+      const member = await this.db.query.projectMembers.findFirst({
+        where: and(eq(projectMembers.projectId, projectId), eq(projectMembers.userEmail, t.principal.email)),
+      });
+      if (!member) throw ApiError.notFound("Project");
+      projectRole = member.role;
+    }
+    if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw ApiError.forbidden(`This needs the ${need} role`);
+    return { ...t, project, projectRole };
+  }
+
+  /**
+   * Ids of the projects of a tenant the caller can read: undefined means all of them
+   * (tenant admins), otherwise the caller's memberships.
+   */
+  async readableProjectIds(tenantId: string): Promise<number[] | undefined> {
+    const t = await this.tenant(tenantId);
+    if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") return undefined;
+    const rows = await this.db
+      .select({ id: projectMembers.projectId })
+      .from(projectMembers)
+      .where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, t.principal.email)));
+    return rows.map((r) => r.id);
+  }
+}

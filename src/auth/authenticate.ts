@@ -1,0 +1,57 @@
+import { eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../app-env";
+import type { Db } from "../db";
+import { apiKeys } from "../db/schema";
+import type { Env } from "../env";
+import { timingSafeEqual } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { Access } from "./access";
+import { findKeyBySecret, keyPrincipal, touchKey } from "./keys";
+import type { Principal } from "./principal";
+import { verifyBearer } from "./tokens";
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Resolves the caller from X-SVC-Key or a bearer token; undefined when no credential is sent. */
+export async function resolvePrincipal(
+  env: Env,
+  db: Db,
+  headers: { get(name: string): string | undefined },
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<Principal | undefined> {
+  const key = headers.get("x-svc-key");
+  if (key !== undefined) {
+    if (env.ADMIN_API_KEY && timingSafeEqual(key, env.ADMIN_API_KEY)) return { kind: "admin" };
+    const row = await findKeyBySecret(db, key);
+    if (!row) throw ApiError.unauthenticated("Invalid API key");
+    waitUntil(touchKey(db, row).catch((e) => console.error("touchKey failed", String(e))));
+    return keyPrincipal(row);
+  }
+  // The upload endpoint documents "Authentication: Bearer"; it is accepted everywhere alike.
+  const auth = headers.get("authorization") ?? headers.get("authentication");
+  if (auth === undefined) return undefined;
+  const m = BEARER.exec(auth);
+  if (!m) throw ApiError.unauthenticated("Authorization must be 'Bearer <token>'");
+  const verified = await verifyBearer(env, m[1]!);
+  if (verified.keyId) {
+    // A token exchanged for an API key dies with the key.
+    const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, verified.keyId), columns: { id: true } });
+    if (!row) throw ApiError.unauthenticated("The API key behind this token was revoked");
+  }
+  return verified.principal;
+}
+
+/** Requires a credential; sets `principal` and the request's `access` checker. */
+export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
+  const principal = await resolvePrincipal(c.env, c.var.db, { get: (n) => c.req.header(n) }, (p) =>
+    c.executionCtx.waitUntil(p),
+  );
+  if (!principal) {
+    c.header("WWW-Authenticate", 'Bearer realm="dq-monitor"');
+    throw ApiError.unauthenticated("Send an API key in X-SVC-Key or a token in Authorization: Bearer");
+  }
+  c.set("principal", principal);
+  c.set("access", new Access(c.var.db, principal));
+  await next();
+});

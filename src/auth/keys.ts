@@ -1,0 +1,105 @@
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { apiKeys } from "../db/schema";
+import { sha256Hex } from "../lib/crypto";
+import { randomId } from "../lib/ids";
+import { nowIso } from "../lib/time";
+import type { Principal } from "./principal";
+
+const KEY_PREFIX = "dqm_";
+/** How many characters of a key are kept in clear for recognition ("dqm_" + 8). */
+const DISPLAY_PREFIX_LENGTH = 12;
+/** last_used_at is written at most this often per key, so reads do not turn into writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** Public view of a key: never the secret nor its digest. */
+export function publicKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    created_at: row.createdAt,
+    last_used_at: row.lastUsedAt,
+  };
+}
+
+/** Creates a key for a tenant or a user; returns the row and the secret, which is never stored. */
+export async function createApiKey(
+  db: Db,
+  owner: { tenantId: string } | { userEmail: string },
+  name: string,
+  createdBy: string,
+): Promise<{ row: ApiKeyRow; secret: string }> {
+  const secret = `${KEY_PREFIX}${randomId(40)}`;
+  const row: ApiKeyRow = {
+    id: `key_${randomId(16)}`,
+    tenantId: "tenantId" in owner ? owner.tenantId : null,
+    userEmail: "userEmail" in owner ? owner.userEmail : null,
+    name,
+    prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
+    hash: await sha256Hex(secret),
+    createdBy,
+    createdAt: nowIso(),
+    lastUsedAt: null,
+  };
+  await db.insert(apiKeys).values(row);
+  return { row, secret };
+}
+
+/** Finds the key a secret belongs to, by digest; undefined for an unknown or malformed secret. */
+export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRow | undefined> {
+  if (!secret.startsWith(KEY_PREFIX) || secret.length > 128) return undefined;
+  return db.query.apiKeys.findFirst({ where: eq(apiKeys.hash, await sha256Hex(secret)) });
+}
+
+/** The principal a stored key acts as. */
+export function keyPrincipal(row: ApiKeyRow): Principal {
+  if (row.tenantId) return { kind: "tenant_key", tenantId: row.tenantId, keyId: row.id };
+  return { kind: "user", email: row.userEmail!, keyId: row.id };
+}
+
+/** Records the use of a key, at most once per minute per key. */
+export async function touchKey(db: Db, row: ApiKeyRow): Promise<void> {
+  const now = Date.now();
+  if (row.lastUsedAt && now - Date.parse(row.lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: new Date(now).toISOString() })
+    .where(
+      and(
+        eq(apiKeys.id, row.id),
+        sql`(${apiKeys.lastUsedAt} IS NULL OR ${apiKeys.lastUsedAt} < ${new Date(now - LAST_USED_RESOLUTION_MS).toISOString()})`,
+      ),
+    );
+}
+
+/** Whose keys: a tenant's (tenant-scoped) or a user's (user-scoped). */
+export type KeyOwner = { tenantId: string } | { userEmail: string };
+
+function ownedBy(owner: KeyOwner) {
+  return "tenantId" in owner ? eq(apiKeys.tenantId, owner.tenantId) : eq(apiKeys.userEmail, owner.userEmail);
+}
+
+/** One page of an owner's keys in id order, `limit + 1` rows so the caller can tell if more follow. */
+export function listApiKeys(db: Db, owner: KeyOwner, limit: number, after?: string) {
+  return db.query.apiKeys.findMany({
+    where: and(ownedBy(owner), after === undefined ? undefined : gt(apiKeys.id, after)),
+    orderBy: asc(apiKeys.id),
+    limit: limit + 1,
+  });
+}
+
+export function getApiKey(db: Db, owner: KeyOwner, id: string) {
+  return db.query.apiKeys.findFirst({ where: and(ownedBy(owner), eq(apiKeys.id, id)) });
+}
+
+/** Deletes an owner's key; false when the owner has no such key. */
+export async function deleteApiKey(db: Db, owner: KeyOwner, id: string): Promise<boolean> {
+  const gone = await db
+    .delete(apiKeys)
+    .where(and(ownedBy(owner), eq(apiKeys.id, id)))
+    .returning({ id: apiKeys.id });
+  return gone.length > 0;
+}

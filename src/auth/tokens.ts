@@ -1,0 +1,129 @@
+import { createRemoteJWKSet, decodeJwt, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import type { Env } from "../env";
+import { ApiError } from "../lib/errors";
+import type { Principal } from "./principal";
+
+/** The algorithm of the service's own tokens; pinned on verification. */
+const SERVICE_ALG = "HS256";
+/** Algorithms never accepted from an external issuer: "none" and symmetric ones (key confusion). */
+const FORBIDDEN_OIDC_ALGS = /^(none|HS\d+)$/i;
+
+/** Claims of a service token beside the registered ones. */
+interface ServiceClaims extends JWTPayload {
+  /** What the token acts as. */
+  act: "admin" | "tenant_key" | "user";
+  /** tenant of a tenant_key token */
+  tid?: string;
+  /** API key the token was exchanged for, if any; revoking the key revokes the token. */
+  kid?: string;
+}
+
+function signingKey(env: Env): Uint8Array {
+  const secret = env.TOKEN_SIGNING_SECRET;
+  if (!secret || secret.length < 32) throw new Error("TOKEN_SIGNING_SECRET must be set to at least 32 characters");
+  return new TextEncoder().encode(secret);
+}
+
+export function tokenTtlSeconds(env: Env): number {
+  const ttl = Number(env.SERVICE_TOKEN_TTL_SECONDS);
+  return Number.isInteger(ttl) && ttl > 0 ? ttl : 900;
+}
+
+/** Signs a short-lived JWT acting as the principal. */
+export async function signServiceToken(env: Env, principal: Principal): Promise<string> {
+  const claims: ServiceClaims =
+    principal.kind === "admin"
+      ? { act: "admin" }
+      : principal.kind === "tenant_key"
+        ? { act: "tenant_key", tid: principal.tenantId, kid: principal.keyId }
+        : { act: "user", ...(principal.keyId ? { kid: principal.keyId } : {}) };
+  const subject =
+    principal.kind === "user" ? principal.email : principal.kind === "tenant_key" ? principal.keyId : "admin";
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: SERVICE_ALG, typ: "JWT" })
+    .setIssuer(env.SERVICE_TOKEN_ISSUER)
+    .setAudience(env.SERVICE_TOKEN_AUDIENCE)
+    .setSubject(subject)
+    .setIssuedAt()
+    .setExpirationTime(`${tokenTtlSeconds(env)}s`)
+    .setJti(crypto.randomUUID())
+    .sign(signingKey(env));
+}
+
+/** A verified bearer token: who it names, and the API key it came from (checked for revocation). */
+export interface VerifiedToken {
+  principal: Principal;
+  keyId?: string;
+}
+
+let jwksCache: { url: string; jwks: ReturnType<typeof createRemoteJWKSet> } | undefined;
+function remoteJwks(url: string) {
+  if (jwksCache?.url !== url) jwksCache = { url, jwks: createRemoteJWKSet(new URL(url)) };
+  return jwksCache.jwks;
+}
+
+function oidcAlgorithms(env: Env): string[] {
+  return env.OIDC_ALGORITHMS.split(",")
+    .map((a) => a.trim())
+    .filter((a) => a && !FORBIDDEN_OIDC_ALGS.test(a));
+}
+
+function toAuthError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof joseErrors.JWTExpired) return new ApiError(401, "token_expired", "The token has expired");
+  return ApiError.unauthenticated("Invalid token");
+}
+
+/**
+ * Verifies a bearer JWT: the service's own (HS256, its issuer and audience) or, when configured,
+ * the external OIDC issuer's (JWKS, pinned algorithms, issuer and audience). exp/nbf are checked.
+ */
+export async function verifyBearer(env: Env, token: string): Promise<VerifiedToken> {
+  let issuer: string | undefined;
+  try {
+    issuer = decodeJwt(token).iss;
+  } catch {
+    throw ApiError.unauthenticated("Malformed token");
+  }
+  try {
+    if (issuer === env.SERVICE_TOKEN_ISSUER) {
+      const { payload } = await jwtVerify<ServiceClaims>(token, signingKey(env), {
+        algorithms: [SERVICE_ALG],
+        issuer: env.SERVICE_TOKEN_ISSUER,
+        audience: env.SERVICE_TOKEN_AUDIENCE,
+        requiredClaims: ["exp", "sub", "act"],
+      });
+      return fromServiceClaims(payload);
+    }
+    if (env.OIDC_ISSUER && issuer === env.OIDC_ISSUER && env.OIDC_JWKS_URL) {
+      const algorithms = oidcAlgorithms(env);
+      if (algorithms.length === 0) throw ApiError.unauthenticated("No acceptable OIDC algorithm is configured");
+      const { payload } = await jwtVerify(token, remoteJwks(env.OIDC_JWKS_URL), {
+        algorithms,
+        issuer: env.OIDC_ISSUER,
+        audience: env.OIDC_AUDIENCE || undefined,
+        requiredClaims: ["exp"],
+      });
+      const name = typeof payload.email === "string" ? payload.email : payload.sub;
+      if (!name) throw ApiError.unauthenticated("The token names no user (sub or email)");
+      return { principal: { kind: "user", email: name.toLowerCase() } };
+    }
+  } catch (err) {
+    throw toAuthError(err);
+  }
+  throw ApiError.unauthenticated("Token from an untrusted issuer");
+}
+
+function fromServiceClaims(p: ServiceClaims): VerifiedToken {
+  switch (p.act) {
+    case "admin":
+      return { principal: { kind: "admin" } };
+    case "tenant_key":
+      if (!p.tid || !p.kid) break;
+      return { principal: { kind: "tenant_key", tenantId: p.tid, keyId: p.kid }, keyId: p.kid };
+    case "user":
+      if (!p.sub) break;
+      return { principal: { kind: "user", email: p.sub, ...(p.kid ? { keyId: p.kid } : {}) }, keyId: p.kid };
+  }
+  throw ApiError.unauthenticated("Invalid token claims");
+}

@@ -1,0 +1,26 @@
+import type { AssetMonitor } from "./monitor/asset-monitor";
+
+/** Bindings, vars and secrets of the Worker: the one place they are declared (see wrangler.toml). */
+export interface Env {
+  DB: D1Database;
+  ASSET_MONITOR: DurableObjectNamespace<AssetMonitor>;
+  SCAN_JOBS: Queue;
+  SCAN_RESULTS: Queue;
+  UPLOADS: R2Bucket;
+
+  /** Platform administrator ("private cloud administrator") key. Secret. */
+  ADMIN_API_KEY: string;
+  /** HMAC key that signs the service's own JWTs. Secret. */
+  TOKEN_SIGNING_SECRET: string;
+  /** "keyId:base64key,..." AES-256-GCM keys for secrets at rest; the first one encrypts. Secret. */
+  ENCRYPTION_KEYS: string;
+
+  SERVICE_TOKEN_ISSUER: string;
+  SERVICE_TOKEN_AUDIENCE: string;
+  SERVICE_TOKEN_TTL_SECONDS: string;
+  OIDC_ISSUER: string;
+  OIDC_AUDIENCE: string;
+  OIDC_JWKS_URL: string;
+  /** Comma-separated JWS algorithms accepted from the OIDC issuer (never "none", never HS*). */
+  OIDC_ALGORITHMS: string;
+}

@@ -1,0 +1,109 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { resolvePrincipal } from "../../auth/authenticate";
+import {
+  createApiKey,
+  deleteApiKey,
+  findKeyBySecret,
+  getApiKey,
+  type KeyOwner,
+  keyPrincipal,
+  listApiKeys,
+  publicKey,
+} from "../../auth/keys";
+import { actorName, type Principal } from "../../auth/principal";
+import { signServiceToken, tokenTtlSeconds } from "../../auth/tokens";
+import { timingSafeEqual } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import { deprecationHeaders } from "../../lib/openapi";
+import { afterKey, takePage } from "../../lib/pagination";
+import type * as routes from "./auth.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const issueToken: Handler<"issueToken"> = async (c) => {
+  const body = c.req.valid("json");
+  let principal: Principal;
+  if ("api_key" in body) {
+    if (c.env.ADMIN_API_KEY && timingSafeEqual(body.api_key, c.env.ADMIN_API_KEY)) {
+      principal = { kind: "admin" };
+    } else {
+      const row = await findKeyBySecret(c.var.db, body.api_key);
+      if (!row) throw ApiError.unauthenticated("Invalid API key");
+      principal = keyPrincipal(row);
+    }
+  } else {
+    const caller = await resolvePrincipal(c.env, c.var.db, { get: (n) => c.req.header(n) }, (p) =>
+      c.executionCtx.waitUntil(p),
+    );
+    if (!caller) throw ApiError.unauthenticated("Minting a user token needs the platform administrator's key");
+    if (caller.kind !== "admin") throw ApiError.forbidden("Only the platform administrator may mint user tokens");
+    if (c.env.OIDC_ISSUER) throw ApiError.forbidden("Users sign in through the configured OIDC issuer");
+    principal = { kind: "user", email: body.user.toLowerCase() };
+  }
+  const access_token = await signServiceToken(c.env, principal);
+  return c.json({ access_token, token_type: "Bearer" as const, expires_in: tokenTtlSeconds(c.env) }, 200);
+};
+
+// User-scoped keys: any user, for themselves.
+
+const userOwner = (c: { var: AppEnv["Variables"] }): KeyOwner => ({ userEmail: c.var.access.user() });
+
+export const listUserKeys: Handler<"listUserKeys"> = async (c) => {
+  const owner = userOwner(c);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string"));
+  return c.json({ keys: takePage(c, rows, limit, (r) => [r.id]).map(publicKey) }, 200);
+};
+
+export const createUserKey: Handler<"createUserKey"> = async (c) => {
+  const owner = userOwner(c);
+  const { row, secret } = await createApiKey(c.var.db, owner, c.req.valid("json").name, actorName(c.var.principal));
+  return c.json({ ...publicKey(row), key: secret }, 201);
+};
+
+export const getUserKey: Handler<"getUserKey"> = async (c) => {
+  const row = await getApiKey(c.var.db, userOwner(c), c.req.valid("param").keyId);
+  if (!row) throw ApiError.notFound("API key");
+  return c.json(publicKey(row), 200);
+};
+
+export const deleteUserKey: Handler<"deleteUserKey"> = async (c) => {
+  const { keyId } = c.req.valid("param");
+  if (!(await deleteApiKey(c.var.db, userOwner(c), keyId))) throw ApiError.notFound("API key");
+  return c.json({ message: `API key ${keyId} revoked` }, 200);
+};
+
+// Tenant-scoped keys (deprecated): platform administrator and tenant admins.
+
+async function tenantOwner(c: { var: AppEnv["Variables"]; header(n: string, v: string): void }, tenant: string) {
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  for (const [name, value] of Object.entries(deprecationHeaders("/auth/api_keys"))) c.header(name, value);
+  return { tenantId: tenant } satisfies KeyOwner;
+}
+
+export const listTenantKeys: Handler<"listTenantKeys"> = async (c) => {
+  const owner = await tenantOwner(c, c.req.valid("param").tenant);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string"));
+  return c.json({ keys: takePage(c, rows, limit, (r) => [r.id]).map(publicKey) }, 200);
+};
+
+export const createTenantKey: Handler<"createTenantKey"> = async (c) => {
+  const owner = await tenantOwner(c, c.req.valid("param").tenant);
+  const { row, secret } = await createApiKey(c.var.db, owner, c.req.valid("json").name, actorName(c.var.principal));
+  return c.json({ ...publicKey(row), key: secret }, 201);
+};
+
+export const getTenantKey: Handler<"getTenantKey"> = async (c) => {
+  const { tenant, keyId } = c.req.valid("param");
+  const row = await getApiKey(c.var.db, await tenantOwner(c, tenant), keyId);
+  if (!row) throw ApiError.notFound("API key");
+  return c.json(publicKey(row), 200);
+};
+
+export const deleteTenantKey: Handler<"deleteTenantKey"> = async (c) => {
+  const { tenant, keyId } = c.req.valid("param");
+  if (!(await deleteApiKey(c.var.db, await tenantOwner(c, tenant), keyId))) throw ApiError.notFound("API key");
+  return c.json({ message: `API key ${keyId} revoked` }, 200);
+};

@@ -1,0 +1,15 @@
+import { createRouter } from "../../lib/openapi";
+import * as handlers from "./auth.handlers";
+import * as routes from "./auth.routes";
+
+// User-scoped routes come before /auth/{tenant}/… so a static segment always wins.
+export const authRouter = createRouter()
+  .openapi(routes.issueToken, handlers.issueToken)
+  .openapi(routes.listUserKeys, handlers.listUserKeys)
+  .openapi(routes.createUserKey, handlers.createUserKey)
+  .openapi(routes.getUserKey, handlers.getUserKey)
+  .openapi(routes.deleteUserKey, handlers.deleteUserKey)
+  .openapi(routes.listTenantKeys, handlers.listTenantKeys)
+  .openapi(routes.createTenantKey, handlers.createTenantKey)
+  .openapi(routes.getTenantKey, handlers.getTenantKey)
+  .openapi(routes.deleteTenantKey, handlers.deleteTenantKey);

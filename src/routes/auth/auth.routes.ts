@@ -1,0 +1,118 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authedRoute, ERROR_RESPONSES, jsonBody, jsonResponse, MessageSchema } from "../../lib/openapi";
+import { PageQuery } from "../../lib/pagination";
+import { TenantId } from "../params";
+import {
+  ApiKeyListSchema,
+  ApiKeySchema,
+  CreateApiKeyBody,
+  CreatedApiKeySchema,
+  KeyIdParam,
+  TokenRequestSchema,
+  TokenResponseSchema,
+} from "./auth.schemas";
+
+const tags = ["Auth"];
+
+export const issueToken = createRoute({
+  method: "post",
+  path: "/auth/token",
+  tags,
+  summary: "Authenticate: exchange an API key for a short-lived access token",
+  description:
+    "With `{api_key}`: returns a JWT acting as that key. With `{user}`: the platform administrator " +
+    "(X-SVC-Key) mints a token for that user; refused when an external OIDC issuer is configured.",
+  request: { body: jsonBody(TokenRequestSchema) },
+  responses: {
+    200: jsonResponse(TokenResponseSchema, "Access token"),
+    400: ERROR_RESPONSES[400],
+    401: ERROR_RESPONSES[401],
+    403: ERROR_RESPONSES[403],
+  },
+});
+
+const userKeyParams = z.object({ keyId: KeyIdParam });
+
+export const listUserKeys = authedRoute({
+  method: "get",
+  path: "/auth/api_keys",
+  tags,
+  summary: "List the caller's own API keys",
+  request: { query: PageQuery },
+  responses: { 200: jsonResponse(ApiKeyListSchema, "The caller's keys (never their secrets)") },
+});
+
+export const createUserKey = authedRoute({
+  method: "post",
+  path: "/auth/api_keys",
+  tags,
+  summary: "Create an API key acting as the caller",
+  request: { body: jsonBody(CreateApiKeyBody) },
+  responses: { 201: jsonResponse(CreatedApiKeySchema, "The key; its secret is shown only here") },
+});
+
+export const getUserKey = authedRoute({
+  method: "get",
+  path: "/auth/api_keys/{keyId}",
+  tags,
+  summary: "Get one of the caller's API keys",
+  request: { params: userKeyParams },
+  responses: { 200: jsonResponse(ApiKeySchema, "The key") },
+});
+
+export const deleteUserKey = authedRoute({
+  method: "delete",
+  path: "/auth/api_keys/{keyId}",
+  tags,
+  summary: "Revoke one of the caller's API keys",
+  request: { params: userKeyParams },
+  responses: { 200: jsonResponse(MessageSchema, "Revoked") },
+});
+
+const tenantParams = z.object({ tenant: TenantId.openapi({ param: { name: "tenant", in: "path" } }) });
+const tenantKeyParams = tenantParams.extend({ keyId: KeyIdParam });
+const deprecatedNote = "Deprecated: use the user-scoped keys under /auth/api_keys.";
+
+export const listTenantKeys = authedRoute({
+  method: "get",
+  path: "/auth/{tenant}/apiKeys",
+  tags,
+  deprecated: true,
+  summary: "List tenant-scoped API keys (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantParams, query: PageQuery },
+  responses: { 200: jsonResponse(ApiKeyListSchema, "The tenant's keys (never their secrets)") },
+});
+
+export const createTenantKey = authedRoute({
+  method: "post",
+  path: "/auth/{tenant}/apiKeys",
+  tags,
+  deprecated: true,
+  summary: "Create a tenant-scoped API key with tenant-admin rights (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantParams, body: jsonBody(CreateApiKeyBody) },
+  responses: { 201: jsonResponse(CreatedApiKeySchema, "The key; its secret is shown only here") },
+});
+
+export const getTenantKey = authedRoute({
+  method: "get",
+  path: "/auth/{tenant}/apiKeys/{keyId}",
+  tags,
+  deprecated: true,
+  summary: "Get a tenant-scoped API key (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantKeyParams },
+  responses: { 200: jsonResponse(ApiKeySchema, "The key") },
+});
+
+export const deleteTenantKey = authedRoute({
+  method: "delete",
+  path: "/auth/{tenant}/apiKeys/{keyId}",
+  tags,
+  deprecated: true,
+  summary: "Revoke a tenant-scoped API key (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantKeyParams },
+  responses: { 200: jsonResponse(MessageSchema, "Revoked") },
+});

@@ -1,0 +1,60 @@
+import { z } from "@hono/zod-openapi";
+
+/**
+ * Words that stand where a tenant id could stand in some path (e.g. /api/backend/v2/…,
+ * /auth/token, /{tenant}/configuration/…): no tenant may be named after them.
+ */
+const RESERVED_TENANT_IDS = new Set([
+  "api",
+  "auth",
+  "backend",
+  "configuration",
+  "data",
+  "docs",
+  "health",
+  "incidents",
+  "integrations",
+  "openapi",
+  "private",
+  "projects",
+  "sources",
+  "tenants",
+  "token",
+]);
+
+export const TENANT_ID_PATTERN = /^[a-z][a-z0-9-]{1,62}[a-z0-9]$/;
+
+/** A tenant id: 3-64 lower-case letters, digits and inner hyphens, no version word (v1, v2…), no reserved word. */
+export const TenantId = z
+  .string()
+  .regex(
+    TENANT_ID_PATTERN,
+    "must be 3-64 characters: lower-case letters, digits and inner hyphens, starting with a letter",
+  )
+  .refine((id) => !RESERVED_TENANT_IDS.has(id) && !/^v\d+$/.test(id), "is a reserved word")
+  .openapi({ example: "acme" });
+
+const tenantParam = TenantId.openapi({ param: { name: "tenant", in: "path" } });
+
+export const TenantParams = z.object({ tenant: tenantParam });
+
+/** A positive integer id in a path. */
+export const IntId = (name: string) =>
+  z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ param: { name, in: "path" }, example: 1 });
+
+export const ProjectParams = z.object({ tenant: tenantParam, projectId: IntId("projectId") });
+
+/** A user's e-mail, lower-cased: the identity of users. */
+export const Email = z
+  .email()
+  .max(254)
+  .transform((e) => e.toLowerCase())
+  .openapi({ example: "ada@example.com" });
+
+/** Query parameters of a list are coerced from strings. */
+export { z };

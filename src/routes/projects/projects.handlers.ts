@@ -1,0 +1,95 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { actorName } from "../../auth/principal";
+import { afterKey, takePage } from "../../lib/pagination";
+import * as projects from "../../tenancy/projects";
+import type * as routes from "./projects.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const createProject: Handler<"createProject"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const { principal } = await c.var.access.tenant(tenant);
+  const adminEmail = principal.kind === "user" ? principal.email : undefined;
+  const row = await projects.createProject(c.var.db, tenant, c.req.valid("json"), actorName(principal), adminEmail);
+  return c.json(projects.projectView(row), 201);
+};
+
+export const listProjects: Handler<"listProjects"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const ids = await c.var.access.readableProjectIds(tenant);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await projects.listProjects(c.var.db, tenant, ids, limit, afterKey(cursor, "number"));
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(projects.projectView), 200);
+};
+
+export const getProject: Handler<"getProject"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  return c.json(projects.projectView(project), 200);
+};
+
+export const updateProject: Handler<"updateProject"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
+  const row = await projects.updateProject(c.var.db, project, c.req.valid("json"));
+  return c.json(projects.projectView(row), 200);
+};
+
+export const deleteProject: Handler<"deleteProject"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
+  await projects.deleteProject(c.var.db, project);
+  return c.json({ message: `Project ${projectId} deleted` }, 200);
+};
+
+export const listProjectMembers: Handler<"listProjectMembers"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const rows = await projects.listProjectMembers(c.var.db, project);
+  return c.json(rows.map(projects.memberView), 200);
+};
+
+export const addProjectMember: Handler<"addProjectMember"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
+  const { email, role } = c.req.valid("json");
+  const row = await projects.addProjectMember(c.var.db, project, email, role);
+  return c.json(projects.memberView(row), 201);
+};
+
+export const changeProjectMember: Handler<"changeProjectMember"> = async (c) => {
+  const { tenant, projectId, email } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
+  const row = await projects.changeProjectMember(c.var.db, project, email, c.req.valid("json").role);
+  return c.json(projects.memberView(row), 200);
+};
+
+export const removeProjectMember: Handler<"removeProjectMember"> = async (c) => {
+  const { tenant, projectId, email } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
+  await projects.removeProjectMember(c.var.db, project, email);
+  return c.json({ message: `${email} removed from project ${projectId}` }, 200);
+};
+
+export const listTenantMembers: Handler<"listTenantMembers"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await projects.listTenantMembers(c.var.db, tenant, limit, afterKey(cursor, "string"));
+  return c.json(takePage(c, rows, limit, (r) => [r.userEmail]).map(projects.memberView), 200);
+};
+
+export const putTenantMember: Handler<"putTenantMember"> = async (c) => {
+  const { tenant, email } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const { row, created } = await projects.putTenantMember(c.var.db, tenant, email, c.req.valid("json").role);
+  return created ? c.json(projects.memberView(row), 201) : c.json(projects.memberView(row), 200);
+};
+
+export const removeTenantMember: Handler<"removeTenantMember"> = async (c) => {
+  const { tenant, email } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  await projects.removeTenantMember(c.var.db, tenant, email);
+  return c.json({ message: `${email} removed from tenant ${tenant}` }, 200);
+};

@@ -1,0 +1,37 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { secretBox } from "../../lib/crypto";
+import { ApiError } from "../../lib/errors";
+import { afterKey, takePage } from "../../lib/pagination";
+import * as tenants from "../../tenancy/tenants";
+import type * as routes from "./tenants.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const listTenants: Handler<"listTenants"> = async (c) => {
+  c.var.access.platformAdmin();
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await tenants.listTenants(c.var.db, limit, afterKey(cursor, "string"));
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(tenants.tenantView), 200);
+};
+
+export const getTenant: Handler<"getTenant"> = async (c) => {
+  c.var.access.platformAdmin();
+  const row = await tenants.getTenant(c.var.db, c.req.valid("param").tenantId);
+  if (!row) throw ApiError.notFound("Tenant");
+  return c.json(tenants.tenantView(row), 200);
+};
+
+export const putTenant: Handler<"putTenant"> = async (c) => {
+  c.var.access.platformAdmin();
+  const { tenantId } = c.req.valid("param");
+  const input = c.req.valid("json");
+  if (input.id !== undefined && input.id !== tenantId) {
+    throw ApiError.badRequest("The body's id differs from the path's tenantId", [
+      { path: "body.id", message: "must equal the path's tenantId" },
+    ]);
+  }
+  const { row, created } = await tenants.putTenant(c.var.db, secretBox(c.env.ENCRYPTION_KEYS), tenantId, input);
+  const view = tenants.tenantView(row);
+  return created ? c.json(view, 201) : c.json(view, 200);
+};

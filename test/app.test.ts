@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { admin, call } from "./support/api";
+
+describe("HTTP foundation", () => {
+  it("answers an unknown route with a 404 problem and a request id", async () => {
+    const res = await call("GET", "/no/such/route", { as: admin });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(res.body).toMatchObject({ status: 404, code: "not_found", title: "Not found" });
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    expect(res.body.request_id).toBe(res.headers.get("x-request-id"));
+  });
+
+  it("answers malformed JSON with a 400 problem and writes nothing", async () => {
+    const res = await call("PUT", "/backend/private/configuration/tenants/malformed-json", {
+      as: admin,
+      raw: '{"name": "x",',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 400, code: "malformed_json" });
+    const after = await call("GET", "/backend/private/configuration/tenants/malformed-json", { as: admin });
+    expect(after.status).toBe(404);
+  });
+
+  it("serves a valid OpenAPI 3.1 document", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    expect(res.body.components.securitySchemes).toHaveProperty("ApiKey");
+    expect(res.body.paths["/auth/{tenant}/apiKeys"].get.deprecated).toBe(true);
+  });
+
+  it("serves the interactive reference at /docs", async () => {
+    const res = await call("GET", "/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.body).toContain("/openapi.json");
+  });
+});
