@@ -1,3 +1,84 @@
+CREATE TABLE `asset_lineage` (
+	`tenant_id` text NOT NULL,
+	`parent_asset_id` integer NOT NULL,
+	`child_asset_id` integer NOT NULL,
+	`created_at` text NOT NULL,
+	PRIMARY KEY(`parent_asset_id`, `child_asset_id`),
+	FOREIGN KEY (`parent_asset_id`) REFERENCES `assets`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`child_asset_id`) REFERENCES `assets`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `asset_lineage_child_idx` ON `asset_lineage` (`child_asset_id`);--> statement-breakpoint
+CREATE TABLE `assets` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`project_id` integer NOT NULL,
+	`connection_id` integer NOT NULL,
+	`source_group_id` integer,
+	`name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`type` text NOT NULL,
+	`options` text NOT NULL,
+	`payload` text NOT NULL,
+	`db_type` text,
+	`attributes` text,
+	`schedule_cron` text,
+	`schedule_timezone` text DEFAULT 'UTC' NOT NULL,
+	`schedule_enabled` integer DEFAULT false NOT NULL,
+	`next_run_at` text,
+	`created_by` text NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`connection_id`) REFERENCES `connections`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `assets_tenant_project_idx` ON `assets` (`tenant_id`,`project_id`,`id`);--> statement-breakpoint
+CREATE INDEX `assets_tenant_connection_idx` ON `assets` (`tenant_id`,`connection_id`);--> statement-breakpoint
+CREATE INDEX `assets_tenant_group_idx` ON `assets` (`tenant_id`,`source_group_id`);--> statement-breakpoint
+CREATE INDEX `assets_next_run_idx` ON `assets` (`next_run_at`);--> statement-breakpoint
+CREATE TABLE `scan_jobs` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`asset_id` integer NOT NULL,
+	`kind` text NOT NULL,
+	`status` text NOT NULL,
+	`trigger` text NOT NULL,
+	`request` text NOT NULL,
+	`rows_scanned` integer DEFAULT 0 NOT NULL,
+	`bytes_scanned` integer DEFAULT 0 NOT NULL,
+	`error` text,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`created_at` text NOT NULL,
+	`started_at` text,
+	`finished_at` text
+);
+--> statement-breakpoint
+CREATE INDEX `scan_jobs_tenant_asset_idx` ON `scan_jobs` (`tenant_id`,`asset_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `source_groups` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`project_id` integer NOT NULL,
+	`connection_id` integer NOT NULL,
+	`name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`type` text NOT NULL,
+	`payload` text NOT NULL,
+	`options` text NOT NULL,
+	`db_type` text,
+	`scheduled_upload` text,
+	`next_run_at` text,
+	`created_by` text NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`connection_id`) REFERENCES `connections`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `source_groups_tenant_project_idx` ON `source_groups` (`tenant_id`,`project_id`,`id`);--> statement-breakpoint
+CREATE INDEX `source_groups_next_run_idx` ON `source_groups` (`next_run_at`);--> statement-breakpoint
 CREATE TABLE `api_keys` (
 	`id` text PRIMARY KEY NOT NULL,
 	`tenant_id` text,
@@ -14,6 +95,57 @@ CREATE TABLE `api_keys` (
 CREATE UNIQUE INDEX `api_keys_hash_uq` ON `api_keys` (`hash`);--> statement-breakpoint
 CREATE INDEX `api_keys_tenant_idx` ON `api_keys` (`tenant_id`,`id`);--> statement-breakpoint
 CREATE INDEX `api_keys_user_idx` ON `api_keys` (`user_email`,`id`);--> statement-breakpoint
+CREATE TABLE `connections` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`project_id` integer,
+	`name` text NOT NULL,
+	`type` text NOT NULL,
+	`payload` text NOT NULL,
+	`db_type` text,
+	`credential_type` text NOT NULL,
+	`credential_secret` text NOT NULL,
+	`created_by` text NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `connections_tenant_project_idx` ON `connections` (`tenant_id`,`project_id`,`id`);--> statement-breakpoint
+CREATE TABLE `dq_score_configs` (
+	`asset_id` integer PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`enabled` integer NOT NULL,
+	`weights` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`asset_id`) REFERENCES `assets`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `spark_job_configs` (
+	`tenant_id` text PRIMARY KEY NOT NULL,
+	`spark_properties` text,
+	`dataproc_config` text,
+	`emr_config` text,
+	`databricks_config` text,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `ticket_templates` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`type` text NOT NULL,
+	`props` text NOT NULL,
+	`created_by` text NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `ticket_templates_tenant_name_uq` ON `ticket_templates` (`tenant_id`,`name`);--> statement-breakpoint
 CREATE TABLE `project_members` (
 	`tenant_id` text NOT NULL,
 	`project_id` integer NOT NULL,

@@ -6,8 +6,12 @@ import type { AppEnv } from "./app-env";
 import { createDb } from "./db";
 import { ApiError, type ErrorCode, toProblem } from "./lib/errors";
 import { createRouter } from "./lib/openapi";
+import { assetsRouter } from "./routes/assets/assets.index";
 import { authRouter } from "./routes/auth/auth.index";
+import { connectionsRouter } from "./routes/connections/connections.index";
 import { projectsRouter } from "./routes/projects/projects.index";
+import { settingsRouter } from "./routes/settings/settings.index";
+import { sourceGroupsRouter } from "./routes/source-groups/source-groups.index";
 import { tenantsRouter } from "./routes/tenants/tenants.index";
 
 const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
@@ -52,6 +56,10 @@ export function createApp() {
   app.route("/", authRouter);
   app.route("/", tenantsRouter);
   app.route("/", projectsRouter);
+  app.route("/", connectionsRouter);
+  app.route("/", assetsRouter);
+  app.route("/", sourceGroupsRouter);
+  app.route("/", settingsRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

@@ -1,2 +1,5 @@
+export * from "./assets";
 export * from "./auth";
+export * from "./connections";
+export * from "./settings";
 export * from "./tenancy";

@@ -1,0 +1,124 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { CONNECTION_TYPES, connections } from "./connections";
+import { projects, tenants } from "./tenancy";
+/** One monitored table or file, under a project, read through a connection. */
+export const assets = sqliteTable(
+  "assets",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id),
+    connectionId: integer("connection_id")
+      .notNull()
+      .references(() => connections.id),
+    /** Set when the asset belongs to a (deprecated) source group. */
+    sourceGroupId: integer("source_group_id"),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    type: text("type", { enum: CONNECTION_TYPES }).notNull(),
+    options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    dbType: text("db_type"),
+    /** The schema read from the source: [{name, type, nullable}] (POST …/schema). */
+    attributes: text("attributes", { mode: "json" }).$type<Array<Record<string, unknown>>>(),
+    scheduleCron: text("schedule_cron"),
+    scheduleTimezone: text("schedule_timezone").notNull().default("UTC"),
+    scheduleEnabled: integer("schedule_enabled", { mode: "boolean" }).notNull().default(false),
+    /** Next minute the schedule is due (ISO 8601 UTC); the cron dispatcher reads it. */
+    nextRunAt: text("next_run_at"),
+    createdBy: text("created_by").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("assets_tenant_project_idx").on(t.tenantId, t.projectId, t.id),
+    index("assets_tenant_connection_idx").on(t.tenantId, t.connectionId),
+    index("assets_tenant_group_idx").on(t.tenantId, t.sourceGroupId),
+    index("assets_next_run_idx").on(t.nextRunAt),
+  ],
+);
+
+/** Lineage: parent feeds child. Both assets are of the same tenant. */
+export const assetLineage = sqliteTable(
+  "asset_lineage",
+  {
+    tenantId: text("tenant_id").notNull(),
+    parentAssetId: integer("parent_asset_id")
+      .notNull()
+      .references(() => assets.id, { onDelete: "cascade" }),
+    childAssetId: integer("child_asset_id")
+      .notNull()
+      .references(() => assets.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.parentAssetId, t.childAssetId] }),
+    index("asset_lineage_child_idx").on(t.childAssetId),
+  ],
+);
+
+export const SOURCE_GROUP_TYPES = ["SNOWFLAKE", "REDSHIFT", "BIGQUERY", "DELTALAKE"] as const;
+
+/** A set of assets sharing one configuration (deprecated API, /api/backend/v2/). */
+export const sourceGroups = sqliteTable(
+  "source_groups",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    projectId: integer("project_id")
+      .notNull()
+      .references(() => projects.id),
+    connectionId: integer("connection_id")
+      .notNull()
+      .references(() => connections.id),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    type: text("type", { enum: SOURCE_GROUP_TYPES }).notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    dbType: text("db_type"),
+    /** Cron expression (UTC) or null. */
+    scheduledUpload: text("scheduled_upload"),
+    nextRunAt: text("next_run_at"),
+    createdBy: text("created_by").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("source_groups_tenant_project_idx").on(t.tenantId, t.projectId, t.id),
+    index("source_groups_next_run_idx").on(t.nextRunAt),
+  ],
+);
+
+export const SCAN_JOB_STATUSES = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"] as const;
+export const SCAN_JOB_KINDS = ["ANALYZE", "SCAN", "SCHEMA"] as const;
+
+/** A scan of an asset: triggered, uploaded, scheduled, or the analyze job of a new group asset. */
+export const scanJobs = sqliteTable(
+  "scan_jobs",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    assetId: integer("asset_id").notNull(),
+    kind: text("kind", { enum: SCAN_JOB_KINDS }).notNull(),
+    status: text("status", { enum: SCAN_JOB_STATUSES }).notNull(),
+    /** What started it: api, upload, schedule, source_group. */
+    trigger: text("trigger").notNull(),
+    /** The request that describes the scan (location, path, format…), JSON. */
+    request: text("request", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    rowsScanned: integer("rows_scanned").notNull().default(0),
+    bytesScanned: integer("bytes_scanned").notNull().default(0),
+    error: text("error"),
+    attempts: integer("attempts").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    startedAt: text("started_at"),
+    finishedAt: text("finished_at"),
+  },
+  (t) => [index("scan_jobs_tenant_asset_idx").on(t.tenantId, t.assetId, t.createdAt)],
+);

@@ -1,0 +1,43 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { projects, tenants } from "./tenancy";
+
+export const CONNECTION_TYPES = [
+  "REDSHIFT",
+  "GCS",
+  "S3",
+  "AZURE",
+  "BIGQUERY",
+  "DELTALAKE",
+  "GENERIC_JDBC",
+  "HIVE_ICEBERG",
+  "SNOWFLAKE",
+] as const;
+export type ConnectionType = (typeof CONNECTION_TYPES)[number];
+
+export const CREDENTIAL_TYPES = ["SIMPLE", "GCP", "AWS", "AZURE_SAS", "TOKEN", "GENERIC_MAP"] as const;
+export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
+
+/**
+ * Location of an external store plus its credential. projectId null = GLOBAL scope (visible in
+ * the whole tenant). The credential is sealed (lib/crypto SealedSecret JSON), never returned.
+ */
+export const connections = sqliteTable(
+  "connections",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    projectId: integer("project_id").references(() => projects.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    type: text("type", { enum: CONNECTION_TYPES }).notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    dbType: text("db_type"),
+    credentialType: text("credential_type", { enum: CREDENTIAL_TYPES }).notNull(),
+    credentialSecret: text("credential_secret").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("connections_tenant_project_idx").on(t.tenantId, t.projectId, t.id)],
+);

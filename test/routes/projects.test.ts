@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import { admin, call } from "../support/api";
+import { describeAuthMatrix } from "../support/auth-matrix";
+import { createProject, createTenant, projectMember, tenantKey, unique, userToken } from "../support/factories";
+
+const base = (t: string) => `/api/backend/${t}/configuration`;
+
+describeAuthMatrix(
+  "projects",
+  [
+    { method: "POST", path: (w) => `${base(w.tenant)}/projects`, body: () => ({ name: unique("p") }), role: "TENANT_MEMBER" },
+    { method: "GET", path: (w) => `${base(w.tenant)}/projects`, role: "TENANT_MEMBER" },
+    { method: "GET", path: (w) => `${base(w.tenant)}/projects/${w.projectId}`, role: "PROJECT_VIEWER" },
+    {
+      method: "PUT",
+      path: (w) => `${base(w.tenant)}/projects/${w.projectId}`,
+      body: () => ({ description: "x" }),
+      role: "PROJECT_ADMIN",
+    },
+    // Refused callers only: the project survives (the happy path deletes one below).
+    { method: "DELETE", path: (w) => `${base(w.tenant)}/projects/${w.projectId}`, role: "PROJECT_ADMIN" },
+    { method: "GET", path: (w) => `${base(w.tenant)}/projects/${w.projectId}/members`, role: "PROJECT_VIEWER" },
+    {
+      method: "POST",
+      path: (w) => `${base(w.tenant)}/projects/${w.projectId}/members`,
+      body: () => ({ email: `${unique("m")}@example.com`, role: "PROJECT_VIEWER" }),
+      role: "PROJECT_ADMIN",
+    },
+    {
+      method: "PUT",
+      path: (w, x) => `${base(w.tenant)}/projects/${w.projectId}/members/${x.member}`,
+      body: () => ({ role: "PROJECT_EDITOR" }),
+      role: "PROJECT_ADMIN",
+    },
+    {
+      method: "DELETE",
+      path: (w, x) => `${base(w.tenant)}/projects/${w.projectId}/members/${x.member}`,
+      role: "PROJECT_ADMIN",
+    },
+    { method: "GET", path: (w) => `${base(w.tenant)}/members`, role: "TENANT_ADMIN" },
+    {
+      method: "PUT",
+      path: (w) => `${base(w.tenant)}/members/someone@example.com`,
+      body: () => ({ role: "TENANT_MEMBER" }),
+      role: "TENANT_ADMIN",
+    },
+    { method: "DELETE", path: (w, x) => `${base(w.tenant)}/members/${x.member}`, role: "TENANT_ADMIN" },
+  ],
+  async (w) => {
+    // A member nobody in the matrix may change.
+    const member = `${unique("kept")}@example.com`;
+    await projectMember(w.tenant, w.projectId, member, "PROJECT_VIEWER");
+    return { member };
+  },
+);
+
+describe("projects", () => {
+  it("creates a project whose creating user becomes its PROJECT_ADMIN", async () => {
+    const tenant = await createTenant();
+    const email = `${unique("creator")}@example.com`;
+    await call("PUT", `${base(tenant)}/members/${email}`, { as: admin, body: { role: "TENANT_MEMBER" } });
+    const as = await userToken(email);
+    const name = unique("analytics");
+    const res = await call("POST", `${base(tenant)}/projects`, { as, body: { name, description: "BI tables" } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      name,
+      description: "BI tables",
+      created_by: email,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      updated_at: expect.any(String),
+    });
+    const members = await call("GET", `${base(tenant)}/projects/${res.body.id}/members`, { as });
+    expect(members.body).toEqual([{ email, role: "PROJECT_ADMIN", created_at: expect.any(String) }]);
+  });
+
+  it("refuses a duplicate project name with 409 and an invalid body with 400 naming the field", async () => {
+    const tenant = await createTenant();
+    const name = unique("dup");
+    expect((await call("POST", `${base(tenant)}/projects`, { as: admin, body: { name } })).status).toBe(201);
+    const dup = await call("POST", `${base(tenant)}/projects`, { as: admin, body: { name } });
+    expect(dup.status).toBe(409);
+    expect(dup.body.code).toBe("conflict");
+    const bad = await call("POST", `${base(tenant)}/projects`, { as: admin, body: { name: "", extra: 1 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("validation_failed");
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(["body.name"]));
+    const list = await call("GET", `${base(tenant)}/projects`, { as: admin });
+    expect(list.body).toHaveLength(1);
+  });
+
+  it("lists only the projects a user is a member of; tenant admins see all", async () => {
+    const tenant = await createTenant();
+    const a = await createProject(tenant);
+    const b = await createProject(tenant);
+    const email = `${unique("u")}@example.com`;
+    await projectMember(tenant, a, email, "PROJECT_VIEWER");
+    const user = await userToken(email);
+    const mine = await call("GET", `${base(tenant)}/projects`, { as: user });
+    expect(mine.body.map((p: { id: number }) => p.id)).toEqual([a]);
+    const all = await call("GET", `${base(tenant)}/projects`, { as: await tenantKey(tenant) });
+    expect(all.body.map((p: { id: number }) => p.id)).toEqual([a, b]);
+    expect((await call("GET", `${base(tenant)}/projects/${b}`, { as: user })).status).toBe(404);
+  });
+
+  it("pages a list with limit and a Link to the next page", async () => {
+    const tenant = await createTenant();
+    const ids = [await createProject(tenant), await createProject(tenant), await createProject(tenant)];
+    const first = await call("GET", `${base(tenant)}/projects?limit=2`, { as: admin });
+    expect(first.body.map((p: { id: number }) => p.id)).toEqual(ids.slice(0, 2));
+    const link = first.headers.get("link");
+    expect(link).toMatch(/^<\/api\/backend\/.+\/projects\?.*cursor=.+>; rel="next"$/);
+    const next = await call("GET", link!.slice(1, link!.indexOf(">")), { as: admin });
+    expect(next.body.map((p: { id: number }) => p.id)).toEqual(ids.slice(2));
+    expect(next.headers.get("link")).toBeNull();
+    const bad = await call("GET", `${base(tenant)}/projects?cursor=garbage`, { as: admin });
+    expect(bad.status).toBe(400);
+  });
+
+  it("updates only the fields sent, changes and removes members, deletes the project", async () => {
+    const tenant = await createTenant();
+    const id = await createProject(tenant);
+    const before = await call("GET", `${base(tenant)}/projects/${id}`, { as: admin });
+    const upd = await call("PUT", `${base(tenant)}/projects/${id}`, { as: admin, body: { description: "new" } });
+    expect(upd.status).toBe(200);
+    expect(upd.body).toMatchObject({ name: before.body.name, description: "new" });
+
+    const email = `${unique("m")}@example.com`;
+    await projectMember(tenant, id, email, "PROJECT_VIEWER");
+    const dup = await call("POST", `${base(tenant)}/projects/${id}/members`, {
+      as: admin,
+      body: { email, role: "PROJECT_EDITOR" },
+    });
+    expect(dup.status).toBe(409);
+    const changed = await call("PUT", `${base(tenant)}/projects/${id}/members/${email}`, {
+      as: admin,
+      body: { role: "PROJECT_EDITOR" },
+    });
+    expect(changed.body).toMatchObject({ email, role: "PROJECT_EDITOR" });
+    // The new member joined the tenant as TENANT_MEMBER.
+    const tenantMembers = await call("GET", `${base(tenant)}/members`, { as: admin });
+    expect(tenantMembers.body).toContainEqual({ email, role: "TENANT_MEMBER", created_at: expect.any(String) });
+    expect((await call("DELETE", `${base(tenant)}/projects/${id}/members/${email}`, { as: admin })).status).toBe(200);
+    expect((await call("DELETE", `${base(tenant)}/projects/${id}/members/${email}`, { as: admin })).status).toBe(404);
+
+    expect((await call("DELETE", `${base(tenant)}/projects/${id}`, { as: admin })).status).toBe(200);
+    expect((await call("GET", `${base(tenant)}/projects/${id}`, { as: admin })).status).toBe(404);
+  });
+
+  it("removing a user from the tenant removes their project memberships and access", async () => {
+    const tenant = await createTenant();
+    const id = await createProject(tenant);
+    const email = `${unique("leaver")}@example.com`;
+    await projectMember(tenant, id, email, "PROJECT_EDITOR");
+    const as = await userToken(email);
+    expect((await call("GET", `${base(tenant)}/projects/${id}`, { as })).status).toBe(200);
+    expect((await call("DELETE", `${base(tenant)}/members/${email}`, { as: admin })).status).toBe(200);
+    expect((await call("GET", `${base(tenant)}/projects/${id}`, { as })).status).toBe(404);
+    expect((await call("GET", `${base(tenant)}/projects/${id}/members`, { as: admin })).body).toEqual([]);
+  });
+});
