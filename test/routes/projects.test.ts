@@ -7,8 +7,19 @@ const base = (t: string) => `/api/backend/${t}/configuration`;
 
 describeAuthMatrix(
   "projects",
+  async (w) => {
+    // A member nobody in the matrix may change.
+    const member = `${unique("kept")}@example.com`;
+    await projectMember(w.tenant, w.projectId, member, "PROJECT_VIEWER");
+    return { member };
+  },
   [
-    { method: "POST", path: (w) => `${base(w.tenant)}/projects`, body: () => ({ name: unique("p") }), role: "TENANT_MEMBER" },
+    {
+      method: "POST",
+      path: (w) => `${base(w.tenant)}/projects`,
+      body: () => ({ name: unique("p") }),
+      role: "TENANT_MEMBER",
+    },
     { method: "GET", path: (w) => `${base(w.tenant)}/projects`, role: "TENANT_MEMBER" },
     { method: "GET", path: (w) => `${base(w.tenant)}/projects/${w.projectId}`, role: "PROJECT_VIEWER" },
     {
@@ -46,12 +57,6 @@ describeAuthMatrix(
     },
     { method: "DELETE", path: (w, x) => `${base(w.tenant)}/members/${x.member}`, role: "TENANT_ADMIN" },
   ],
-  async (w) => {
-    // A member nobody in the matrix may change.
-    const member = `${unique("kept")}@example.com`;
-    await projectMember(w.tenant, w.projectId, member, "PROJECT_VIEWER");
-    return { member };
-  },
 );
 
 describe("projects", () => {

@@ -125,11 +125,19 @@ function refusals(w: MatrixWorld, role: NeededRole): Array<[string, Credential, 
  * call is a problem+json and changes nothing the route could change (checked by the caller's
  * happy-path tests, which run after).
  */
+export function describeAuthMatrix(title: string, routes: MatrixRoute<undefined>[]): void;
 export function describeAuthMatrix<X>(
   title: string,
-  routes: MatrixRoute<X>[],
-  fixtures: (w: MatrixWorld) => Promise<X> = async () => undefined as X,
-) {
+  fixtures: (w: MatrixWorld) => Promise<X>,
+  routes: MatrixRoute<NoInfer<X>>[],
+): void;
+export function describeAuthMatrix<X>(
+  title: string,
+  fixturesOrRoutes: ((w: MatrixWorld) => Promise<X>) | MatrixRoute<X>[],
+  maybeRoutes?: MatrixRoute<X>[],
+): void {
+  const fixtures = typeof fixturesOrRoutes === "function" ? fixturesOrRoutes : async () => undefined as X;
+  const routes = typeof fixturesOrRoutes === "function" ? maybeRoutes! : fixturesOrRoutes;
   describe(`${title}: auth matrix`, () => {
     let world: MatrixWorld;
     let x: X;
@@ -145,8 +153,14 @@ export function describeAuthMatrix<X>(
 
       it(`${label}: 401 without or with bad credentials`, async () => {
         await ready;
-        const expired = await forgeToken({ act: "admin", sub: "admin" }, { expiresIn: Math.floor(Date.now() / 1000) - 60 });
-        const wrongKey = await forgeToken({ act: "admin", sub: "admin" }, { secret: "another-secret-of-32-characters-xx" });
+        const expired = await forgeToken(
+          { act: "admin", sub: "admin" },
+          { expiresIn: Math.floor(Date.now() / 1000) - 60 },
+        );
+        const wrongKey = await forgeToken(
+          { act: "admin", sub: "admin" },
+          { secret: "another-secret-of-32-characters-xx" },
+        );
         const noneAlg = `${btoa(JSON.stringify({ alg: "none", typ: "JWT" }))}.${btoa(
           JSON.stringify({ iss: "dq-monitor", aud: "dq-monitor-api", act: "admin", sub: "admin", exp: 4e9 }),
         )}.`.replaceAll("=", "");
