@@ -148,10 +148,10 @@ describe("tenant configuration", () => {
     const all: string[] = [];
     let next: string | null = "/backend/private/configuration/tenants?limit=50";
     while (next) {
-      const res = await call("GET", next, { as: admin });
+      const res: { status: number; body: any; headers: Headers } = await call("GET", next, { as: admin });
       expect(res.status).toBe(200);
       all.push(...res.body.map((t: { id: string }) => t.id));
-      const link = res.headers.get("link");
+      const link: string | null = res.headers.get("link");
       next = link ? link.slice(1, link.indexOf(">")) : null;
     }
     expect(all).toEqual([...all].sort());
