@@ -83,7 +83,10 @@ export function createApp() {
         "Errors are application/problem+json (RFC 9457).",
     },
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API" }));
+  // The bundle is served from our own static assets (public/docs/scalar.js), not a CDN.
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API", cdn: "/docs/scalar.js" }));
+  // Served by the asset router before the Worker when deployed; this route makes it explicit.
+  app.get("/docs/scalar.js", (c) => c.env.ASSETS.fetch(c.req.raw));
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   app.notFound((c) =>

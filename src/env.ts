@@ -7,6 +7,8 @@ export interface Env {
   SCAN_JOBS: Queue;
   SCAN_RESULTS: Queue;
   UPLOADS: R2Bucket;
+  /** Static files of public/ (the Scalar bundle behind /docs). */
+  ASSETS: Fetcher;
 
   /** Platform administrator ("private cloud administrator") key. Secret. */
   ADMIN_API_KEY: string;

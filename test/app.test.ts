@@ -35,5 +35,11 @@ describe("HTTP foundation", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/html");
     expect(res.body).toContain("/openapi.json");
+    // The reference's script is our own static asset, so /docs renders without a CDN.
+    expect(res.body).toContain('src="/docs/scalar.js"');
+    const script = await call("GET", "/docs/scalar.js");
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("javascript");
+    expect(String(script.body)).toContain("createApiReference");
   });
 });
