@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { createApp } from "../src/app";
 import { admin, call } from "./support/api";
 
 describe("HTTP foundation", () => {
@@ -9,6 +12,31 @@ describe("HTTP foundation", () => {
     expect(res.body).toMatchObject({ status: 404, code: "not_found", title: "Not found" });
     expect(res.headers.get("x-request-id")).toBeTruthy();
     expect(res.body.request_id).toBe(res.headers.get("x-request-id"));
+  });
+
+  it("turns an unexpected error into a 500 problem that leaks no stack, and logs it with the request id", async () => {
+    const app = createApp();
+    app.get("/boom", () => {
+      throw new Error("db password=hunter2 at query.ts:42");
+    });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const ctx = createExecutionContext();
+    const res = await app.request("/boom", {}, env, ctx);
+    await waitOnExecutionContext(ctx);
+    const text = await res.text();
+    expect(res.status).toBe(500);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(JSON.parse(text)).toMatchObject({ status: 500, code: "internal_error" });
+    expect(text).not.toContain("hunter2");
+    expect(text).not.toContain("query.ts");
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining(res.headers.get("x-request-id")!));
+    logged.mockRestore();
+  });
+
+  it("puts a request id on successful responses too", async () => {
+    const res = await call("GET", "/health");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("answers malformed JSON with a 400 problem and writes nothing", async () => {

@@ -1,0 +1,78 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../db";
+import { assets, dqScoreConfigs } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { nowIso } from "../lib/time";
+
+export const DQ_DIMENSIONS = ["completeness", "accuracy", "consistency", "timeliness"] as const;
+export type DqDimension = (typeof DQ_DIMENSIONS)[number];
+export type DqWeights = Record<DqDimension, number>;
+
+/** How an asset's DQ score is computed: the overall score is the weighted mean of the dimensions. */
+export interface DqScoreConfig {
+  enabled: boolean;
+  /** Non-negative, summing to 1. */
+  weights: DqWeights;
+}
+
+/** What an asset without a stored configuration uses. */
+export function defaultDqScoreConfig(): DqScoreConfig {
+  return { enabled: true, weights: { completeness: 0.25, accuracy: 0.25, consistency: 0.25, timeliness: 0.25 } };
+}
+
+/** Scales weights to sum 1, so a score stays within 0-100 whatever scale the caller used. */
+export function normaliseWeights(weights: DqWeights): DqWeights {
+  const sum = DQ_DIMENSIONS.reduce((s, d) => s + weights[d], 0);
+  if (!(sum > 0) || !Number.isFinite(sum)) {
+    throw ApiError.badRequest("DQ score weights must be finite and not all zero");
+  }
+  return Object.fromEntries(DQ_DIMENSIONS.map((d) => [d, weights[d] / sum])) as DqWeights;
+}
+
+/** The project of an asset of the tenant, for the permission check; an unknown asset is a 404. */
+export async function assetProjectId(db: Db, tenantId: string, assetId: number): Promise<number> {
+  const asset = await db.query.assets.findFirst({
+    where: and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)),
+    columns: { projectId: true },
+  });
+  if (!asset) throw ApiError.notFound("Asset");
+  return asset.projectId;
+}
+
+/** The effective configuration of an asset (defaults when none is stored); the scan pipeline reads it. */
+export async function getDqScoreConfig(db: Db, tenantId: string, assetId: number): Promise<DqScoreConfig> {
+  const row = await db.query.dqScoreConfigs.findFirst({
+    where: and(eq(dqScoreConfigs.tenantId, tenantId), eq(dqScoreConfigs.assetId, assetId)),
+  });
+  return row ? { enabled: row.enabled, weights: row.weights } : defaultDqScoreConfig();
+}
+
+/**
+ * Changes what is sent (an omitted member keeps its value) in one upsert, so concurrent
+ * changes of `enabled` and of `weights` do not undo each other. Weights are stored normalised.
+ */
+export async function putDqScoreConfig(
+  db: Db,
+  tenantId: string,
+  assetId: number,
+  changes: { enabled?: boolean; weights?: DqWeights },
+): Promise<DqScoreConfig> {
+  const defaults = defaultDqScoreConfig();
+  const set: { enabled?: boolean; weights?: DqWeights; updatedAt: string } = { updatedAt: nowIso() };
+  if (changes.enabled !== undefined) set.enabled = changes.enabled;
+  if (changes.weights !== undefined) set.weights = normaliseWeights(changes.weights);
+  const [row] = await db
+    .insert(dqScoreConfigs)
+    .values({ assetId, tenantId, enabled: defaults.enabled, weights: defaults.weights, ...set })
+    .onConflictDoUpdate({ target: dqScoreConfigs.assetId, set })
+    .returning();
+  return { enabled: row!.enabled, weights: row!.weights };
+}
+
+/** Reverts an asset to the defaults, which it then reports. */
+export async function resetDqScoreConfig(db: Db, tenantId: string, assetId: number): Promise<DqScoreConfig> {
+  await db
+    .delete(dqScoreConfigs)
+    .where(and(eq(dqScoreConfigs.tenantId, tenantId), eq(dqScoreConfigs.assetId, assetId)));
+  return defaultDqScoreConfig();
+}

@@ -1,0 +1,71 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../db";
+import { sparkJobConfigs } from "../db/schema";
+import { nowIso } from "../lib/time";
+
+/** The four independently stored blocks of a tenant's Spark job configuration (spec 2.9). */
+export const SPARK_BLOCKS = ["spark_properties", "dataproc_config", "emr_config", "databricks_config"] as const;
+export type SparkBlock = (typeof SPARK_BLOCKS)[number];
+
+/** A stored configuration: only the blocks that are set. */
+export type SparkJobConfig = {
+  spark_properties?: Record<string, string>;
+  dataproc_config?: Record<string, unknown>;
+  emr_config?: Record<string, unknown>;
+  databricks_config?: Record<string, unknown>;
+};
+
+/** A PUT: a block omitted (undefined) keeps its value, null clears it, an object replaces it whole. */
+export type SparkJobConfigChanges = { [B in SparkBlock]?: SparkJobConfig[B] | null };
+
+type Row = typeof sparkJobConfigs.$inferSelect;
+
+const COLUMN = {
+  spark_properties: "sparkProperties",
+  dataproc_config: "dataprocConfig",
+  emr_config: "emrConfig",
+  databricks_config: "databricksConfig",
+} as const satisfies Record<SparkBlock, keyof Row>;
+
+function view(row: Row | undefined): SparkJobConfig {
+  const config: Record<string, unknown> = {};
+  if (!row) return config;
+  for (const block of SPARK_BLOCKS) {
+    const value = row[COLUMN[block]];
+    if (value !== null && value !== undefined) config[block] = value;
+  }
+  return config as SparkJobConfig;
+}
+
+/** The tenant's configuration; `{}` when none has been saved. */
+export async function getSparkJobConfig(db: Db, tenantId: string): Promise<SparkJobConfig> {
+  return view(await db.query.sparkJobConfigs.findFirst({ where: eq(sparkJobConfigs.tenantId, tenantId) }));
+}
+
+/**
+ * Applies a PUT in one upsert statement, so concurrent PUTs of different blocks never undo
+ * each other: only the blocks sent appear in the conflict update.
+ */
+export async function putSparkJobConfig(
+  db: Db,
+  tenantId: string,
+  changes: SparkJobConfigChanges,
+): Promise<SparkJobConfig> {
+  const updatedAt = nowIso();
+  const set: Partial<Pick<Row, (typeof COLUMN)[SparkBlock]>> = {};
+  if (changes.spark_properties !== undefined) set.sparkProperties = changes.spark_properties;
+  if (changes.dataproc_config !== undefined) set.dataprocConfig = changes.dataproc_config;
+  if (changes.emr_config !== undefined) set.emrConfig = changes.emr_config;
+  if (changes.databricks_config !== undefined) set.databricksConfig = changes.databricks_config;
+  const [row] = await db
+    .insert(sparkJobConfigs)
+    .values({ tenantId, ...set, updatedAt })
+    .onConflictDoUpdate({ target: sparkJobConfigs.tenantId, set: { ...set, updatedAt } })
+    .returning();
+  return view(row);
+}
+
+/** Removes the configuration for good; removing none is not an error. */
+export async function deleteSparkJobConfig(db: Db, tenantId: string): Promise<void> {
+  await db.delete(sparkJobConfigs).where(eq(sparkJobConfigs.tenantId, tenantId));
+}
