@@ -1,0 +1,68 @@
+/**
+ * The result of profiling an asset: what every connector produces (file streaming or SQL
+ * pushdown) and what the policies read. Plain JSON, so it can travel to the AssetMonitor.
+ */
+
+/** Types a value can be inferred as, from its text or its database type. */
+export const VALUE_TYPES = ["integer", "number", "boolean", "date", "timestamp", "string"] as const;
+export type ValueType = (typeof VALUE_TYPES)[number];
+
+/** Probabilities at which every numeric attribute reports a quantile. */
+export const QUANTILE_POINTS = [0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1] as const;
+
+export interface AttributeProfile {
+  name: string;
+  /** The dominant type of the non-null values (or the database's type, mapped). */
+  inferred_type: ValueType;
+  /** Type as the source declares it (database column type), when it declares one. */
+  declared_type?: string;
+  /** Rows seen for this attribute (= the asset's row count, or the sampled row count). */
+  count: number;
+  /** Missing values: SQL NULL, JSON null or absent, empty CSV field. */
+  nulls: number;
+  /** Present but empty or blank strings. */
+  empties: number;
+  /** Distinct non-null values (exact when `distinct_exact`, else an estimate within ~2 %). */
+  distinct: number;
+  distinct_exact: boolean;
+  /** Numbers for numeric types, ISO strings for dates/timestamps, strings otherwise. */
+  min?: number | string;
+  max?: number | string;
+  /** Numeric attributes only. */
+  mean?: number;
+  stddev?: number;
+  /** Numeric attributes only: values at QUANTILE_POINTS, same order. */
+  quantiles?: number[];
+  /** Most frequent values (as strings) with their counts, most frequent first (up to 20). */
+  top_values: Array<{ value: string; count: number }>;
+  /** Non-null values per inferred type. */
+  type_counts: Partial<Record<ValueType, number>>;
+  /** Non-null values that are not of `inferred_type` (or of the declared type). */
+  type_mismatches: number;
+  /** Shape classes of the values (e.g. "Aa9" runs: "aaaa@aaaa.aaa") and their shares, top 20. */
+  patterns: Array<{ pattern: string; share: number }>;
+  /** Mean length of string values. */
+  mean_length?: number;
+}
+
+export interface SchemaField {
+  name: string;
+  type: string;
+  nullable: boolean;
+}
+
+export interface AssetProfile {
+  row_count: number;
+  /** Bytes read (files) or reported by the database, when known. */
+  bytes?: number;
+  schema: SchemaField[];
+  attributes: AttributeProfile[];
+  /** Max of the timestamp attribute, ISO 8601 UTC, when the asset has one. */
+  freshness?: string;
+  /** Rows whose id_attributes repeat an earlier row's, when id_attributes are set. */
+  duplicate_count?: number;
+  /** Per segment value (asset option `segments`): the same metrics over that segment's rows. */
+  segments?: Array<{ attribute: string; value: string; profile: Omit<AssetProfile, "segments"> }>;
+  /** True when only a sample was profiled (sample_fraction < 100 or limit reached). */
+  sampled: boolean;
+}
