@@ -1,8 +1,79 @@
-import { and, eq, isNull, or } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { connections } from "../db/schema";
+import { type ConnectionType, connections } from "../db/schema";
+import type { SealedSecret, SecretBox } from "../lib/crypto";
+import { ApiError, type FieldError } from "../lib/errors";
+import { nowIso } from "../lib/time";
+import {
+  CONNECTION_PAYLOADS,
+  type CreateConnectionInput,
+  type CredentialInput,
+  requiredCredentialType,
+  type UpdateConnectionInput,
+} from "../routes/connections/connections.schemas";
 
 export type ConnectionRow = typeof connections.$inferSelect;
+
+/** A connection's decrypted credential: what the scan pipeline authenticates with. */
+export type ConnectionCredential = CredentialInput;
+
+/**
+ * Additional data of a sealed credential: a ciphertext opens only in the row it was sealed for,
+ * so a credential copied to another connection or tenant is useless.
+ */
+const credentialAad = (tenantId: string, connectionId: number) => `connection:${tenantId}:${connectionId}`;
+
+/** The database type of a connection: what SQL dialect or format reader its scans use. */
+export function deriveDbType(type: ConnectionType, payload: Record<string, unknown>): string | null {
+  switch (type) {
+    case "GENERIC_JDBC":
+      return String(payload.db_type);
+    case "REDSHIFT":
+      return "redshift";
+    case "SNOWFLAKE":
+      return "snowflake";
+    case "BIGQUERY":
+      return "bigquery";
+    case "DELTALAKE":
+      return "databricks";
+    case "HIVE_ICEBERG":
+      return "iceberg";
+    case "GCS":
+    case "S3":
+    case "AZURE":
+      return null;
+  }
+}
+
+/** Public view of a connection (spec 2.2): the credential is left out. */
+export function connectionView(row: ConnectionRow) {
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    name: row.name,
+    scope: row.projectId === null ? ("GLOBAL" as const) : ("PROJECT" as const),
+    created_by: row.createdBy,
+    created_at: row.createdAt,
+    type: row.type,
+    payload: row.payload,
+    db_type: row.dbType,
+  };
+}
+
+/**
+ * Which connections a caller sees: from a project, its own plus the tenant's GLOBAL ones; from
+ * the tenant, the GLOBAL ones plus those of the readable projects (undefined = every project).
+ */
+export type ConnectionVisibility = { projectId: number } | { projectIds: number[] | undefined };
+
+function visibleWhere(tenantId: string, v: ConnectionVisibility): SQL | undefined {
+  let scope: SQL | undefined;
+  if ("projectId" in v) scope = or(isNull(connections.projectId), eq(connections.projectId, v.projectId));
+  else if (v.projectIds === undefined) scope = undefined;
+  else if (v.projectIds.length === 0) scope = isNull(connections.projectId);
+  else scope = or(isNull(connections.projectId), inArray(connections.projectId, v.projectIds));
+  return and(eq(connections.tenantId, tenantId), scope);
+}
 
 /**
  * A connection usable from a project: one of that project, or a GLOBAL one of the tenant.
@@ -16,4 +87,185 @@ export function findVisibleConnection(db: Db, tenantId: string, projectId: numbe
       or(isNull(connections.projectId), eq(connections.projectId, projectId)),
     ),
   });
+}
+
+/** A connection the caller sees (see ConnectionVisibility); 404 otherwise. */
+export async function getConnection(
+  db: Db,
+  tenantId: string,
+  visibility: ConnectionVisibility,
+  connectionId: number,
+): Promise<ConnectionRow> {
+  const row = await db.query.connections.findFirst({
+    where: and(visibleWhere(tenantId, visibility), eq(connections.id, connectionId)),
+  });
+  if (!row) throw ApiError.notFound("Connection");
+  return row;
+}
+
+/** One page of the connections the caller sees, in id order (`limit + 1` rows). */
+export function listConnections(
+  db: Db,
+  tenantId: string,
+  visibility: ConnectionVisibility,
+  limit: number,
+  after?: number,
+) {
+  return db.query.connections.findMany({
+    where: and(visibleWhere(tenantId, visibility), after === undefined ? undefined : gt(connections.id, after)),
+    orderBy: asc(connections.id),
+    limit: limit + 1,
+  });
+}
+
+/** Names are unique within a scope: among a project's connections, or among the GLOBAL ones. */
+async function assertNameFree(db: Db, tenantId: string, projectId: number | null, name: string, exceptId?: number) {
+  const clash = await db.query.connections.findFirst({
+    where: and(
+      eq(connections.tenantId, tenantId),
+      projectId === null ? isNull(connections.projectId) : eq(connections.projectId, projectId),
+      eq(connections.name, name),
+    ),
+    columns: { id: true },
+  });
+  if (clash && clash.id !== exceptId) throw ApiError.conflict(`A connection named '${name}' already exists here`);
+}
+
+async function sealCredential(box: SecretBox, tenantId: string, connectionId: number, credential: CredentialInput) {
+  // The type is sealed with the payload, so a tampered credential_type column is detected on open.
+  return JSON.stringify(await box.seal(credential, credentialAad(tenantId, connectionId)));
+}
+
+/** Whether a failed insert collided on the primary key (another request took the id first). */
+function isIdClash(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (/UNIQUE constraint failed: connections\.id/.test(e.message)) return true;
+  }
+  return false;
+}
+
+const ID_ATTEMPTS = 8;
+
+/**
+ * Creates a connection (projectId null = GLOBAL) with its credential sealed. The aad names the
+ * row id, so the id is chosen before the one INSERT (max + 1) and the insert retried on a clash
+ * with a concurrent create: nothing is ever written half-done.
+ */
+export async function createConnection(
+  db: Db,
+  box: SecretBox,
+  tenantId: string,
+  projectId: number | null,
+  input: CreateConnectionInput,
+  createdBy: string,
+): Promise<ConnectionRow> {
+  await assertNameFree(db, tenantId, projectId, input.name);
+  const now = nowIso();
+  for (let attempt = 1; ; attempt++) {
+    const [next] = await db.select({ id: sql<number>`coalesce(max(${connections.id}), 0) + 1` }).from(connections);
+    // After a clash, skip a random few ids so concurrent creates stop picking the same one.
+    const id = next!.id + (attempt === 1 ? 0 : Math.floor(Math.random() * 4 * attempt));
+    const credentialSecret = await sealCredential(box, tenantId, id, input.credential);
+    try {
+      const [row] = await db
+        .insert(connections)
+        .values({
+          id,
+          tenantId,
+          projectId,
+          name: input.name,
+          type: input.type,
+          payload: input.payload,
+          dbType: deriveDbType(input.type, input.payload),
+          credentialType: input.credential.type,
+          credentialSecret,
+          createdBy,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      return row!;
+    } catch (err) {
+      if (attempt >= ID_ATTEMPTS || !isIdClash(err)) throw err;
+    }
+  }
+}
+
+const invalid = (errors: FieldError[]) => ApiError.badRequest("The request is invalid; see errors", errors);
+
+/**
+ * Applies a partial update. The resulting connection is checked as a whole: a payload against
+ * the (new) type, the credential type against type and payload; a type change needs a new payload
+ * and credential. A new credential is sealed again. Nothing is written when a check fails.
+ */
+export async function updateConnection(
+  db: Db,
+  box: SecretBox,
+  row: ConnectionRow,
+  changes: UpdateConnectionInput,
+): Promise<ConnectionRow> {
+  const type = changes.type ?? row.type;
+  const errors: FieldError[] = [];
+  if (type !== row.type) {
+    if (changes.payload === undefined) {
+      errors.push({ path: "body.payload", message: `is required when the type changes to ${type}` });
+    }
+    if (changes.credential === undefined) {
+      errors.push({ path: "body.credential", message: `is required when the type changes to ${type}` });
+    }
+  }
+  let payload = row.payload;
+  if (changes.payload !== undefined) {
+    const parsed = CONNECTION_PAYLOADS[type].safeParse(changes.payload);
+    if (parsed.success) payload = parsed.data;
+    else {
+      for (const issue of parsed.error.issues) {
+        errors.push({ path: ["body", "payload", ...issue.path.map(String)].join("."), message: issue.message });
+      }
+    }
+  }
+  if (errors.length > 0) throw invalid(errors);
+
+  const need = requiredCredentialType(type, payload);
+  const credentialType = changes.credential?.type ?? row.credentialType;
+  if (credentialType !== need) {
+    const path = changes.credential ? "body.credential.type" : "body.credential";
+    throw invalid([{ path, message: `must be a ${need} credential for this ${type} connection` }]);
+  }
+  if (changes.name !== undefined && changes.name !== row.name) {
+    await assertNameFree(db, row.tenantId, row.projectId, changes.name, row.id);
+  }
+
+  const [updated] = await db
+    .update(connections)
+    .set({
+      name: changes.name ?? row.name,
+      type,
+      payload,
+      dbType: deriveDbType(type, payload),
+      ...(changes.credential
+        ? {
+            credentialType: changes.credential.type,
+            credentialSecret: await sealCredential(box, row.tenantId, row.id, changes.credential),
+          }
+        : {}),
+      updatedAt: nowIso(),
+    })
+    .where(and(eq(connections.tenantId, row.tenantId), eq(connections.id, row.id)))
+    .returning();
+  if (!updated) throw ApiError.notFound("Connection");
+  return updated;
+}
+
+/** The decrypted credential of a connection, for the scan pipeline; never returned by the API. */
+export async function openConnectionCredential(
+  box: SecretBox,
+  row: Pick<ConnectionRow, "id" | "tenantId" | "credentialType" | "credentialSecret">,
+): Promise<ConnectionCredential> {
+  const sealed = JSON.parse(row.credentialSecret) as SealedSecret;
+  const credential = await box.open<ConnectionCredential>(sealed, credentialAad(row.tenantId, row.id));
+  if (credential.type !== row.credentialType) {
+    throw new Error(`connection ${row.id}: sealed credential type differs from credential_type`);
+  }
+  return credential;
 }

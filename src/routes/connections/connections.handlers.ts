@@ -1,0 +1,97 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { actorName } from "../../auth/principal";
+import * as connections from "../../catalog/connections";
+import { secretBox } from "../../lib/crypto";
+import { afterKey, takePage } from "../../lib/pagination";
+import type * as routes from "./connections.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const createProjectConnection: Handler<"createProjectConnection"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  const box = secretBox(c.env.ENCRYPTION_KEYS);
+  const row = await connections.createConnection(
+    c.var.db,
+    box,
+    tenant,
+    projectId,
+    c.req.valid("json"),
+    actorName(principal),
+  );
+  return c.json(connections.connectionView(row), 201);
+};
+
+export const createGlobalConnection: Handler<"createGlobalConnection"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const box = secretBox(c.env.ENCRYPTION_KEYS);
+  const row = await connections.createConnection(
+    c.var.db,
+    box,
+    tenant,
+    null,
+    c.req.valid("json"),
+    actorName(principal),
+  );
+  return c.json(connections.connectionView(row), 201);
+};
+
+export const updateProjectConnection: Handler<"updateProjectConnection"> = async (c) => {
+  const { tenant, projectId, connectionId } = c.req.valid("param");
+  await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  const row = await connections.getConnection(c.var.db, tenant, { projectId }, connectionId);
+  // A GLOBAL connection seen from a project belongs to the tenant: only a tenant admin changes it.
+  if (row.projectId === null) await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const updated = await connections.updateConnection(
+    c.var.db,
+    secretBox(c.env.ENCRYPTION_KEYS),
+    row,
+    c.req.valid("json"),
+  );
+  return c.json(connections.connectionView(updated), 200);
+};
+
+export const updateConnection: Handler<"updateConnection"> = async (c) => {
+  const { tenant, connectionId } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const row = await connections.getConnection(c.var.db, tenant, { projectIds: undefined }, connectionId);
+  const updated = await connections.updateConnection(
+    c.var.db,
+    secretBox(c.env.ENCRYPTION_KEYS),
+    row,
+    c.req.valid("json"),
+  );
+  return c.json(connections.connectionView(updated), 200);
+};
+
+export const listProjectConnections: Handler<"listProjectConnections"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await connections.listConnections(c.var.db, tenant, { projectId }, limit, afterKey(cursor, "number"));
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connections.connectionView), 200);
+};
+
+export const listConnections: Handler<"listConnections"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const projectIds = await c.var.access.readableProjectIds(tenant);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await connections.listConnections(c.var.db, tenant, { projectIds }, limit, afterKey(cursor, "number"));
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connections.connectionView), 200);
+};
+
+export const getProjectConnection: Handler<"getProjectConnection"> = async (c) => {
+  const { tenant, projectId, connectionId } = c.req.valid("param");
+  await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const row = await connections.getConnection(c.var.db, tenant, { projectId }, connectionId);
+  return c.json(connections.connectionView(row), 200);
+};
+
+export const getConnection: Handler<"getConnection"> = async (c) => {
+  const { tenant, connectionId } = c.req.valid("param");
+  const projectIds = await c.var.access.readableProjectIds(tenant);
+  const row = await connections.getConnection(c.var.db, tenant, { projectIds }, connectionId);
+  return c.json(connections.connectionView(row), 200);
+};

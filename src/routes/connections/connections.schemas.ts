@@ -1,0 +1,243 @@
+import { z } from "@hono/zod-openapi";
+import { CONNECTION_TYPES, type ConnectionType, type CredentialType } from "../../db/schema";
+import { IntId, ProjectParams, TenantParams } from "../params";
+
+// ---- Connection payloads, one per connection type (spec 2.2) ----
+
+const text = (max = 1024) => z.string().trim().min(1).max(max);
+
+/** A TCP port written as a string ("443"), 1-65535. */
+const portString = z
+  .string()
+  .regex(/^\d{1,5}$/, "must be a port number (1-65535)")
+  .refine((p) => Number(p) >= 1 && Number(p) <= 65535, "must be a port number (1-65535)");
+
+/** thrift://<host>:<port>, the form of a Hive metastore URI (usually port 9083). */
+const THRIFT_URI = /^thrift:\/\/([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
+const thriftUri = z
+  .string()
+  .max(1024)
+  .refine((uri) => {
+    const m = THRIFT_URI.exec(uri);
+    return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+  }, "must be thrift://<host>:<port>")
+  .openapi({ example: "thrift://metastore.example.com:9083" });
+
+/** Databases a GENERIC_JDBC connection can reach (the driver is chosen by this value). */
+export const JDBC_DB_TYPES = ["postgresql", "mysql", "mariadb", "sqlserver", "oracle"] as const;
+
+/** Where a HIVE_ICEBERG catalog keeps its files; it decides the credential type. */
+export const ICEBERG_LOCATION_TYPES = ["GCS", "S3", "AZURE"] as const;
+
+export const RedshiftPayload = z.strictObject({ endpoint_prefix: text() }).openapi("RedshiftPayload");
+export const GcsPayload = z.strictObject({ bucket: text(255) }).openapi("GcsPayload");
+export const S3Payload = z.strictObject({ bucket: text(255) }).openapi("S3Payload");
+export const AzurePayload = z.strictObject({ storage_account: text(255), bucket: text(255) }).openapi("AzurePayload");
+export const BigQueryPayload = z.strictObject({ project: text(255) }).openapi("BigQueryPayload");
+export const DeltaLakePayload = z
+  .strictObject({ host: text(), port: portString, httppath: text() })
+  .openapi("DeltaLakePayload");
+export const GenericJdbcPayload = z
+  .strictObject({
+    db_type: z.enum(JDBC_DB_TYPES),
+    db_or_schema: text(),
+    connection_properties: z
+      .record(z.string().min(1).max(256), z.string().max(4096))
+      .refine((m) => Object.keys(m).length <= 100, "at most 100 properties")
+      .default({})
+      .openapi({ description: "Driver properties (host, port, custom parameters…), string to string" }),
+  })
+  .openapi("GenericJdbcPayload");
+export const HiveIcebergPayload = z
+  .strictObject({
+    thrift_uri: thriftUri,
+    location_type: z.enum(ICEBERG_LOCATION_TYPES),
+    region: text(255),
+    bucket: text(255),
+  })
+  .openapi("HiveIcebergPayload");
+export const SnowflakePayload = z
+  .strictObject({ account: text(255), warehouse: text(255), role: text(255) })
+  .openapi("SnowflakePayload");
+
+/** The payload schema of each connection type. */
+export const CONNECTION_PAYLOADS = {
+  REDSHIFT: RedshiftPayload,
+  GCS: GcsPayload,
+  S3: S3Payload,
+  AZURE: AzurePayload,
+  BIGQUERY: BigQueryPayload,
+  DELTALAKE: DeltaLakePayload,
+  GENERIC_JDBC: GenericJdbcPayload,
+  HIVE_ICEBERG: HiveIcebergPayload,
+  SNOWFLAKE: SnowflakePayload,
+} as const satisfies Record<ConnectionType, z.ZodType>;
+
+// ---- Credentials, one per credential type (write-only: never returned) ----
+
+const secret = (max = 4096) => z.string().min(1).max(max);
+
+/** A PKCS#8 PEM private key block, as in a GCP service-account key file. */
+const PEM_PRIVATE_KEY = /^-----BEGIN PRIVATE KEY-----\s*[A-Za-z0-9+/=\s]+-----END PRIVATE KEY-----\s*$/;
+
+export const SimpleCredential = z.strictObject({ username: text(), password: secret() }).openapi("SimpleCredential");
+export const AwsCredential = z.strictObject({ access_key: text(), secret_key: secret() }).openapi("AwsCredential");
+export const TokenCredential = z.strictObject({ token: secret() }).openapi("TokenCredential");
+export const AzureSasCredential = z.strictObject({ sas_key: secret() }).openapi("AzureSasCredential");
+export const GenericMapCredential = z
+  .record(z.string().min(1).max(256), z.string().max(4096))
+  .refine((m) => Object.keys(m).length <= 100, "at most 100 entries")
+  .openapi("GenericMapCredential");
+export const GcpCredential = z
+  .strictObject({
+    project_id: text(255),
+    private_key_id: text(255),
+    private_key: z
+      .string()
+      .max(16384)
+      .regex(PEM_PRIVATE_KEY, "must be a PKCS#8 PEM block (BEGIN/END PRIVATE KEY lines around base64)"),
+    client_email: z.email().max(254),
+    client_id: text(255),
+    // The other fields of a service-account key file, so the file can be pasted as is.
+    type: z.literal("service_account").optional(),
+    auth_uri: z.url().max(1024).optional(),
+    token_uri: z.url().max(1024).optional(),
+    auth_provider_x509_cert_url: z.url().max(1024).optional(),
+    client_x509_cert_url: z.url().max(1024).optional(),
+    universe_domain: text(255).optional(),
+  })
+  .openapi("GcpCredential");
+
+export const CREDENTIAL_PAYLOADS = {
+  SIMPLE: SimpleCredential,
+  GCP: GcpCredential,
+  AWS: AwsCredential,
+  AZURE_SAS: AzureSasCredential,
+  TOKEN: TokenCredential,
+  GENERIC_MAP: GenericMapCredential,
+} as const satisfies Record<CredentialType, z.ZodType>;
+
+const credentialOf = <T extends CredentialType>(type: T) =>
+  z.strictObject({ type: z.literal(type), payload: CREDENTIAL_PAYLOADS[type] });
+
+export const CredentialInput = z
+  .discriminatedUnion("type", [
+    credentialOf("SIMPLE"),
+    credentialOf("GCP"),
+    credentialOf("AWS"),
+    credentialOf("AZURE_SAS"),
+    credentialOf("TOKEN"),
+    credentialOf("GENERIC_MAP"),
+  ])
+  .openapi("ConnectionCredential", {
+    description:
+      "Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; " +
+      "GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN; GENERIC_JDBC → GENERIC_MAP; " +
+      "HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS).",
+  });
+export type CredentialInput = z.infer<typeof CredentialInput>;
+
+// ---- Which credential a connection needs ----
+
+const CREDENTIAL_FOR: Record<Exclude<ConnectionType, "HIVE_ICEBERG">, CredentialType> = {
+  REDSHIFT: "SIMPLE",
+  GCS: "GCP",
+  S3: "AWS",
+  AZURE: "AZURE_SAS",
+  BIGQUERY: "GCP",
+  DELTALAKE: "TOKEN",
+  GENERIC_JDBC: "GENERIC_MAP",
+  SNOWFLAKE: "SIMPLE",
+};
+const CREDENTIAL_FOR_LOCATION: Record<(typeof ICEBERG_LOCATION_TYPES)[number], CredentialType> = {
+  GCS: "GCP",
+  S3: "AWS",
+  AZURE: "AZURE_SAS",
+};
+
+/** The credential type a connection of this type and (valid) payload must carry. */
+export function requiredCredentialType(type: ConnectionType, payload: Record<string, unknown>): CredentialType {
+  if (type === "HIVE_ICEBERG") {
+    return CREDENTIAL_FOR_LOCATION[payload.location_type as (typeof ICEBERG_LOCATION_TYPES)[number]];
+  }
+  return CREDENTIAL_FOR[type];
+}
+
+// ---- Request bodies ----
+
+const name = z.string().trim().min(1).max(200);
+
+const definitionOf = <T extends ConnectionType>(type: T) =>
+  z.strictObject({
+    name,
+    type: z.literal(type),
+    payload: CONNECTION_PAYLOADS[type],
+    credential: CredentialInput,
+  });
+
+export const CreateConnectionBody = z
+  .discriminatedUnion("type", [
+    definitionOf("REDSHIFT"),
+    definitionOf("GCS"),
+    definitionOf("S3"),
+    definitionOf("AZURE"),
+    definitionOf("BIGQUERY"),
+    definitionOf("DELTALAKE"),
+    definitionOf("GENERIC_JDBC"),
+    definitionOf("HIVE_ICEBERG"),
+    definitionOf("SNOWFLAKE"),
+  ])
+  .superRefine((body, ctx) => {
+    const need = requiredCredentialType(body.type, body.payload);
+    if (body.credential.type !== need) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["credential", "type"],
+        message: `must be ${need} for a ${body.type} connection${body.type === "HIVE_ICEBERG" ? ` on ${body.payload.location_type}` : ""}`,
+      });
+    }
+  })
+  .openapi("CreateConnection");
+export type CreateConnectionInput = z.infer<typeof CreateConnectionBody>;
+
+export const UpdateConnectionBody = z
+  .strictObject({
+    name: name.optional(),
+    type: z.enum(CONNECTION_TYPES).optional(),
+    payload: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "Replaces the payload; checked against the connection's (new) type as in CreateConnection. Required when the type changes.",
+    }),
+    credential: CredentialInput.optional().openapi({
+      description: "Replaces the credential. Required when the type changes.",
+    }),
+  })
+  .openapi("UpdateConnection");
+export type UpdateConnectionInput = z.infer<typeof UpdateConnectionBody>;
+
+// ---- Responses and parameters ----
+
+export const ConnectionSchema = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int().nullable().openapi({ description: "The project; null for a GLOBAL connection" }),
+    name: z.string(),
+    scope: z.enum(["PROJECT", "GLOBAL"]),
+    created_by: z.string(),
+    created_at: z.string().openapi({ description: "ISO 8601, UTC" }),
+    type: z.enum(CONNECTION_TYPES),
+    payload: z.record(z.string(), z.unknown()).openapi({ description: "As given for the type (see CreateConnection)" }),
+    db_type: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "Database type derived from the connection: GENERIC_JDBC → payload.db_type; REDSHIFT → redshift; SNOWFLAKE → snowflake; " +
+          "BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files) → null",
+      }),
+  })
+  .openapi("Connection", { description: "A connection; its credential is never returned" });
+
+const connectionId = IntId("connectionId");
+export const TenantConnectionParams = TenantParams.extend({ connectionId });
+export const ProjectConnectionParams = ProjectParams.extend({ connectionId });

@@ -1,0 +1,568 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { openConnectionCredential } from "../../src/catalog/connections";
+import { secretBox } from "../../src/lib/crypto";
+import { admin, type Credential, call } from "../support/api";
+import { describeAuthMatrix } from "../support/auth-matrix";
+import { type ConnectionTypeName, createConnection, FAKE_PEM, VALID_CONNECTIONS } from "../support/connections";
+import { createProject, createTenant, projectMember, tenantMember, unique, userToken } from "../support/factories";
+
+const base = (t: string) => `/api/backend/${t}/configuration`;
+const projectPath = (t: string, p: number) => `${base(t)}/projects/${p}/connections`;
+const globalPath = (t: string) => `${base(t)}/connections`;
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** Every credential value of the valid fixtures: none may ever appear in a response or in clear at rest. */
+const SECRET_VALUES = [
+  "redshift-pw-s3cr3t",
+  "aws-secret-key-s3cr3t",
+  "azure-sas-s3cr3t",
+  "dapi-databricks-token-s3cr3t",
+].concat(["jdbc-pw-s3cr3t", "iceberg-secret-s3cr3t", "snowflake-pw-s3cr3t", "testOnlyKey", "BEGIN PRIVATE KEY"]);
+
+function expectNoSecret(value: unknown) {
+  const text = JSON.stringify(value);
+  for (const s of SECRET_VALUES) expect(text).not.toContain(s);
+}
+
+const paths = (body: { errors?: Array<{ path: string }> }) => (body.errors ?? []).map((e) => e.path);
+
+function validBody(type: ConnectionTypeName = "S3") {
+  return { name: unique("conn"), type, ...VALID_CONNECTIONS[type] };
+}
+
+async function rawRow(id: number) {
+  return env.DB.prepare("select * from connections where id = ?").bind(id).first<Record<string, unknown>>();
+}
+
+/** The row as the domain code sees it, enough to open its credential. */
+async function sealedOf(id: number) {
+  const row = (await rawRow(id))!;
+  return {
+    id,
+    tenantId: row.tenant_id as string,
+    credentialType: row.credential_type as "SIMPLE",
+    credentialSecret: row.credential_secret as string,
+  };
+}
+
+const box = () => secretBox(env.ENCRYPTION_KEYS);
+
+describeAuthMatrix(
+  "connections",
+  async (w) => ({
+    own: (await createConnection(w.tenant, { projectId: w.projectId })).id,
+    global: (await createConnection(w.tenant, { global: true })).id,
+  }),
+  [
+    {
+      method: "POST",
+      path: (w) => projectPath(w.tenant, w.projectId),
+      body: () => validBody(),
+      role: "PROJECT_EDITOR",
+    },
+    { method: "POST", path: (w) => globalPath(w.tenant), body: () => validBody(), role: "TENANT_ADMIN" },
+    {
+      method: "PUT",
+      path: (w, x) => `${projectPath(w.tenant, w.projectId)}/${x.own}`,
+      body: () => ({ name: unique("renamed") }),
+      role: "PROJECT_EDITOR",
+    },
+    {
+      method: "PUT",
+      path: (w, x) => `${globalPath(w.tenant)}/${x.global}`,
+      body: () => ({ name: unique("renamed") }),
+      role: "TENANT_ADMIN",
+    },
+    { method: "GET", path: (w) => projectPath(w.tenant, w.projectId), role: "PROJECT_VIEWER" },
+    { method: "GET", path: (w) => globalPath(w.tenant), role: "TENANT_MEMBER" },
+    { method: "GET", path: (w, x) => `${projectPath(w.tenant, w.projectId)}/${x.own}`, role: "PROJECT_VIEWER" },
+    { method: "GET", path: (w, x) => `${globalPath(w.tenant)}/${x.global}`, role: "TENANT_MEMBER" },
+  ],
+);
+
+/** A tenant with a project and a user holding `role` in it. */
+async function projectUser(role = "PROJECT_EDITOR") {
+  const tenant = await createTenant();
+  const projectId = await createProject(tenant);
+  const email = `${unique("user")}@example.com`;
+  await projectMember(tenant, projectId, email, role);
+  return { tenant, projectId, email, as: await userToken(email) };
+}
+
+describe("connections: create", () => {
+  it("creates a PROJECT connection with exactly the fields of 2.2 and never the credential", async () => {
+    const { tenant, projectId, email, as } = await projectUser();
+    const body = validBody("REDSHIFT");
+    const res = await call("POST", projectPath(tenant, projectId), { as, body });
+    expect(res.status).toBe(201);
+    expect(res.body).toStrictEqual({
+      id: expect.any(Number),
+      project_id: projectId,
+      name: body.name,
+      scope: "PROJECT",
+      created_by: email,
+      created_at: expect.stringMatching(ISO_UTC),
+      type: "REDSHIFT",
+      payload: body.payload,
+      db_type: "redshift",
+    });
+    expectNoSecret(res.body);
+    const got = await call("GET", `${projectPath(tenant, projectId)}/${res.body.id}`, { as });
+    expect(got.body).toStrictEqual(res.body);
+  });
+
+  it("creates a GLOBAL connection with project_id null", async () => {
+    const tenant = await createTenant();
+    const res = await call("POST", globalPath(tenant), { as: admin, body: validBody("GCS") });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ project_id: null, scope: "GLOBAL", created_by: "platform-admin", db_type: null });
+    expectNoSecret(res.body);
+  });
+
+  const DB_TYPES: Record<ConnectionTypeName, string | null> = {
+    REDSHIFT: "redshift",
+    GCS: null,
+    S3: null,
+    AZURE: null,
+    BIGQUERY: "bigquery",
+    DELTALAKE: "databricks",
+    GENERIC_JDBC: "postgresql",
+    HIVE_ICEBERG: "iceberg",
+    SNOWFLAKE: "snowflake",
+  };
+
+  it("accepts every connection type with its payload and credential, deriving db_type", async () => {
+    const tenant = await createTenant();
+    for (const type of Object.keys(VALID_CONNECTIONS) as ConnectionTypeName[]) {
+      const body = validBody(type);
+      const res = await call("POST", globalPath(tenant), { as: admin, body });
+      expect(res.status, `${type}: ${JSON.stringify(res.body)}`).toBe(201);
+      expect(res.body).toMatchObject({ type, payload: body.payload, db_type: DB_TYPES[type] });
+      expectNoSecret(res.body);
+    }
+    const list = await call("GET", globalPath(tenant), { as: admin });
+    expect(list.body.map((c: { type: string }) => c.type)).toEqual(Object.keys(VALID_CONNECTIONS));
+    expectNoSecret(list.body);
+  });
+
+  it("accepts an Iceberg catalog on GCS or AZURE with the fitting credential, and a full GCP key file", async () => {
+    const tenant = await createTenant();
+    const iceberg = VALID_CONNECTIONS.HIVE_ICEBERG.payload;
+    const gcs = await call("POST", globalPath(tenant), {
+      as: admin,
+      body: {
+        ...validBody("HIVE_ICEBERG"),
+        payload: { ...iceberg, location_type: "GCS" },
+        credential: {
+          type: "GCP",
+          payload: {
+            ...VALID_CONNECTIONS.GCS.credential.payload,
+            type: "service_account",
+            token_uri: "https://oauth2.googleapis.com/token",
+          },
+        },
+      },
+    });
+    expect(gcs.status).toBe(201);
+    const azure = await call("POST", globalPath(tenant), {
+      as: admin,
+      body: {
+        ...validBody("HIVE_ICEBERG"),
+        payload: { ...iceberg, location_type: "AZURE" },
+        credential: VALID_CONNECTIONS.AZURE.credential,
+      },
+    });
+    expect(azure.status).toBe(201);
+  });
+
+  it("refuses a credential type that does not fit the connection type, with its path", async () => {
+    const tenant = await createTenant();
+    const cases: Array<[string, unknown]> = [
+      ["REDSHIFT with AWS", { ...validBody("REDSHIFT"), credential: VALID_CONNECTIONS.S3.credential }],
+      ["GCS with SIMPLE", { ...validBody("GCS"), credential: VALID_CONNECTIONS.SNOWFLAKE.credential }],
+      [
+        "HIVE_ICEBERG on GCS with AWS",
+        { ...validBody("HIVE_ICEBERG"), payload: { ...VALID_CONNECTIONS.HIVE_ICEBERG.payload, location_type: "GCS" } },
+      ],
+    ];
+    for (const [what, body] of cases) {
+      const res = await call("POST", globalPath(tenant), { as: admin, body });
+      expect(res.status, what).toBe(400);
+      expect(res.body.code).toBe("validation_failed");
+      expect(paths(res.body), what).toEqual(["body.credential.type"]);
+    }
+    expect((await call("GET", globalPath(tenant), { as: admin })).body).toEqual([]);
+  });
+
+  it("validates payload and credential fields, listing every path, and writes nothing", async () => {
+    const tenant = await createTenant();
+    const gcs = validBody("GCS");
+    const cases: Array<[string, unknown, string[]]> = [
+      [
+        "private key not PEM",
+        { ...gcs, credential: { type: "GCP", payload: { ...gcs.credential.payload, private_key: "not a key" } } },
+        ["body.credential.payload.private_key"],
+      ],
+      [
+        "client_email not an e-mail",
+        { ...gcs, credential: { type: "GCP", payload: { ...gcs.credential.payload, client_email: "nope" } } },
+        ["body.credential.payload.client_email"],
+      ],
+      [
+        "RSA PEM instead of PKCS#8",
+        {
+          ...gcs,
+          credential: {
+            type: "GCP",
+            payload: { ...gcs.credential.payload, private_key: FAKE_PEM.replaceAll("PRIVATE KEY", "RSA PRIVATE KEY") },
+          },
+        },
+        ["body.credential.payload.private_key"],
+      ],
+      [
+        "bad thrift_uri",
+        {
+          ...validBody("HIVE_ICEBERG"),
+          payload: { ...VALID_CONNECTIONS.HIVE_ICEBERG.payload, thrift_uri: "http://metastore:9083" },
+        },
+        ["body.payload.thrift_uri"],
+      ],
+      [
+        "thrift_uri without port",
+        {
+          ...validBody("HIVE_ICEBERG"),
+          payload: { ...VALID_CONNECTIONS.HIVE_ICEBERG.payload, thrift_uri: "thrift://metastore" },
+        },
+        ["body.payload.thrift_uri"],
+      ],
+      [
+        "unknown JDBC db_type",
+        { ...validBody("GENERIC_JDBC"), payload: { ...VALID_CONNECTIONS.GENERIC_JDBC.payload, db_type: "db2" } },
+        ["body.payload.db_type"],
+      ],
+      [
+        "DELTALAKE port not a port",
+        { ...validBody("DELTALAKE"), payload: { host: "h", port: "http", httppath: "/p" } },
+        ["body.payload.port"],
+      ],
+      ["unknown payload field", { ...gcs, payload: { bucket: "b", region: "x" } }, ["body.payload"]],
+      ["missing bucket", { ...gcs, payload: {} }, ["body.payload.bucket"]],
+      ["unknown type", { ...gcs, type: "ORACLE" }, ["body.type"]],
+      ["unknown credential type", { ...gcs, credential: { type: "KERBEROS", payload: {} } }, ["body.credential.type"]],
+      [
+        "SIMPLE without password",
+        { ...validBody("SNOWFLAKE"), credential: { type: "SIMPLE", payload: { username: "u" } } },
+        ["body.credential.payload.password"],
+      ],
+      [
+        "GENERIC_MAP with a non-string value",
+        { ...validBody("GENERIC_JDBC"), credential: { type: "GENERIC_MAP", payload: { port: 5432 } } },
+        ["body.credential.payload.port"],
+      ],
+      ["no name, no credential", { type: "S3", payload: { bucket: "b" } }, ["body.name", "body.credential"]],
+    ];
+    for (const [what, body, expected] of cases) {
+      const res = await call("POST", globalPath(tenant), { as: admin, body });
+      expect(res.status, what).toBe(400);
+      expect(paths(res.body), what).toEqual(expect.arrayContaining(expected));
+      expectNoSecret(res.body);
+    }
+    expect((await call("GET", globalPath(tenant), { as: admin })).body).toEqual([]);
+  });
+
+  it("refuses a duplicate name within a scope with 409, allows it in another scope", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const name = unique("shared");
+    await createConnection(tenant, { projectId, name });
+    const dup = await call("POST", projectPath(tenant, projectId), { as: admin, body: { ...validBody(), name } });
+    expect(dup.status).toBe(409);
+    expect((await call("POST", globalPath(tenant), { as: admin, body: { ...validBody(), name } })).status).toBe(201);
+  });
+
+  it("gives concurrent creates distinct ids, each with its own openable credential", async () => {
+    const tenant = await createTenant();
+    const bodies = Array.from({ length: 8 }, (_, i) => ({
+      ...validBody("DELTALAKE"),
+      credential: { type: "TOKEN", payload: { token: `token-${i}` } },
+    }));
+    const created = await Promise.all(bodies.map((body) => call("POST", globalPath(tenant), { as: admin, body })));
+    expect(created.map((r) => r.status)).toEqual(bodies.map(() => 201));
+    const ids = created.map((r) => r.body.id as number);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [i, id] of ids.entries()) {
+      expect(await openConnectionCredential(box(), await sealedOf(id))).toEqual(bodies[i]!.credential);
+    }
+  });
+});
+
+describe("connections: visibility", () => {
+  it("keeps a project's connection to that project; shows GLOBAL ones in every project", async () => {
+    const tenant = await createTenant();
+    const a = await createProject(tenant);
+    const b = await createProject(tenant);
+    const ofA = await createConnection(tenant, { projectId: a });
+    const ofB = await createConnection(tenant, { projectId: b });
+    const global = await createConnection(tenant, { global: true });
+
+    const email = `${unique("b-viewer")}@example.com`;
+    await projectMember(tenant, b, email, "PROJECT_VIEWER");
+    const bViewer = await userToken(email);
+
+    // From project B's path: A's connection does not exist.
+    expect((await call("GET", `${projectPath(tenant, b)}/${ofA.id}`, { as: admin })).status).toBe(404);
+    expect((await call("PUT", `${projectPath(tenant, b)}/${ofA.id}`, { as: admin, body: { name: "x" } })).status).toBe(
+      404,
+    );
+    const listB = await call("GET", projectPath(tenant, b), { as: bViewer });
+    expect(listB.body.map((c: { id: number }) => c.id)).toEqual([ofB.id, global.id]);
+    const listA = await call("GET", projectPath(tenant, a), { as: admin });
+    expect(listA.body.map((c: { id: number }) => c.id)).toEqual([ofA.id, global.id]);
+    for (const p of [a, b]) {
+      const res = await call("GET", `${projectPath(tenant, p)}/${global.id}`, { as: admin });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: global.id, scope: "GLOBAL", project_id: null });
+    }
+
+    // The tenant-wide path: a user sees GLOBAL ones and those of their projects only.
+    const wide = await call("GET", globalPath(tenant), { as: bViewer });
+    expect(wide.body.map((c: { id: number }) => c.id)).toEqual([ofB.id, global.id]);
+    expect((await call("GET", `${globalPath(tenant)}/${ofA.id}`, { as: bViewer })).status).toBe(404);
+    expect((await call("GET", `${globalPath(tenant)}/${ofB.id}`, { as: bViewer })).status).toBe(200);
+    expect((await call("GET", `${globalPath(tenant)}/${global.id}`, { as: bViewer })).status).toBe(200);
+    const all = await call("GET", globalPath(tenant), { as: admin });
+    expect(all.body.map((c: { id: number }) => c.id)).toEqual([ofA.id, ofB.id, global.id]);
+
+    // A tenant member in no project sees the GLOBAL ones only.
+    const loner = `${unique("loner")}@example.com`;
+    await tenantMember(tenant, loner, "TENANT_MEMBER");
+    const lonerList = await call("GET", globalPath(tenant), { as: await userToken(loner) });
+    expect(lonerList.body.map((c: { id: number }) => c.id)).toEqual([global.id]);
+  });
+
+  it("answers 404 for another tenant's connection, whoever asks", async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const otherProject = await createProject(other);
+    const theirs = await createConnection(other, { global: true });
+    const theirsInProject = await createConnection(other, { projectId: otherProject });
+    expect((await call("GET", `${globalPath(tenant)}/${theirs.id}`, { as: admin })).status).toBe(404);
+    expect((await call("PUT", `${globalPath(tenant)}/${theirs.id}`, { as: admin, body: { name: "x" } })).status).toBe(
+      404,
+    );
+    const project = await createProject(tenant);
+    expect((await call("GET", `${projectPath(tenant, project)}/${theirs.id}`, { as: admin })).status).toBe(404);
+    expect((await call("GET", `${projectPath(tenant, project)}/${theirsInProject.id}`, { as: admin })).status).toBe(
+      404,
+    );
+    expect((await call("GET", globalPath(tenant), { as: admin })).body).toEqual([]);
+  });
+});
+
+describe("connections: update", () => {
+  it("changes only the fields sent and keeps the credential", async () => {
+    const { tenant, projectId, as } = await projectUser();
+    const created = await createConnection(tenant, { projectId, type: "SNOWFLAKE", as });
+    const name = unique("renamed");
+    const res = await call("PUT", `${projectPath(tenant, projectId)}/${created.id}`, { as, body: { name } });
+    expect(res.status).toBe(200);
+    expect(res.body).toStrictEqual({ ...created, name });
+    expect(await openConnectionCredential(box(), await sealedOf(created.id))).toEqual(
+      VALID_CONNECTIONS.SNOWFLAKE.credential,
+    );
+
+    const payload = { account: "acme-2", warehouse: "BIG_WH", role: "READER" };
+    const moved = await call("PUT", `${projectPath(tenant, projectId)}/${created.id}`, { as, body: { payload } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ name, payload, type: "SNOWFLAKE", db_type: "snowflake" });
+  });
+
+  it("re-seals a new credential and refuses one of the wrong type", async () => {
+    const tenant = await createTenant();
+    const created = await createConnection(tenant, { type: "DELTALAKE" });
+    const before = await rawRow(created.id);
+    const credential = { type: "TOKEN", payload: { token: "dapi-rotated-token" } };
+    const res = await call("PUT", `${globalPath(tenant)}/${created.id}`, { as: admin, body: { credential } });
+    expect(res.status).toBe(200);
+    expectNoSecret(res.body);
+    expect(JSON.stringify(res.body)).not.toContain("dapi-rotated-token");
+    const after = await rawRow(created.id);
+    expect(after!.credential_secret).not.toBe(before!.credential_secret);
+    expect(await openConnectionCredential(box(), await sealedOf(created.id))).toEqual(credential);
+
+    const wrong = await call("PUT", `${globalPath(tenant)}/${created.id}`, {
+      as: admin,
+      body: { credential: VALID_CONNECTIONS.S3.credential },
+    });
+    expect(wrong.status).toBe(400);
+    expect(paths(wrong.body)).toEqual(["body.credential.type"]);
+    expect(await rawRow(created.id)).toEqual(after);
+  });
+
+  it("checks a new payload against the stored type and writes nothing when it is invalid", async () => {
+    const tenant = await createTenant();
+    const created = await createConnection(tenant, { type: "GCS" });
+    const before = await rawRow(created.id);
+    const res = await call("PUT", `${globalPath(tenant)}/${created.id}`, {
+      as: admin,
+      body: { name: unique("n"), payload: { endpoint_prefix: "x" } },
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual(expect.arrayContaining(["body.payload.bucket", "body.payload"]));
+    expect(await rawRow(created.id)).toEqual(before);
+  });
+
+  it("needs a payload and a credential for a type change, and then derives the new db_type", async () => {
+    const tenant = await createTenant();
+    const created = await createConnection(tenant, { type: "S3" });
+    const before = await rawRow(created.id);
+    const bare = await call("PUT", `${globalPath(tenant)}/${created.id}`, { as: admin, body: { type: "BIGQUERY" } });
+    expect(bare.status).toBe(400);
+    expect(paths(bare.body)).toEqual(["body.payload", "body.credential"]);
+    const noCredential = await call("PUT", `${globalPath(tenant)}/${created.id}`, {
+      as: admin,
+      body: { type: "BIGQUERY", payload: VALID_CONNECTIONS.BIGQUERY.payload },
+    });
+    expect(paths(noCredential.body)).toEqual(["body.credential"]);
+    expect(await rawRow(created.id)).toEqual(before);
+
+    const res = await call("PUT", `${globalPath(tenant)}/${created.id}`, {
+      as: admin,
+      body: { type: "BIGQUERY", ...VALID_CONNECTIONS.BIGQUERY },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      type: "BIGQUERY",
+      payload: VALID_CONNECTIONS.BIGQUERY.payload,
+      db_type: "bigquery",
+    });
+    expectNoSecret(res.body);
+    expect(await openConnectionCredential(box(), await sealedOf(created.id))).toEqual(
+      VALID_CONNECTIONS.BIGQUERY.credential,
+    );
+  });
+
+  it("asks for a new credential when an Iceberg catalog moves to another store", async () => {
+    const tenant = await createTenant();
+    const created = await createConnection(tenant, { type: "HIVE_ICEBERG" });
+    const payload = { ...VALID_CONNECTIONS.HIVE_ICEBERG.payload, location_type: "AZURE" };
+    const res = await call("PUT", `${globalPath(tenant)}/${created.id}`, { as: admin, body: { payload } });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual(["body.credential"]);
+    const ok = await call("PUT", `${globalPath(tenant)}/${created.id}`, {
+      as: admin,
+      body: { payload, credential: VALID_CONNECTIONS.AZURE.credential },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.payload).toEqual(payload);
+  });
+
+  it("lets only a tenant admin change a GLOBAL connection from a project's path; refuses duplicate names", async () => {
+    const { tenant, projectId, as } = await projectUser("PROJECT_EDITOR");
+    const global = await createConnection(tenant, { global: true });
+    const path = `${projectPath(tenant, projectId)}/${global.id}`;
+    const refused = await call("PUT", path, { as, body: { name: unique("n") } });
+    expect(refused.status).toBe(403);
+    expect((await call("PUT", path, { as: admin, body: { name: unique("n") } })).status).toBe(200);
+
+    const own = await createConnection(tenant, { projectId, as });
+    const other = await createConnection(tenant, { projectId, as });
+    const dup = await call("PUT", `${projectPath(tenant, projectId)}/${own.id}`, { as, body: { name: other.name } });
+    expect(dup.status).toBe(409);
+    // Renaming to its own name is no clash.
+    expect(
+      (await call("PUT", `${projectPath(tenant, projectId)}/${own.id}`, { as, body: { name: own.name } })).status,
+    ).toBe(200);
+  });
+});
+
+describe("connections: paging", () => {
+  async function pageThrough(path: string, as: Credential) {
+    const first = await call("GET", `${path}?limit=2`, { as });
+    const link = first.headers.get("link");
+    expect(link).toMatch(/^<\/api\/backend\/.+\/connections\?.*cursor=.+>; rel="next"$/);
+    const next = await call("GET", link!.slice(1, link!.indexOf(">")), { as });
+    expect(next.headers.get("link")).toBeNull();
+    return [...first.body, ...next.body].map((c: { id: number }) => c.id);
+  }
+
+  it("pages both lists by id with a Link to the next page", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const ids = [
+      (await createConnection(tenant, { projectId })).id,
+      (await createConnection(tenant, { global: true })).id,
+      (await createConnection(tenant, { projectId })).id,
+    ];
+    expect(await pageThrough(projectPath(tenant, projectId), admin)).toEqual(ids);
+    expect(await pageThrough(globalPath(tenant), admin)).toEqual(ids);
+    const bad = await call("GET", `${globalPath(tenant)}?cursor=garbage`, { as: admin });
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe("connections: credentials at rest", () => {
+  it("stores every credential sealed, bound to its row, and opens it again", async () => {
+    const tenant = await createTenant();
+    for (const type of Object.keys(VALID_CONNECTIONS) as ConnectionTypeName[]) {
+      const created = await createConnection(tenant, { type });
+      const row = await rawRow(created.id);
+      const text = JSON.stringify(row);
+      for (const s of SECRET_VALUES) expect(text, type).not.toContain(s);
+      // The secret fields themselves (project_id or client_email may equal public payload values).
+      const credential: Record<string, string> = VALID_CONNECTIONS[type].credential.payload;
+      for (const key of ["password", "secret_key", "token", "sas_key", "private_key", "private_key_id"]) {
+        if (credential[key]) expect(text, `${type}.${key}`).not.toContain(credential[key]);
+      }
+      expect(Object.keys(JSON.parse(row!.credential_secret as string)).sort()).toEqual(["ct", "iv", "kid"]);
+      expect(await openConnectionCredential(box(), await sealedOf(created.id))).toEqual(
+        VALID_CONNECTIONS[type].credential,
+      );
+    }
+  });
+
+  it("does not open a credential copied into another connection's row", async () => {
+    const tenant = await createTenant();
+    const a = await createConnection(tenant, { type: "S3" });
+    const b = await createConnection(tenant, { type: "S3" });
+    const sealedA = await sealedOf(a.id);
+    await expect(openConnectionCredential(box(), { ...sealedA, id: b.id })).rejects.toThrow();
+    await expect(openConnectionCredential(box(), { ...sealedA, tenantId: "another-tenant" })).rejects.toThrow();
+    await expect(openConnectionCredential(box(), { ...sealedA, credentialType: "TOKEN" })).rejects.toThrow();
+  });
+});
+
+describe("connections: OpenAPI", () => {
+  it("documents the eight operations under the Connections tag, with named schemas", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const ops = Object.entries(doc.paths as Record<string, Record<string, { tags?: string[] }>>).flatMap(([p, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => op.tags?.includes("Connections"))
+        .map(([method]) => `${method.toUpperCase()} ${p}`),
+    );
+    const t = "/api/backend/{tenant}/configuration";
+    expect(ops.sort()).toEqual(
+      [
+        `GET ${t}/connections`,
+        `GET ${t}/connections/{connectionId}`,
+        `GET ${t}/projects/{projectId}/connections`,
+        `GET ${t}/projects/{projectId}/connections/{connectionId}`,
+        `POST ${t}/connections`,
+        `POST ${t}/projects/{projectId}/connections`,
+        `PUT ${t}/connections/{connectionId}`,
+        `PUT ${t}/projects/{projectId}/connections/{connectionId}`,
+      ].sort(),
+    );
+    for (const name of [
+      "Connection",
+      "CreateConnection",
+      "UpdateConnection",
+      "ConnectionCredential",
+      "GcpCredential",
+    ]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    expect(JSON.stringify(doc.components.schemas.Connection)).not.toContain("credential_secret");
+  });
+});
