@@ -47,6 +47,7 @@ CREATE TABLE `scan_jobs` (
 	`trigger` text NOT NULL,
 	`request` text NOT NULL,
 	`rows_scanned` integer DEFAULT 0 NOT NULL,
+	`total_bytes` integer,
 	`bytes_scanned` integer DEFAULT 0 NOT NULL,
 	`error` text,
 	`attempts` integer DEFAULT 0 NOT NULL,
@@ -113,6 +114,53 @@ CREATE TABLE `connections` (
 );
 --> statement-breakpoint
 CREATE INDEX `connections_tenant_project_idx` ON `connections` (`tenant_id`,`project_id`,`id`);--> statement-breakpoint
+CREATE TABLE `alerts` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`asset_id` integer NOT NULL,
+	`project_id` integer NOT NULL,
+	`connection_id` integer NOT NULL,
+	`job_id` text NOT NULL,
+	`type` text NOT NULL,
+	`policy_name` text NOT NULL,
+	`attribute` text DEFAULT '' NOT NULL,
+	`priority` text NOT NULL,
+	`description` text NOT NULL,
+	`source_name` text NOT NULL,
+	`source_type` text NOT NULL,
+	`is_notification_enabled` integer NOT NULL,
+	`metric` text NOT NULL,
+	`metric_value` text NOT NULL,
+	`metric_time` text NOT NULL,
+	`create_time` text NOT NULL,
+	`save_time` text NOT NULL,
+	`details` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `alerts_job_type_attr_uq` ON `alerts` (`job_id`,`type`,`attribute`);--> statement-breakpoint
+CREATE INDEX `alerts_tenant_job_idx` ON `alerts` (`tenant_id`,`job_id`);--> statement-breakpoint
+CREATE INDEX `alerts_tenant_asset_time_idx` ON `alerts` (`tenant_id`,`asset_id`,`save_time`);--> statement-breakpoint
+CREATE INDEX `alerts_tenant_time_idx` ON `alerts` (`tenant_id`,`save_time`);--> statement-breakpoint
+CREATE TABLE `asset_policies` (
+	`asset_id` integer PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`overrides` text NOT NULL,
+	`updated_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `dq_scores` (
+	`job_id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`asset_id` integer NOT NULL,
+	`scored_at` text NOT NULL,
+	`completeness` real NOT NULL,
+	`accuracy` real NOT NULL,
+	`consistency` real NOT NULL,
+	`timeliness` real NOT NULL,
+	`overall` real NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `dq_scores_tenant_asset_time_idx` ON `dq_scores` (`tenant_id`,`asset_id`,`scored_at`);--> statement-breakpoint
 CREATE TABLE `dq_score_configs` (
 	`asset_id` integer PRIMARY KEY NOT NULL,
 	`tenant_id` text NOT NULL,

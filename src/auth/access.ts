@@ -1,6 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
-import { type ProjectRole, projectMembers, projects, type TenantRole, tenantMembers, tenants } from "../db/schema";
+import {
+  assets,
+  type ProjectRole,
+  projectMembers,
+  projects,
+  type TenantRole,
+  tenantMembers,
+  tenants,
+} from "../db/schema";
 import { ApiError } from "../lib/errors";
 import type { Principal } from "./principal";
 
@@ -8,6 +16,7 @@ const PROJECT_RANK: Record<ProjectRole, number> = { PROJECT_VIEWER: 1, PROJECT_E
 
 export type TenantRow = typeof tenants.$inferSelect;
 export type ProjectRow = typeof projects.$inferSelect;
+export type AssetRow = typeof assets.$inferSelect;
 
 /** What the caller may do in a tenant. */
 export interface TenantAccess {
@@ -20,6 +29,11 @@ export interface TenantAccess {
 export interface ProjectAccess extends TenantAccess {
   project: ProjectRow;
   projectRole: ProjectRole;
+}
+
+/** What the caller may do with an asset (through its project). */
+export interface AssetAccess extends ProjectAccess {
+  asset: AssetRow;
 }
 
 /**
@@ -97,6 +111,25 @@ export class Access {
     }
     if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw ApiError.forbidden(`This needs the ${need} role`);
     return { ...t, project, projectRole };
+  }
+
+  /**
+   * The caller's access to an asset addressed by id alone (e.g. /configuration/assets/{assetId}/…):
+   * the asset must be the tenant's, and the caller needs `need` in the asset's project. An asset
+   * the caller cannot see is a 404, like one that does not exist.
+   */
+  async asset(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess> {
+    await this.tenant(tenantId);
+    const asset = await this.db.query.assets.findFirst({
+      where: and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)),
+    });
+    if (!asset) throw ApiError.notFound("Asset");
+    try {
+      return { ...(await this.project(tenantId, asset.projectId, need)), asset };
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) throw ApiError.notFound("Asset");
+      throw err;
+    }
   }
 
   /**

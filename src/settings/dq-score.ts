@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
-import { assets, dqScoreConfigs } from "../db/schema";
+import { dqScoreConfigs } from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 
@@ -27,16 +27,6 @@ export function normaliseWeights(weights: DqWeights): DqWeights {
     throw ApiError.badRequest("DQ score weights must be finite and not all zero");
   }
   return Object.fromEntries(DQ_DIMENSIONS.map((d) => [d, weights[d] / sum])) as DqWeights;
-}
-
-/** The project of an asset of the tenant, for the permission check; an unknown asset is a 404. */
-export async function assetProjectId(db: Db, tenantId: string, assetId: number): Promise<number> {
-  const asset = await db.query.assets.findFirst({
-    where: and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)),
-    columns: { projectId: true },
-  });
-  if (!asset) throw ApiError.notFound("Asset");
-  return asset.projectId;
 }
 
 /** The effective configuration of an asset (defaults when none is stored); the scan pipeline reads it. */

@@ -113,6 +113,8 @@ export const scanJobs = sqliteTable(
     /** The request that describes the scan (location, path, format…), JSON. */
     request: text("request", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     rowsScanned: integer("rows_scanned").notNull().default(0),
+    /** Bytes the scan will read, when known up front (files): progress = bytes_scanned / total_bytes. */
+    totalBytes: integer("total_bytes"),
     bytesScanned: integer("bytes_scanned").notNull().default(0),
     error: text("error"),
     attempts: integer("attempts").notNull().default(0),

@@ -1,0 +1,71 @@
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/**
+ * An alert: one policy violation found by one scan (spec 2.6 fields plus the explanation).
+ * Written only by the asset's AssetMonitor; (job, type, attribute) is unique, so applying the
+ * same job twice writes nothing new.
+ */
+export const alerts = sqliteTable(
+  "alerts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id").notNull(),
+    assetId: integer("asset_id").notNull(),
+    projectId: integer("project_id").notNull(),
+    connectionId: integer("connection_id").notNull(),
+    jobId: text("job_id").notNull(),
+    /** The policy id, e.g. "completeness". */
+    type: text("type").notNull(),
+    policyName: text("policy_name").notNull(),
+    /** The attribute the alert is about; "" for asset-level alerts (keeps the unique key simple). */
+    attribute: text("attribute").notNull().default(""),
+    priority: text("priority", { enum: PRIORITIES }).notNull(),
+    description: text("description").notNull(),
+    sourceName: text("source_name").notNull(),
+    sourceType: text("source_type").notNull(),
+    isNotificationEnabled: integer("is_notification_enabled", { mode: "boolean" }).notNull(),
+    metric: text("metric").notNull(),
+    metricValue: text("metric_value").notNull(),
+    /** When the measured data was produced (the scan's time). */
+    metricTime: text("metric_time").notNull(),
+    /** When the job was created (upload time). */
+    createTime: text("create_time").notNull(),
+    saveTime: text("save_time").notNull(),
+    /** Observed value, expected band, strategy, training window and size, dimension. */
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [
+    uniqueIndex("alerts_job_type_attr_uq").on(t.jobId, t.type, t.attribute),
+    index("alerts_tenant_job_idx").on(t.tenantId, t.jobId),
+    index("alerts_tenant_asset_time_idx").on(t.tenantId, t.assetId, t.saveTime),
+    index("alerts_tenant_time_idx").on(t.tenantId, t.saveTime),
+  ],
+);
+
+/** DQ score of an asset per scan (0-100 per dimension and overall). */
+export const dqScores = sqliteTable(
+  "dq_scores",
+  {
+    jobId: text("job_id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    assetId: integer("asset_id").notNull(),
+    scoredAt: text("scored_at").notNull(),
+    completeness: real("completeness").notNull(),
+    accuracy: real("accuracy").notNull(),
+    consistency: real("consistency").notNull(),
+    timeliness: real("timeliness").notNull(),
+    overall: real("overall").notNull(),
+  },
+  (t) => [index("dq_scores_tenant_asset_time_idx").on(t.tenantId, t.assetId, t.scoredAt)],
+);
+
+/** Per-asset policy overrides (enabled, priority, params), validated by the policies' schema. */
+export const assetPolicies = sqliteTable("asset_policies", {
+  assetId: integer("asset_id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  overrides: text("overrides", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
