@@ -1,0 +1,536 @@
+import { and, asc, eq, gt, isNotNull, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { z } from "zod";
+import type { Db } from "../db";
+import { assetLineage, assets, type ConnectionType, connections } from "../db/schema";
+import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
+import { ApiError, type FieldError } from "../lib/errors";
+import { nowIso } from "../lib/time";
+import { type ConnectionRow, findVisibleConnection } from "./connections";
+
+export type AssetRow = typeof assets.$inferSelect;
+type ProjectRef = { tenantId: string; id: number };
+
+// ---------------------------------------------------------------------------------------------
+// What an asset may hold: payload per type, options, schedule.
+
+const identifier = z.string().trim().min(1).max(1024);
+
+/** Payload of an asset, per type: where its table or files are, relative to the connection. */
+export const ASSET_PAYLOADS = {
+  DELTALAKE: z.strictObject({ catalog: identifier, schema: identifier, table: identifier }),
+  SNOWFLAKE: z.strictObject({ database: identifier, schema: identifier, table: identifier }),
+  /** The GCP project comes from the connection. */
+  BIGQUERY: z.strictObject({ dataset: identifier, table: identifier }),
+  REDSHIFT: z.strictObject({ database: identifier, schema: identifier, table: identifier }),
+  /** The database comes from the connection's db_or_schema; schema only where the database has them. */
+  GENERIC_JDBC: z.strictObject({ schema: identifier.optional(), table: identifier }),
+  HIVE_ICEBERG: z.strictObject({ database: identifier, table: identifier }),
+  GCS: filePayload(),
+  S3: filePayload(),
+  AZURE: filePayload(),
+} satisfies Record<ConnectionType, z.ZodType>;
+
+function filePayload() {
+  return z.strictObject({
+    /** Object key or prefix inside the connection's bucket; `*` and `?` are wildcards. */
+    path: z.string().trim().min(1).max(1024),
+    format: z.enum(["csv", "ndjson", "json", "parquet"]),
+  });
+}
+
+/** Asset types whose connectors can do a light (metadata and pushdown only) scan. */
+export const LIGHT_SCAN_TYPES: readonly ConnectionType[] = ["SNOWFLAKE", "DELTALAKE", "BIGQUERY"];
+
+const boolString = z.enum(["true", "false"]);
+const filterValues = z.record(z.string().min(1), z.array(z.union([z.string(), z.number(), z.boolean()])).max(1000));
+
+/** Asset options (2.3); all optional, unknown keys refused. */
+export const AssetOptions = z.strictObject({
+  id_attributes: z.array(z.string().min(1)).max(100).optional(),
+  /** One character: the field separator of delimited files (e.g. "," or "\t"). */
+  separator: z.string().length(1).optional(),
+  sample_fraction: z.number().int().min(1).max(100).optional(),
+  skip_investigator: boolString.optional(),
+  delta_only: boolString.optional(),
+  timestamp_attribute: z.string().min(1).optional(),
+  limit: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  filter: filterValues.optional(),
+  segments: filterValues.optional(),
+  only_light_scan: boolString.optional(),
+  resolve_wildcards_to_folders: boolString.optional(),
+});
+export type AssetOptions = z.infer<typeof AssetOptions>;
+
+/** A five-field cron expression that is due at least once. */
+export const CronExpression = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .superRefine((cron, ctx) => {
+    try {
+      nextRunIso(cron, "UTC", new Date());
+    } catch (e) {
+      if (!(e instanceof CronError)) throw e;
+      ctx.addIssue({ code: "custom", message: `not a valid cron expression: ${e.message}` });
+    }
+  })
+  .transform((cron) => cron.split(/\s+/).join(" "));
+
+/** The schedule of an asset's scans. */
+export const AssetSchedule = z.strictObject({
+  cron: CronExpression,
+  timezone: z
+    .string()
+    .default("UTC")
+    .refine((tz) => isTimeZone(tz), "not an IANA time zone"),
+  enabled: z.boolean().default(true),
+});
+export type AssetSchedule = z.infer<typeof AssetSchedule>;
+
+/** Stored schedule columns for a schedule (null clears it); next_run_at only while enabled. */
+export function scheduleColumns(schedule: AssetSchedule | null, now = new Date()) {
+  if (schedule === null) {
+    return { scheduleCron: null, scheduleTimezone: "UTC", scheduleEnabled: false, nextRunAt: null };
+  }
+  return {
+    scheduleCron: schedule.cron,
+    scheduleTimezone: schedule.timezone,
+    scheduleEnabled: schedule.enabled,
+    nextRunAt: schedule.enabled ? nextRunIso(schedule.cron, schedule.timezone, now) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views.
+
+/** Which extra fields a list or get adds (with_attributes, with_schedules, with_lineage). */
+export interface AssetViewFlags {
+  attributes: boolean;
+  schedules: boolean;
+  lineage: boolean;
+}
+export const NO_EXTRAS: AssetViewFlags = { attributes: false, schedules: false, lineage: false };
+
+interface Lineage {
+  parents: string[];
+  children: string[];
+}
+
+export function assetView(row: AssetRow, flags: AssetViewFlags = NO_EXTRAS, lineage?: Lineage) {
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    options: row.options,
+    payload: row.payload,
+    created_by: row.createdBy,
+    created_at: row.createdAt,
+    connection_id: row.connectionId,
+    db_type: row.dbType,
+    ...(flags.attributes ? { attributes: row.attributes ?? [] } : {}),
+    ...(flags.schedules
+      ? {
+          scheduled_upload: row.scheduleCron
+            ? {
+                cron: row.scheduleCron,
+                timezone: row.scheduleTimezone,
+                enabled: row.scheduleEnabled,
+                next_run_at: row.nextRunAt,
+              }
+            : null,
+        }
+      : {}),
+    ...(flags.lineage ? (lineage ?? { parents: [], children: [] }) : {}),
+  };
+}
+
+/** Views of rows with the extras asked for; lineage of all rows is read in two queries. */
+export async function assetViews(db: Db, tenantId: string, rows: AssetRow[], flags: AssetViewFlags) {
+  const lineage = flags.lineage
+    ? await loadLineage(
+        db,
+        tenantId,
+        rows.map((r) => r.id),
+      )
+    : undefined;
+  return rows.map((r) => assetView(r, flags, lineage?.get(r.id)));
+}
+
+/**
+ * `column IN (values)` with the values bound as one JSON parameter, so a list of any length
+ * stays within D1's 100 bound parameters per statement.
+ */
+export function inJsonList(column: SQLiteColumn, values: readonly (number | string)[]): SQL {
+  return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+}
+
+async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {
+  const out = new Map<number, Lineage>(ids.map((id) => [id, { parents: [], children: [] }]));
+  if (ids.length === 0) return out;
+  const edges = await db
+    .select({ parent: assetLineage.parentAssetId, child: assetLineage.childAssetId })
+    .from(assetLineage)
+    .where(
+      and(
+        eq(assetLineage.tenantId, tenantId),
+        or(inJsonList(assetLineage.parentAssetId, ids), inJsonList(assetLineage.childAssetId, ids)),
+      ),
+    )
+    .orderBy(asc(assetLineage.parentAssetId), asc(assetLineage.childAssetId));
+  for (const e of edges) {
+    out.get(e.child)?.parents.push(String(e.parent));
+    out.get(e.parent)?.children.push(String(e.child));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation against the connection and the type.
+
+/** The fields of an asset that depend on each other, after a create or update. */
+interface AssetShape {
+  type: ConnectionType;
+  options: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+/** Which of the shape's fields the request sent (errors name the field the caller can fix). */
+interface Sent {
+  type: boolean;
+  payload: boolean;
+  connection: boolean;
+}
+
+/** Parses the payload for the type and checks type-dependent options; returns the clean payload. */
+function checkShape(shape: AssetShape, sent: Sent, errors: FieldError[]): Record<string, unknown> {
+  const parsed = ASSET_PAYLOADS[shape.type].safeParse(shape.payload);
+  if (!parsed.success) {
+    const note = sent.payload ? "" : ` (the stored payload does not fit type ${shape.type}; send a payload for it)`;
+    for (const issue of parsed.error.issues) {
+      errors.push({ path: ["body", "payload", ...issue.path.map(String)].join("."), message: issue.message + note });
+    }
+  }
+  if (shape.options.only_light_scan === "true" && !LIGHT_SCAN_TYPES.includes(shape.type)) {
+    errors.push({
+      path: "body.options.only_light_scan",
+      message: `light scans are supported for ${LIGHT_SCAN_TYPES.join(", ")} only, not ${shape.type}`,
+    });
+  }
+  return parsed.success ? parsed.data : shape.payload;
+}
+
+/**
+ * The connection of an asset: visible from its project and of the asset's type. Errors are
+ * pushed on the field the request sent (connection_id, or else type).
+ */
+export async function checkConnection(
+  db: Db,
+  project: ProjectRef,
+  connectionId: number,
+  type: string,
+  sent: { type: boolean; connection: boolean },
+  errors: FieldError[],
+  field = "connection_id",
+): Promise<ConnectionRow | undefined> {
+  const connection = await findVisibleConnection(db, project.tenantId, project.id, connectionId);
+  if (!connection) {
+    errors.push({ path: `body.${field}`, message: "no such connection in this project" });
+    return undefined;
+  }
+  if (connection.type !== type) {
+    errors.push(
+      sent.connection || !sent.type
+        ? { path: `body.${field}`, message: `is a ${connection.type} connection; the type is ${type}` }
+        : { path: "body.type", message: `must be ${connection.type}, the type of the connection` },
+    );
+  }
+  return connection;
+}
+
+function invalid(errors: FieldError[]): never {
+  throw ApiError.badRequest("The request is invalid; see errors", errors);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads.
+
+/** An asset of a project; 404 when absent, of another project or of another tenant. */
+export async function getAsset(db: Db, project: ProjectRef, assetId: number): Promise<AssetRow> {
+  const row = await db.query.assets.findFirst({
+    where: and(eq(assets.tenantId, project.tenantId), eq(assets.projectId, project.id), eq(assets.id, assetId)),
+  });
+  if (!row) throw ApiError.notFound("Asset");
+  return row;
+}
+
+/** One page of a tenant's assets in id order, restricted to projects `projectIds` when given (`limit + 1` rows). */
+export function listAssets(
+  db: Db,
+  tenantId: string,
+  projectIds: readonly number[] | undefined,
+  limit: number,
+  after?: number,
+) {
+  if (projectIds && projectIds.length === 0) return Promise.resolve([]);
+  return db.query.assets.findMany({
+    where: and(
+      eq(assets.tenantId, tenantId),
+      projectIds ? inJsonList(assets.projectId, projectIds) : undefined,
+      after === undefined ? undefined : gt(assets.id, after),
+    ),
+    orderBy: asc(assets.id),
+    limit: limit + 1,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes.
+
+export interface CreateAssetInput {
+  name: string;
+  description: string;
+  type: ConnectionType;
+  options: AssetOptions;
+  payload: Record<string, unknown>;
+  connection_id: number;
+  scheduled_upload?: AssetSchedule | null;
+}
+
+/** Creates an asset after checking its payload, options and connection (400 listing every problem). */
+export async function createAsset(
+  db: Db,
+  project: ProjectRef,
+  input: CreateAssetInput,
+  createdBy: string,
+): Promise<AssetRow> {
+  const errors: FieldError[] = [];
+  const sent = { type: true, payload: true, connection: true };
+  const payload = checkShape(input, sent, errors);
+  const connection = await checkConnection(db, project, input.connection_id, input.type, sent, errors);
+  if (errors.length > 0 || !connection) invalid(errors);
+  const now = nowIso();
+  const [row] = await db
+    .insert(assets)
+    .values({
+      tenantId: project.tenantId,
+      projectId: project.id,
+      connectionId: connection.id,
+      name: input.name,
+      description: input.description,
+      type: input.type,
+      options: input.options,
+      payload,
+      dbType: connection.dbType,
+      ...scheduleColumns(input.scheduled_upload ?? null),
+      createdBy,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return row!;
+}
+
+export type UpdateAssetInput = Partial<CreateAssetInput>;
+
+/**
+ * Updates only the fields sent. The result must still hold together: a new type needs a payload
+ * valid for it and a connection of that type; a new connection must be visible and of the type.
+ */
+export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetInput): Promise<AssetRow> {
+  const sent = {
+    type: changes.type !== undefined,
+    payload: changes.payload !== undefined,
+    connection: changes.connection_id !== undefined,
+  };
+  const shape: AssetShape = {
+    type: changes.type ?? asset.type,
+    options: changes.options ?? asset.options,
+    payload: changes.payload ?? asset.payload,
+  };
+  const errors: FieldError[] = [];
+  const set: Partial<typeof assets.$inferInsert> = {};
+  if (sent.type || sent.payload || changes.options !== undefined) {
+    set.payload = checkShape(shape, sent, errors);
+    set.type = shape.type;
+    set.options = shape.options;
+  }
+  if (sent.type || sent.connection) {
+    const project = { tenantId: asset.tenantId, id: asset.projectId };
+    const connection = await checkConnection(
+      db,
+      project,
+      changes.connection_id ?? asset.connectionId,
+      shape.type,
+      sent,
+      errors,
+    );
+    if (connection) {
+      set.connectionId = connection.id;
+      set.dbType = connection.dbType;
+    }
+  }
+  if (errors.length > 0) invalid(errors);
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.scheduled_upload !== undefined) Object.assign(set, scheduleColumns(changes.scheduled_upload));
+  const [row] = await db
+    .update(assets)
+    .set({ ...set, updatedAt: nowIso() })
+    .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)))
+    .returning();
+  if (!row) throw ApiError.notFound("Asset");
+  return row;
+}
+
+/** Deletes an asset; its lineage edges and DQ score configuration go with it (FK cascade). */
+export async function deleteAsset(db: Db, asset: AssetRow): Promise<void> {
+  await db.delete(assets).where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)));
+}
+
+/** Which ids of a list are assets of the tenant in the given projects (all projects when undefined). */
+async function existingAssetIds(
+  db: Db,
+  tenantId: string,
+  ids: readonly number[],
+  projectIds: readonly number[] | undefined,
+): Promise<Set<number>> {
+  if (ids.length === 0 || projectIds?.length === 0) return new Set();
+  const rows = await db
+    .select({ id: assets.id })
+    .from(assets)
+    .where(
+      and(
+        eq(assets.tenantId, tenantId),
+        inJsonList(assets.id, ids),
+        projectIds ? inJsonList(assets.projectId, projectIds) : undefined,
+      ),
+    );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Edges written per insert statement: 4 parameters each, under D1's 100. */
+const EDGES_PER_INSERT = 20;
+
+/**
+ * Replaces the lineage of an asset on the sides sent: `parents` feed it, it feeds `children`.
+ * Every id must be an asset of the tenant in a project the caller can read (`readable`,
+ * undefined = all); no self-edge, no asset both parent and child. One batch.
+ */
+export async function setLineage(
+  db: Db,
+  asset: AssetRow,
+  input: { parents?: number[]; children?: number[] },
+  readable: readonly number[] | undefined,
+): Promise<void> {
+  const parents = input.parents ? [...new Set(input.parents)] : undefined;
+  const children = input.children ? [...new Set(input.children)] : undefined;
+  const known = await existingAssetIds(db, asset.tenantId, [...(parents ?? []), ...(children ?? [])], readable);
+  const errors: FieldError[] = [];
+  const check = (side: "parents" | "children", other: number[] | undefined) => {
+    input[side]?.forEach((id, i) => {
+      const path = `body.${side}.${i}`;
+      if (id === asset.id) errors.push({ path, message: "an asset cannot be linked to itself" });
+      else if (!known.has(id)) errors.push({ path, message: "no such asset" });
+      else if (side === "children" && other?.includes(id)) {
+        errors.push({ path, message: "is also a parent: lineage cannot loop" });
+      }
+    });
+  };
+  check("parents", children);
+  check("children", parents);
+  if (errors.length > 0) invalid(errors);
+
+  const now = nowIso();
+  const edges = [
+    ...(parents ?? []).map((p) => ({ parentAssetId: p, childAssetId: asset.id })),
+    ...(children ?? []).map((c) => ({ parentAssetId: asset.id, childAssetId: c })),
+  ].map((e) => ({ ...e, tenantId: asset.tenantId, createdAt: now }));
+  const statements = [];
+  if (parents) statements.push(db.delete(assetLineage).where(eq(assetLineage.childAssetId, asset.id)));
+  if (children) statements.push(db.delete(assetLineage).where(eq(assetLineage.parentAssetId, asset.id)));
+  for (let i = 0; i < edges.length; i += EDGES_PER_INSERT) {
+    statements.push(db.insert(assetLineage).values(edges.slice(i, i + EDGES_PER_INSERT)));
+  }
+  const [first, ...rest] = statements;
+  if (first) await db.batch([first, ...rest]);
+}
+
+/**
+ * Moves assets between projects of a tenant, all or none (move rules of 4.3):
+ * - every id must be an asset of the source project (404 naming the missing ones);
+ * - without `targetConnectionId`, assets keep their connections, which must all be GLOBAL;
+ * - a target connection must be visible from the target project and of each asset's type.
+ * A moved asset leaves its source group (the group stays in the source project).
+ */
+export async function moveAssets(
+  db: Db,
+  source: ProjectRef,
+  target: ProjectRef,
+  ids: number[],
+  targetConnectionId: number | undefined,
+): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  const rows = await db
+    .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId })
+    .from(assets)
+    .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique)));
+  const found = new Set(rows.map((r) => r.id));
+  const missing = unique.filter((id) => !found.has(id));
+  if (missing.length > 0) throw ApiError.notFound(`Asset ${missing.join(", ")} of project ${source.id}`);
+
+  const errors: FieldError[] = [];
+  let connection: ConnectionRow | undefined;
+  if (targetConnectionId === undefined) {
+    const projectScoped = await projectScopedConnections(db, source.tenantId, rows);
+    for (const r of rows.filter((r) => projectScoped.has(r.connectionId))) {
+      errors.push({
+        path: "body.target_connection_id",
+        message: `required: asset ${r.id} uses a PROJECT connection, which cannot follow it to another project`,
+      });
+    }
+  } else {
+    connection = await findVisibleConnection(db, target.tenantId, target.id, targetConnectionId);
+    if (!connection) {
+      errors.push({ path: "body.target_connection_id", message: "no such connection in the target project" });
+    } else {
+      for (const r of rows.filter((r) => r.type !== connection!.type)) {
+        errors.push({
+          path: "body.target_connection_id",
+          message: `is a ${connection.type} connection; asset ${r.id} is ${r.type}`,
+        });
+      }
+    }
+  }
+  if (errors.length > 0) invalid(errors);
+
+  // One statement: atomic on its own.
+  await db
+    .update(assets)
+    .set({
+      projectId: target.id,
+      sourceGroupId: null,
+      ...(connection ? { connectionId: connection.id, dbType: connection.dbType } : {}),
+      updatedAt: nowIso(),
+    })
+    .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique)));
+  return unique;
+}
+
+/** Ids, among the connections of `rows`, of those that are PROJECT-scoped. */
+export async function projectScopedConnections(
+  db: Db,
+  tenantId: string,
+  rows: { connectionId: number }[],
+): Promise<Set<number>> {
+  const ids = [...new Set(rows.map((r) => r.connectionId))];
+  if (ids.length === 0) return new Set();
+  const found = await db
+    .select({ id: connections.id })
+    .from(connections)
+    .where(and(eq(connections.tenantId, tenantId), inJsonList(connections.id, ids), isNotNull(connections.projectId)));
+  return new Set(found.map((c) => c.id));
+}

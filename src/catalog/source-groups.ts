@@ -1,0 +1,449 @@
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
+import { z } from "zod";
+import type { Db } from "../db";
+import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
+import { createScanJobs } from "../jobs/scan-jobs";
+import { nextRunIso } from "../lib/cron";
+import { ApiError, type FieldError } from "../lib/errors";
+import { nowIso } from "../lib/time";
+import { checkConnection, inJsonList, LIGHT_SCAN_TYPES, projectScopedConnections } from "./assets";
+import type { ConnectionRow } from "./connections";
+import { findVisibleConnection } from "./connections";
+
+export type SourceGroupRow = typeof sourceGroups.$inferSelect;
+export type SourceGroupType = (typeof SOURCE_GROUP_TYPES)[number];
+type ProjectRef = { tenantId: string; id: number };
+
+const identifier = z.string().trim().min(1).max(1024);
+
+/** Payload of a group, per type: what its assets share; each asset adds its `table`. */
+export const GROUP_PAYLOADS = {
+  SNOWFLAKE: z.strictObject({ database: identifier, schema: identifier }),
+  REDSHIFT: z.strictObject({ database: identifier, schema: identifier }),
+  /** The GCP project comes from the connection. */
+  BIGQUERY: z.strictObject({ dataset: identifier }),
+  DELTALAKE: z.strictObject({ catalog: identifier, schema: identifier }),
+} satisfies Record<SourceGroupType, z.ZodType>;
+
+export const GroupOptions = z.strictObject({ only_light_scan: z.boolean().optional() });
+export type GroupOptions = z.infer<typeof GroupOptions>;
+
+/** One asset of a group, in create and add requests. */
+export const GroupAssetEntry = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  table_or_file_name: identifier,
+  description: z.string().max(2000).optional(),
+});
+export type GroupAssetEntry = z.infer<typeof GroupAssetEntry>;
+
+export function sourceGroupView(row: SourceGroupRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    connection_id: row.connectionId,
+    db_type: row.dbType,
+    project_id: row.projectId,
+    scheduled_upload: row.scheduledUpload,
+  };
+}
+
+/** The schedule columns of a group: cron in UTC; null clears it. */
+function scheduleColumns(cron: string | null) {
+  return { scheduledUpload: cron, nextRunAt: cron === null ? null : nextRunIso(cron, "UTC", new Date()) };
+}
+
+/** Asset options derived from the group's: only_light_scan as the asset's 'true'/'false' string. */
+function assetOptions(options: GroupOptions): Record<string, unknown> {
+  return options.only_light_scan === undefined ? {} : { only_light_scan: String(options.only_light_scan) };
+}
+
+interface GroupShape {
+  type: SourceGroupType;
+  payload: Record<string, unknown>;
+  options: GroupOptions;
+}
+
+/** Checks the payload for the type and the type-dependent options; returns the clean payload. */
+function checkShape(shape: GroupShape, payloadSent: boolean, errors: FieldError[]): Record<string, unknown> {
+  const parsed = GROUP_PAYLOADS[shape.type].safeParse(shape.payload);
+  if (!parsed.success) {
+    const note = payloadSent ? "" : ` (the stored payload does not fit type ${shape.type}; send a payload for it)`;
+    for (const issue of parsed.error.issues) {
+      errors.push({ path: ["body", "payload", ...issue.path.map(String)].join("."), message: issue.message + note });
+    }
+  }
+  if (shape.options.only_light_scan && !LIGHT_SCAN_TYPES.includes(shape.type)) {
+    errors.push({
+      path: "body.options.only_light_scan",
+      message: `light scans are supported for ${LIGHT_SCAN_TYPES.join(", ")} only, not ${shape.type}`,
+    });
+  }
+  return parsed.success ? parsed.data : shape.payload;
+}
+
+function invalid(errors: FieldError[]): never {
+  throw ApiError.badRequest("The request is invalid; see errors", errors);
+}
+
+/** A group of a project; 404 when absent, of another project or of another tenant. */
+export async function getSourceGroup(db: Db, project: ProjectRef, groupId: number): Promise<SourceGroupRow> {
+  const row = await db.query.sourceGroups.findFirst({
+    where: and(
+      eq(sourceGroups.tenantId, project.tenantId),
+      eq(sourceGroups.projectId, project.id),
+      eq(sourceGroups.id, groupId),
+    ),
+  });
+  if (!row) throw ApiError.notFound("Source group");
+  return row;
+}
+
+/** One page of a tenant's groups in id order, restricted to projects `projectIds` when given (`limit + 1` rows). */
+export function listSourceGroups(
+  db: Db,
+  tenantId: string,
+  projectIds: readonly number[] | undefined,
+  limit: number,
+  after?: number,
+) {
+  if (projectIds && projectIds.length === 0) return Promise.resolve([]);
+  return db.query.sourceGroups.findMany({
+    where: and(
+      eq(sourceGroups.tenantId, tenantId),
+      projectIds ? inJsonList(sourceGroups.projectId, projectIds) : undefined,
+      after === undefined ? undefined : gt(sourceGroups.id, after),
+    ),
+    orderBy: asc(sourceGroups.id),
+    limit: limit + 1,
+  });
+}
+
+/** Names of a group's assets, in id order. */
+export async function groupAssetNames(db: Db, group: SourceGroupRow): Promise<string[]> {
+  const rows = await db
+    .select({ name: assets.name })
+    .from(assets)
+    .where(and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id)))
+    .orderBy(asc(assets.id));
+  return rows.map((r) => r.name);
+}
+
+/** An asset created for a group, with the id of the ANALYZE job that reads its schema. */
+export interface GroupAssetCreated {
+  id: string;
+  analyze_job_id: string;
+}
+
+/** The asset row of a group entry: the group's type, connection and options, its payload plus the table. */
+function entryAsset(
+  group: Pick<SourceGroupRow, "tenantId" | "projectId" | "type" | "payload" | "options" | "connectionId" | "dbType">,
+  entry: GroupAssetEntry,
+  sourceGroupId: number | SQL,
+  createdBy: string,
+  now: string,
+): SQLiteInsertValue<typeof assets> {
+  return {
+    tenantId: group.tenantId,
+    projectId: group.projectId,
+    connectionId: group.connectionId,
+    sourceGroupId,
+    name: entry.name,
+    description: entry.description ?? "",
+    type: group.type,
+    options: assetOptions(group.options as GroupOptions),
+    payload: { ...group.payload, table: entry.table_or_file_name },
+    dbType: group.dbType,
+    createdBy,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** One ANALYZE job per new asset of a group (after the assets are committed). */
+async function analyzeJobs(db: Db, tenantId: string, groupId: number, assetIds: number[]) {
+  const jobs = await createScanJobs(
+    db,
+    assetIds.map((assetId) => ({
+      tenantId,
+      assetId,
+      kind: "ANALYZE" as const,
+      trigger: "source_group",
+      request: { source_group_id: groupId },
+    })),
+  );
+  return jobs.map((j) => ({ id: String(j.assetId), analyze_job_id: j.id }));
+}
+
+export interface CreateSourceGroupInput {
+  name: string;
+  description: string;
+  type: SourceGroupType;
+  connection_id: number;
+  assets: GroupAssetEntry[];
+  payload: Record<string, unknown>;
+  options: GroupOptions;
+  scheduled_upload?: string | null;
+}
+
+/**
+ * Creates a group and one asset per entry in one batch, then an ANALYZE scan job per asset.
+ * 400 lists every problem: payload for the type, light scan for the type, the connection.
+ */
+export async function createSourceGroup(
+  db: Db,
+  project: ProjectRef,
+  input: CreateSourceGroupInput,
+  createdBy: string,
+): Promise<{ group: SourceGroupRow; assets: GroupAssetCreated[] }> {
+  const errors: FieldError[] = [];
+  const payload = checkShape(input, true, errors);
+  const connection = await checkConnection(
+    db,
+    project,
+    input.connection_id,
+    input.type,
+    { type: true, connection: true },
+    errors,
+  );
+  if (errors.length > 0 || !connection) invalid(errors);
+
+  const now = nowIso();
+  const group = {
+    tenantId: project.tenantId,
+    projectId: project.id,
+    connectionId: connection.id,
+    name: input.name,
+    description: input.description,
+    type: input.type,
+    payload,
+    options: input.options,
+    dbType: connection.dbType,
+    ...scheduleColumns(input.scheduled_upload ?? null),
+    createdBy,
+    createdAt: now,
+    updatedAt: now,
+  };
+  // The group's id is not known before the batch runs: each asset reads it back as the
+  // tenant's newest group, which is this one because a D1 batch runs alone, as one transaction.
+  const groupId = sql`(select max(${sourceGroups.id}) from ${sourceGroups} where ${sourceGroups.tenantId} = ${project.tenantId})`;
+  const [inserted, ...assetResults] = await db.batch([
+    db.insert(sourceGroups).values(group).returning(),
+    ...input.assets.map((entry) =>
+      db
+        .insert(assets)
+        .values(entryAsset(group, entry, groupId, createdBy, now))
+        .returning({ id: assets.id }),
+    ),
+  ]);
+  const row = inserted[0]!;
+  const assetIds = assetResults.map((r) => r[0]!.id);
+  return { group: row, assets: await analyzeJobs(db, project.tenantId, row.id, assetIds) };
+}
+
+export interface UpdateSourceGroupInput {
+  name?: string;
+  description?: string;
+  type?: SourceGroupType;
+  connection_id?: number;
+  payload?: Record<string, unknown>;
+  options?: GroupOptions;
+  scheduled_upload?: string | null;
+  assets_to_add?: GroupAssetEntry[];
+  assets_to_delete?: number[];
+}
+
+/**
+ * Updates the fields sent; a change of type, payload, options or connection is carried to every
+ * asset of the group (each keeps its table). Deletes and adds assets, all in one batch; then an
+ * ANALYZE job per added asset. Returns the added assets.
+ */
+export async function updateSourceGroup(
+  db: Db,
+  group: SourceGroupRow,
+  changes: UpdateSourceGroupInput,
+  createdBy: string,
+): Promise<GroupAssetCreated[]> {
+  const errors: FieldError[] = [];
+  const shape: GroupShape = {
+    type: changes.type ?? group.type,
+    payload: changes.payload ?? group.payload,
+    options: changes.options ?? (group.options as GroupOptions),
+  };
+  const configChanged =
+    changes.type !== undefined ||
+    changes.payload !== undefined ||
+    changes.options !== undefined ||
+    changes.connection_id !== undefined;
+  const payload = checkShape(shape, changes.payload !== undefined, errors);
+  let connection: ConnectionRow | undefined;
+  if (changes.type !== undefined || changes.connection_id !== undefined) {
+    connection = await checkConnection(
+      db,
+      { tenantId: group.tenantId, id: group.projectId },
+      changes.connection_id ?? group.connectionId,
+      shape.type,
+      { type: changes.type !== undefined, connection: changes.connection_id !== undefined },
+      errors,
+    );
+  }
+  const toDelete = [...new Set(changes.assets_to_delete ?? [])];
+  if (toDelete.length > 0) {
+    const members = await db
+      .select({ id: assets.id })
+      .from(assets)
+      .where(
+        and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id), inJsonList(assets.id, toDelete)),
+      );
+    const found = new Set(members.map((m) => m.id));
+    changes.assets_to_delete?.forEach((id, i) => {
+      if (!found.has(id)) errors.push({ path: `body.assets_to_delete.${i}`, message: "not an asset of this group" });
+    });
+  }
+  if (errors.length > 0) invalid(errors);
+
+  const now = nowIso();
+  const next: SourceGroupRow = {
+    ...group,
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.description !== undefined ? { description: changes.description } : {}),
+    ...(changes.scheduled_upload !== undefined ? scheduleColumns(changes.scheduled_upload) : {}),
+    type: shape.type,
+    payload,
+    options: shape.options,
+    connectionId: connection?.id ?? group.connectionId,
+    dbType: connection ? connection.dbType : group.dbType,
+    updatedAt: now,
+  };
+  const inGroup = and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id));
+  const statements = [];
+  statements.push(
+    db
+      .update(sourceGroups)
+      .set(next)
+      .where(and(eq(sourceGroups.tenantId, group.tenantId), eq(sourceGroups.id, group.id))),
+  );
+  if (toDelete.length > 0) statements.push(db.delete(assets).where(and(inGroup, inJsonList(assets.id, toDelete))));
+  if (configChanged) {
+    const lightScan = shape.options.only_light_scan;
+    statements.push(
+      db
+        .update(assets)
+        .set({
+          type: next.type,
+          connectionId: next.connectionId,
+          dbType: next.dbType,
+          // The new group payload plus each asset's own table.
+          payload: sql`json_patch(${JSON.stringify(payload)}, json_object('table', json_extract(${assets.payload}, '$.table')))`,
+          // Other options of an asset (set through the assets API) are kept.
+          options:
+            lightScan === undefined
+              ? sql`json_remove(${assets.options}, '$.only_light_scan')`
+              : sql`json_set(${assets.options}, '$.only_light_scan', ${String(lightScan)})`,
+          updatedAt: now,
+        })
+        .where(inGroup),
+    );
+  }
+  const adds = (changes.assets_to_add ?? []).map((entry) =>
+    db
+      .insert(assets)
+      .values(entryAsset(next, entry, group.id, createdBy, now))
+      .returning({ id: assets.id }),
+  );
+  const [first, ...rest] = [...statements, ...adds];
+  const results = await db.batch([first!, ...rest]);
+  const addedIds = (results.slice(statements.length) as { id: number }[][]).map((r) => r[0]!.id);
+  return analyzeJobs(db, group.tenantId, group.id, addedIds);
+}
+
+/** Deletes a group and all of its assets, in one batch. */
+export async function deleteSourceGroup(db: Db, group: SourceGroupRow): Promise<void> {
+  await db.batch([
+    db.delete(assets).where(and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id))),
+    db.delete(sourceGroups).where(and(eq(sourceGroups.tenantId, group.tenantId), eq(sourceGroups.id, group.id))),
+  ]);
+}
+
+/**
+ * Moves groups with all their assets between projects, all or none, by the rules of asset moves:
+ * unknown ids are a 404; without a target connection every connection used (by the groups and
+ * their assets) must be GLOBAL; a target connection must be visible from the target project and
+ * of the type of every group and asset moved.
+ */
+export async function moveSourceGroups(
+  db: Db,
+  source: ProjectRef,
+  target: ProjectRef,
+  ids: number[],
+  targetConnectionId: number | undefined,
+): Promise<{ groups: number[]; assets: number[] }> {
+  const unique = [...new Set(ids)];
+  const groups = await db
+    .select({ id: sourceGroups.id, type: sourceGroups.type, connectionId: sourceGroups.connectionId })
+    .from(sourceGroups)
+    .where(
+      and(
+        eq(sourceGroups.tenantId, source.tenantId),
+        eq(sourceGroups.projectId, source.id),
+        inJsonList(sourceGroups.id, unique),
+      ),
+    );
+  const found = new Set(groups.map((g) => g.id));
+  const missing = unique.filter((id) => !found.has(id));
+  if (missing.length > 0) throw ApiError.notFound(`Source group ${missing.join(", ")} of project ${source.id}`);
+  const members = await db
+    .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId, groupId: assets.sourceGroupId })
+    .from(assets)
+    .where(and(eq(assets.tenantId, source.tenantId), inJsonList(assets.sourceGroupId, unique)))
+    .orderBy(asc(assets.id));
+
+  const errors: FieldError[] = [];
+  const path = "body.target_connection_id";
+  let connection: ConnectionRow | undefined;
+  if (targetConnectionId === undefined) {
+    const scoped = await projectScopedConnections(db, source.tenantId, [...groups, ...members]);
+    for (const g of groups.filter((g) => scoped.has(g.connectionId))) {
+      errors.push({ path, message: `required: source group ${g.id} uses a PROJECT connection` });
+    }
+    for (const a of members.filter((a) => scoped.has(a.connectionId))) {
+      errors.push({ path, message: `required: asset ${a.id} of source group ${a.groupId} uses a PROJECT connection` });
+    }
+  } else {
+    connection = await findVisibleConnection(db, target.tenantId, target.id, targetConnectionId);
+    if (!connection) {
+      errors.push({ path, message: "no such connection in the target project" });
+    } else {
+      const type = connection.type;
+      for (const g of groups.filter((g) => g.type !== type)) {
+        errors.push({ path, message: `is a ${type} connection; source group ${g.id} is ${g.type}` });
+      }
+      for (const a of members.filter((a) => a.type !== type)) {
+        errors.push({ path, message: `is a ${type} connection; asset ${a.id} is ${a.type}` });
+      }
+    }
+  }
+  if (errors.length > 0) invalid(errors);
+
+  const now = nowIso();
+  const newConnection = connection ? { connectionId: connection.id, dbType: connection.dbType } : {};
+  await db.batch([
+    db
+      .update(sourceGroups)
+      .set({ projectId: target.id, ...newConnection, updatedAt: now })
+      .where(
+        and(
+          eq(sourceGroups.tenantId, source.tenantId),
+          eq(sourceGroups.projectId, source.id),
+          inJsonList(sourceGroups.id, unique),
+        ),
+      ),
+    db
+      .update(assets)
+      .set({ projectId: target.id, ...newConnection, updatedAt: now })
+      .where(and(eq(assets.tenantId, source.tenantId), inJsonList(assets.sourceGroupId, unique))),
+  ]);
+  return { groups: unique, assets: members.map((a) => a.id) };
+}

@@ -1,0 +1,54 @@
+import type { Db } from "../db";
+import { scanJobs } from "../db/schema";
+import { randomId } from "../lib/ids";
+import { nowIso } from "../lib/time";
+
+export type ScanJobRow = typeof scanJobs.$inferSelect;
+
+/** What a new scan job is about; it starts QUEUED. */
+export interface NewScanJob {
+  tenantId: string;
+  assetId: number;
+  kind: ScanJobRow["kind"];
+  /** What started it: api, upload, schedule, source_group. */
+  trigger: string;
+  /** The request describing the scan (location, path, format…). */
+  request?: Record<string, unknown>;
+}
+
+/** Ids of scan jobs: `job_` and 20 base62 characters. */
+export function newScanJobId(): string {
+  return `job_${randomId(20)}`;
+}
+
+/** Records new QUEUED scan jobs in one batch and returns their rows, in the order given. */
+export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJobRow[]> {
+  if (jobs.length === 0) return [];
+  const createdAt = nowIso();
+  const rows: ScanJobRow[] = jobs.map((j) => ({
+    id: newScanJobId(),
+    tenantId: j.tenantId,
+    assetId: j.assetId,
+    kind: j.kind,
+    status: "QUEUED",
+    trigger: j.trigger,
+    request: j.request ?? {},
+    rowsScanned: 0,
+    bytesScanned: 0,
+    error: null,
+    attempts: 0,
+    createdAt,
+    startedAt: null,
+    finishedAt: null,
+  }));
+  // One row per statement keeps every insert far below D1's 100 bound parameters.
+  const [first, ...rest] = rows.map((row) => db.insert(scanJobs).values(row));
+  await db.batch([first!, ...rest]);
+  return rows;
+}
+
+/** Records one new QUEUED scan job and returns its row. */
+export async function createScanJob(db: Db, job: NewScanJob): Promise<ScanJobRow> {
+  const [row] = await createScanJobs(db, [job]);
+  return row!;
+}

@@ -1,0 +1,90 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { actorName } from "../../auth/principal";
+import * as assets from "../../catalog/assets";
+import { afterKey, takePage } from "../../lib/pagination";
+import type * as routes from "./assets.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+const extras = (q: { with_attributes: boolean; with_schedules: boolean; with_lineage: boolean }) => ({
+  attributes: q.with_attributes,
+  schedules: q.with_schedules,
+  lineage: q.with_lineage,
+});
+
+export const createAsset: Handler<"createAsset"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  const row = await assets.createAsset(c.var.db, project, c.req.valid("json"), actorName(principal));
+  return c.json(assets.assetView(row), 201);
+};
+
+export const updateAsset: Handler<"updateAsset"> = async (c) => {
+  const { tenant, projectId, assetId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  const asset = await assets.getAsset(c.var.db, project, assetId);
+  const row = await assets.updateAsset(c.var.db, asset, c.req.valid("json"));
+  return c.json(assets.assetView(row), 200);
+};
+
+export const listAllAssets: Handler<"listAllAssets"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const ids = await c.var.access.readableProjectIds(tenant);
+  const query = c.req.valid("query");
+  const rows = await assets.listAssets(c.var.db, tenant, ids, query.limit, afterKey(query.cursor, "number"));
+  const page = takePage(c, rows, query.limit, (r) => [r.id]);
+  return c.json(await assets.assetViews(c.var.db, tenant, page, extras(query)), 200);
+};
+
+export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const query = c.req.valid("query");
+  const rows = await assets.listAssets(c.var.db, tenant, [projectId], query.limit, afterKey(query.cursor, "number"));
+  const page = takePage(c, rows, query.limit, (r) => [r.id]);
+  return c.json(await assets.assetViews(c.var.db, tenant, page, extras(query)), 200);
+};
+
+export const getAsset: Handler<"getAsset"> = async (c) => {
+  const { tenant, projectId, assetId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const row = await assets.getAsset(c.var.db, project, assetId);
+  const [view] = await assets.assetViews(c.var.db, tenant, [row], extras(c.req.valid("query")));
+  return c.json(view!, 200);
+};
+
+export const deleteAsset: Handler<"deleteAsset"> = async (c) => {
+  const { tenant, projectId, assetId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  await assets.deleteAsset(c.var.db, await assets.getAsset(c.var.db, project, assetId));
+  return c.json({ message: `Asset ${assetId} deleted` }, 200);
+};
+
+export const setAssetLineage: Handler<"setAssetLineage"> = async (c) => {
+  const { tenant, projectId, assetId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  const asset = await assets.getAsset(c.var.db, project, assetId);
+  const readable = await c.var.access.readableProjectIds(tenant);
+  await assets.setLineage(c.var.db, asset, c.req.valid("json"), readable);
+  const [view] = await assets.assetViews(c.var.db, tenant, [asset], { ...assets.NO_EXTRAS, lineage: true });
+  return c.json(view!, 200);
+};
+
+export const moveAssets: Handler<"moveAssets"> = async (c) => {
+  const { tenant, targetProjectId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const source = await c.var.access.project(tenant, body.source_project_id, "PROJECT_EDITOR");
+  const target = await c.var.access.project(tenant, targetProjectId, "PROJECT_EDITOR");
+  const moved = await assets.moveAssets(
+    c.var.db,
+    source.project,
+    target.project,
+    body.source_asset_ids,
+    body.target_connection_id,
+  );
+  return c.json(
+    { message: `${moved.length} asset(s) moved to project ${targetProjectId}`, assets: moved.map(String) },
+    200,
+  );
+};

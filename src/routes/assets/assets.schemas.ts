@@ -1,0 +1,132 @@
+import { z } from "@hono/zod-openapi";
+import { AssetOptions, AssetSchedule } from "../../catalog/assets";
+import { CONNECTION_TYPES } from "../../db/schema";
+import { PageQuery } from "../../lib/pagination";
+import { IntId, ProjectParams, TenantParams } from "../params";
+
+/** Per-type payload shapes, as the OpenAPI description of `payload` tells them. */
+export const PAYLOAD_DOC = [
+  "Depends on `type` (unknown keys are refused):",
+  "DELTALAKE {catalog, schema, table};",
+  "SNOWFLAKE {database, schema, table};",
+  "BIGQUERY {dataset, table} (the GCP project comes from the connection);",
+  "REDSHIFT {database, schema, table};",
+  "GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema);",
+  "HIVE_ICEBERG {database, table};",
+  "GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards),",
+  "format: csv | ndjson | json | parquet}.",
+].join(" ");
+
+const name = z.string().trim().min(1).max(200);
+const description = z.string().max(2000);
+const payload = z.record(z.string(), z.unknown()).openapi({ description: PAYLOAD_DOC });
+const options = AssetOptions.openapi("AssetOptions", {
+  description: "only_light_scan 'true' is allowed for SNOWFLAKE, DELTALAKE and BIGQUERY assets only",
+});
+const schedule = AssetSchedule.openapi("AssetScheduleInput", {
+  description:
+    "Scans on a schedule: cron (5 fields: minute hour day-of-month month day-of-week), timezone (IANA, default UTC), " +
+    "enabled (default true). null clears the schedule.",
+});
+
+/** Asset ids travel as strings in some bodies (move, lineage): digits only. */
+export const AssetIdString = z
+  .string()
+  .regex(/^[1-9]\d{0,14}$/, "must be an asset id (digits)")
+  .transform(Number)
+  .openapi({ type: "string", example: "42" });
+
+export const ScheduledUploadSchema = z
+  .object({
+    cron: z.string(),
+    timezone: z.string(),
+    enabled: z.boolean(),
+    next_run_at: z.string().nullable().openapi({ description: "Next due minute (ISO 8601 UTC); null while disabled" }),
+  })
+  .openapi("AssetSchedule");
+
+export const AssetSchema = z
+  .object({
+    id: z.number().int(),
+    project_id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    type: z.enum(CONNECTION_TYPES),
+    options: z.record(z.string(), z.unknown()),
+    payload: z.record(z.string(), z.unknown()).openapi({ description: PAYLOAD_DOC }),
+    created_by: z.string(),
+    created_at: z.string(),
+    connection_id: z.number().int(),
+    db_type: z.string().nullable(),
+    attributes: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .openapi({ description: "with_attributes=true: the schema read from the source ([] until loaded)" }),
+    scheduled_upload: ScheduledUploadSchema.nullable()
+      .optional()
+      .openapi({ description: "with_schedules=true: the schedule, or null" }),
+    parents: z.array(z.string()).optional().openapi({ description: "with_lineage=true: ids of the assets feeding it" }),
+    children: z.array(z.string()).optional().openapi({ description: "with_lineage=true: ids of the assets it feeds" }),
+  })
+  .openapi("Asset");
+
+export const CreateAssetBody = z
+  .strictObject({
+    name,
+    description: description.default(""),
+    type: z.enum(CONNECTION_TYPES),
+    options: options.default({}),
+    payload,
+    connection_id: z.number().int().positive(),
+    scheduled_upload: schedule.nullable().optional(),
+  })
+  .openapi("CreateAsset");
+
+export const UpdateAssetBody = z
+  .strictObject({
+    name: name.optional(),
+    description: description.optional(),
+    type: z.enum(CONNECTION_TYPES).optional(),
+    options: options.optional().openapi({ description: "Replaces all options" }),
+    payload: payload.optional(),
+    connection_id: z.number().int().positive().optional(),
+    scheduled_upload: schedule.nullable().optional(),
+  })
+  .openapi("UpdateAsset");
+
+const flag = (what: string) =>
+  z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true")
+    .openapi({ description: `'true' adds ${what}` });
+
+/** The with_* flags of asset lists and gets. */
+export const AssetExtrasQuery = z.object({
+  with_attributes: flag("attributes"),
+  with_schedules: flag("scheduled_upload"),
+  with_lineage: flag("parents and children"),
+});
+export const AssetListQuery = PageQuery.extend(AssetExtrasQuery.shape);
+
+export const AssetParams = ProjectParams.extend({ assetId: IntId("assetId") });
+export const MoveParams = TenantParams.extend({ targetProjectId: IntId("targetProjectId") });
+
+export const LineageBody = z
+  .strictObject({
+    parents: z.array(AssetIdString).max(1000).optional().openapi({ description: "Assets feeding this one" }),
+    children: z.array(AssetIdString).max(1000).optional().openapi({ description: "Assets this one feeds" }),
+  })
+  .openapi("AssetLineageInput");
+
+export const MoveAssetsBody = z
+  .strictObject({
+    source_project_id: z.number().int().positive(),
+    source_asset_ids: z.array(AssetIdString).min(1).max(1000),
+    target_connection_id: z.number().int().positive().optional(),
+  })
+  .openapi("MoveAssets");
+
+export const MovedAssetsSchema = z
+  .object({ message: z.string(), assets: z.array(z.string()).openapi({ description: "Ids of the moved assets" }) })
+  .openapi("MovedAssets");

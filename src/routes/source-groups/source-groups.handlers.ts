@@ -1,0 +1,98 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../app-env";
+import { actorName } from "../../auth/principal";
+import * as groups from "../../catalog/source-groups";
+import { deprecationHeaders } from "../../lib/openapi";
+import { afterKey, takePage } from "../../lib/pagination";
+import type * as routes from "./source-groups.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+/**
+ * Marks a response of the deprecated group API, naming the assets endpoint that replaces it.
+ * Appended, so a page's `Link: rel="next"` and the successor link both reach the client.
+ */
+function deprecated(c: Context<AppEnv>, tenant: string, successor: string) {
+  for (const [name, value] of Object.entries(deprecationHeaders(`/api/backend/${tenant}/configuration${successor}`))) {
+    c.header(name, value, { append: true });
+  }
+}
+
+export const createSourceGroup: Handler<"createSourceGroup"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  deprecated(c, tenant, `/projects/${projectId}/assets`);
+  const created = await groups.createSourceGroup(c.var.db, project, c.req.valid("json"), actorName(principal));
+  return c.json({ group_id: created.group.id, assets: created.assets }, 201);
+};
+
+export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
+  const { tenant, projectId, sourceGroupId } = c.req.valid("param");
+  const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  deprecated(c, tenant, `/projects/${projectId}/assets`);
+  const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
+  const added = await groups.updateSourceGroup(c.var.db, group, c.req.valid("json"), actorName(principal));
+  return c.json({ assets: added }, 200);
+};
+
+export const moveSourceGroups: Handler<"moveSourceGroups"> = async (c) => {
+  const { tenant, targetProjectId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const source = await c.var.access.project(tenant, body.source_project_id, "PROJECT_EDITOR");
+  const target = await c.var.access.project(tenant, targetProjectId, "PROJECT_EDITOR");
+  deprecated(c, tenant, `/projects/${targetProjectId}/assets/move`);
+  const moved = await groups.moveSourceGroups(
+    c.var.db,
+    source.project,
+    target.project,
+    body.source_group_ids,
+    body.target_connection_id,
+  );
+  return c.json(
+    {
+      message: `${moved.groups.length} source group(s) moved to project ${targetProjectId}`,
+      source_groups: moved.groups,
+      assets: moved.assets.map(String),
+    },
+    200,
+  );
+};
+
+export const listProjectSourceGroups: Handler<"listProjectSourceGroups"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await groups.listSourceGroups(c.var.db, tenant, [projectId], limit, afterKey(cursor, "number"));
+  // After takePage, which sets (not appends) its own Link.
+  const page = takePage(c, rows, limit, (r) => [r.id]);
+  deprecated(c, tenant, `/projects/${projectId}/assets`);
+  return c.json(page.map(groups.sourceGroupView), 200);
+};
+
+export const listAllSourceGroups: Handler<"listAllSourceGroups"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const ids = await c.var.access.readableProjectIds(tenant);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await groups.listSourceGroups(c.var.db, tenant, ids, limit, afterKey(cursor, "number"));
+  // After takePage, which sets (not appends) its own Link.
+  const page = takePage(c, rows, limit, (r) => [r.id]);
+  deprecated(c, tenant, "/assets");
+  return c.json(page.map(groups.sourceGroupView), 200);
+};
+
+export const deleteSourceGroup: Handler<"deleteSourceGroup"> = async (c) => {
+  const { tenant, projectId, sourceGroupId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  deprecated(c, tenant, `/projects/${projectId}/assets`);
+  await groups.deleteSourceGroup(c.var.db, await groups.getSourceGroup(c.var.db, project, sourceGroupId));
+  return c.json({ message: `Source group ${sourceGroupId} and its assets deleted` }, 200);
+};
+
+export const listSourceGroupAssetNames: Handler<"listSourceGroupAssetNames"> = async (c) => {
+  const { tenant, projectId, sourceGroupId } = c.req.valid("param");
+  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  deprecated(c, tenant, `/projects/${projectId}/assets`);
+  const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
+  return c.json(await groups.groupAssetNames(c.var.db, group), 200);
+};
