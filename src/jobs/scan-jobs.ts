@@ -35,6 +35,7 @@ export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJo
     request: j.request ?? {},
     rowsScanned: 0,
     bytesScanned: 0,
+    totalBytes: null,
     error: null,
     attempts: 0,
     createdAt,

@@ -1,6 +1,14 @@
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import type { Db } from "../db";
-import { type ProjectRole, projectMembers, projects, type TenantRole, tenantMembers } from "../db/schema";
+import {
+  assets,
+  type ProjectRole,
+  projectMembers,
+  projects,
+  sourceGroups,
+  type TenantRole,
+  tenantMembers,
+} from "../db/schema";
 import { ApiError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 
@@ -83,7 +91,21 @@ export async function updateProject(
   return row!;
 }
 
+/**
+ * Deletes a project with its memberships and connections; refused (409) while it still holds
+ * assets or source groups, which must be deleted or moved first.
+ */
 export async function deleteProject(db: Db, project: ProjectRow): Promise<void> {
+  const inProject = (table: typeof assets | typeof sourceGroups) =>
+    db
+      .select({ id: table.id })
+      .from(table)
+      .where(and(eq(table.tenantId, project.tenantId), eq(table.projectId, project.id)))
+      .limit(1);
+  const [asset, group] = await Promise.all([inProject(assets), inProject(sourceGroups)]);
+  if (asset.length > 0 || group.length > 0) {
+    throw ApiError.conflict("The project still has assets or source groups: delete or move them first");
+  }
   await db.delete(projects).where(and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)));
 }
 

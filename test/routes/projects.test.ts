@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { admin, call } from "../support/api";
+import { createAsset, insertConnection } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { createProject, createTenant, projectMember, tenantKey, unique, userToken } from "../support/factories";
 
@@ -151,6 +152,18 @@ describe("projects", () => {
 
     expect((await call("DELETE", `${base(tenant)}/projects/${id}`, { as: admin })).status).toBe(200);
     expect((await call("GET", `${base(tenant)}/projects/${id}`, { as: admin })).status).toBe(404);
+  });
+
+  it("refuses to delete a project that still has assets (409) and deletes it once they are gone", async () => {
+    const tenant = await createTenant();
+    const id = await createProject(tenant);
+    const connection = await insertConnection(tenant, { projectId: id, type: "DELTALAKE" });
+    const asset = await createAsset(tenant, id, connection);
+    const refused = await call("DELETE", `${base(tenant)}/projects/${id}`, { as: admin });
+    expect(refused.status).toBe(409);
+    expect((await call("GET", `${base(tenant)}/projects/${id}`, { as: admin })).status).toBe(200);
+    expect((await call("DELETE", `${base(tenant)}/projects/${id}/assets/${asset.id}`, { as: admin })).status).toBe(200);
+    expect((await call("DELETE", `${base(tenant)}/projects/${id}`, { as: admin })).status).toBe(200);
   });
 
   it("removing a user from the tenant removes their project memberships and access", async () => {
