@@ -1,5 +1,8 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
+import type { ScanJobMessage } from "./jobs/messages";
+import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
+import { dispatchDueSchedules } from "./jobs/schedules";
 
 export { AssetMonitor } from "./monitor/asset-monitor";
 
@@ -7,4 +10,24 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-} satisfies ExportedHandler<Env>;
+
+  /** Every minute: the asset and source-group schedules that are due become scan jobs. */
+  async scheduled(controller, env) {
+    const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, new Date(controller.scheduledTime));
+    if (jobs > 0) console.log(JSON.stringify({ cron: controller.cron, scheduled_jobs: jobs }));
+  },
+
+  /** Queue consumers: scan jobs, and their dead letters (jobs that exhausted their retries). */
+  async queue(batch, env) {
+    switch (batch.queue) {
+      case "scan-jobs":
+        return consumeScanJobs(batch as MessageBatch<ScanJobMessage>, env);
+      case "scan-jobs-dlq":
+        return failDeadScanJobs(batch as MessageBatch<ScanJobMessage>, env);
+      default:
+        // scan-results (Spark callbacks) has no producer yet: keep its messages for when it does.
+        console.error(JSON.stringify({ queue: batch.queue, unconsumed: batch.messages.length }));
+        batch.retryAll({ delaySeconds: 600 });
+    }
+  },
+} satisfies ExportedHandler<Env, ScanJobMessage>;

@@ -2,6 +2,7 @@ import type { Db } from "../db";
 import { scanJobs } from "../db/schema";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
+import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "./messages";
 
 export type ScanJobRow = typeof scanJobs.$inferSelect;
 
@@ -52,4 +53,19 @@ export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJo
 export async function createScanJob(db: Db, job: NewScanJob): Promise<ScanJobRow> {
   const [row] = await createScanJobs(db, [job]);
   return row!;
+}
+
+/** Sends jobs to the `scan-jobs` queue, 100 messages per call (the queue's batch limit). */
+export async function enqueueScanJobs(
+  queue: Queue<ScanJobMessage>,
+  jobs: Array<Pick<ScanJobRow, "id" | "tenantId" | "assetId">>,
+): Promise<void> {
+  for (let i = 0; i < jobs.length; i += QUEUE_BATCH_LIMIT) {
+    await queue.sendBatch(
+      jobs.slice(i, i + QUEUE_BATCH_LIMIT).map((j) => ({
+        body: { job_id: j.id, tenant_id: j.tenantId, asset_id: j.assetId },
+        contentType: "json" as const,
+      })),
+    );
+  }
 }

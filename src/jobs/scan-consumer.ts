@@ -1,0 +1,101 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { createDb, type Db } from "../db";
+import { scanJobs } from "../db/schema";
+import type { Env } from "../env";
+import { nowIso } from "../lib/time";
+import { ConnectorError } from "../scan/connectors/types";
+import { runScanJob } from "../scan/run";
+import type { ScanJobMessage } from "./messages";
+import type { ScanJobRow } from "./scan-jobs";
+
+/** Attempts before a transient failure is final (the queue's max_retries is 5: 6 deliveries). */
+export const MAX_ATTEMPTS = 6;
+
+/** Exponential backoff for transient failures: 10 s, 20 s, 40 s … capped at 10 minutes. */
+export function backoffSeconds(attempt: number): number {
+  return Math.min(600, 10 * 2 ** Math.max(0, attempt - 1));
+}
+
+type Outcome = "done" | "retry";
+
+/** A readable, secret-free reason for a failed job. */
+function describe(err: unknown): string {
+  if (err instanceof ConnectorError) return err.message;
+  return "internal error while scanning; the operators have the details in the logs";
+}
+
+async function finish(db: Db, job: ScanJobRow, status: "SUCCEEDED" | "FAILED", error: string | null) {
+  await db
+    .update(scanJobs)
+    .set({ status, error, finishedAt: nowIso() })
+    .where(and(eq(scanJobs.id, job.id), inArray(scanJobs.status, ["QUEUED", "RUNNING"])));
+}
+
+/**
+ * Runs one delivery of a scan job. Idempotent: a job that already finished is acknowledged and
+ * ignored, so a message delivered twice does nothing twice.
+ */
+export async function processScanJob(env: Env, message: ScanJobMessage, attempt: number): Promise<Outcome> {
+  const db = createDb(env.DB);
+  const job = await db.query.scanJobs.findFirst({
+    where: and(eq(scanJobs.id, message.job_id), eq(scanJobs.tenantId, message.tenant_id)),
+  });
+  if (!job || job.status === "SUCCEEDED" || job.status === "FAILED") return "done";
+  await db
+    .update(scanJobs)
+    .set({
+      status: "RUNNING",
+      attempts: sql`${scanJobs.attempts} + 1`,
+      startedAt: job.startedAt ?? nowIso(),
+      error: null,
+    })
+    .where(eq(scanJobs.id, job.id));
+  try {
+    await runScanJob(env, db, job);
+    await finish(db, job, "SUCCEEDED", null);
+    return "done";
+  } catch (err) {
+    const transient = err instanceof ConnectorError && err.transient;
+    if (!(err instanceof ConnectorError)) {
+      console.error(JSON.stringify({ job_id: job.id, error: String(err), stack: (err as Error)?.stack }));
+    }
+    if (transient && attempt < MAX_ATTEMPTS) {
+      // Back to QUEUED with the reason visible, until the next delivery.
+      await db
+        .update(scanJobs)
+        .set({ status: "QUEUED", error: `retrying after: ${describe(err)}` })
+        .where(eq(scanJobs.id, job.id));
+      return "retry";
+    }
+    await finish(db, job, "FAILED", describe(err));
+    return "done";
+  }
+}
+
+/** Consumer of `scan-jobs`: each message acknowledged or retried on its own, with backoff. */
+export async function consumeScanJobs(batch: MessageBatch<ScanJobMessage>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    try {
+      const outcome = await processScanJob(env, message.body, message.attempts);
+      if (outcome === "retry") message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+      else message.ack();
+    } catch (err) {
+      // D1 or the Durable Object failed before the job could record anything: try again later.
+      console.error(JSON.stringify({ job_id: message.body.job_id, error: String(err) }));
+      message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+    }
+  }
+}
+
+/** Consumer of `scan-jobs-dlq`: a job whose deliveries all failed is FAILED, never left QUEUED. */
+export async function failDeadScanJobs(batch: MessageBatch<ScanJobMessage>, env: Env): Promise<void> {
+  const db = createDb(env.DB);
+  for (const message of batch.messages) {
+    const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, message.body.job_id) });
+    if (job) {
+      const reason = job.error?.replace(/^retrying after: /, "") ?? "the scan could not be delivered";
+      await finish(db, job, "FAILED", `gave up after ${job.attempts} attempts: ${reason}`);
+    }
+    message.ack();
+  }
+}
