@@ -9,7 +9,9 @@ import { createRouter } from "./lib/openapi";
 import { assetsRouter } from "./routes/assets/assets.index";
 import { authRouter } from "./routes/auth/auth.index";
 import { connectionsRouter } from "./routes/connections/connections.index";
+import { dataRouter } from "./routes/data/data.index";
 import { projectsRouter } from "./routes/projects/projects.index";
+import { scansRouter } from "./routes/scans/scans.index";
 import { settingsRouter } from "./routes/settings/settings.index";
 import { sourceGroupsRouter } from "./routes/source-groups/source-groups.index";
 import { tenantsRouter } from "./routes/tenants/tenants.index";
@@ -60,6 +62,8 @@ export function createApp() {
   app.route("/", assetsRouter);
   app.route("/", sourceGroupsRouter);
   app.route("/", settingsRouter);
+  app.route("/", scansRouter);
+  app.route("/", dataRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

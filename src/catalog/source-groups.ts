@@ -3,7 +3,8 @@ import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db";
 import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
-import { createScanJobs } from "../jobs/scan-jobs";
+import type { ScanJobMessage } from "../jobs/messages";
+import { createScanJobs, enqueueScanJobs } from "../jobs/scan-jobs";
 import { nextRunIso } from "../lib/cron";
 import { ApiError, type FieldError } from "../lib/errors";
 import { nowIso } from "../lib/time";
@@ -162,8 +163,14 @@ function entryAsset(
   };
 }
 
-/** One ANALYZE job per new asset of a group (after the assets are committed). */
-async function analyzeJobs(db: Db, tenantId: string, groupId: number, assetIds: number[]) {
+/** One ANALYZE job per new asset of a group (after the assets are committed), sent to the scan queue. */
+async function analyzeJobs(
+  db: Db,
+  queue: Queue<ScanJobMessage>,
+  tenantId: string,
+  groupId: number,
+  assetIds: number[],
+) {
   const jobs = await createScanJobs(
     db,
     assetIds.map((assetId) => ({
@@ -174,6 +181,7 @@ async function analyzeJobs(db: Db, tenantId: string, groupId: number, assetIds: 
       request: { source_group_id: groupId },
     })),
   );
+  await enqueueScanJobs(queue, jobs);
   return jobs.map((j) => ({ id: String(j.assetId), analyze_job_id: j.id }));
 }
 
@@ -194,6 +202,7 @@ export interface CreateSourceGroupInput {
  */
 export async function createSourceGroup(
   db: Db,
+  queue: Queue<ScanJobMessage>,
   project: ProjectRef,
   input: CreateSourceGroupInput,
   createdBy: string,
@@ -240,7 +249,7 @@ export async function createSourceGroup(
   ]);
   const row = inserted[0]!;
   const assetIds = assetResults.map((r) => r[0]!.id);
-  return { group: row, assets: await analyzeJobs(db, project.tenantId, row.id, assetIds) };
+  return { group: row, assets: await analyzeJobs(db, queue, project.tenantId, row.id, assetIds) };
 }
 
 export interface UpdateSourceGroupInput {
@@ -262,6 +271,7 @@ export interface UpdateSourceGroupInput {
  */
 export async function updateSourceGroup(
   db: Db,
+  queue: Queue<ScanJobMessage>,
   group: SourceGroupRow,
   changes: UpdateSourceGroupInput,
   createdBy: string,
@@ -356,7 +366,7 @@ export async function updateSourceGroup(
   const [first, ...rest] = [...statements, ...adds];
   const results = await db.batch([first!, ...rest]);
   const addedIds = (results.slice(statements.length) as { id: number }[][]).map((r) => r[0]!.id);
-  return analyzeJobs(db, group.tenantId, group.id, addedIds);
+  return analyzeJobs(db, queue, group.tenantId, group.id, addedIds);
 }
 
 /** Deletes a group and all of its assets, in one batch. */

@@ -1,3 +1,4 @@
+import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db";
 import { scanJobs } from "../db/schema";
 import { randomId } from "../lib/ids";
@@ -15,6 +16,8 @@ export interface NewScanJob {
   trigger: string;
   /** The request describing the scan (location, path, format…). */
   request?: Record<string, unknown>;
+  /** Bytes the scan will read, when known up front (uploads). */
+  totalBytes?: number;
 }
 
 /** Ids of scan jobs: `job_` and 20 base62 characters. */
@@ -36,7 +39,7 @@ export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJo
     request: j.request ?? {},
     rowsScanned: 0,
     bytesScanned: 0,
-    totalBytes: null,
+    totalBytes: j.totalBytes ?? null,
     error: null,
     attempts: 0,
     createdAt,
@@ -68,4 +71,50 @@ export async function enqueueScanJobs(
       })),
     );
   }
+}
+
+/** A job as the API shows it: status, progress, timings and error. */
+export function scanJobView(job: ScanJobRow) {
+  const started = job.startedAt ? Date.parse(job.startedAt) : undefined;
+  const finished = job.finishedAt ? Date.parse(job.finishedAt) : undefined;
+  return {
+    job_id: job.id,
+    asset_id: String(job.assetId),
+    kind: job.kind,
+    status: job.status,
+    trigger: job.trigger,
+    progress: {
+      rows: job.rowsScanned,
+      bytes: job.bytesScanned,
+      total_bytes: job.totalBytes,
+      /** 0-1 when the total is known up front (files), else null. */
+      fraction: job.totalBytes ? Math.min(1, job.bytesScanned / job.totalBytes) : job.status === "SUCCEEDED" ? 1 : null,
+    },
+    attempts: job.attempts,
+    error: job.error,
+    created_at: job.createdAt,
+    started_at: job.startedAt,
+    finished_at: job.finishedAt,
+    duration_ms: started !== undefined && finished !== undefined ? finished - started : null,
+  };
+}
+
+/** A job of an asset of a tenant; undefined when there is none (or it is another asset's). */
+export function getScanJob(db: Db, tenantId: string, assetId: number, jobId: string) {
+  return db.query.scanJobs.findFirst({
+    where: and(eq(scanJobs.tenantId, tenantId), eq(scanJobs.assetId, assetId), eq(scanJobs.id, jobId)),
+  });
+}
+
+/** One page of an asset's jobs, newest first (`limit + 1` rows). */
+export function listScanJobs(db: Db, tenantId: string, assetId: number, limit: number, before?: string) {
+  return db.query.scanJobs.findMany({
+    where: and(
+      eq(scanJobs.tenantId, tenantId),
+      eq(scanJobs.assetId, assetId),
+      before === undefined ? undefined : lt(scanJobs.createdAt, before),
+    ),
+    orderBy: [desc(scanJobs.createdAt), desc(scanJobs.id)],
+    limit: limit + 1,
+  });
 }

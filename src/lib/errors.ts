@@ -16,6 +16,7 @@ export type ErrorCode =
   | "forbidden"
   | "not_found"
   | "conflict"
+  | "length_required"
   | "payload_too_large"
   | "unsupported_media_type"
   | "internal_error";
@@ -29,6 +30,7 @@ const TITLES: Record<ErrorCode, string> = {
   forbidden: "Forbidden",
   not_found: "Not found",
   conflict: "Conflict",
+  length_required: "Content-Length required",
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",
   internal_error: "Internal server error",

@@ -19,7 +19,7 @@ export const ProblemSchema = z
   })
   .openapi("Problem", { description: "RFC 9457 problem details" });
 
-const problem = (description: string) => ({
+export const problem = (description: string) => ({
   description,
   content: { "application/problem+json": { schema: ProblemSchema } },
 });

@@ -23,7 +23,13 @@ export const createSourceGroup: Handler<"createSourceGroup"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
   deprecated(c, tenant, `/projects/${projectId}/assets`);
-  const created = await groups.createSourceGroup(c.var.db, project, c.req.valid("json"), actorName(principal));
+  const created = await groups.createSourceGroup(
+    c.var.db,
+    c.env.SCAN_JOBS,
+    project,
+    c.req.valid("json"),
+    actorName(principal),
+  );
   return c.json({ group_id: created.group.id, assets: created.assets }, 201);
 };
 
@@ -32,7 +38,13 @@ export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
   const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
   deprecated(c, tenant, `/projects/${projectId}/assets`);
   const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
-  const added = await groups.updateSourceGroup(c.var.db, group, c.req.valid("json"), actorName(principal));
+  const added = await groups.updateSourceGroup(
+    c.var.db,
+    c.env.SCAN_JOBS,
+    group,
+    c.req.valid("json"),
+    actorName(principal),
+  );
   return c.json({ assets: added }, 200);
 };
 

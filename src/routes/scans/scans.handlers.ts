@@ -1,0 +1,43 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { getScanJob, listScanJobs, scanJobView } from "../../jobs/scan-jobs";
+import { ApiError } from "../../lib/errors";
+import { afterKey, takePage } from "../../lib/pagination";
+import { alertsOfJob, alertView } from "../../monitor/alerts";
+import { queueScan } from "../../scan/requests";
+import type * as routes from "./scans.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const triggerScan: Handler<"triggerScan"> = async (c) => {
+  const { tenant, assetId } = c.req.valid("param");
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  const body = (c.req.valid("json") as Parameters<typeof queueScan>[2] | undefined) ?? {};
+  const job = await queueScan(c.var.db, c.env.SCAN_JOBS, asset, body, "api");
+  return c.json({ message: `Scan of asset ${assetId} queued`, job_id: job.id }, 202);
+};
+
+export const listScans: Handler<"listScans"> = async (c) => {
+  const { tenant, assetId } = c.req.valid("param");
+  await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await listScanJobs(c.var.db, tenant, assetId, limit, afterKey(cursor, "string"));
+  return c.json(takePage(c, rows, limit, (r) => [r.createdAt]).map(scanJobView), 200);
+};
+
+export const getScan: Handler<"getScan"> = async (c) => {
+  const { tenant, assetId, job_id } = c.req.valid("param");
+  await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  const job = await getScanJob(c.var.db, tenant, assetId, job_id);
+  if (!job) throw ApiError.notFound("Scan job");
+  return c.json(scanJobView(job), 200);
+};
+
+export const scanAlerts: Handler<"scanAlerts"> = async (c) => {
+  const { tenant, sourceID } = c.req.valid("param");
+  const { job_id } = c.req.valid("query");
+  await c.var.access.asset(tenant, sourceID, "PROJECT_VIEWER");
+  if (!(await getScanJob(c.var.db, tenant, sourceID, job_id))) throw ApiError.notFound("Scan job");
+  const rows = await alertsOfJob(c.var.db, tenant, sourceID, job_id);
+  return c.json(rows.map(alertView), 200);
+};

@@ -1,0 +1,59 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, jsonResponse } from "../../lib/openapi";
+import { PageQuery } from "../../lib/pagination";
+import { IntId, TenantId } from "../params";
+import { AlertSchema, ScanAcceptedSchema, ScanJobSchema, ScanRequestBody } from "./scans.schemas";
+
+const tags = ["Scans"];
+const tenant = TenantId.openapi({ param: { name: "tenant", in: "path" } });
+const assetParams = z.object({ tenant, assetId: IntId("assetId") });
+const jobId = z
+  .string()
+  .min(1)
+  .max(64)
+  .openapi({ param: { name: "job_id", in: "path" } });
+const base = "/api/backend/{tenant}/configuration/assets/{assetId}/scans";
+
+export const triggerScan = authedRoute({
+  method: "post",
+  path: base,
+  tags,
+  summary: "Trigger a scan of an asset (PROJECT_EDITOR); replaces the deprecated batch_data uploads",
+  description: "Returns at once with the job id; the scan runs from the scan-jobs queue. The body is optional.",
+  request: {
+    params: assetParams,
+    body: { required: false, content: { "application/json": { schema: ScanRequestBody } } },
+  },
+  responses: { 202: jsonResponse(ScanAcceptedSchema, "Queued") },
+});
+
+export const listScans = authedRoute({
+  method: "get",
+  path: base,
+  tags,
+  summary: "List an asset's scan jobs, newest first (PROJECT_VIEWER)",
+  request: { params: assetParams, query: PageQuery },
+  responses: { 200: jsonResponse(z.array(ScanJobSchema), "Jobs") },
+});
+
+export const getScan = authedRoute({
+  method: "get",
+  path: `${base}/{job_id}`,
+  tags,
+  summary: "A scan job: status, progress in rows and bytes, timings, error (PROJECT_VIEWER)",
+  request: { params: assetParams.extend({ job_id: jobId }) },
+  responses: { 200: jsonResponse(ScanJobSchema, "The job") },
+});
+
+export const scanAlerts = authedRoute({
+  method: "post",
+  path: "/api/backend/{tenant}/configuration/sources/{sourceID}/alerts",
+  tags,
+  summary: "The alerts a scan job raised for an asset (PROJECT_VIEWER)",
+  description: "An empty array while the job has not finished or when the data had no problem.",
+  request: {
+    params: z.object({ tenant, sourceID: IntId("sourceID") }),
+    query: z.object({ job_id: z.string().min(1).max(64).openapi({ description: "The job id of the scan" }) }),
+  },
+  responses: { 200: jsonResponse(z.array(AlertSchema), "Alerts (spec 2.6 fields, then the explanation)") },
+});

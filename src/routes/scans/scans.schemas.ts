@@ -1,0 +1,85 @@
+import { z } from "@hono/zod-openapi";
+import { CONNECTION_TYPES } from "../../db/schema";
+
+/** Upload locations of the interface (GBQ is BigQuery) plus the asset's other connection types. */
+export const LOCATIONS = ["GCS", "GBQ", "S3", "AZURE", "SNOWFLAKE", ...CONNECTION_TYPES] as const;
+
+/** The connection type a location stands for. */
+export function locationType(location: (typeof LOCATIONS)[number]): string {
+  return location === "GBQ" ? "BIGQUERY" : location;
+}
+
+export const ScanRequestBody = z
+  .strictObject({
+    location: z
+      .enum([...new Set(LOCATIONS)] as [string, ...string[]])
+      .optional()
+      .openapi({ description: "Where the data is; must be the asset's connection type (GBQ = BIGQUERY)" }),
+    path: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .openapi({ description: "Files: object key or pattern with * and ?, overriding the asset's payload.path" }),
+    format: z.enum(["csv", "ndjson", "json", "parquet"]).optional(),
+    delimiter: z.string().length(1).optional().openapi({ description: "CSV separator, overriding options.separator" }),
+    table: z.string().min(1).max(512).optional().openapi({ description: "Databases: table overriding the payload's" }),
+    query: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .openapi({ description: "Databases: a SELECT whose rows are profiled instead of the table" }),
+  })
+  .openapi("ScanRequest", { description: "Unset fields come from the asset's payload, options and connection" });
+export type ScanRequestBody = z.infer<typeof ScanRequestBody>;
+
+export const ScanAcceptedSchema = z
+  .object({ message: z.string(), job_id: z.string() })
+  .openapi("ScanAccepted", { description: "Upload response (spec 2.11)" });
+
+export const ScanJobSchema = z
+  .object({
+    job_id: z.string(),
+    asset_id: z.string(),
+    kind: z.enum(["ANALYZE", "SCAN", "SCHEMA"]),
+    status: z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"]),
+    trigger: z.string(),
+    progress: z.object({
+      rows: z.number().int(),
+      bytes: z.number().int(),
+      total_bytes: z.number().int().nullable(),
+      fraction: z.number().nullable(),
+    }),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+  })
+  .openapi("ScanJob");
+
+export const AlertSchema = z
+  .object({
+    type: z.string().openapi({ description: "The policy id, e.g. completeness" }),
+    source: z.string().openapi({ description: "The asset id" }),
+    description: z.string(),
+    job_id: z.string(),
+    create_time: z.string().openapi({ description: "Upload (job creation) time" }),
+    save_time: z.string(),
+    is_notification_enabled: z.boolean(),
+    metric_time: z.string(),
+    metric_value: z.string(),
+    policy_name: z.string(),
+    priority: z.enum(["LOW", "MEDIUM", "HIGH"]),
+    source_name: z.string(),
+    source_type: z.string(),
+    id: z.number().int(),
+    attribute: z.string().nullable(),
+    metric: z.string(),
+    details: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "observed, expected band, strategy, training window and size, dimension" }),
+  })
+  .openapi("Alert");
