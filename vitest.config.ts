@@ -20,7 +20,7 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/support/setup.ts"],
-      globalSetup: ["./test/support/global-setup.ts"],
+      globalSetup: ["./test/support/global-setup.ts", "./test/support/object-stores.global.ts"],
     },
   };
 });

@@ -30,9 +30,52 @@ export const JDBC_DB_TYPES = ["postgresql", "mysql", "mariadb", "sqlserver", "or
 export const ICEBERG_LOCATION_TYPES = ["GCS", "S3", "AZURE"] as const;
 
 export const RedshiftPayload = z.strictObject({ endpoint_prefix: text() }).openapi("RedshiftPayload");
-export const GcsPayload = z.strictObject({ bucket: text(255) }).openapi("GcsPayload");
-export const S3Payload = z.strictObject({ bucket: text(255) }).openapi("S3Payload");
-export const AzurePayload = z.strictObject({ storage_account: text(255), bucket: text(255) }).openapi("AzurePayload");
+/**
+ * An object-storage endpoint other than the provider's own (an S3-compatible store, an
+ * emulator): http(s), no user info, query or fragment, so it cannot smuggle a credential.
+ */
+const storageEndpoint = z
+  .url({ protocol: /^https?$/ })
+  .max(1024)
+  .refine((u) => {
+    // Zod runs refinements even after the URL check failed: an unparsable value is refused here too.
+    try {
+      const url = new URL(u);
+      return !url.username && !url.password && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, "must be an http(s) URL without credentials, query or fragment")
+  .optional();
+
+export const GcsPayload = z
+  .strictObject({
+    bucket: text(255),
+    endpoint: storageEndpoint.openapi({ description: "JSON API endpoint; default https://storage.googleapis.com" }),
+  })
+  .openapi("GcsPayload");
+export const S3Payload = z
+  .strictObject({
+    bucket: text(255),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as eu-west-1")
+      .optional()
+      .openapi({ description: "The bucket's region; default us-east-1 (R2: auto)" }),
+    endpoint: storageEndpoint.openapi({
+      description: "An S3-compatible endpoint (MinIO, R2, …), addressed path-style; default Amazon S3",
+    }),
+  })
+  .openapi("S3Payload");
+export const AzurePayload = z
+  .strictObject({
+    storage_account: text(255),
+    bucket: text(255),
+    endpoint: storageEndpoint.openapi({
+      description: "Blob service endpoint; default https://{storage_account}.blob.core.windows.net",
+    }),
+  })
+  .openapi("AzurePayload");
 export const BigQueryPayload = z.strictObject({ project: text(255) }).openapi("BigQueryPayload");
 export const DeltaLakePayload = z
   .strictObject({ host: text(), port: portString, httppath: text() })

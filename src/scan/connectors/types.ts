@@ -33,3 +33,154 @@ export class ConnectorError extends Error {
     return this.kind === "transient" || this.kind === "unreachable";
   }
 }
+
+// ---- Helpers shared by the HTTP object stores (S3, GCS, Azure) ----
+
+/** A URL fit for an error message: scheme, host and path only (no SAS token or signature). */
+export function redactUrl(url: string | URL): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return String(url).replace(/[?#].*$/s, "");
+  }
+}
+
+/** A provider's message cut short, with anything that looks like a query string removed. */
+export function safeDetail(text: string | undefined, max = 300): string {
+  if (!text) return "";
+  const cleaned = text
+    .replace(/\?[^\s"'<>]*/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return cleaned.length > max ? `${cleaned.slice(0, max)}…` : cleaned;
+}
+
+/**
+ * Sends a request; a network failure (the fetch itself throws) becomes an "unreachable"
+ * ConnectorError that names the host, never the full URL.
+ */
+export async function fetchOrUnreachable(url: string | URL, send: () => Promise<Response>): Promise<Response> {
+  try {
+    return await send();
+  } catch (err) {
+    if (err instanceof ConnectorError) throw err;
+    const host = (() => {
+      try {
+        return new URL(url).host;
+      } catch {
+        return "the storage endpoint";
+      }
+    })();
+    const reason = err instanceof Error ? safeDetail(err.message) : "";
+    throw new ConnectorError(`cannot reach ${host}${reason ? `: ${reason}` : ""}`, "unreachable");
+  }
+}
+
+/** The kind of a failed HTTP answer: 401/403 auth, 404 not found, 429/5xx transient, else invalid. */
+export function kindForStatus(status: number): ConnectorError["kind"] {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 404) return "not_found";
+  if (status === 408 || status === 429 || status >= 500) return "transient";
+  return "invalid";
+}
+
+/**
+ * The bytes of a ranged GET: a 206 body as is, or, from a server that ignored the Range header
+ * (200), the requested slice taken from the stream without holding the whole object.
+ */
+export async function rangeBytes(res: Response, offset: number, length: number): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array(0);
+  const skip = res.status === 206 ? 0 : offset;
+  const out = new Uint8Array(length);
+  let filled = 0;
+  let seen = 0;
+  const reader = res.body.getReader();
+  try {
+    while (filled < length) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const from = Math.max(0, skip - seen);
+      seen += value.byteLength;
+      if (from >= value.byteLength) continue;
+      const take = value.subarray(from, from + (length - filled));
+      out.set(take, filled);
+      filled += take.byteLength;
+    }
+  } finally {
+    // Stop the download once the slice is complete (a 200 answer may carry the whole object).
+    await reader.cancel().catch(() => {});
+  }
+  return filled === length ? out : out.slice(0, filled);
+}
+
+/** A store's answer body, or an empty stream for an empty object. */
+export function bodyOrEmpty(res: Response): ReadableStream<Uint8Array> {
+  return res.body ?? new ReadableStream({ start: (c) => c.close() });
+}
+
+// ---- A small XML reader for the S3 and Azure listing answers (workerd has no DOMParser) ----
+
+const XML_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+
+/** Decodes XML character data: CDATA sections, the five named entities and numeric references. */
+export function decodeXmlText(raw: string): string {
+  let out = "";
+  let last = 0;
+  const cdata = /<!\[CDATA\[([\s\S]*?)\]\]>/g;
+  for (let m = cdata.exec(raw); m; m = cdata.exec(raw)) {
+    out += decodeEntities(raw.slice(last, m.index)) + m[1];
+    last = m.index + m[0].length;
+  }
+  return out + decodeEntities(raw.slice(last));
+}
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (whole, ref: string) => {
+    if (ref[0] === "#") {
+      const code =
+        ref[1] === "x" || ref[1] === "X" ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+      return Number.isFinite(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return XML_ENTITIES[ref] ?? whole;
+  });
+}
+
+/** An element found by xmlElements: its attributes as written and its raw inner XML. */
+export interface XmlElement {
+  attributes: string;
+  inner: string;
+}
+
+const escapeName = (name: string) => name.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
+
+/**
+ * The elements named exactly `name` in `xml`, outermost first, in document order (self-closing
+ * ones have empty inner XML). The listing schemas never nest an element inside one of its own name.
+ */
+export function xmlElements(xml: string, name: string): XmlElement[] {
+  const body = xml.replace(/<!--[\s\S]*?-->/g, "");
+  // The name must end at whitespace, "/" or ">": <Key> is not <KeyCount>, <Blob> is not <Blobs>.
+  const open = new RegExp(`<${escapeName(name)}(\\s[^>]*?)?(/?)>`, "g");
+  const close = `</${name}>`;
+  const found: XmlElement[] = [];
+  for (let m = open.exec(body); m; m = open.exec(body)) {
+    const attributes = m[1] ?? "";
+    if (m[2] === "/") {
+      found.push({ attributes, inner: "" });
+      continue;
+    }
+    const start = m.index + m[0].length;
+    const end = body.indexOf(close, start);
+    if (end < 0) break;
+    found.push({ attributes, inner: body.slice(start, end) });
+    open.lastIndex = end + close.length;
+  }
+  return found;
+}
+
+/** The decoded text of the first element named `name`, or undefined. */
+export function xmlText(xml: string, name: string): string | undefined {
+  const el = xmlElements(xml, name)[0];
+  return el === undefined ? undefined : decodeXmlText(el.inner);
+}

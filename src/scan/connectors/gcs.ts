@@ -1,0 +1,244 @@
+import { importPKCS8, SignJWT } from "jose";
+import { encodeRfc3986, type ListingPage, listMatching, queryString } from "./glob";
+import {
+  bodyOrEmpty,
+  ConnectorError,
+  fetchOrUnreachable,
+  kindForStatus,
+  type ObjectStore,
+  rangeBytes,
+  redactUrl,
+  type StoredObject,
+  safeDetail,
+} from "./types";
+
+export const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
+export const GCS_READ_SCOPE = "https://www.googleapis.com/auth/devstorage.read_only";
+
+/** The fields of a service-account key file that signing needs. */
+export interface GcsServiceAccount {
+  client_email: string;
+  private_key: string;
+  private_key_id: string;
+  token_uri?: string;
+}
+
+export interface GcsStoreOptions {
+  bucket: string;
+  serviceAccount: GcsServiceAccount;
+  /** Default https://storage.googleapis.com. */
+  endpoint?: string;
+  /** Objects per list page; GCS's default and maximum is 1000. */
+  pageSize?: number;
+}
+
+interface CachedToken {
+  accessToken: string;
+  /** Epoch ms after which the token is not used any more (a margin before its real expiry). */
+  refreshAt: number;
+}
+
+/** Access tokens by service account, shared by the stores of one isolate. */
+const tokenCache = new Map<string, CachedToken>();
+const MAX_CACHED_TOKENS = 500;
+/** Renew this long before expiry, so a token never runs out in the middle of a read. */
+const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Google Cloud Storage over the JSON API, authenticated as a service account (JWT bearer grant). */
+export class GcsStore implements ObjectStore {
+  private readonly endpoint: string;
+  private readonly bucket: string;
+  private readonly account: GcsServiceAccount;
+  private readonly tokenUri: string;
+  private readonly pageSize: number | undefined;
+  private cacheKey: string | undefined;
+  private signingIn: Promise<CachedToken> | undefined;
+
+  constructor(options: GcsStoreOptions) {
+    this.endpoint = (options.endpoint || "https://storage.googleapis.com").replace(/\/+$/, "");
+    this.bucket = options.bucket;
+    this.account = options.serviceAccount;
+    this.tokenUri = options.serviceAccount.token_uri || GOOGLE_TOKEN_URI;
+    this.pageSize = options.pageSize;
+  }
+
+  list(pattern: string): Promise<StoredObject[]> {
+    return listMatching(pattern, (prefix, token) => this.listPage(prefix, token));
+  }
+
+  async stream(key: string): Promise<ReadableStream<Uint8Array>> {
+    return bodyOrEmpty(await this.send(this.mediaUrl(key), {}, `object '${key}'`));
+  }
+
+  async readRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    if (length <= 0) return new Uint8Array(0);
+    const headers = { range: `bytes=${offset}-${offset + length - 1}` };
+    return rangeBytes(await this.send(this.mediaUrl(key), headers, `object '${key}'`), offset, length);
+  }
+
+  private get bucketUrl(): string {
+    return `${this.endpoint}/storage/v1/b/${encodeRfc3986(this.bucket)}/o`;
+  }
+
+  private mediaUrl(key: string): string {
+    return `${this.bucketUrl}/${encodeRfc3986(key)}?alt=media`;
+  }
+
+  private async listPage(prefix: string, pageToken: string | undefined): Promise<ListingPage> {
+    const query = queryString({
+      prefix: prefix || undefined,
+      pageToken,
+      maxResults: this.pageSize,
+      fields: "items(name,size,updated),nextPageToken",
+    });
+    const res = await this.send(`${this.bucketUrl}?${query}`, {}, "the listing");
+    const body = (await res.json()) as {
+      items?: { name: string; size?: string; updated?: string }[];
+      nextPageToken?: string;
+    };
+    const objects = (body.items ?? []).map(
+      (item): StoredObject => ({
+        key: item.name,
+        size: Number(item.size ?? "0"),
+        ...(item.updated ? { lastModified: new Date(item.updated).toISOString() } : {}),
+      }),
+    );
+    return { objects, ...(body.nextPageToken ? { next: body.nextPageToken } : {}) };
+  }
+
+  /** A GET with the bearer token; one retry with a fresh token when a cached one was refused. */
+  private async send(url: string, headers: Record<string, string>, what: string): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const { token, cached } = await this.accessToken(attempt > 0);
+      const res = await fetchOrUnreachable(url, () =>
+        fetch(url, { method: "GET", headers: { ...headers, authorization: `Bearer ${token}` } }),
+      );
+      if (res.ok) return res;
+      if (res.status === 401 && cached && attempt === 0) {
+        // Revoked or expired early: forget it and sign in again once.
+        await res.body?.cancel();
+        continue;
+      }
+      throw await this.failure(res, url, what);
+    }
+  }
+
+  private async failure(res: Response, url: string, what: string): Promise<ConnectorError> {
+    const text = await res.text().catch(() => "");
+    let message = "";
+    try {
+      message = safeDetail((JSON.parse(text) as { error?: { message?: string } }).error?.message);
+    } catch {
+      message = safeDetail(text.slice(0, 200));
+    }
+    const detail = message ? ` (${message})` : "";
+    const bucket = `gs://${this.bucket}`;
+    switch (kindForStatus(res.status)) {
+      case "auth":
+        return new ConnectorError(
+          `access denied to bucket ${bucket} for ${this.account.client_email}: check the credential${detail}`,
+          "auth",
+        );
+      case "not_found":
+        return new ConnectorError(
+          `${what === "the listing" ? `bucket ${bucket}` : `${what} in ${bucket}`} not found${detail}`,
+          "not_found",
+        );
+      case "transient":
+        return new ConnectorError(`GCS answered ${res.status} for ${what} at ${redactUrl(url)}${detail}`, "transient");
+      default:
+        if (res.status === 416) {
+          return new ConnectorError(`${what} in ${bucket}: the range starts past the end of the object`, "invalid");
+        }
+        return new ConnectorError(`GCS answered ${res.status} for ${what} at ${redactUrl(url)}${detail}`, "invalid");
+    }
+  }
+
+  /** An OAuth access token for the service account, from the cache while it is fresh. */
+  private async accessToken(forceNew: boolean): Promise<{ token: string; cached: boolean }> {
+    // Keyed by a digest of the key itself: someone presenting the same e-mail and key id with
+    // another private key must not be handed the token that the genuine key earned.
+    this.cacheKey ??= await sha256Hex(
+      [this.account.client_email, this.account.private_key_id, this.account.private_key, this.tokenUri].join("\n"),
+    );
+    const key = this.cacheKey;
+    const hit = tokenCache.get(key);
+    if (hit && !forceNew && Date.now() < hit.refreshAt) return { token: hit.accessToken, cached: true };
+    // Concurrent reads of this store share one sign-in. Only plain values cross requests (the
+    // module-level cache): a promise created by one request must not be awaited by another.
+    if (!this.signingIn || forceNew) {
+      this.signingIn = this.exchangeAssertion().then(
+        (token) => {
+          // Bounded: the oldest entry goes first (a Map iterates in insertion order).
+          if (tokenCache.size >= MAX_CACHED_TOKENS) tokenCache.delete(tokenCache.keys().next().value!);
+          tokenCache.set(key, token);
+          return token;
+        },
+        (err: unknown) => {
+          tokenCache.delete(key);
+          this.signingIn = undefined;
+          throw err;
+        },
+      );
+    }
+    const token = await this.signingIn;
+    this.signingIn = undefined;
+    return { token: token.accessToken, cached: false };
+  }
+
+  /** Signs an RS256 assertion and exchanges it at the token URI (OAuth 2.0 JWT bearer grant). */
+  private async exchangeAssertion(): Promise<CachedToken> {
+    const who = `service account ${this.account.client_email}`;
+    let key: CryptoKey;
+    try {
+      key = await importPKCS8(this.account.private_key, "RS256");
+    } catch {
+      throw new ConnectorError(`the private key of ${who} is not a valid PKCS#8 RSA key`, "auth");
+    }
+    const now = Math.floor(Date.now() / 1000);
+    const assertion = await new SignJWT({ scope: GCS_READ_SCOPE })
+      .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: this.account.private_key_id })
+      .setIssuer(this.account.client_email)
+      .setSubject(this.account.client_email)
+      .setAudience(this.tokenUri)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 3600)
+      .sign(key);
+    const res = await fetchOrUnreachable(this.tokenUri, () =>
+      fetch(this.tokenUri, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
+      }),
+    );
+    const text = await res.text().catch(() => "");
+    let body: { access_token?: string; expires_in?: number; error?: string; error_description?: string } = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON (a proxy's error page): the status decides below.
+    }
+    if (res.ok && body.access_token) {
+      const lifetimeMs = (Number(body.expires_in) || 3600) * 1000;
+      return {
+        accessToken: body.access_token,
+        refreshAt: Date.now() + Math.max(lifetimeMs - REFRESH_MARGIN_MS, lifetimeMs / 2),
+      };
+    }
+    const reason = safeDetail([body.error, body.error_description].filter(Boolean).join(": "));
+    const detail = reason ? ` (${reason})` : "";
+    // Google answers a refused assertion (bad signature, unknown key, disabled account) with 400 invalid_grant.
+    if (res.status === 400 || res.status === 401 || res.status === 403) {
+      throw new ConnectorError(`Google refused to sign in ${who}: check the credential${detail}`, "auth");
+    }
+    throw new ConnectorError(
+      `the token endpoint ${redactUrl(this.tokenUri)} answered ${res.status} for ${who}${detail}`,
+      kindForStatus(res.status),
+    );
+  }
+}

@@ -1,0 +1,18 @@
+import { decompress as decompressZstd } from "fzstd";
+import type { Compressors } from "hyparquet";
+import { decompressBrotli } from "hyparquet-compressors/src/brotli.js";
+import { gunzip } from "hyparquet-compressors/src/gzip.js";
+import { decompressLz4, decompressLz4Raw } from "hyparquet-compressors/src/lz4.js";
+
+/**
+ * Parquet decompressors that run in workerd. SNAPPY is left to hyparquet's built-in JS decoder
+ * (hyparquet-compressors' one is WebAssembly compiled at runtime, which workerd forbids); fzstd is
+ * hyparquet-compressors' own ZSTD dependency.
+ */
+export const compressors: Compressors = {
+  GZIP: (input, length) => gunzip(input, new Uint8Array(length)),
+  BROTLI: decompressBrotli,
+  ZSTD: (input) => decompressZstd(input),
+  LZ4: decompressLz4,
+  LZ4_RAW: decompressLz4Raw,
+};

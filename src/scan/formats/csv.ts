@@ -1,0 +1,259 @@
+/**
+ * Streaming CSV (RFC 4180) parser. Fed decoded text in chunks that may split anything (a quoted
+ * field, a CRLF), it scans char codes and slices each field once; text is only concatenated when a
+ * field spans chunks or holds a doubled quote.
+ *
+ * Conventions: the first record names the attributes; an empty unquoted field is null (missing), a
+ * quoted "" is the empty string; blank lines are skipped; a record shorter than the header reads the
+ * missing fields as null, a longer one drops (and counts) the extra fields.
+ */
+import { ConnectorError } from "../connectors/types";
+import { MAX_CARRY_CHARS, type TextParser, tooLong, where } from "./text";
+import type { Row } from "./types";
+
+const QUOTE = 34;
+const LF = 10;
+const CR = 13;
+
+// Parser states between characters.
+const FIELD_START = 0;
+const UNQUOTED = 1;
+const QUOTED = 2;
+/** A quote inside a quoted field ended the last chunk: a doubled quote or the closing one. */
+const QUOTE_PENDING = 3;
+/** After the closing quote of a field. */
+const AFTER_QUOTE = 4;
+/** After a CR that ended a record: a following LF belongs to it. */
+const AFTER_CR = 5;
+
+/** The separator a user may name: one character, or "\t" written out / "tab". */
+export function csvSeparator(separator: string | undefined): string {
+  if (separator === undefined || separator === "") return ",";
+  if (separator === "\\t" || separator.toLowerCase() === "tab") return "\t";
+  if (separator.length !== 1 || separator === '"' || separator === "\n" || separator === "\r") {
+    throw new ConnectorError(
+      `CSV separator must be one character other than a quote or newline, got ${JSON.stringify(separator)}`,
+      "invalid",
+    );
+  }
+  return separator;
+}
+
+/** Header names made usable as attribute names: empty ones become "column_<n>", repeats get "_2", "_3"… */
+export function uniqueNames(raw: ReadonlyArray<string | null>): string[] {
+  const used = new Set<string>();
+  const names: string[] = [];
+  for (let k = 0; k < raw.length; k++) {
+    const given = raw[k] ?? "";
+    const base = given.trim() === "" ? `column_${k + 1}` : given;
+    let name = base;
+    for (let n = 2; used.has(name); n++) name = `${base}_${n}`;
+    used.add(name);
+    names.push(name);
+  }
+  return names;
+}
+
+export interface CsvParserOptions {
+  separator?: string;
+  columns?: string[];
+  /** For error messages. */
+  name?: string;
+}
+
+/** A streaming CSV parser producing one object per record, keyed by the (made unique) header names. */
+export class CsvParser implements TextParser {
+  /** Attribute names from the header record, once it has been read. */
+  header: string[] | null = null;
+  raggedRows = 0;
+  droppedFields = 0;
+
+  private rows: Row[] = [];
+  private readonly sep: number;
+  private readonly columns?: string[];
+  private readonly name?: string;
+  /** Output names and, per name, the index of its field in a record (-1: absent from the file). */
+  private names: string[] = [];
+  private indexes: number[] = [];
+  private width = 0;
+
+  private fields: Array<string | null> = [];
+  private state = FIELD_START;
+  /** Text of the current field carried from earlier chunks or before a doubled quote. */
+  private pending = "";
+  private quoted = false;
+  /** Records completed so far, the header included (for error messages). */
+  private records = 0;
+
+  constructor(options: CsvParserOptions = {}) {
+    this.sep = csvSeparator(options.separator).charCodeAt(0);
+    this.columns = options.columns;
+    this.name = options.name;
+  }
+
+  get buffered(): number {
+    return this.rows.length;
+  }
+
+  take(): Row[] {
+    const rows = this.rows;
+    this.rows = [];
+    return rows;
+  }
+
+  push(s: string): void {
+    const n = s.length;
+    const sep = this.sep;
+    let state = this.state;
+    let i = 0;
+    let start = 0;
+    while (i < n) {
+      if (state === UNQUOTED) {
+        let j = i;
+        let c = 0;
+        while (j < n) {
+          c = s.charCodeAt(j);
+          if (c === sep || c === LF || c === CR) break;
+          j++;
+        }
+        if (j === n) {
+          this.carry(s, start, n);
+          break;
+        }
+        this.endField(this.pending.length > 0 ? this.pending + s.slice(start, j) : s.slice(start, j));
+        i = j + 1;
+        state = this.afterTerminator(c);
+      } else if (state === FIELD_START) {
+        if (s.charCodeAt(i) === QUOTE) {
+          this.quoted = true;
+          state = QUOTED;
+          i++;
+        } else {
+          state = UNQUOTED;
+        }
+        start = i;
+      } else if (state === QUOTED) {
+        const q = s.indexOf('"', i);
+        if (q < 0) {
+          this.carry(s, start, n);
+          break;
+        }
+        if (q + 1 === n) {
+          this.carry(s, start, q);
+          state = QUOTE_PENDING;
+          break;
+        }
+        if (s.charCodeAt(q + 1) === QUOTE) {
+          // A doubled quote: keep one.
+          this.carry(s, start, q + 1);
+          i = q + 2;
+          start = i;
+        } else {
+          this.carry(s, start, q);
+          state = AFTER_QUOTE;
+          i = q + 1;
+        }
+      } else if (state === QUOTE_PENDING) {
+        if (s.charCodeAt(i) === QUOTE) {
+          this.pending += '"';
+          i++;
+          start = i;
+          state = QUOTED;
+        } else {
+          state = AFTER_QUOTE;
+        }
+      } else if (state === AFTER_QUOTE) {
+        const c = s.charCodeAt(i);
+        if (c === sep || c === LF || c === CR) {
+          this.endField(this.pending);
+          i++;
+          state = this.afterTerminator(c);
+        } else {
+          // Text after a closing quote (`"a"b`) is not RFC 4180; keep it, as most readers do.
+          state = UNQUOTED;
+          start = i;
+        }
+      } else {
+        // AFTER_CR
+        if (s.charCodeAt(i) === LF) i++;
+        state = FIELD_START;
+      }
+    }
+    this.state = state;
+  }
+
+  finish(): void {
+    switch (this.state) {
+      case QUOTED:
+        throw new ConnectorError(
+          `${where(this.name)}CSV record ${this.records + 1}: a quoted field is not closed before the end of the file`,
+          "invalid",
+        );
+      case UNQUOTED:
+      case QUOTE_PENDING:
+      case AFTER_QUOTE:
+        this.endField(this.pending);
+        this.endRecord();
+        break;
+      case FIELD_START:
+        // The file ended right after a separator: that record's last field is empty.
+        if (this.fields.length > 0) {
+          this.endField("");
+          this.endRecord();
+        }
+        break;
+    }
+    this.state = AFTER_CR;
+    if (this.header === null) this.setHeader([]);
+  }
+
+  private carry(s: string, start: number, end: number): void {
+    if (end > start) this.pending += s.slice(start, end);
+    if (this.pending.length > MAX_CARRY_CHARS) throw tooLong(this.name, `CSV record ${this.records + 1}: a field`);
+  }
+
+  private endField(text: string): void {
+    this.fields.push(text.length === 0 && !this.quoted ? null : text);
+    this.pending = "";
+    this.quoted = false;
+  }
+
+  private afterTerminator(c: number): number {
+    if (c === this.sep) return FIELD_START;
+    this.endRecord();
+    return c === CR ? AFTER_CR : FIELD_START;
+  }
+
+  private endRecord(): void {
+    const fields = this.fields;
+    this.fields = [];
+    // A blank line: not a record.
+    if (fields.length === 1 && fields[0] === null) return;
+    this.records++;
+    if (this.header === null) {
+      this.setHeader(fields);
+      return;
+    }
+    const width = this.width;
+    if (fields.length !== width) {
+      this.raggedRows++;
+      if (fields.length > width) this.droppedFields += fields.length - width;
+    }
+    const names = this.names;
+    const indexes = this.indexes;
+    const row: Row = {};
+    for (let k = 0; k < names.length; k++) {
+      const index = indexes[k]!;
+      row[names[k]!] = index >= 0 && index < fields.length ? fields[index] : null;
+    }
+    this.rows.push(row);
+  }
+
+  private setHeader(fields: Array<string | null>): void {
+    const header = uniqueNames(fields);
+    this.header = header;
+    this.width = header.length;
+    this.names = this.columns ?? header;
+    this.indexes = this.names.map((name) => header.indexOf(name));
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * Parquet through hyparquet: the footer first (one ranged read, cached), then one row group at a time,
+ * only the requested columns' chunks, decoded column-wise and turned into row objects a batch at a time,
+ * so memory holds one row group's columns and one batch of rows.
+ */
+import {
+  type AsyncBuffer,
+  type DecodedArray,
+  type FileMetaData,
+  parquetMetadataAsync,
+  parquetRead,
+  parquetSchema,
+  type SchemaElement,
+  type SchemaTree,
+} from "hyparquet";
+import { ConnectorError } from "../connectors/types";
+import type { SchemaField } from "../profile";
+import { compressors } from "./codecs";
+import { where } from "./text";
+import { DEFAULT_BATCH_SIZE, type ReadOptions, type RecordBatch, type RecordSource, type Row } from "./types";
+
+/** Bytes read from the end of the file for the footer; most footers fit, hyparquet reads more if not. */
+export const FOOTER_FETCH_SIZE = 64 * 1024;
+
+/** An AsyncBuffer over a RecordSource's ranged reads, counting bytes and caching the footer read. */
+class RangeBuffer implements AsyncBuffer {
+  readonly byteLength: number;
+  bytesRead = 0;
+  /** Errors thrown by the source itself (passed on as they are, unlike decoding errors). */
+  readonly sourceErrors = new WeakSet<object>();
+  private cache: { start: number; bytes: Uint8Array } | null = null;
+
+  constructor(private readonly source: RecordSource) {
+    this.byteLength = source.size;
+  }
+
+  /** Reads the last `size` bytes into the cache. */
+  async loadFooter(size: number): Promise<void> {
+    const start = Math.max(0, this.byteLength - size);
+    this.cache = { start, bytes: await this.read(start, this.byteLength) };
+  }
+
+  async slice(start: number, end = this.byteLength): Promise<ArrayBuffer> {
+    const cache = this.cache;
+    if (cache && start >= cache.start && end <= cache.start + cache.bytes.byteLength) {
+      return cache.bytes.slice(start - cache.start, end - cache.start).buffer as ArrayBuffer;
+    }
+    const bytes = await this.read(start, end);
+    if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes.buffer as ArrayBuffer;
+    return bytes.slice().buffer as ArrayBuffer;
+  }
+
+  private async read(start: number, end: number): Promise<Uint8Array> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.source.readRange(start, end - start);
+    } catch (error) {
+      if (typeof error === "object" && error !== null) this.sourceErrors.add(error);
+      throw error;
+    }
+    if (bytes.byteLength !== end - start) {
+      const error = new ConnectorError(
+        `${where(this.source.name)}short read: ${bytes.byteLength} of ${end - start} bytes at offset ${start} (object changed during the scan?)`,
+        "transient",
+      );
+      this.sourceErrors.add(error);
+      throw error;
+    }
+    this.bytesRead += bytes.byteLength;
+    return bytes;
+  }
+}
+
+/** Connector and source errors pass; anything else hyparquet throws means a bad or unsupported file. */
+function asConnectorError(error: unknown, file: RangeBuffer, name: string | undefined): unknown {
+  if (error instanceof ConnectorError) return error;
+  if (typeof error === "object" && error !== null && file.sourceErrors.has(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const kind = /not supported|unsupported/i.test(message) ? "unsupported" : "invalid";
+  return new ConnectorError(`${where(name)}Parquet: ${message}`, kind);
+}
+
+async function openParquet(source: RecordSource): Promise<{ file: RangeBuffer; metadata: FileMetaData }> {
+  // Header magic, footer length and footer magic need at least 12 bytes.
+  if (source.size < 12) {
+    throw new ConnectorError(`${where(source.name)}not a Parquet file (only ${source.size} bytes)`, "invalid");
+  }
+  const file = new RangeBuffer(source);
+  try {
+    await file.loadFooter(FOOTER_FETCH_SIZE);
+    const metadata = await parquetMetadataAsync(file, { initialFetchSize: FOOTER_FETCH_SIZE });
+    return { file, metadata };
+  } catch (error) {
+    throw asConnectorError(error, file, source.name);
+  }
+}
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/**
+ * A decoded value as the profiler takes it: bigint → number when safe (else its decimal string),
+ * bytes → base64, undefined → null, Date as is, nested values converted throughout.
+ */
+export function plainValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === "bigint") return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
+  if (typeof value !== "object" || value === null || value instanceof Date) return value;
+  if (value instanceof Uint8Array) return base64(value);
+  if (Array.isArray(value)) return value.map(plainValue);
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = plainValue(item);
+  return out;
+}
+
+const TIME_UNITS_PER_MS = { MILLIS: 1n, MICROS: 1000n, NANOS: 1000000n } as const;
+
+/** Time of day (TIME columns arrive as integers in their unit) as "HH:MM:SS[.fraction]". */
+function timeOfDay(value: unknown, unit: keyof typeof TIME_UNITS_PER_MS): unknown {
+  if (typeof value !== "number" && typeof value !== "bigint") return plainValue(value);
+  const perSecond = TIME_UNITS_PER_MS[unit] * 1000n;
+  const total = BigInt(value);
+  const seconds = total / perSecond;
+  const fraction = total % perSecond;
+  const pad = (n: bigint, width: number) => n.toString().padStart(width, "0");
+  const hms = `${pad(seconds / 3600n, 2)}:${pad((seconds / 60n) % 60n, 2)}:${pad(seconds % 60n, 2)}`;
+  return fraction === 0n ? hms : `${hms}.${pad(fraction, perSecond.toString().length - 1)}`;
+}
+
+function timeUnit(element: SchemaElement): keyof typeof TIME_UNITS_PER_MS | null {
+  if (element.logical_type?.type === "TIME") return element.logical_type.unit;
+  if (element.converted_type === "TIME_MILLIS") return "MILLIS";
+  if (element.converted_type === "TIME_MICROS") return "MICROS";
+  return null;
+}
+
+/** The attribute type of a top-level Parquet column, from its physical and logical (or converted) type. */
+export function parquetFieldType(node: SchemaTree): string {
+  const element = node.element;
+  const logical = element.logical_type?.type;
+  const converted = element.converted_type;
+  if (node.children.length > 0) {
+    if (logical === "LIST" || converted === "LIST" || element.repetition_type === "REPEATED") return "array";
+    return "object";
+  }
+  if (element.repetition_type === "REPEATED") return "array";
+  if (logical === "DECIMAL" || converted === "DECIMAL" || logical === "FLOAT16") return "number";
+  if (logical === "DATE" || converted === "DATE") return "date";
+  if (logical === "TIMESTAMP" || converted === "TIMESTAMP_MILLIS" || converted === "TIMESTAMP_MICROS") {
+    return "timestamp";
+  }
+  if (logical === "TIME" || converted === "TIME_MILLIS" || converted === "TIME_MICROS") return "string";
+  if (logical === "JSON" || converted === "JSON" || logical === "GEOMETRY" || logical === "GEOGRAPHY") return "object";
+  switch (element.type) {
+    case "BOOLEAN":
+      return "boolean";
+    case "INT32":
+    case "INT64":
+      return "integer";
+    case "INT96":
+      return "timestamp";
+    case "FLOAT":
+    case "DOUBLE":
+      return "number";
+    case "BYTE_ARRAY":
+      // Unannotated byte arrays are decoded as UTF-8 text, as most writers mean them.
+      return logical === "BSON" || converted === "BSON" ? "binary" : "string";
+    case "FIXED_LEN_BYTE_ARRAY":
+      return logical === "UUID" ? "string" : "binary";
+    default:
+      return "string";
+  }
+}
+
+/** The schema of a Parquet file, from its footer alone. */
+export async function parquetSchemaFields(source: RecordSource, options: ReadOptions = {}): Promise<SchemaField[]> {
+  const { metadata } = await openParquet(source);
+  const fields = parquetSchema(metadata).children.map((node) => ({
+    name: node.element.name,
+    type: parquetFieldType(node),
+    nullable: node.element.repetition_type !== "REQUIRED",
+  }));
+  if (!options.columns) return fields;
+  const wanted = new Set(options.columns);
+  return fields.filter((field) => wanted.has(field.name));
+}
+
+/** One column's decoded runs within a row group, by absolute row. */
+interface ColumnRuns {
+  runs: Array<{ rowStart: number; data: DecodedArray }>;
+}
+
+/** Rows of a Parquet file, one row group at a time, in batches of at most `batchSize`. */
+export async function* readParquet(source: RecordSource, options: ReadOptions = {}): AsyncGenerator<RecordBatch> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const { file, metadata } = await openParquet(source);
+  const top = parquetSchema(metadata).children;
+  const byName = new Map(top.map((node) => [node.element.name, node]));
+  const names = options.columns ?? top.map((node) => node.element.name);
+  // Requested columns the file lacks read as null, as in the text formats.
+  const present = names.filter((name) => byName.has(name));
+  const convert = names.map((name): ((value: unknown) => unknown) => {
+    const node = byName.get(name);
+    const unit = node && node.children.length === 0 ? timeUnit(node.element) : null;
+    return unit ? (value) => timeOfDay(value, unit) : plainValue;
+  });
+
+  let groupStart = 0;
+  for (const rowGroup of metadata.row_groups) {
+    const groupRows = Number(rowGroup.num_rows);
+    const groupEnd = groupStart + groupRows;
+    if (groupRows === 0) continue;
+    const columns = new Map<string, ColumnRuns>(present.map((name) => [name, { runs: [] }]));
+    if (present.length > 0) {
+      try {
+        await parquetRead({
+          file,
+          metadata,
+          columns: present,
+          rowStart: groupStart,
+          rowEnd: groupEnd,
+          compressors,
+          onChunk: (chunk) => {
+            columns.get(chunk.columnName)?.runs.push({ rowStart: chunk.rowStart, data: chunk.columnData });
+          },
+        });
+      } catch (error) {
+        throw asConnectorError(error, file, source.name);
+      }
+    }
+    const runs = names.map((name) => {
+      const column = columns.get(name);
+      return column ? column.runs.sort((a, b) => a.rowStart - b.rowStart) : null;
+    });
+
+    for (let batchStart = groupStart; batchStart < groupEnd; batchStart += batchSize) {
+      const batchEnd = Math.min(batchStart + batchSize, groupEnd);
+      const count = batchEnd - batchStart;
+      const rows: Row[] = new Array(count);
+      for (let r = 0; r < count; r++) rows[r] = {};
+      // Column by column: each column's runs are walked once per batch.
+      for (let k = 0; k < names.length; k++) {
+        const name = names[k]!;
+        const columnRuns = runs[k];
+        const toPlain = convert[k]!;
+        let run = 0;
+        for (let r = 0; r < count; r++) {
+          const row = batchStart + r;
+          let value: unknown = null;
+          if (columnRuns) {
+            while (run < columnRuns.length && row >= columnRuns[run]!.rowStart + columnRuns[run]!.data.length) run++;
+            const current = columnRuns[run];
+            if (current && row >= current.rowStart) value = toPlain(current.data[row - current.rowStart]);
+          }
+          rows[r]![name] = value;
+        }
+      }
+      yield { rows, bytes: file.bytesRead, raggedRows: 0, droppedFields: 0 };
+    }
+    groupStart = groupEnd;
+  }
+}

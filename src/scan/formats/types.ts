@@ -1,0 +1,43 @@
+/** The file formats the streaming readers understand. */
+export const FILE_FORMATS = ["csv", "ndjson", "json", "parquet"] as const;
+export type FileFormat = (typeof FILE_FORMATS)[number];
+
+/** The bytes of one file: streamed front to back (text formats) or read by range (Parquet). */
+export interface RecordSource {
+  /** For error messages, e.g. the object key. */
+  name?: string;
+  /** Size in bytes. */
+  size: number;
+  stream(): Promise<ReadableStream<Uint8Array>>;
+  readRange(offset: number, length: number): Promise<Uint8Array>;
+}
+
+/** A row: attribute name → value (string/number/boolean/Date/null, or nested JSON/Parquet values as is). */
+export type Row = Record<string, unknown>;
+
+export interface RecordBatch {
+  rows: Row[];
+  /** Bytes consumed from the source so far (for progress). */
+  bytes: number;
+  /** CSV only, so far: records whose field count differed from the header's. */
+  raggedRows: number;
+  /** CSV only, so far: fields beyond the header's width, dropped. */
+  droppedFields: number;
+}
+
+export interface ReadOptions {
+  /** CSV field separator: one character, default ",". "\\t" and "tab" also mean a tab. */
+  separator?: string;
+  /** Rows per batch (default 1,000). */
+  batchSize?: number;
+  /** Only these attributes, in this order; one the file lacks reads as null. */
+  columns?: string[];
+}
+
+export interface SchemaOptions extends ReadOptions {
+  /** Records sampled to name and type the attributes of text formats (default 1,000). */
+  sampleSize?: number;
+}
+
+export const DEFAULT_BATCH_SIZE = 1000;
+export const DEFAULT_SAMPLE_SIZE = 1000;

@@ -1,0 +1,65 @@
+import type { RecordBatch, RecordSource, Row } from "../../../src/scan/formats";
+
+export const encoder = new TextEncoder();
+
+/** A source whose stream yields exactly these chunks (so tests choose every boundary). */
+export function chunkSource(chunks: Uint8Array[]): RecordSource {
+  const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  return {
+    name: "test-file",
+    size,
+    stream: async () => {
+      let next = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const chunk = chunks[next++];
+          if (chunk) controller.enqueue(chunk);
+          else controller.close();
+        },
+      });
+    },
+    readRange: async () => {
+      throw new Error("not used for text formats");
+    },
+  };
+}
+
+/** The bytes split at the given offsets. */
+export function splitAt(bytes: Uint8Array, ...offsets: number[]): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  let start = 0;
+  for (const offset of [...offsets, bytes.byteLength]) {
+    chunks.push(bytes.subarray(start, offset));
+    start = offset;
+  }
+  return chunks;
+}
+
+/** The bytes in chunks of `size`. */
+export function splitEvery(bytes: Uint8Array, size: number): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < bytes.byteLength; i += size) chunks.push(bytes.subarray(i, i + size));
+  return chunks;
+}
+
+/** Every batch, in order. */
+export async function batchesOf(iterable: AsyncIterable<RecordBatch>): Promise<RecordBatch[]> {
+  const batches: RecordBatch[] = [];
+  for await (const batch of iterable) batches.push(batch);
+  return batches;
+}
+
+/** Every row, in order. */
+export async function rowsOf(iterable: AsyncIterable<RecordBatch>): Promise<Row[]> {
+  return (await batchesOf(iterable)).flatMap((batch) => batch.rows);
+}
+
+/** The rejection of a promise (fails the test if it resolves). */
+export async function failure(promise: Promise<unknown>): Promise<Error & { kind?: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & { kind?: string };
+  }
+  throw new Error("expected a failure");
+}

@@ -1,0 +1,240 @@
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import { parquetWriteBuffer, schemaFromColumnData } from "hyparquet-writer";
+import { describe, expect, it } from "vitest";
+import { ConnectorError } from "../../../src/scan/connectors/types";
+import { bytesSource, type RecordSource, readRecords, readSchema } from "../../../src/scan/formats";
+import { batchesOf, encoder, failure, rowsOf } from "./helpers";
+
+type WriteOptions = Parameters<typeof parquetWriteBuffer>[0];
+
+/** A RecordSource over Parquet bytes that records every ranged read. */
+function countingSource(buffer: ArrayBuffer) {
+  const bytes = new Uint8Array(buffer);
+  const reads: Array<{ offset: number; length: number }> = [];
+  const source: RecordSource = {
+    name: "test.parquet",
+    size: bytes.byteLength,
+    stream: async () => {
+      throw new Error("Parquet must be read by range");
+    },
+    readRange: async (offset, length) => {
+      reads.push({ offset, length });
+      return bytes.slice(offset, offset + length);
+    },
+  };
+  return { source, reads, bytesRead: () => reads.reduce((sum, read) => sum + read.length, 0) };
+}
+
+const ROWS = 3500;
+const START = Date.UTC(2024, 0, 1);
+
+/** The rows the fixture holds, as the reader should return them. */
+function expectedRow(i: number) {
+  return {
+    id: i,
+    big: i % 11 === 0 ? null : i === 5 ? "1152921504606846976" : i * 1000,
+    score: i % 5 === 0 ? null : i / 4,
+    name: i % 3 === 0 ? null : `name-${i} ✓`,
+    active: i % 4 === 0 ? null : i % 2 === 0,
+    at: i % 13 === 0 ? null : new Date(START + i * 60_000),
+  };
+}
+
+function fixture(options: Partial<WriteOptions> = {}): ArrayBuffer {
+  const ids = Array.from({ length: ROWS }, (_, i) => i);
+  return parquetWriteBuffer({
+    columnData: [
+      { name: "id", data: ids, type: "INT32", nullable: false },
+      {
+        name: "big",
+        data: ids.map((i) => (i % 11 === 0 ? null : i === 5 ? 2n ** 60n : BigInt(i * 1000))),
+        type: "INT64",
+      },
+      { name: "score", data: ids.map((i) => (i % 5 === 0 ? null : i / 4)), type: "DOUBLE" },
+      { name: "name", data: ids.map((i) => (i % 3 === 0 ? null : `name-${i} ✓`)), type: "STRING" },
+      { name: "active", data: ids.map((i) => (i % 4 === 0 ? null : i % 2 === 0)), type: "BOOLEAN" },
+      { name: "at", data: ids.map((i) => (i % 13 === 0 ? null : new Date(START + i * 60_000))), type: "TIMESTAMP" },
+    ],
+    rowGroupSize: 1000,
+    ...options,
+  });
+}
+
+describe("Parquet reader", () => {
+  it.each([
+    ["UNCOMPRESSED", {}],
+    ["SNAPPY", {}],
+    ["GZIP", { GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input)) }],
+    ["BROTLI", { BROTLI: (input: Uint8Array) => new Uint8Array(brotliCompressSync(input)) }],
+  ] as const)(
+    "reads every row group of a %s file, with nulls, BigInt and Date converted",
+    async (codec, compressors) => {
+      const { source } = countingSource(fixture({ codec, compressors }));
+      const batches = await batchesOf(readRecords(source, "parquet", { batchSize: 400 }));
+      // Batches never span row groups (1000, 1000, 1000, 500 rows).
+      expect(batches.map((batch) => batch.rows.length)).toEqual([
+        400, 400, 200, 400, 400, 200, 400, 400, 200, 400, 100,
+      ]);
+      const rows = batches.flatMap((batch) => batch.rows);
+      expect(rows).toHaveLength(ROWS);
+      for (let i = 0; i < ROWS; i++) {
+        if (JSON.stringify(rows[i]) !== JSON.stringify(expectedRow(i))) expect(rows[i]).toEqual(expectedRow(i));
+      }
+      expect(rows[1]!.at).toBeInstanceOf(Date);
+      expect(Object.keys(rows[0]!)).toEqual(["id", "big", "score", "name", "active", "at"]);
+    },
+  );
+
+  it("reads only the requested columns' chunks, one row group at a time", async () => {
+    const count = 20_000;
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed.toString(16);
+    };
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "id", data: Array.from({ length: count }, (_, i) => i), type: "INT32" },
+        {
+          name: "payload",
+          data: Array.from({ length: count }, () => random().repeat(2) + random() + random()),
+          type: "STRING",
+        },
+        { name: "flag", data: Array.from({ length: count }, (_, i) => i % 3 === 0), type: "BOOLEAN" },
+      ],
+      rowGroupSize: 5000,
+    });
+    const { source, reads, bytesRead } = countingSource(buffer);
+    let firstBatchReads = -1;
+    let sum = 0;
+    let rows = 0;
+    for await (const batch of readRecords(source, "parquet", { columns: ["flag", "id"], batchSize: 5000 })) {
+      if (firstBatchReads < 0) firstBatchReads = reads.length;
+      for (const row of batch.rows) {
+        expect(Object.keys(row)).toEqual(["flag", "id"]);
+        sum += row.id as number;
+        rows++;
+      }
+    }
+    expect(rows).toBe(count);
+    expect(sum).toBe((count * (count - 1)) / 2);
+    // The footer first, from the end of the file.
+    expect(reads[0]!.offset + reads[0]!.length).toBe(buffer.byteLength);
+    // The first batch came before the later row groups were read.
+    expect(firstBatchReads).toBeLessThan(reads.length);
+    // The payload column, most of the file, was never read.
+    expect(bytesRead()).toBeLessThan(buffer.byteLength / 4);
+
+    const all = countingSource(buffer);
+    await rowsOf(readRecords(all.source, "parquet"));
+    expect(all.bytesRead()).toBeGreaterThan(buffer.byteLength * 0.9);
+  });
+
+  it("reads a requested column the file lacks as null", async () => {
+    const { source } = countingSource(fixture());
+    const rows = await rowsOf(readRecords(source, "parquet", { columns: ["id", "missing"], batchSize: 5000 }));
+    expect(rows[7]).toEqual({ id: 7, missing: null });
+  });
+
+  it("keeps nested values (JSON columns) as they are", async () => {
+    const buffer = parquetWriteBuffer({
+      columnData: [{ name: "doc", data: [{ a: [1, { b: "x" }] }, null, [1, 2]], type: "JSON" }],
+    });
+    expect(await rowsOf(readRecords(countingSource(buffer).source, "parquet"))).toEqual([
+      { doc: { a: [1, { b: "x" }] } },
+      { doc: null },
+      { doc: [1, 2] },
+    ]);
+  });
+
+  it("fails with a ConnectorError on a file that is not Parquet", async () => {
+    const notParquet = bytesSource(encoder.encode("id,name\n1,a\n".repeat(10)), "data.csv");
+    const error = await failure(rowsOf(readRecords(notParquet, "parquet")));
+    expect(error).toBeInstanceOf(ConnectorError);
+    expect(error.kind).toBe("invalid");
+    expect(error.message).toContain("data.csv");
+    const tiny = await failure(rowsOf(readRecords(bytesSource(new Uint8Array(3)), "parquet")));
+    expect(tiny.kind).toBe("invalid");
+  });
+
+  it("passes the source's own errors through", async () => {
+    const source: RecordSource = {
+      size: 1000,
+      stream: async () => new ReadableStream(),
+      readRange: async () => {
+        throw new ConnectorError("access denied", "auth");
+      },
+    };
+    const error = await failure(rowsOf(readRecords(source, "parquet")));
+    expect(error.kind).toBe("auth");
+  });
+});
+
+describe("Parquet schema", () => {
+  it("maps physical and logical types from the footer alone", async () => {
+    const columnData = [
+      { name: "id", data: [1, 2], type: "INT32" as const, nullable: false },
+      { name: "big", data: [1n, 2n], type: "INT64" as const },
+      { name: "ratio", data: [0.5, 1.5], type: "FLOAT" as const },
+      { name: "score", data: [0.5, null], type: "DOUBLE" as const },
+      { name: "ok", data: [true, false], type: "BOOLEAN" as const },
+      { name: "name", data: ["a", "b"], type: "STRING" as const },
+      { name: "at", data: [new Date(0), new Date(1000)], type: "TIMESTAMP" as const },
+      { name: "doc", data: [{ a: 1 }, null], type: "JSON" as const },
+      { name: "uid", data: ["00112233-4455-6677-8899-aabbccddeeff", null], type: "UUID" as const },
+      { name: "day", data: [new Date(Date.UTC(2024, 0, 2)), null] },
+      { name: "price", data: [12.34, null] },
+      { name: "clock", data: [3_723_004, null] },
+      { name: "raw", data: [new Uint8Array([1, 2, 255]), null] },
+    ];
+    const buffer = parquetWriteBuffer({
+      // The schema below carries the types.
+      columnData: columnData.map(({ name, data }) => ({ name, data })),
+      schema: schemaFromColumnData({
+        columnData,
+        schemaOverrides: {
+          day: { name: "day", type: "INT32", converted_type: "DATE", repetition_type: "OPTIONAL" },
+          price: {
+            name: "price",
+            type: "INT64",
+            converted_type: "DECIMAL",
+            scale: 2,
+            precision: 10,
+            repetition_type: "OPTIONAL",
+          },
+          clock: { name: "clock", type: "INT32", converted_type: "TIME_MILLIS", repetition_type: "OPTIONAL" },
+          raw: { name: "raw", type: "BYTE_ARRAY", logical_type: { type: "BSON" }, repetition_type: "OPTIONAL" },
+        },
+      }),
+    });
+    const { source, bytesRead } = countingSource(buffer);
+    expect(await readSchema(source, "parquet")).toEqual([
+      { name: "id", type: "integer", nullable: false },
+      { name: "big", type: "integer", nullable: true },
+      { name: "ratio", type: "number", nullable: true },
+      { name: "score", type: "number", nullable: true },
+      { name: "ok", type: "boolean", nullable: true },
+      { name: "name", type: "string", nullable: true },
+      { name: "at", type: "timestamp", nullable: true },
+      { name: "doc", type: "object", nullable: true },
+      { name: "uid", type: "string", nullable: true },
+      { name: "day", type: "date", nullable: true },
+      { name: "price", type: "number", nullable: true },
+      { name: "clock", type: "string", nullable: true },
+      { name: "raw", type: "binary", nullable: true },
+    ]);
+    expect(bytesRead()).toBe(buffer.byteLength); // a small file: the footer read covers it
+    expect((await readSchema(source, "parquet", { columns: ["ok", "id"] })).map((field) => field.name)).toEqual([
+      "id",
+      "ok",
+    ]);
+
+    const rows = await rowsOf(readRecords(source, "parquet", { columns: ["day", "price", "clock", "uid"] }));
+    expect(rows[0]).toEqual({
+      day: new Date(Date.UTC(2024, 0, 2)),
+      price: 12.34,
+      clock: "01:02:03.004",
+      uid: "00112233-4455-6677-8899-aabbccddeeff",
+    });
+  });
+});
