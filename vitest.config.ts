@@ -1,10 +1,35 @@
+import { builtinModules, createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type Plugin } from "vitest/config";
+
+/**
+ * Lets mysql2 (CommonJS) load inside workerd. The pool resolves its require() calls with the
+ * ES "import" conditions, so `require("lru.min")` / `require("sql-escaper")` get ES builds, of which
+ * workerd's require() yields only the (absent) default export: resolve them as Node's require()
+ * does. And workerd has no CommonJS `node:process`: serve a shim exporting the global process.
+ * (wrangler's esbuild bundle needs neither.)
+ */
+const MYSQL2_TREE = /\/node_modules\/(mysql2|named-placeholders)\//;
+const mysql2InWorkerd: Plugin = {
+  name: "mysql2-in-workerd",
+  enforce: "pre",
+  resolveId(id, importer, options) {
+    if (!importer || !MYSQL2_TREE.test(importer)) return null;
+    if (id === "process" || id === "node:process") {
+      return fileURLToPath(new URL("./test/scan/sql/support/node-process.cjs", import.meta.url).href);
+    }
+    const isRequire = (options.custom?.["node-resolve"] as { isRequire?: boolean } | undefined)?.isRequire;
+    if (!isRequire || id.startsWith(".") || id.startsWith("node:") || builtinModules.includes(id)) return null;
+    return createRequire(importer.replace(/\?.*$/, "")).resolve(id);
+  },
+};
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
     plugins: [
+      mysql2InWorkerd,
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {

@@ -1,0 +1,289 @@
+/**
+ * The one SQL generator for pushdown profiles: from a table, its columns and the asset's
+ * options it writes the few queries whose results make an AssetProfile, so that no row
+ * leaves the database. Dialect differences live in dialects.ts.
+ *
+ * Queries per profile: one wide aggregate per chunk of columns (row count, nulls, empties,
+ * distinct, min/max, mean, stddev, quantiles, type counts, freshness, duplicates), one
+ * UNION ALL per chunk for top values and value patterns, and for MySQL one window query per
+ * chunk of numeric columns for exact quantiles.
+ */
+
+import { QUANTILE_POINTS } from "../profile";
+import { type ColumnKind, columnKind, type DialectSql, numberLiteral as num } from "./dialects";
+import type { TableRef } from "./runner";
+import { join, param, type RenderedQuery, raw, render, type SqlText, sql } from "./sql-text";
+
+/** A column to profile, as the schema query reports it. */
+export interface ProfileColumn {
+  name: string;
+  type: string;
+  nullable?: boolean;
+}
+
+/** A bound filter value (asset options carry strings, numbers or booleans; null = SQL NULL). */
+export type FilterValue = string | number | boolean | null;
+
+/** Asset options that shape a pushdown profile (asset `options`, spec 2.3). */
+export interface SqlProfileOptions {
+  /** Attribute → allowed values; rows must match every attribute. */
+  filter?: Record<string, FilterValue[]>;
+  /** Attribute → segment values: the profile is repeated over each segment's rows. */
+  segments?: Record<string, FilterValue[]>;
+  /** Percent of rows to sample, 1-100 (100 = all). */
+  sample_fraction?: number;
+  /** At most this many rows (the newest by timestamp_attribute when there is one). */
+  limit?: number;
+  timestamp_attribute?: string;
+  /** Only rows whose timestamp_attribute is after `last_max_timestamp`. */
+  delta_only?: boolean;
+  /** ISO 8601: the previous scan's freshness. */
+  last_max_timestamp?: string;
+  id_attributes?: string[];
+  /** Seed of the sample, so every query of one profile sees the same rows (where the dialect can). */
+  sample_seed?: number;
+}
+
+/** One condition on the rows: the attribute is one of the values. */
+export interface RowFilter {
+  attribute: string;
+  values: FilterValue[];
+}
+
+/** Columns per wide aggregate query (PostgreSQL allows 1664 result columns; a column takes up to 24). */
+export const SCALAR_CHUNK = 40;
+/** Columns per top-values/patterns query. */
+export const FREQUENCY_CHUNK = 25;
+/** Numeric columns per window quantile query (each sorts the rows once). */
+export const WINDOW_CHUNK = 8;
+export const TOP_K = 20;
+/** Longest value shape kept, as in the file profiler (src/scan/profiler/patterns.ts). */
+export const MAX_PATTERN_LENGTH = 64;
+export const DEFAULT_SAMPLE_SEED = 42;
+
+/** Regular expressions classifying text values (no backslashes, so every dialect reads them alike). */
+export const TEXT_TYPE_PATTERNS = {
+  integer: "^ *[-+]?[0-9]+ *$",
+  /** Integers too: the number count is numeric minus integer. */
+  numeric: "^ *[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)? *$",
+  boolean: "^ *([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]) *$",
+  date: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+  timestamp: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?(Z|[-+][0-9]{2}(:?[0-9]{2})?)?$",
+} as const;
+export type TextTypeClass = keyof typeof TEXT_TYPE_PATTERNS;
+export const TEXT_TYPE_CLASSES = Object.keys(TEXT_TYPE_PATTERNS) as TextTypeClass[];
+
+/** A column with what the generator decided about it. */
+export interface ColumnPlan {
+  index: number;
+  name: string;
+  type: string;
+  nullable: boolean;
+  kind: ColumnKind;
+}
+
+export const planColumns = (columns: readonly ProfileColumn[]): ColumnPlan[] =>
+  columns.map((c, index) => ({
+    index,
+    name: c.name,
+    type: c.type,
+    nullable: c.nullable ?? true,
+    kind: columnKind(c.type),
+  }));
+
+const isNumeric = (k: ColumnKind) => k === "integer" || k === "number";
+const hasOrder = (k: ColumnKind) => isNumeric(k) || k === "date" || k === "timestamp" || k === "text";
+
+/** Result aliases, shared by the generator and the result mapping. */
+export const alias = {
+  rowCount: "row_count",
+  freshness: "freshness",
+  idGroups: "id_groups",
+  nonNull: (i: number) => `c${i}_nn`,
+  empties: (i: number) => `c${i}_empty`,
+  distinct: (i: number) => `c${i}_distinct`,
+  min: (i: number) => `c${i}_min`,
+  max: (i: number) => `c${i}_max`,
+  mean: (i: number) => `c${i}_mean`,
+  stddev: (i: number) => `c${i}_stddev`,
+  meanLength: (i: number) => `c${i}_len`,
+  quantile: (i: number, j: number) => `c${i}_q${j}`,
+  textType: (i: number, t: TextTypeClass) => `c${i}_t_${t}`,
+  windowCount: (i: number) => `c${i}_wn`,
+  windowLow: (i: number, j: number) => `c${i}_lo${j}`,
+  windowHigh: (i: number, j: number) => `c${i}_hi${j}`,
+  kind: "k",
+  column: "c",
+  value: "v",
+  count: "n",
+} as const;
+
+/** The rows a profile reads, as a FROM item named `src`: table, sample, filters, delta, limit. */
+export function sourceOf(
+  d: DialectSql,
+  table: TableRef,
+  options: SqlProfileOptions,
+  filters: readonly RowFilter[] = filtersOf(options.filter),
+): SqlText {
+  const conditions: SqlText[] = filters.map((f) => inValues(d, f));
+  const ts = options.timestamp_attribute;
+  if (options.delta_only && options.last_max_timestamp) {
+    if (!ts) throw new TypeError("delta_only needs a timestamp_attribute");
+    conditions.push(sql`${d.ident(ts)} > ${param(d.timestampParam(options.last_max_timestamp))}`);
+  }
+  const percent = options.sample_fraction ?? 100;
+  const sample = percent < 100 ? d.sample(percent, options.sample_seed ?? DEFAULT_SAMPLE_SEED) : {};
+  if (sample.where) conditions.push(sample.where);
+  const limit = options.limit;
+  if (!sample.tableSuffix && conditions.length === 0 && limit === undefined) return sql`${d.table(table)} src`;
+  return sql`(SELECT * FROM ${d.table(table)}${sample.tableSuffix ?? raw("")}${
+    conditions.length ? sql` WHERE ${join(conditions, " AND ")}` : raw("")
+  }${limit !== undefined && ts ? sql` ORDER BY ${d.ident(ts)} DESC` : raw("")}${
+    limit !== undefined ? sql` LIMIT ${num(limit)}` : raw("")
+  }) src`;
+}
+
+/** The asset's `filter` option as row filters. */
+export const filtersOf = (filter: SqlProfileOptions["filter"]): RowFilter[] =>
+  Object.entries(filter ?? {}).map(([attribute, values]) => ({ attribute, values }));
+
+function inValues(d: DialectSql, f: RowFilter): SqlText {
+  const col = d.ident(f.attribute);
+  const values = f.values.filter((v) => v !== null);
+  const parts: SqlText[] = [];
+  if (values.length) parts.push(sql`${col} IN (${join(values.map(param), ", ")})`);
+  if (values.length < f.values.length) parts.push(sql`${col} IS NULL`);
+  if (parts.length === 0) return raw("1 = 0");
+  return parts.length === 1 ? parts[0]! : sql`(${join(parts, " OR ")})`;
+}
+
+const as = (d: DialectSql, e: SqlText, name: string) => sql`${e} AS ${d.ident(name)}`;
+const countIf = (condition: SqlText) => sql`SUM(${condition})`;
+
+/** The value of a column as text; text columns too, so UNION branches share one collation (MySQL). */
+const textOf = (d: DialectSql, c: ColumnPlan) => d.toText(d.ident(c.name));
+
+/**
+ * The wide aggregate over a chunk of columns. `withRowMetrics` adds the row count, freshness
+ * and the number of distinct id tuples (duplicates = rows − tuples).
+ */
+export function scalarQuery(
+  d: DialectSql,
+  source: SqlText,
+  columns: readonly ColumnPlan[],
+  options: SqlProfileOptions,
+  withRowMetrics: boolean,
+): SqlText {
+  const items: SqlText[] = [];
+  if (withRowMetrics) {
+    items.push(as(d, raw("COUNT(*)"), alias.rowCount));
+    if (options.timestamp_attribute) {
+      items.push(as(d, sql`MAX(${d.ident(options.timestamp_attribute)})`, alias.freshness));
+    }
+    const ids = options.id_attributes ?? [];
+    if (ids.length) {
+      // GROUP BY treats NULLs as equal in every dialect, unlike COUNT(DISTINCT a, b).
+      const groups = sql`(SELECT COUNT(*) FROM (SELECT 1 AS one FROM ${source} GROUP BY ${join(
+        ids.map((a) => d.ident(a)),
+        ", ",
+      )}) g)`;
+      items.push(as(d, groups, alias.idGroups));
+    }
+  }
+  for (const c of columns) {
+    const x = d.ident(c.name);
+    const i = c.index;
+    items.push(as(d, sql`COUNT(${x})`, alias.nonNull(i)));
+    items.push(as(d, d.distinct(c.kind === "other" ? d.toText(x) : x), alias.distinct(i)));
+    if (hasOrder(c.kind)) {
+      items.push(as(d, sql`MIN(${x})`, alias.min(i)), as(d, sql`MAX(${x})`, alias.max(i)));
+    }
+    if (isNumeric(c.kind)) {
+      items.push(as(d, d.mean(x), alias.mean(i)), as(d, sql`STDDEV_POP(${x})`, alias.stddev(i)));
+      if (d.quantiles.kind === "aggregate") {
+        d.quantiles.exprs(x, QUANTILE_POINTS).forEach((q, j) => {
+          items.push(as(d, q, alias.quantile(i, j)));
+        });
+      }
+    }
+    if (c.kind === "text") {
+      items.push(as(d, countIf(sql`CASE WHEN TRIM(${x}) = '' THEN 1 ELSE 0 END`), alias.empties(i)));
+      items.push(as(d, sql`AVG(${d.length(x)})`, alias.meanLength(i)));
+      for (const t of TEXT_TYPE_CLASSES) {
+        items.push(as(d, countIf(d.matches(x, TEXT_TYPE_PATTERNS[t])), alias.textType(i, t)));
+      }
+    }
+  }
+  return sql`SELECT ${join(items, ", ")} FROM ${source}`;
+}
+
+/** The shape of a text value: letters → a/A, digits → 9, runs collapsed (see profiler/patterns.ts). */
+export function shapeOf(d: DialectSql, text: SqlText): SqlText {
+  const { upper, lower, digit } = d.classes;
+  const classes = d.replace(d.replace(d.replace(text, `${upper}+`, "A"), `${lower}+`, "a"), `${digit}+`, "9");
+  return d.collapseRepeats(classes);
+}
+
+/**
+ * Top values and value patterns of a chunk of columns, as rows (k, c, v, n): k 0 = value,
+ * 1 = pattern; c = column index; v = value or shape; n = count. Each branch keeps its top 20.
+ */
+export function frequencyQuery(d: DialectSql, source: SqlText, columns: readonly ColumnPlan[]): SqlText {
+  const [k, c, v, n] = [alias.kind, alias.column, alias.value, alias.count].map((a) => d.ident(a)) as [
+    SqlText,
+    SqlText,
+    SqlText,
+    SqlText,
+  ];
+  const branches: SqlText[] = [];
+  for (const col of columns) {
+    const x = d.ident(col.name);
+    const text = textOf(d, col);
+    branches.push(
+      sql`(SELECT 0 AS ${k}, ${num(col.index)} AS ${c}, ${text} AS ${v}, COUNT(*) AS ${n} FROM ${source} WHERE ${x} IS NOT NULL GROUP BY ${text} ORDER BY ${n} DESC, ${v} LIMIT ${num(TOP_K)})`,
+    );
+    const s = raw("s");
+    const cut = sql`CASE WHEN ${d.length(s)} > ${num(MAX_PATTERN_LENGTH)} THEN CONCAT(SUBSTR(${s}, 1, ${num(MAX_PATTERN_LENGTH)}), ${raw(d.literal("…"))}) ELSE ${s} END`;
+    branches.push(
+      sql`(SELECT 1 AS ${k}, ${num(col.index)} AS ${c}, ${cut} AS ${v}, COUNT(*) AS ${n} FROM (SELECT ${shapeOf(d, text)} AS s FROM ${source} WHERE ${x} IS NOT NULL) p GROUP BY s ORDER BY ${n} DESC, ${v} LIMIT ${num(TOP_K)})`,
+    );
+  }
+  return join(branches, " UNION ALL ");
+}
+
+/**
+ * Exact quantiles by rank, for dialects without an aggregate for them (MySQL, MariaDB): per
+ * column the non-null count and, per point p, the values at ranks ⌊p(n−1)⌋+1 and ⌈p(n−1)⌉+1,
+ * between which PERCENTILE_CONT interpolates linearly.
+ */
+export function windowQuantileQuery(d: DialectSql, source: SqlText, columns: readonly ColumnPlan[]): SqlText {
+  const inner: SqlText[] = [];
+  const outer: SqlText[] = [];
+  for (const col of columns) {
+    const i = col.index;
+    const x = d.ident(col.name);
+    const [v, r, w] = [`x${i}`, `r${i}`, `w${i}`].map((a) => d.ident(a)) as [SqlText, SqlText, SqlText];
+    inner.push(
+      sql`${x} AS ${v}`,
+      sql`ROW_NUMBER() OVER (PARTITION BY ${x} IS NULL ORDER BY ${x}) AS ${r}`,
+      sql`COUNT(${x}) OVER () AS ${w}`,
+    );
+    outer.push(as(d, sql`MAX(${w})`, alias.windowCount(i)));
+    QUANTILE_POINTS.forEach((p, j) => {
+      const at = (rank: SqlText) => sql`MAX(CASE WHEN ${v} IS NOT NULL AND ${r} = ${rank} THEN ${v} END)`;
+      outer.push(as(d, at(sql`FLOOR(${num(p)} * (${w} - 1)) + 1`), alias.windowLow(i, j)));
+      outer.push(as(d, at(sql`CEIL(${num(p)} * (${w} - 1)) + 1`), alias.windowHigh(i, j)));
+    });
+  }
+  return sql`SELECT ${join(outer, ", ")} FROM (SELECT ${join(inner, ", ")} FROM ${source}) q`;
+}
+
+/** Renders a statement for the dialect's placeholders. */
+export const renderFor = (d: DialectSql, text: SqlText): RenderedQuery => render(text, d.placeholder);
+
+/** Splits a list into chunks of at most `size`. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

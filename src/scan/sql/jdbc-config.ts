@@ -1,0 +1,77 @@
+/**
+ * Where a GENERIC_JDBC connection's settings come from.
+ *
+ * Payload (visible): `db_type`, `db_or_schema` (the database to connect to: a PostgreSQL
+ * database, a MySQL/MariaDB database = schema), `connection_properties` (non-secret: `host`,
+ * `port`, `ssl` = disable | prefer | require, `connect_timeout` in seconds, `schema` (PostgreSQL
+ * default schema of tables named without one), or a `url` such as
+ * `jdbc:postgresql://db.example.com:5432/sales`).
+ *
+ * Credential (GENERIC_MAP, sealed): `user` (or `username`) and `password`; it may also carry
+ * `host`, `port`, `database` or `url` when those are secret too. A key in the credential wins
+ * over the same key in connection_properties; explicit keys win over the `url`.
+ */
+
+import { ConnectorError } from "../connectors/types";
+
+export interface JdbcPayload {
+  db_type: string;
+  db_or_schema: string;
+  connection_properties?: Record<string, string>;
+}
+
+export type TlsMode = "disable" | "prefer" | "require";
+
+export interface JdbcConfig {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  /** PostgreSQL: schema of tables named without one. */
+  schema?: string;
+  tls: TlsMode;
+  connectTimeoutSeconds: number;
+}
+
+const JDBC_URL = /^jdbc:(?:postgresql|mysql|mariadb):\/\/([^/:?#]+|\[[^\]]+\])(?::(\d{1,5}))?(?:\/([^?#;]*))?/i;
+
+function fromUrl(url: string | undefined): { host?: string; port?: string; database?: string } {
+  if (!url) return {};
+  const m = JDBC_URL.exec(url.trim());
+  if (!m)
+    throw new ConnectorError("url must look like jdbc:<postgresql|mysql|mariadb>://host[:port]/database", "invalid");
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port: m[2], database: m[3] ? decodeURIComponent(m[3]) : undefined };
+}
+
+/** The settings of a JDBC connection, from its payload and decrypted credential. */
+export function jdbcConfig(payload: JdbcPayload, credential: Record<string, string>, defaultPort: number): JdbcConfig {
+  const props = payload.connection_properties ?? {};
+  const url = { ...fromUrl(props.url), ...stripUndefined(fromUrl(credential.url)) };
+  const pick = (key: "host" | "port" | "database") => credential[key] || props[key] || url[key];
+  const host = pick("host");
+  if (!host)
+    throw new ConnectorError("The connection names no host (connection_properties.host or credential host)", "invalid");
+  const port = Number(pick("port") ?? defaultPort);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConnectorError("port must be 1-65535", "invalid");
+  const user = credential.user || credential.username;
+  if (!user) throw new ConnectorError("The credential names no user (key user or username)", "invalid");
+  const tls = (props.ssl ?? props.sslmode ?? "prefer").toLowerCase();
+  const tlsMode: TlsMode =
+    tls === "disable" || tls === "false" ? "disable" : tls === "require" || tls === "true" ? "require" : "prefer";
+  const timeout = Number(props.connect_timeout ?? 10);
+  return {
+    host,
+    port,
+    user,
+    password: credential.password ?? "",
+    database: pick("database") || payload.db_or_schema,
+    schema: props.schema || props.currentSchema || undefined,
+    tls: tlsMode,
+    connectTimeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : 10,
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

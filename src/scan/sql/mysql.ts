@@ -1,0 +1,106 @@
+/**
+ * MySQL and MariaDB over TCP from the Worker (`mysql2/promise` on node:net, which workerd
+ * implements with cloudflare:sockets). Statements run as server-side prepared statements
+ * (`execute`), so `?` inside the generator's regular expressions is never mistaken for a
+ * placeholder, as client-side interpolation would.
+ */
+
+import mysql from "mysql2/promise";
+import { ConnectorError } from "../connectors/types";
+import type { JdbcConfig } from "./jdbc-config";
+import { redact, type SqlRunner } from "./runner";
+
+const AUTH = new Set([
+  "ER_ACCESS_DENIED_ERROR",
+  "ER_DBACCESS_DENIED_ERROR",
+  "ER_ACCESS_DENIED_NO_PASSWORD_ERROR",
+  "ER_TABLEACCESS_DENIED_ERROR",
+  "ER_NOT_SUPPORTED_AUTH_MODE",
+]);
+const NOT_FOUND = new Set([
+  "ER_BAD_DB_ERROR",
+  "ER_NO_SUCH_TABLE",
+  "ER_BAD_FIELD_ERROR",
+  "ER_BAD_TABLE_ERROR",
+  "ER_SP_DOES_NOT_EXIST",
+]);
+const TRANSIENT = new Set([
+  "ER_LOCK_DEADLOCK",
+  "ER_LOCK_WAIT_TIMEOUT",
+  "ER_QUERY_TIMEOUT",
+  "ER_STATEMENT_TIMEOUT",
+  "ER_QUERY_INTERRUPTED",
+  "ER_CON_COUNT_ERROR",
+  "ER_TOO_MANY_USER_CONNECTIONS",
+  "ER_SERVER_SHUTDOWN",
+  "PROTOCOL_CONNECTION_LOST",
+  "PROTOCOL_SEQUENCE_TIMEOUT",
+  "ETIMEDOUT",
+  "ECONNRESET",
+  "EPIPE",
+]);
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
+function kindOf(err: { code?: unknown; errno?: unknown; message?: unknown }): ConnectorError["kind"] {
+  const code = String(err.code ?? "");
+  if (AUTH.has(code)) return "auth";
+  if (NOT_FOUND.has(code)) return "not_found";
+  if (TRANSIENT.has(code)) return "transient";
+  if (UNREACHABLE.has(code)) return "unreachable";
+  // workerd's sockets report a refused or failed connect without a Node error code.
+  if (/connect|refused|network connection lost|socket/i.test(String(err.message ?? ""))) return "unreachable";
+  return "invalid";
+}
+
+/** A driver error as a ConnectorError with a readable message and no secret in it. */
+export function mysqlError(err: unknown, password: string): ConnectorError {
+  if (err instanceof ConnectorError) return err;
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  return new ConnectorError(`MySQL: ${redact(String(e.message ?? err), password)}`, kindOf(e));
+}
+
+/** A runner on one MySQL/MariaDB connection, opened now (auth and reachability errors surface here). */
+export async function createMysqlRunner(config: JdbcConfig): Promise<SqlRunner> {
+  let conn: mysql.Connection;
+  try {
+    conn = await mysql.createConnection({
+      host: config.host,
+      port: config.port,
+      user: config.user,
+      password: config.password,
+      database: config.database,
+      connectTimeout: config.connectTimeoutSeconds * 1000,
+      // Workers forbid code generation from strings; mysql2 then uses its static row parsers.
+      disableEval: true,
+      timezone: "Z",
+      decimalNumbers: true,
+      supportBigNumbers: true,
+      multipleStatements: false,
+      ...(config.tls === "require" ? { ssl: {} } : {}),
+    });
+  } catch (err) {
+    throw mysqlError(err, config.password);
+  }
+  // A fatal error between queries is emitted as an event; without a listener it would throw.
+  let broken: unknown;
+  conn.on("error", (err) => {
+    broken = err;
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    dialect: "mysql",
+    async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
+      if (broken) throw mysqlError(broken, config.password);
+      try {
+        const [rows] = await conn.execute(text, params as never[]);
+        return rows as T[];
+      } catch (err) {
+        throw mysqlError(err, config.password);
+      }
+    },
+    close() {
+      closing ??= conn.end().catch(() => conn.destroy());
+      return closing;
+    },
+  };
+}

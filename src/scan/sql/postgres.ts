@@ -1,0 +1,213 @@
+/**
+ * PostgreSQL over TCP from the Worker (`postgres` package, cloudflare:sockets).
+ *
+ * The package's own Workers socket shim emits an 'error' after `sql.end()` (its read loop sees
+ * the stream it just cancelled, when nobody listens any more), which surfaces as an unhandled
+ * rejection. So the runner hands the package a socket of its own (the package's `socket`
+ * option): the same EventEmitter surface, with teardown that treats the cancelled read and the
+ * close promise as the end it asked for. TLS is negotiated here too (SSLRequest, then startTls).
+ */
+
+import { connect } from "cloudflare:sockets";
+import { Buffer } from "node:buffer";
+import { EventEmitter } from "node:events";
+import postgres from "postgres";
+import { ConnectorError } from "../connectors/types";
+import type { JdbcConfig } from "./jdbc-config";
+import { redact, type SqlRunner } from "./runner";
+
+type Socket = ReturnType<typeof connect>;
+
+/** The socket surface the `postgres` package uses (as its Node net.Socket). */
+class WorkerSocket extends EventEmitter {
+  readyState: "open" | "closed" = "open";
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private ending = false;
+  private closed = false;
+
+  constructor(
+    private readonly raw: Socket,
+    readonly host: string,
+    readonly port: number,
+  ) {
+    super();
+    this.writer = raw.writable.getWriter();
+    this.reader = raw.readable.getReader();
+    raw.closed.then(
+      () => this.finish(false),
+      (err: unknown) => this.fail(err),
+    );
+    void this.pump();
+  }
+
+  write(data: Uint8Array, callback?: () => void): boolean {
+    this.writer.write(data).then(
+      () => callback?.(),
+      (err) => this.fail(err),
+    );
+    return true;
+  }
+
+  /** Sends the last bytes (the Terminate message) and closes. */
+  end(data?: Uint8Array): void {
+    if (this.ending) return;
+    this.ending = true;
+    (data ? this.writer.write(data) : Promise.resolve())
+      .then(() => this.raw.close())
+      // Failing to close a socket we are done with changes nothing.
+      .catch(() => {})
+      .finally(() => this.finish(false));
+  }
+
+  destroy(): void {
+    this.end();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (;;) {
+        const { done, value } = await this.reader.read();
+        if (done) break;
+        this.emit("data", Buffer.from(value));
+      }
+      this.finish(false);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private fail(err: unknown): void {
+    // After end() the read loop and close promise report the cancellation we caused: not an error.
+    if (!this.ending && !this.closed && this.listenerCount("error") > 0) this.emit("error", err);
+    this.finish(true);
+  }
+
+  private finish(hadError: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.readyState = "closed";
+    this.emit("close", hadError);
+  }
+}
+
+const SSL_REQUEST = new Uint8Array([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(onTimeout()), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Opens the TCP connection (and TLS when the server offers or the config requires it). */
+async function openSocket(config: JdbcConfig): Promise<WorkerSocket> {
+  const where = `${config.host}:${config.port}`;
+  const unreachable = (err: unknown) =>
+    new ConnectorError(`PostgreSQL at ${where} is unreachable: ${errorText(err, config.password)}`, "unreachable");
+  let raw: Socket;
+  try {
+    raw = connect(
+      { hostname: config.host, port: config.port },
+      { secureTransport: config.tls === "disable" ? "off" : "starttls", allowHalfOpen: false },
+    );
+    await withTimeout(raw.opened, config.connectTimeoutSeconds * 1000, () => new Error("connect timeout"));
+  } catch (err) {
+    throw unreachable(err);
+  }
+  if (config.tls !== "disable") {
+    try {
+      const writer = raw.writable.getWriter();
+      const reader = raw.readable.getReader();
+      await writer.write(SSL_REQUEST);
+      const { value } = await reader.read();
+      writer.releaseLock();
+      reader.releaseLock();
+      if (value?.[0] === 0x53) raw = raw.startTls({ expectedServerHostname: config.host });
+      else if (config.tls === "require") {
+        raw.close().catch(() => {});
+        throw new ConnectorError(`PostgreSQL at ${where} does not offer TLS, which the connection requires`, "invalid");
+      }
+    } catch (err) {
+      if (err instanceof ConnectorError) throw err;
+      raw.close().catch(() => {});
+      throw unreachable(err);
+    }
+  }
+  return new WorkerSocket(raw, config.host, config.port);
+}
+
+/** SQLSTATE → error kind (https://www.postgresql.org/docs/current/errcodes-appendix.html). */
+function kindOf(code: string): ConnectorError["kind"] {
+  if (code === "28P01" || code === "28000" || code === "42501") return "auth";
+  if (code === "3D000" || code === "42P01" || code === "3F000" || code === "42703" || code === "42883")
+    return "not_found";
+  if (
+    code === "40001" ||
+    code === "40P01" ||
+    code === "55P03" ||
+    code === "57014" ||
+    code.startsWith("53") ||
+    code.startsWith("57P") ||
+    code.startsWith("08")
+  ) {
+    return "transient";
+  }
+  // The package's own connection errors.
+  if (code === "CONNECT_TIMEOUT" || code.startsWith("CONNECTION_")) return "transient";
+  return "invalid";
+}
+
+const errorText = (err: unknown, password: string) =>
+  redact(err instanceof Error ? err.message : String(err), password);
+
+/** A driver error as a ConnectorError with a readable message and no secret in it. */
+export function postgresError(err: unknown, password: string): ConnectorError {
+  if (err instanceof ConnectorError) return err;
+  const code = String((err as { code?: unknown })?.code ?? "");
+  return new ConnectorError(`PostgreSQL: ${errorText(err, password)}`, kindOf(code));
+}
+
+/** A runner on one PostgreSQL connection (opened at the first query). */
+export function createPostgresRunner(config: JdbcConfig): SqlRunner {
+  const options = {
+    host: config.host,
+    port: config.port,
+    user: config.user,
+    password: config.password,
+    database: config.database,
+    max: 1,
+    ssl: false, // negotiated in openSocket
+    fetch_types: false,
+    idle_timeout: 0,
+    connect_timeout: config.connectTimeoutSeconds,
+    onnotice: () => {},
+    connection: { application_name: "dq-monitor", ...(config.schema ? { search_path: config.schema } : {}) },
+    socket: () => openSocket(config),
+  };
+  // `socket` is a documented option the package's types leave out.
+  const sql = postgres(options as unknown as postgres.Options<Record<string, postgres.PostgresType>>);
+  let closing: Promise<void> | undefined;
+  return {
+    dialect: "postgres",
+    async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
+      try {
+        const rows = await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+        return [...rows] as T[];
+      } catch (err) {
+        throw postgresError(err, config.password);
+      }
+    },
+    close() {
+      closing ??= sql.end({ timeout: 5 }).catch(() => {});
+      return closing;
+    },
+  };
+}

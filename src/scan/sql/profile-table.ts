@@ -1,0 +1,303 @@
+/**
+ * Runs the generated SQL and maps its results to the profile contract (src/scan/profile.ts).
+ * Every metric is computed by the database; only aggregates travel.
+ */
+
+import { ConnectorError } from "../connectors/types";
+import {
+  type AssetProfile,
+  type AttributeProfile,
+  QUANTILE_POINTS,
+  type SchemaField,
+  type ValueType,
+} from "../profile";
+import { type DialectSql, dialectSql, valueTypeOf } from "./dialects";
+import {
+  alias,
+  type ColumnPlan,
+  chunks,
+  FREQUENCY_CHUNK,
+  filtersOf,
+  frequencyQuery,
+  type ProfileColumn,
+  planColumns,
+  type RowFilter,
+  renderFor,
+  SCALAR_CHUNK,
+  type SqlProfileOptions,
+  scalarQuery,
+  sourceOf,
+  TOP_K,
+  WINDOW_CHUNK,
+  windowQuantileQuery,
+} from "./generator";
+import { type SqlRunner, type TableRef, tableLabel } from "./runner";
+import type { SqlText } from "./sql-text";
+
+/** Most attributes a schema load reads (spec 4.3). */
+export const MAX_SCHEMA_ATTRIBUTES = 2000;
+
+type Row = Record<string, unknown>;
+
+/** The table's columns (name, type, nullable) from information_schema; not_found when it has none. */
+export async function loadSchema(runner: SqlRunner, table: TableRef): Promise<SchemaField[]> {
+  const d = dialectSql(runner.dialect);
+  const q = renderFor(d, d.schemaQuery(table, MAX_SCHEMA_ATTRIBUTES));
+  const rows = await runner.query<Row>(q.sql, q.params);
+  if (rows.length === 0) throw new ConnectorError(`Table ${tableLabel(table)} not found`, "not_found");
+  return rows.map((r) => ({
+    name: String(field(r, "name")),
+    type: String(field(r, "type")),
+    nullable: String(field(r, "nullable")).toUpperCase() === "YES",
+  }));
+}
+
+/** A result field, whatever case the database gave its name (Snowflake upper-cases). */
+function field(row: Row, name: string): unknown {
+  return name in row ? row[name] : row[name.toUpperCase()];
+}
+
+function validate(options: SqlProfileOptions): void {
+  const { sample_fraction: fraction, limit } = options;
+  if (fraction !== undefined && !(Number.isFinite(fraction) && fraction >= 1 && fraction <= 100)) {
+    throw new ConnectorError("sample_fraction must be a percentage from 1 to 100", "invalid");
+  }
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
+    throw new ConnectorError("limit must be a positive integer", "invalid");
+  }
+  if (options.delta_only && options.last_max_timestamp && !options.timestamp_attribute) {
+    throw new ConnectorError("delta_only needs a timestamp_attribute", "invalid");
+  }
+  if (options.last_max_timestamp !== undefined && Number.isNaN(Date.parse(options.last_max_timestamp))) {
+    throw new ConnectorError("last_max_timestamp must be an ISO 8601 timestamp", "invalid");
+  }
+}
+
+/**
+ * Profiles a table by SQL pushdown: the asset-level metrics, every column's metrics, and the
+ * same again per segment value when `segments` is set.
+ */
+export async function profileTable(
+  runner: SqlRunner,
+  table: TableRef,
+  columns: readonly ProfileColumn[],
+  options: SqlProfileOptions = {},
+): Promise<AssetProfile> {
+  validate(options);
+  const d = dialectSql(runner.dialect);
+  const plan = planColumns(columns);
+  const filters = filtersOf(options.filter);
+  const profile: AssetProfile = await profileRows(runner, d, table, plan, options, filters);
+  const segments: NonNullable<AssetProfile["segments"]> = [];
+  for (const [attribute, values] of Object.entries(options.segments ?? {})) {
+    for (const value of values) {
+      const segment = await profileRows(runner, d, table, plan, options, [...filters, { attribute, values: [value] }]);
+      segments.push({ attribute, value: value === null ? "null" : String(value), profile: segment });
+    }
+  }
+  if (segments.length) profile.segments = segments;
+  return profile;
+}
+
+async function run(runner: SqlRunner, d: DialectSql, text: SqlText): Promise<Row[]> {
+  const q = renderFor(d, text);
+  return runner.query<Row>(q.sql, q.params);
+}
+
+async function profileRows(
+  runner: SqlRunner,
+  d: DialectSql,
+  table: TableRef,
+  plan: ColumnPlan[],
+  options: SqlProfileOptions,
+  filters: RowFilter[],
+): Promise<Omit<AssetProfile, "segments">> {
+  const source = sourceOf(d, table, options, filters);
+  // Row metrics ride with the first chunk; a table without columns still gets its row count.
+  const scalarChunks = plan.length ? chunks(plan, SCALAR_CHUNK) : [[]];
+  const scalar: Row = {};
+  for (const [n, chunk] of scalarChunks.entries()) {
+    const [row] = await run(runner, d, scalarQuery(d, source, chunk, options, n === 0));
+    Object.assign(scalar, row);
+  }
+  const rowCount = toNumber(field(scalar, alias.rowCount)) ?? 0;
+
+  const windowRow: Row = {};
+  const frequencies = new Map<number, { values: Row[]; patterns: Row[] }>();
+  if (rowCount > 0) {
+    if (d.quantiles.kind === "window") {
+      const numeric = plan.filter((c) => c.kind === "integer" || c.kind === "number");
+      for (const chunk of chunks(numeric, WINDOW_CHUNK)) {
+        const [row] = await run(runner, d, windowQuantileQuery(d, source, chunk));
+        Object.assign(windowRow, row);
+      }
+    }
+    for (const chunk of chunks(plan, FREQUENCY_CHUNK)) {
+      for (const row of await run(runner, d, frequencyQuery(d, source, chunk))) {
+        const index = toNumber(field(row, alias.column)) ?? -1;
+        const entry = frequencies.get(index) ?? { values: [], patterns: [] };
+        (toNumber(field(row, alias.kind)) === 0 ? entry.values : entry.patterns).push(row);
+        frequencies.set(index, entry);
+      }
+    }
+  }
+
+  const attributes = plan.map((c) =>
+    attributeOf(
+      c,
+      rowCount,
+      scalar,
+      windowRow,
+      frequencies.get(c.index) ?? { values: [], patterns: [] },
+      d.exactDistinct,
+    ),
+  );
+  const result: Omit<AssetProfile, "segments"> = {
+    row_count: rowCount,
+    schema: plan.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
+    attributes,
+    sampled: (options.sample_fraction ?? 100) < 100 || (options.limit !== undefined && rowCount >= options.limit),
+  };
+  if (options.timestamp_attribute) {
+    const fresh = field(scalar, alias.freshness);
+    if (fresh !== null && fresh !== undefined) result.freshness = isoTimestamp(fresh);
+  }
+  if (options.id_attributes?.length) {
+    result.duplicate_count = rowCount - (toNumber(field(scalar, alias.idGroups)) ?? 0);
+  }
+  return result;
+}
+
+function attributeOf(
+  c: ColumnPlan,
+  rowCount: number,
+  scalar: Row,
+  windowRow: Row,
+  freq: { values: Row[]; patterns: Row[] },
+  exactDistinct: boolean,
+): AttributeProfile {
+  const i = c.index;
+  const nonNull = toNumber(field(scalar, alias.nonNull(i))) ?? 0;
+  const declared = valueTypeOf(c.kind);
+  const typing = c.kind === "text" ? textTyping(scalar, i, nonNull) : { inferred: declared, counts: {}, mismatches: 0 };
+  if (c.kind !== "text" && nonNull > 0) typing.counts = { [declared]: nonNull };
+  const a: AttributeProfile = {
+    name: c.name,
+    inferred_type: typing.inferred,
+    declared_type: c.type,
+    count: rowCount,
+    nulls: rowCount - nonNull,
+    empties: c.kind === "text" ? (toNumber(field(scalar, alias.empties(i))) ?? 0) : 0,
+    distinct: toNumber(field(scalar, alias.distinct(i))) ?? 0,
+    distinct_exact: exactDistinct,
+    top_values: mergeTop(freq.values).map(({ key, count }) => ({ value: key, count })),
+    type_counts: typing.counts,
+    type_mismatches: typing.mismatches,
+    patterns: mergeTop(freq.patterns).map(({ key, count }) => ({ pattern: key, share: nonNull ? count / nonNull : 0 })),
+  };
+  const min = field(scalar, alias.min(i));
+  const max = field(scalar, alias.max(i));
+  if (min !== null && min !== undefined) a.min = boundOf(c, min);
+  if (max !== null && max !== undefined) a.max = boundOf(c, max);
+  if (c.kind === "integer" || c.kind === "number") {
+    const mean = toNumber(field(scalar, alias.mean(i)));
+    const stddev = toNumber(field(scalar, alias.stddev(i)));
+    if (mean !== undefined) a.mean = mean;
+    if (stddev !== undefined) a.stddev = stddev;
+    const quantiles = quantilesOf(i, scalar, windowRow);
+    if (quantiles) a.quantiles = quantiles;
+  }
+  if (c.kind === "text") {
+    const length = toNumber(field(scalar, alias.meanLength(i)));
+    if (length !== undefined) a.mean_length = length;
+  }
+  return a;
+}
+
+/**
+ * Value types of a text column from the regex counts. A column whose values are mostly
+ * (> 50 %) numbers, dates or booleans is inferred as that type, as a file profiler would, and
+ * its other values are the type mismatches; otherwise it is a string column without mismatches.
+ */
+function textTyping(scalar: Row, i: number, nonNull: number) {
+  const n = (t: Parameters<typeof alias.textType>[1]) => toNumber(field(scalar, alias.textType(i, t))) ?? 0;
+  const integer = n("integer");
+  const numeric = Math.max(n("numeric"), integer);
+  const date = n("date");
+  const timestamp = n("timestamp");
+  const boolean = n("boolean");
+  const counts: Partial<Record<ValueType, number>> = {
+    integer,
+    number: numeric - integer,
+    boolean,
+    date,
+    timestamp,
+    string: nonNull - numeric - date - timestamp - boolean,
+  };
+  for (const key of Object.keys(counts) as ValueType[]) if (!counts[key]) delete counts[key];
+  let inferred: ValueType = "string";
+  let matching = nonNull;
+  if (numeric * 2 > nonNull) [inferred, matching] = [numeric > integer ? "number" : "integer", numeric];
+  else if ((date + timestamp) * 2 > nonNull)
+    [inferred, matching] = [timestamp ? "timestamp" : "date", date + timestamp];
+  else if (boolean * 2 > nonNull) [inferred, matching] = ["boolean", boolean];
+  return { inferred, counts, mismatches: nonNull - matching };
+}
+
+function quantilesOf(i: number, scalar: Row, windowRow: Row): number[] | undefined {
+  const direct = QUANTILE_POINTS.map((_, j) => toNumber(field(scalar, alias.quantile(i, j))));
+  if (direct.every((q) => q !== undefined)) return direct as number[];
+  const n = toNumber(field(windowRow, alias.windowCount(i)));
+  if (!n) return undefined;
+  // PERCENTILE_CONT: linear interpolation between the values at ranks ⌊p(n−1)⌋ and ⌈p(n−1)⌉.
+  return QUANTILE_POINTS.map((p, j) => {
+    const low = toNumber(field(windowRow, alias.windowLow(i, j))) ?? Number.NaN;
+    const high = toNumber(field(windowRow, alias.windowHigh(i, j))) ?? Number.NaN;
+    const position = p * (n - 1);
+    return low + (high - low) * (position - Math.floor(position));
+  });
+}
+
+/** Top rows of one kind, merged by value (long shapes cut to one prefix may repeat), most frequent first. */
+function mergeTop(rows: Row[]): Array<{ key: string; count: number }> {
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    const key = String(field(r, alias.value) ?? "");
+    counts.set(key, (counts.get(key) ?? 0) + (toNumber(field(r, alias.count)) ?? 0));
+  }
+  return [...counts]
+    .map(([key, count]) => ({ key, count }))
+    .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .slice(0, TOP_K);
+}
+
+/** A driver value as a number: drivers return big integers and decimals as strings. */
+export function toNumber(v: unknown): number | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return Number(v);
+  if (typeof v === "boolean") return v ? 1 : 0;
+  const n = Number(v);
+  return Number.isNaN(n) ? undefined : n;
+}
+
+function isoTimestamp(v: unknown): string {
+  if (v instanceof Date) return v.toISOString();
+  const parsed = new Date(String(v));
+  return Number.isNaN(parsed.getTime()) ? String(v) : parsed.toISOString();
+}
+
+/** min/max in the contract's form: numbers, ISO dates and timestamps, strings. */
+function boundOf(c: ColumnPlan, v: unknown): number | string {
+  switch (c.kind) {
+    case "integer":
+    case "number":
+      return toNumber(v) ?? String(v);
+    case "date":
+      return v instanceof Date ? v.toISOString().slice(0, 10) : String(v);
+    case "timestamp":
+      return isoTimestamp(v);
+    default:
+      return String(v);
+  }
+}

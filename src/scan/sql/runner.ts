@@ -1,0 +1,30 @@
+/** The SQL dialects the generator speaks: one per database family the scans push SQL down to. */
+export const DIALECTS = ["postgres", "mysql", "snowflake", "bigquery", "databricks", "redshift"] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+/**
+ * A connection to a database that runs SQL: what SQL pushdown needs, whatever the transport
+ * (TCP driver, SQL-over-HTTP API). Rows come back as plain objects keyed by column alias.
+ */
+export interface SqlRunner {
+  readonly dialect: Dialect;
+  /** Runs one statement; `params` bind the dialect's placeholders in order. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Releases the connection; never rejects. */
+  close(): Promise<void>;
+}
+
+/** A table as the database names it: `catalog` = Snowflake database / BigQuery project / Databricks catalog. */
+export interface TableRef {
+  catalog?: string;
+  schema?: string;
+  name: string;
+}
+
+/** The table reference as text for messages (not for SQL). */
+export const tableLabel = (t: TableRef): string => [t.catalog, t.schema, t.name].filter(Boolean).join(".");
+
+/** Removes a secret from a driver message, so no error can carry the password. */
+export function redact(message: string, secret: string | undefined): string {
+  return secret ? message.split(secret).join("***") : message;
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { ConnectorError } from "../../../src/scan/connectors/types";
+import { createJdbcRunner, type SqlRunner } from "../../../src/scan/sql";
+import { DATABASES, type TestDatabase } from "./support/databases";
+
+const SECRET = "s3cret-Pa55word!";
+
+/** The error of opening a runner and running one query with it (closing it either way). */
+async function failure(run: () => Promise<SqlRunner>): Promise<ConnectorError> {
+  let runner: SqlRunner | undefined;
+  try {
+    runner = await run();
+    await runner.query("SELECT 1");
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConnectorError);
+    return err as ConnectorError;
+  } finally {
+    await runner?.close();
+  }
+  throw new Error("expected a failure");
+}
+
+const withProps = (db: TestDatabase, props: Record<string, string>) => ({
+  ...DATABASES[db].payload,
+  connection_properties: { ...DATABASES[db].payload.connection_properties, ...props },
+});
+
+describe.each(["postgres", "mysql"] as const)("connection errors on %s", (db) => {
+  it("maps a refused connection to unreachable", async () => {
+    const err = await failure(() => createJdbcRunner(withProps(db, { port: "1" }), { user: "root", password: SECRET }));
+    expect(err.kind).toBe("unreachable");
+    expect(err.transient).toBe(true);
+    expect(err.message).not.toContain(SECRET);
+  });
+
+  it("maps an unknown database to not_found", async () => {
+    const payload = { ...DATABASES[db].payload, db_or_schema: "dq_no_such_database" };
+    const err = await failure(() => createJdbcRunner(payload, { ...DATABASES[db].credential }));
+    expect(err.kind).toBe("not_found");
+  });
+
+  it("maps an unknown table to not_found and a syntax error to invalid", async () => {
+    const runner = await createJdbcRunner(DATABASES[db].payload, { ...DATABASES[db].credential });
+    try {
+      await expect(runner.query("SELECT * FROM dq_no_such_table")).rejects.toMatchObject({ kind: "not_found" });
+      await expect(runner.query("SELEC 1")).rejects.toMatchObject({ kind: "invalid" });
+      // The connection is still usable after a failed statement.
+      expect(await runner.query<{ x: number }>("SELECT 1 AS x")).toEqual([{ x: 1 }]);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it("closes twice without error", async () => {
+    const runner = await createJdbcRunner(DATABASES[db].payload, { ...DATABASES[db].credential });
+    await runner.query("SELECT 1");
+    await runner.close();
+    await runner.close();
+  });
+});
+
+describe("authentication errors", () => {
+  it("maps a wrong password to auth, without the password in the message (MariaDB)", async () => {
+    const err = await failure(() => createJdbcRunner(DATABASES.mysql.payload, { user: "root", password: SECRET }));
+    expect(err.kind).toBe("auth");
+    expect(err.message).not.toContain(SECRET);
+  });
+
+  it("maps an unknown role to auth (PostgreSQL; the local server trusts any password)", async () => {
+    const err = await failure(() =>
+      createJdbcRunner(DATABASES.postgres.payload, { user: "dq_no_such_role", password: SECRET }),
+    );
+    expect(err.kind).toBe("auth");
+    expect(err.message).not.toContain(SECRET);
+  });
+});
+
+describe("createJdbcRunner", () => {
+  it("refuses databases it has no driver for", async () => {
+    await expect(
+      createJdbcRunner({ db_type: "oracle", db_or_schema: "x", connection_properties: { host: "h" } }, { user: "u" }),
+    ).rejects.toMatchObject({ kind: "unsupported" });
+  });
+
+  it("needs a host and a user", async () => {
+    await expect(createJdbcRunner({ db_type: "postgresql", db_or_schema: "x" }, { user: "u" })).rejects.toMatchObject({
+      kind: "invalid",
+    });
+    await expect(
+      createJdbcRunner({ db_type: "postgresql", db_or_schema: "x", connection_properties: { host: "h" } }, {}),
+    ).rejects.toMatchObject({ kind: "invalid" });
+  });
+
+  it("reads host, port and database from a JDBC url in the credential", async () => {
+    const runner = await createJdbcRunner(
+      { db_type: "postgresql", db_or_schema: "ignored" },
+      { url: "jdbc:postgresql://127.0.0.1:5432/test", user: "postgres" },
+    );
+    try {
+      expect(await runner.query<{ db: string }>("SELECT current_database() AS db")).toEqual([{ db: "test" }]);
+    } finally {
+      await runner.close();
+    }
+  });
+});

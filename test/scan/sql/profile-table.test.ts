@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConnectorError } from "../../../src/scan/connectors/types";
+import type { SchemaField } from "../../../src/scan/profile";
+import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/scan/profile";
+import { loadSchema, profileTable, type SqlRunner, type TableRef } from "../../../src/scan/sql";
+import { DATABASES, runnerFor, type TestDatabase, uniqueTable } from "./support/databases";
+import { BASE_TIME, COLUMNS, DDL, meanStddev, ROWS, seedRows } from "./support/seed";
+
+const rows = seedRows();
+const attr = (p: Pick<AssetProfile, "attributes">, name: string): AttributeProfile => {
+  const a = p.attributes.find((x) => x.name === name);
+  if (!a) throw new Error(`no attribute ${name}`);
+  return a;
+};
+const closeTo = (actual: number | undefined, expected: number) => {
+  expect(actual).toBeDefined();
+  expect(Math.abs(actual! - expected)).toBeLessThanOrEqual(Math.abs(expected) * 1e-9 + 1e-12);
+};
+const iso = (hours: number) => new Date(BASE_TIME + hours * 3_600_000).toISOString();
+
+describe.each(["postgres", "mysql"] as const)("profileTable on %s", (db: TestDatabase) => {
+  const name = uniqueTable("dq_sql_profile");
+  const table: TableRef = { schema: DATABASES[db].schema, name };
+  let runner: SqlRunner;
+  let schema: SchemaField[];
+
+  beforeAll(async () => {
+    runner = await runnerFor(db);
+    await runner.query(DDL[db](name));
+    const q = (i: number) => (db === "postgres" ? `$${i}` : "?");
+    const values = rows.map((_, r) => `(${COLUMNS.map((_, c) => q(r * COLUMNS.length + c + 1)).join(", ")})`);
+    const params = rows.flatMap((row) =>
+      COLUMNS.map((c) =>
+        c === "created_at" && db === "mysql" ? row.created_at.replace("T", " ").replace("Z", "") : row[c],
+      ),
+    );
+    const t = db === "postgres" ? `"${name}"` : `\`${name}\``;
+    await runner.query(`INSERT INTO ${t} (${COLUMNS.join(", ")}) VALUES ${values.join(", ")}`, params);
+    schema = await loadSchema(runner, table);
+  });
+
+  afterAll(async () => {
+    if (!runner) return;
+    await runner.query(db === "postgres" ? `DROP TABLE IF EXISTS "${name}"` : `DROP TABLE IF EXISTS \`${name}\``);
+    await runner.close();
+  });
+
+  it("loads the schema from information_schema", () => {
+    expect(schema.map((f) => f.name)).toEqual([...COLUMNS]);
+    expect(schema.find((f) => f.name === "id")).toMatchObject({ nullable: false });
+    expect(schema.find((f) => f.name === "email")).toMatchObject({ nullable: true });
+    const types = Object.fromEntries(schema.map((f) => [f.name, f.type]));
+    expect(types).toEqual(
+      db === "postgres"
+        ? {
+            id: "integer",
+            amount: "numeric",
+            score: "double precision",
+            email: "character varying",
+            code: "character varying",
+            country: "character varying",
+            created_at: "timestamp without time zone",
+            active: "boolean",
+          }
+        : {
+            id: expect.stringMatching(/^int/),
+            amount: "decimal(10,2)",
+            score: "double",
+            email: "varchar(100)",
+            code: "varchar(20)",
+            country: "varchar(2)",
+            created_at: "datetime",
+            active: "tinyint(1)",
+          },
+    );
+  });
+
+  it("computes every metric in the database, exactly", async () => {
+    const p = await profileTable(runner, table, schema, { timestamp_attribute: "created_at", id_attributes: ["id"] });
+    expect(p.row_count).toBe(ROWS);
+    expect(p.sampled).toBe(false);
+    expect(p.freshness).toBe(iso(ROWS - 1));
+    expect(p.duplicate_count).toBe(3);
+    expect(p.schema).toEqual(schema);
+
+    // Numbers: nulls, distinct, min/max, mean, stddev against the seed; quantiles against the database.
+    const amounts = rows.map((r) => r.amount).filter((v): v is number => v !== null);
+    const amount = attr(p, "amount");
+    expect(amount).toMatchObject({
+      inferred_type: "number",
+      count: ROWS,
+      nulls: ROWS - amounts.length,
+      empties: 0,
+      distinct: new Set(amounts).size,
+      distinct_exact: true,
+      min: Math.min(...amounts),
+      max: Math.max(...amounts),
+      type_counts: { number: amounts.length },
+      type_mismatches: 0,
+    });
+    const { mean, stddev } = meanStddev(amounts);
+    closeTo(amount.mean, mean);
+    closeTo(amount.stddev, stddev);
+    const exact = await databasePercentiles(runner, db, name, "amount");
+    expect(amount.quantiles).toHaveLength(QUANTILE_POINTS.length);
+    for (const [j, q] of amount.quantiles!.entries()) closeTo(q, exact[j]!);
+    expect(amount.quantiles![0]).toBe(Math.min(...amounts));
+    expect(amount.quantiles![QUANTILE_POINTS.length - 1]).toBe(Math.max(...amounts));
+
+    const scores = rows.map((r) => r.score);
+    const score = attr(p, "score");
+    closeTo(score.mean, meanStddev(scores).mean);
+    closeTo(score.stddev, meanStddev(scores).stddev);
+    const exactScores = await databasePercentiles(runner, db, name, "score");
+    for (const [j, q] of score.quantiles!.entries()) closeTo(q, exactScores[j]!);
+
+    const id = attr(p, "id");
+    expect(id).toMatchObject({ inferred_type: "integer", nulls: 0, distinct: ROWS - 3, min: 1, max: ROWS - 3 });
+    expect(id.top_values.slice(0, 3)).toEqual([
+      { value: "1", count: 2 },
+      { value: "2", count: 2 },
+      { value: "3", count: 2 },
+    ]);
+
+    // Text: nulls, empties (trimmed), shapes with shares, mean length.
+    const emails = rows.map((r) => r.email).filter((v): v is string => v !== null);
+    const email = attr(p, "email");
+    expect(email).toMatchObject({
+      inferred_type: "string",
+      nulls: ROWS - emails.length,
+      empties: emails.filter((e) => e.trim() === "").length,
+      type_counts: { string: emails.length },
+      type_mismatches: 0,
+      min: "",
+    });
+    closeTo(email.mean_length, emails.reduce((a, e) => a + e.length, 0) / emails.length);
+    const mailShare = emails.filter((e) => e.includes("@")).length / emails.length;
+    expect(email.patterns[0]).toEqual({ pattern: "a9@a.a", share: mailShare });
+    const shapes = Object.fromEntries(email.patterns.map((x) => [x.pattern, x.share]));
+    expect(shapes).toMatchObject({ "Aa a a": 4 / 56, "a a a": 4 / 56, "Aa Aa": 4 / 56 });
+    if (db === "postgres") {
+      expect(email.distinct).toBe(new Set(emails).size);
+      expect(shapes).toMatchObject({ "": 4 / 56, " ": 4 / 56 });
+    } else {
+      // MariaDB's PAD SPACE collations compare '' and '   ' as equal: one value, one shape group.
+      expect(email.distinct).toBe(new Set(emails).size - 1);
+      expect(shapes[""] ?? shapes[" "]).toBe(8 / 56);
+    }
+
+    // A text column of mostly numbers: inferred integer, the rest are mismatches.
+    const code = attr(p, "code");
+    expect(code).toMatchObject({
+      inferred_type: "integer",
+      type_counts: { integer: 50, string: 10 },
+      type_mismatches: 10,
+    });
+    expect(code.top_values[0]).toEqual({ value: "n/a", count: 10 });
+    expect(code.top_values).toHaveLength(20);
+
+    expect(attr(p, "country").top_values).toEqual([
+      { value: "DE", count: 20 },
+      { value: "FR", count: 20 },
+      { value: "US", count: 20 },
+    ]);
+    expect(attr(p, "country").patterns).toEqual([{ pattern: "A", share: 1 }]);
+
+    const created = attr(p, "created_at");
+    expect(created).toMatchObject({ inferred_type: "timestamp", min: iso(0), max: iso(ROWS - 1), distinct: ROWS });
+    expect(created.patterns).toEqual([{ pattern: "9-9-9 9:9:9", share: 1 }]);
+
+    const active = attr(p, "active");
+    const [yes, no] = db === "postgres" ? ["true", "false"] : ["1", "0"];
+    expect(active).toMatchObject({ inferred_type: "boolean", distinct: 2, type_counts: { boolean: ROWS } });
+    expect(active.top_values).toEqual([
+      { value: no, count: 45 },
+      { value: yes, count: 15 },
+    ]);
+  });
+
+  it("profiles each segment and honours the filter", async () => {
+    const p = await profileTable(runner, table, schema, {
+      filter: { active: [db === "postgres" ? "false" : 0] },
+      segments: { country: ["US", "DE"] },
+    });
+    const kept = rows.filter((r) => !r.active);
+    expect(p.row_count).toBe(kept.length);
+    expect(p.segments?.map((s) => [s.attribute, s.value])).toEqual([
+      ["country", "US"],
+      ["country", "DE"],
+    ]);
+    for (const s of p.segments!) {
+      const seg = kept.filter((r) => r.country === s.value);
+      expect(s.profile.row_count).toBe(seg.length);
+      expect(attr(s.profile, "email").nulls).toBe(seg.filter((r) => r.email === null).length);
+      const amounts = seg.map((r) => r.amount).filter((v): v is number => v !== null);
+      closeTo(attr(s.profile, "amount").mean, meanStddev(amounts).mean);
+      expect(attr(s.profile, "country").top_values).toEqual([{ value: s.value, count: seg.length }]);
+    }
+  });
+
+  it("reads only the newest rows with limit, and only new rows with delta_only", async () => {
+    const limited = await profileTable(runner, table, schema, { limit: 10, timestamp_attribute: "created_at" });
+    expect(limited.row_count).toBe(10);
+    expect(limited.sampled).toBe(true);
+    expect(attr(limited, "created_at").min).toBe(iso(ROWS - 10));
+    expect(attr(limited, "id").count).toBe(10);
+
+    const delta = await profileTable(runner, table, schema, {
+      timestamp_attribute: "created_at",
+      delta_only: true,
+      last_max_timestamp: iso(49),
+    });
+    expect(delta.row_count).toBe(10);
+    expect(delta.sampled).toBe(false);
+    expect(delta.freshness).toBe(iso(ROWS - 1));
+    expect(attr(delta, "created_at").min).toBe(iso(50));
+  });
+
+  it("samples a fraction of the rows, the same rows in every query", async () => {
+    const p = await profileTable(runner, table, schema, { sample_fraction: 50, id_attributes: ["id"] });
+    expect(p.sampled).toBe(true);
+    // 60 Bernoulli(0.5) draws: outside 10-50 has a probability below 1e-7.
+    expect(p.row_count).toBeGreaterThanOrEqual(10);
+    expect(p.row_count).toBeLessThanOrEqual(50);
+    for (const a of p.attributes) {
+      expect(a.count).toBe(p.row_count);
+      expect(a.top_values.reduce((n, v) => n + v.count, 0)).toBeLessThanOrEqual(p.row_count - a.nulls);
+    }
+    const country = attr(p, "country");
+    expect(country.top_values.reduce((n, v) => n + v.count, 0)).toBe(p.row_count);
+    await expect(profileTable(runner, table, schema, { sample_fraction: 0 })).rejects.toMatchObject({
+      kind: "invalid",
+    });
+  });
+
+  it("profiles an empty result without follow-up queries failing", async () => {
+    const p = await profileTable(runner, table, schema, { filter: { country: ["XX"] } });
+    expect(p.row_count).toBe(0);
+    expect(attr(p, "amount")).toMatchObject({ count: 0, nulls: 0, distinct: 0, top_values: [], patterns: [] });
+    expect(attr(p, "amount").quantiles).toBeUndefined();
+  });
+
+  it("reports an unknown table as not_found", async () => {
+    const missing = { schema: DATABASES[db].schema, name: `${name}_missing` };
+    await expect(loadSchema(runner, missing)).rejects.toMatchObject({ kind: "not_found" });
+    const err = await profileTable(runner, missing, schema).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectorError);
+    expect(err).toMatchObject({ kind: "not_found" });
+  });
+});
+
+/** The database's own exact percentiles (PERCENTILE_CONT) at QUANTILE_POINTS. */
+async function databasePercentiles(runner: SqlRunner, db: TestDatabase, table: string, column: string) {
+  const select = QUANTILE_POINTS.map((p, j) =>
+    db === "postgres"
+      ? `percentile_cont(${p}) WITHIN GROUP (ORDER BY "${column}") AS q${j}`
+      : `PERCENTILE_CONT(${p}) WITHIN GROUP (ORDER BY \`${column}\`) OVER () AS q${j}`,
+  ).join(", ");
+  const sql =
+    db === "postgres"
+      ? `SELECT ${select} FROM "${table}"`
+      : `SELECT DISTINCT ${select} FROM \`${table}\` WHERE \`${column}\` IS NOT NULL`;
+  const [row] = await runner.query<Record<string, unknown>>(sql);
+  return QUANTILE_POINTS.map((_, j) => Number(row![`q${j}`]));
+}
