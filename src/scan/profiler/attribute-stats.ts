@@ -1,0 +1,447 @@
+/**
+ * Everything the profiler accumulates for one attribute: exact counters and moments, plus
+ * the sketches (distinct, quantiles, top values, patterns). One `add` per value, no
+ * allocation on the common paths; mergeable and serializable.
+ *
+ * Memory per attribute: counters ~200 B; distinct ≤ 64 KB while exact (≤ 4096 hashes),
+ * then 16 KB of HLL registers; KLL ~12 KB (numeric values only); two SpaceSaving summaries
+ * of up to `topCapacity` keys each (values are cut to MAX_TOP_VALUE_LENGTH characters).
+ */
+
+import type { AttributeProfile, ValueType } from "../profile";
+import { QUANTILE_POINTS } from "../profile";
+import { DistinctCounter, type DistinctState } from "./distinct";
+import { HASH, hashNumber, hashString, hashWords, VALUE_SEED } from "./hash";
+import { KllSketch, type KllState } from "./kll";
+import { PatternCounter, type PatternState } from "./patterns";
+import { SpaceSaving, type SpaceSavingState } from "./space-saving";
+import {
+  classifyText,
+  fitsType,
+  mapDeclaredType,
+  PARSED,
+  T_BOOLEAN,
+  T_DATE,
+  T_EMPTY,
+  T_INTEGER,
+  T_NUMBER,
+  T_STRING,
+  T_TIMESTAMP,
+  TYPE_NAMES,
+} from "./value-types";
+
+/** Top values and patterns reported per attribute. */
+export const TOP_REPORTED = 20;
+/** Longer values are cut (with "…") before they become top-value keys. */
+export const MAX_TOP_VALUE_LENGTH = 200;
+
+const DATE_SHAPE = "9-9-9A9:9:9.9A";
+
+/** What a top-value counter remembers of its value; turned into text only when reported. */
+type TopKey = string | number | Date;
+
+export interface AttributeOptions {
+  declaredType?: string;
+  /** Infer types from string values (CSV); false keeps strings as strings (typed JSON). */
+  inferFromText?: boolean;
+  /** SpaceSaving counters for top values and for patterns. */
+  topCapacity?: number;
+}
+
+export interface AttributeState {
+  name: string;
+  declaredType?: string;
+  inferFromText: boolean;
+  count: number;
+  nulls: number;
+  empties: number;
+  typeCounts: number[];
+  numeric: { n: number; mean: number; m2: number; min?: number; max?: number; kll?: KllState };
+  time?: { min: number; max: number };
+  trueCount: number;
+  text: { min?: string; max?: string; lengthSum: number; lengthCount: number };
+  distinct: DistinctState;
+  values: SpaceSavingState;
+  valuesTotal: number;
+  patterns: PatternState;
+}
+
+export class AttributeStats {
+  readonly name: string;
+  readonly declaredType: string | undefined;
+  private readonly inferFromText: boolean;
+  count = 0;
+  nulls = 0;
+  empties = 0;
+  private typeCounts = new Float64Array(TYPE_NAMES.length);
+  private numericCount = 0;
+  private mean = 0;
+  private m2 = 0;
+  private numericMin = Number.POSITIVE_INFINITY;
+  private numericMax = Number.NEGATIVE_INFINITY;
+  private kll: KllSketch | null = null;
+  private timeMin = Number.POSITIVE_INFINITY;
+  private timeMax = Number.NEGATIVE_INFINITY;
+  private trueCount = 0;
+  private textMin: string | undefined = undefined;
+  private textMax: string | undefined = undefined;
+  private lengthSum = 0;
+  private lengthCount = 0;
+  private distinct = new DistinctCounter();
+  private values: SpaceSaving<TopKey>;
+  private patterns: PatternCounter;
+
+  constructor(name: string, options: AttributeOptions = {}) {
+    this.name = name;
+    this.declaredType = options.declaredType;
+    this.inferFromText = options.inferFromText ?? true;
+    this.values = new SpaceSaving<TopKey>(options.topCapacity);
+    this.patterns = new PatternCounter(options.topCapacity);
+  }
+
+  /** Records `rows` missing values at once (rows seen before the attribute first appeared). */
+  addMissing(rows: number): void {
+    this.count += rows;
+    this.nulls += rows;
+  }
+
+  /** Records one value of any supported type. */
+  add(v: unknown): void {
+    this.count++;
+    if (v === null || v === undefined) {
+      this.nulls++;
+      return;
+    }
+    switch (typeof v) {
+      case "string":
+        this.addText(v);
+        return;
+      case "number":
+        this.addNumber(v);
+        return;
+      case "boolean":
+        this.addBoolean(v);
+        return;
+      case "bigint":
+        this.addBigInt(v);
+        return;
+      default:
+        this.addObject(v);
+    }
+  }
+
+  private addText(s: string, infer: boolean = this.inferFromText): void {
+    this.lengthSum += s.length;
+    this.lengthCount++;
+    hashString(s, VALUE_SEED);
+    const hi = HASH[0]!;
+    const lo = HASH[1]!;
+    this.distinct.add(hi, lo);
+    this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s);
+    let t = classifyText(s);
+    if (t === T_EMPTY) {
+      this.empties++;
+      return;
+    }
+    if (!infer) t = T_STRING;
+    this.typeCounts[t]!++;
+    this.patterns.addText(s);
+    switch (t) {
+      case T_INTEGER:
+      case T_NUMBER:
+        this.addNumeric(PARSED[0]!);
+        return;
+      case T_DATE:
+      case T_TIMESTAMP:
+        this.addTime(PARSED[0]!);
+        return;
+      case T_BOOLEAN:
+        this.trueCount += PARSED[0]!;
+        return;
+      default:
+        if (this.textMin === undefined || s < this.textMin) this.textMin = s;
+        if (this.textMax === undefined || s > this.textMax) this.textMax = s;
+    }
+  }
+
+  private addNumber(x: number): void {
+    const integral = Number.isInteger(x);
+    this.typeCounts[integral ? T_INTEGER : T_NUMBER]!++;
+    hashNumber(x, VALUE_SEED);
+    this.distinct.add(HASH[0]!, HASH[1]!);
+    this.values.add(HASH[0]!, HASH[1]!, x === 0 ? 0 : x);
+    const magnitude = Math.abs(x);
+    if (integral && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9" : "9");
+    else if (magnitude >= 1e-6 && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9.9" : "9.9");
+    else this.patterns.addText(String(x));
+    this.addNumeric(x);
+  }
+
+  private addBoolean(b: boolean): void {
+    this.typeCounts[T_BOOLEAN]!++;
+    hashWords(b ? 1 : 0, 0x626f_6f6c, VALUE_SEED);
+    this.distinct.add(HASH[0]!, HASH[1]!);
+    this.values.add(HASH[0]!, HASH[1]!, b ? "true" : "false");
+    this.patterns.addShape("a");
+    if (b) this.trueCount++;
+  }
+
+  private addBigInt(v: bigint): void {
+    const text = v.toString();
+    this.typeCounts[T_INTEGER]!++;
+    hashString(text, VALUE_SEED);
+    this.distinct.add(HASH[0]!, HASH[1]!);
+    this.values.add(HASH[0]!, HASH[1]!, text);
+    this.patterns.addShape(v < 0n ? "-9" : "9");
+    this.addNumeric(Number(v));
+  }
+
+  private addObject(v: object): void {
+    if (v instanceof Date) {
+      const ms = v.getTime();
+      if (Number.isNaN(ms)) {
+        this.addText("Invalid Date");
+        return;
+      }
+      this.typeCounts[T_TIMESTAMP]!++;
+      hashNumber(ms, VALUE_SEED ^ 0x6461_7465);
+      this.distinct.add(HASH[0]!, HASH[1]!);
+      this.values.add(HASH[0]!, HASH[1]!, v);
+      this.patterns.addShape(DATE_SHAPE);
+      this.addTime(ms);
+      return;
+    }
+    // Nested JSON or binary: profiled as text, never inferred as a scalar type.
+    const text = ArrayBuffer.isView(v) ? bytesToHex(v) : safeJson(v);
+    this.addText(text, false);
+  }
+
+  private addNumeric(x: number): void {
+    // NaN and ±Infinity count as numbers but cannot enter moments or quantiles.
+    if (!Number.isFinite(x)) return;
+    const n = ++this.numericCount;
+    const delta = x - this.mean;
+    this.mean += delta / n;
+    this.m2 += delta * (x - this.mean);
+    if (x < this.numericMin) this.numericMin = x;
+    if (x > this.numericMax) this.numericMax = x;
+    if (this.kll === null) this.kll = new KllSketch();
+    this.kll.add(x);
+  }
+
+  private addTime(ms: number): void {
+    if (ms < this.timeMin) this.timeMin = ms;
+    if (ms > this.timeMax) this.timeMax = ms;
+  }
+
+  /** Folds another attribute's statistics in, as if its values had followed ours. */
+  merge(other: AttributeStats): void {
+    this.count += other.count;
+    this.nulls += other.nulls;
+    this.empties += other.empties;
+    for (let t = 0; t < this.typeCounts.length; t++) this.typeCounts[t]! += other.typeCounts[t]!;
+    if (other.numericCount > 0) {
+      // Chan et al.'s parallel update of mean and sum of squared deviations.
+      const n = this.numericCount + other.numericCount;
+      const delta = other.mean - this.mean;
+      this.mean += (delta * other.numericCount) / n;
+      this.m2 += other.m2 + (delta * delta * this.numericCount * other.numericCount) / n;
+      this.numericCount = n;
+      this.numericMin = Math.min(this.numericMin, other.numericMin);
+      this.numericMax = Math.max(this.numericMax, other.numericMax);
+      if (this.kll === null) this.kll = new KllSketch(other.kll!.k);
+      this.kll.merge(other.kll!);
+    }
+    this.timeMin = Math.min(this.timeMin, other.timeMin);
+    this.timeMax = Math.max(this.timeMax, other.timeMax);
+    this.trueCount += other.trueCount;
+    if (other.textMin !== undefined && (this.textMin === undefined || other.textMin < this.textMin)) {
+      this.textMin = other.textMin;
+    }
+    if (other.textMax !== undefined && (this.textMax === undefined || other.textMax > this.textMax)) {
+      this.textMax = other.textMax;
+    }
+    this.lengthSum += other.lengthSum;
+    this.lengthCount += other.lengthCount;
+    this.distinct.merge(other.distinct);
+    this.values.merge(other.values);
+    this.patterns.merge(other.patterns);
+  }
+
+  /** The dominant type code of the non-null, non-empty values (integers and numbers pool). */
+  private inferredType(): number {
+    const tc = this.typeCounts;
+    const numeric = tc[T_INTEGER]! + tc[T_NUMBER]!;
+    let best = tc[T_NUMBER]! > 0 ? T_NUMBER : T_INTEGER;
+    let bestCount = numeric;
+    for (const t of [T_BOOLEAN, T_DATE, T_TIMESTAMP, T_STRING]) {
+      if (tc[t]! > bestCount) {
+        best = t;
+        bestCount = tc[t]!;
+      }
+    }
+    if (bestCount > 0) return best;
+    return this.declaredType !== undefined ? TYPE_NAMES.indexOf(mapDeclaredType(this.declaredType)) : T_STRING;
+  }
+
+  /** The attribute's profile. */
+  finish(): AttributeProfile {
+    const inferred = this.inferredType();
+    const declared = this.declaredType !== undefined;
+    const expected = declared ? TYPE_NAMES.indexOf(mapDeclaredType(this.declaredType!)) : inferred;
+    const typeCounts: Partial<Record<ValueType, number>> = {};
+    let mismatches = 0;
+    for (let t = 0; t < this.typeCounts.length; t++) {
+      const c = this.typeCounts[t]!;
+      if (c === 0) continue;
+      typeCounts[TYPE_NAMES[t]!] = c;
+      if (!fitsType(t, expected, declared)) mismatches += c;
+    }
+    const profile: AttributeProfile = {
+      name: this.name,
+      inferred_type: TYPE_NAMES[inferred]!,
+      count: this.count,
+      nulls: this.nulls,
+      empties: this.empties,
+      distinct: this.distinct.estimate(),
+      distinct_exact: this.distinct.isExact,
+      top_values: this.topValues(),
+      type_counts: typeCounts,
+      type_mismatches: mismatches,
+      patterns: this.patterns.top(TOP_REPORTED),
+    };
+    if (declared) profile.declared_type = this.declaredType;
+    this.setRange(profile, inferred);
+    if (inferred === T_STRING && this.lengthCount > 0) profile.mean_length = this.lengthSum / this.lengthCount;
+    return profile;
+  }
+
+  private setRange(profile: AttributeProfile, inferred: number): void {
+    switch (inferred) {
+      case T_INTEGER:
+      case T_NUMBER:
+        if (this.numericCount === 0) return;
+        profile.min = this.numericMin;
+        profile.max = this.numericMax;
+        profile.mean = this.mean;
+        // Sample standard deviation, as SQL's stddev_samp (undefined for one value).
+        if (this.numericCount > 1) profile.stddev = Math.sqrt(this.m2 / (this.numericCount - 1));
+        profile.quantiles = this.kll!.quantiles(QUANTILE_POINTS);
+        return;
+      case T_DATE:
+      case T_TIMESTAMP:
+        if (this.timeMin > this.timeMax) return;
+        profile.min = isoTime(this.timeMin, inferred === T_DATE);
+        profile.max = isoTime(this.timeMax, inferred === T_DATE);
+        return;
+      case T_BOOLEAN: {
+        const booleans = this.typeCounts[T_BOOLEAN]!;
+        if (booleans === 0) return;
+        profile.min = this.trueCount < booleans ? "false" : "true";
+        profile.max = this.trueCount > 0 ? "true" : "false";
+        return;
+      }
+      default:
+        if (this.textMin !== undefined) profile.min = this.textMin;
+        if (this.textMax !== undefined) profile.max = this.textMax;
+    }
+  }
+
+  private topValues(): Array<{ value: string; count: number }> {
+    // A typed number and its text form are one value once shown as strings.
+    const candidates = this.values.top(this.values.size);
+    const merged = new Map<string, number>();
+    for (const { key, count } of candidates) {
+      const value = typeof key === "string" ? key : key instanceof Date ? key.toISOString() : String(key);
+      merged.set(value, (merged.get(value) ?? 0) + count);
+    }
+    return [...merged.entries()]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .slice(0, TOP_REPORTED)
+      .map(([value, count]) => ({ value, count }));
+  }
+
+  /** JSON-safe state. */
+  toState(): AttributeState {
+    const state: AttributeState = {
+      name: this.name,
+      inferFromText: this.inferFromText,
+      count: this.count,
+      nulls: this.nulls,
+      empties: this.empties,
+      typeCounts: Array.from(this.typeCounts),
+      numeric: { n: this.numericCount, mean: this.mean, m2: this.m2 },
+      trueCount: this.trueCount,
+      text: { lengthSum: this.lengthSum, lengthCount: this.lengthCount },
+      distinct: this.distinct.toState(),
+      values: this.values.toState(),
+      valuesTotal: this.values.total,
+      patterns: this.patterns.toState(),
+    };
+    if (this.declaredType !== undefined) state.declaredType = this.declaredType;
+    if (this.numericCount > 0) {
+      state.numeric.min = this.numericMin;
+      state.numeric.max = this.numericMax;
+      state.numeric.kll = this.kll!.toState();
+    }
+    if (this.timeMin <= this.timeMax) state.time = { min: this.timeMin, max: this.timeMax };
+    if (this.textMin !== undefined) state.text.min = this.textMin;
+    if (this.textMax !== undefined) state.text.max = this.textMax;
+    return state;
+  }
+
+  /** Rebuilds statistics from toState(). */
+  static fromState(state: AttributeState): AttributeStats {
+    const stats = new AttributeStats(state.name, {
+      declaredType: state.declaredType,
+      inferFromText: state.inferFromText,
+      topCapacity: state.values.capacity,
+    });
+    stats.count = state.count;
+    stats.nulls = state.nulls;
+    stats.empties = state.empties;
+    stats.typeCounts.set(state.typeCounts);
+    stats.numericCount = state.numeric.n;
+    stats.mean = state.numeric.mean;
+    stats.m2 = state.numeric.m2;
+    if (state.numeric.kll !== undefined) {
+      stats.numericMin = state.numeric.min!;
+      stats.numericMax = state.numeric.max!;
+      stats.kll = KllSketch.fromState(state.numeric.kll);
+    }
+    if (state.time !== undefined) {
+      stats.timeMin = state.time.min;
+      stats.timeMax = state.time.max;
+    }
+    stats.trueCount = state.trueCount;
+    stats.textMin = state.text.min;
+    stats.textMax = state.text.max;
+    stats.lengthSum = state.text.lengthSum;
+    stats.lengthCount = state.text.lengthCount;
+    stats.distinct = DistinctCounter.fromState(state.distinct);
+    stats.values = SpaceSaving.fromState<TopKey>(state.values, state.valuesTotal);
+    stats.patterns = PatternCounter.fromState(state.patterns);
+    return stats;
+  }
+}
+
+/** ISO 8601 UTC text of epoch milliseconds (date only when `dateOnly`). */
+export function isoTime(ms: number, dateOnly: boolean): string {
+  const iso = new Date(ms).toISOString();
+  return dateOnly ? iso.slice(0, iso.indexOf("T")) : iso;
+}
+
+function safeJson(v: object): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function bytesToHex(view: ArrayBufferView): string {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, Math.min(view.byteLength, 64));
+  let hex = "0x";
+  for (let i = 0; i < bytes.length; i++) hex += bytes[i]!.toString(16).padStart(2, "0");
+  return view.byteLength > 64 ? `${hex}…` : hex;
+}

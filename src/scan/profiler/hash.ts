@@ -1,0 +1,143 @@
+/**
+ * 64-bit hashing for the sketches (distinct counting, duplicate ids, sampling).
+ *
+ * Two 32-bit lanes run over the same 32-bit blocks: lane A is MurmurHash3 x86_32, lane B an
+ * xxHash32 round; each gets its own avalanche finalizer, then the lanes are cross-mixed as in
+ * MurmurHash3 x64_128. Strings are hashed over their UTF-16 code units two at a time (no
+ * UTF-8 encoding, no allocation). The result lands in HASH (hi, lo) instead of a fresh
+ * object, so hot loops allocate nothing.
+ */
+
+/** Output of the last hash call: [hi, lo] as signed 32-bit words. */
+export const HASH = new Int32Array(2);
+
+/** Seed for value identities (distinct counts, id tuples). */
+export const VALUE_SEED = 0x2f6b_1d3a;
+/** Seed for sampling decisions, independent of VALUE_SEED. */
+export const SAMPLE_SEED = 0x5bd1_e995;
+
+const C1 = 0xcc9e2d51 | 0;
+const C2 = 0x1b873593 | 0;
+const P1 = 0x9e3779b1 | 0;
+const P2 = 0x85ebca77 | 0;
+const P3 = 0xc2b2ae3d | 0;
+const C3 = 0xc2b2ae35 | 0;
+
+const f64 = new Float64Array(1);
+const f64Words = new Int32Array(f64.buffer);
+
+function roundA(a: number, block: number): number {
+  let k = Math.imul(block, C1);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, C2);
+  a ^= k;
+  a = (a << 13) | (a >>> 19);
+  return (Math.imul(a, 5) + 0xe6546b64) | 0;
+}
+
+function roundB(b: number, block: number): number {
+  b = (b + Math.imul(block, P2)) | 0;
+  b = (b << 13) | (b >>> 19);
+  return Math.imul(b, P1);
+}
+
+function fmixA(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, C3);
+  return h ^ (h >>> 16);
+}
+function fmixB(h: number): number {
+  h ^= h >>> 15;
+  h = Math.imul(h, P2);
+  h ^= h >>> 13;
+  h = Math.imul(h, P3);
+  return h ^ (h >>> 16);
+}
+
+function finish(a: number, b: number, len: number): void {
+  a = fmixA(a ^ len);
+  b = fmixB((b + len) | 0);
+  a = (a + b) | 0;
+  b = (b + a) | 0;
+  HASH[0] = a;
+  HASH[1] = b;
+}
+
+/** Hashes a string's UTF-16 code units into HASH. */
+export function hashString(s: string, seed: number): void {
+  const len = s.length;
+  let a = seed;
+  let b = (seed + P1) | 0;
+  let i = 0;
+  for (; i + 1 < len; i += 2) {
+    const block = s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16);
+    a = roundA(a, block);
+    b = roundB(b, block);
+  }
+  if (i < len) {
+    const block = s.charCodeAt(i);
+    let k = Math.imul(block, C1);
+    k = (k << 15) | (k >>> 17);
+    a ^= Math.imul(k, C2);
+    b = roundB(b, block ^ 0x7f4a_7c15);
+  }
+  finish(a, b, len << 1);
+}
+
+/** Hashes a number by its IEEE-754 bits (0 and -0 alike) into HASH. */
+export function hashNumber(x: number, seed: number): void {
+  f64[0] = x === 0 ? 0 : x;
+  const w0 = f64Words[0]!;
+  const w1 = f64Words[1]!;
+  // The distinct tag keeps a number from colliding systematically with a 4-char string.
+  let a = roundA(seed ^ 0x6e75_6d62, w0);
+  let b = roundB((seed + P1) ^ 0x6e75_6d62, w0);
+  a = roundA(a, w1);
+  b = roundB(b, w1);
+  finish(a, b, 9);
+}
+
+/** Hashes two 32-bit words (e.g. a row position) into HASH. */
+export function hashWords(w0: number, w1: number, seed: number): void {
+  let a = roundA(seed ^ 0x776f_7264, w0);
+  let b = roundB((seed + P1) ^ 0x776f_7264, w0);
+  a = roundA(a, w1);
+  b = roundB(b, w1);
+  finish(a, b, 10);
+}
+
+/** Folds a 64-bit hash (hi, lo) into a running 64-bit state (stateHi, stateLo); result in HASH. */
+export function combineHash(stateHi: number, stateLo: number, hi: number, lo: number): void {
+  let a = roundA(stateHi, hi);
+  let b = roundB(stateLo, hi);
+  a = roundA(a, lo);
+  b = roundB(b, lo);
+  finish(a, b, 16);
+}
+
+/** Hashes any profiled value into HASH: strings by text, numbers by bits, others by a canonical form. */
+export function hashValue(v: unknown, seed: number): void {
+  switch (typeof v) {
+    case "string":
+      hashString(v, seed);
+      return;
+    case "number":
+      hashNumber(v, seed);
+      return;
+    case "boolean":
+      hashWords(v ? 1 : 0, 0x626f_6f6c, seed);
+      return;
+    case "bigint":
+      hashString(v.toString(), seed ^ 0x6269_6769);
+      return;
+    case "undefined":
+      hashWords(0, 0x6e75_6c6c, seed);
+      return;
+    default:
+      if (v === null) hashWords(0, 0x6e75_6c6c, seed);
+      else if (v instanceof Date) hashNumber(v.getTime(), seed ^ 0x6461_7465);
+      else hashString(String(v), seed);
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * KLL quantile sketch (Karnin, Lang, Liberty 2016) over doubles, with the lazy compaction
+ * of Apache DataSketches: level h holds items of weight 2^h; a level over its capacity is
+ * sorted and every other item (random offset) moves up. Capacities shrink by 2/3 per level
+ * below the top, so about 3k items are retained whatever n is.
+ *
+ * k = 512 gives a normalized rank error near 0.5 % (99 % confidence), with ~12 KB retained.
+ * The coin is a seeded xorshift, part of the state, so reruns give identical sketches.
+ */
+
+import { base64ToFloat64, bytesToBase64 } from "./codec";
+
+/** Default accuracy parameter. */
+export const KLL_DEFAULT_K = 512;
+const MIN_WIDTH = 8;
+const SHRINK = 2 / 3;
+const COIN_SEED = 0x9e37_79b9;
+
+export interface KllState {
+  k: number;
+  n: number;
+  min?: number;
+  max?: number;
+  coin: number;
+  levels: string[];
+}
+
+export class KllSketch {
+  readonly k: number;
+  /** Values added (all weights summed). */
+  n = 0;
+  min = Number.POSITIVE_INFINITY;
+  max = Number.NEGATIVE_INFINITY;
+  private levels: Float64Array[] = [new Float64Array(32)];
+  private sizes: number[] = [0];
+  private retained = 0;
+  private capacity = 0;
+  private coin = COIN_SEED;
+
+  constructor(k = KLL_DEFAULT_K) {
+    this.k = k;
+    this.capacity = this.totalCapacity();
+  }
+
+  /** Adds one value (NaN must be filtered by the caller). */
+  add(x: number): void {
+    let level0 = this.levels[0]!;
+    const size = this.sizes[0]!;
+    if (size === level0.length) {
+      level0 = grow(level0, size + 1);
+      this.levels[0] = level0;
+    }
+    level0[size] = x;
+    this.sizes[0] = size + 1;
+    this.n++;
+    if (x < this.min) this.min = x;
+    if (x > this.max) this.max = x;
+    if (++this.retained > this.capacity) this.compress();
+  }
+
+  /** Items held (memory is about 8 bytes per item). */
+  get retainedItems(): number {
+    return this.retained;
+  }
+
+  /** Folds another sketch in. */
+  merge(other: KllSketch): void {
+    if (other.n === 0) return;
+    while (this.levels.length < other.levels.length) this.addLevel();
+    for (let h = 0; h < other.levels.length; h++) {
+      const count = other.sizes[h]!;
+      if (count === 0) continue;
+      this.append(h, other.levels[h]!.subarray(0, count));
+    }
+    this.n += other.n;
+    this.retained += other.retained;
+    if (other.min < this.min) this.min = other.min;
+    if (other.max > this.max) this.max = other.max;
+    this.capacity = this.totalCapacity();
+    this.compress();
+  }
+
+  /**
+   * Values at the given probabilities (0 → exact min, 1 → exact max), each the smallest
+   * retained item whose cumulative weight reaches p·n.
+   */
+  quantiles(probabilities: readonly number[]): number[] {
+    if (this.n === 0) return probabilities.map(() => Number.NaN);
+    const items = new Float64Array(this.retained);
+    const weights = new Float64Array(this.retained);
+    let j = 0;
+    for (let h = 0; h < this.levels.length; h++) {
+      const level = this.levels[h]!;
+      const weight = 2 ** h;
+      for (let i = 0; i < this.sizes[h]!; i++) {
+        items[j] = level[i]!;
+        weights[j++] = weight;
+      }
+    }
+    const order = Array.from({ length: j }, (_, i) => i).sort((a, b) => items[a]! - items[b]!);
+    const cumulative = new Float64Array(j);
+    let total = 0;
+    for (let i = 0; i < j; i++) {
+      total += weights[order[i]!]!;
+      cumulative[i] = total;
+    }
+    return probabilities.map((p) => {
+      if (p <= 0) return this.min;
+      if (p >= 1) return this.max;
+      const target = p * total;
+      let lo = 0;
+      let hi = j - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (cumulative[mid]! >= target) hi = mid;
+        else lo = mid + 1;
+      }
+      return items[order[lo]!]!;
+    });
+  }
+
+  /** JSON-safe state (levels as base64 doubles). */
+  toState(): KllState {
+    const state: KllState = {
+      k: this.k,
+      n: this.n,
+      coin: this.coin,
+      levels: this.levels.map((level, h) => bytesToBase64(level.subarray(0, this.sizes[h]!))),
+    };
+    if (this.n > 0) {
+      state.min = this.min;
+      state.max = this.max;
+    }
+    return state;
+  }
+
+  /** Rebuilds a sketch from toState(). */
+  static fromState(state: KllState): KllSketch {
+    const sketch = new KllSketch(state.k);
+    sketch.n = state.n;
+    sketch.coin = state.coin;
+    if (state.min !== undefined) sketch.min = state.min;
+    if (state.max !== undefined) sketch.max = state.max;
+    sketch.levels = [];
+    sketch.sizes = [];
+    sketch.retained = 0;
+    for (const text of state.levels) {
+      const items = base64ToFloat64(text);
+      sketch.levels.push(items.length > 0 ? items : new Float64Array(8));
+      sketch.sizes.push(items.length);
+      sketch.retained += items.length;
+    }
+    if (sketch.levels.length === 0) {
+      sketch.levels.push(new Float64Array(32));
+      sketch.sizes.push(0);
+    }
+    sketch.capacity = sketch.totalCapacity();
+    return sketch;
+  }
+
+  private levelCapacity(h: number): number {
+    const depth = this.levels.length - 1 - h;
+    return Math.max(MIN_WIDTH, Math.ceil(this.k * SHRINK ** depth));
+  }
+
+  private totalCapacity(): number {
+    let total = 0;
+    for (let h = 0; h < this.levels.length; h++) total += this.levelCapacity(h);
+    return total;
+  }
+
+  private addLevel(): void {
+    this.levels.push(new Float64Array(32));
+    this.sizes.push(0);
+    this.capacity = this.totalCapacity();
+  }
+
+  private compress(): void {
+    while (this.retained > this.capacity) {
+      let h = 0;
+      while (h < this.levels.length - 1 && this.sizes[h]! < this.levelCapacity(h)) h++;
+      if (h === this.levels.length - 1) this.addLevel();
+      this.compact(h);
+    }
+  }
+
+  /** Sorts level h and promotes every other item to level h + 1. */
+  private compact(h: number): void {
+    const size = this.sizes[h]!;
+    const level = this.levels[h]!;
+    level.subarray(0, size).sort();
+    // An odd item stays behind (the smallest), so the promoted run has even length.
+    const start = size & 1;
+    let coin = this.coin;
+    coin ^= coin << 13;
+    coin ^= coin >>> 17;
+    coin ^= coin << 5;
+    this.coin = coin;
+    const offset = coin & 1;
+    const promoted = (size - start) >> 1;
+    const up = h + 1;
+    let target = this.levels[up]!;
+    let upSize = this.sizes[up]!;
+    if (upSize + promoted > target.length) {
+      target = grow(target, upSize + promoted);
+      this.levels[up] = target;
+    }
+    for (let i = start + offset; i < size; i += 2) target[upSize++] = level[i]!;
+    this.sizes[up] = upSize;
+    this.sizes[h] = start;
+    this.retained -= promoted;
+  }
+
+  private append(h: number, items: Float64Array): void {
+    let level = this.levels[h]!;
+    const size = this.sizes[h]!;
+    if (size + items.length > level.length) {
+      level = grow(level, size + items.length);
+      this.levels[h] = level;
+    }
+    level.set(items, size);
+    this.sizes[h] = size + items.length;
+  }
+}
+
+function grow(array: Float64Array, needed: number): Float64Array {
+  let length = array.length * 2;
+  while (length < needed) length *= 2;
+  const next = new Float64Array(length);
+  next.set(array);
+  return next;
+}

@@ -1,0 +1,195 @@
+/**
+ * Value shapes: ASCII and other letters become 'a' (lower) or 'A' (upper), digits '9',
+ * any other character stays itself; a run of the same class collapses to one character
+ * ("john.doe@example.com" → "a.a@a.a", "AB-1234" → "A-9"). Shapes longer than
+ * MAX_PATTERN_LENGTH are cut and end in "…" so free text cannot blow up memory.
+ *
+ * The shape is written into a reusable buffer and interned through a small hash table, so a
+ * value whose shape was seen before costs one pass over its characters and no allocation.
+ * Shares come from a SpaceSaving summary over the interned shapes (keyed by their 64-bit
+ * hash, computed once per interned shape).
+ */
+
+import { HASH, hashString } from "./hash";
+import { SpaceSaving, type SpaceSavingState } from "./space-saving";
+
+/** Longest shape kept, in characters (before the ellipsis). */
+export const MAX_PATTERN_LENGTH = 64;
+const ELLIPSIS = 0x2026;
+const LOWER = 0x61;
+const UPPER = 0x41;
+const DIGIT = 0x39;
+
+/** Class of each non-ASCII BMP code unit, filled on first use (0 = not computed yet). */
+const wideClass = new Uint16Array(0x10000);
+
+function classOf(c: number): number {
+  if (c < 0x80) {
+    if (c >= 0x61 && c <= 0x7a) return LOWER;
+    if (c >= 0x41 && c <= 0x5a) return UPPER;
+    if (c >= 0x30 && c <= 0x39) return DIGIT;
+    return c;
+  }
+  let cls = wideClass[c]!;
+  if (cls === 0) {
+    const ch = String.fromCharCode(c);
+    const lower = ch.toLowerCase();
+    const upper = ch.toUpperCase();
+    if (lower === upper) cls = c;
+    else cls = ch === lower ? LOWER : UPPER;
+    wideClass[c] = cls;
+  }
+  return cls;
+}
+
+const buffer = new Uint16Array(MAX_PATTERN_LENGTH + 1);
+let bufferLength = 0;
+let bufferHash = 0;
+
+/** Writes the shape of s into the shared buffer; returns its length. */
+function shapeIntoBuffer(s: string): number {
+  let length = 0;
+  let previous = -1;
+  let hash = 0x811c9dc5 | 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const cls = classOf(s.charCodeAt(i));
+    if (cls === previous) continue;
+    previous = cls;
+    if (length === MAX_PATTERN_LENGTH) {
+      buffer[length++] = ELLIPSIS;
+      hash = Math.imul(hash ^ ELLIPSIS, 0x01000193);
+      break;
+    }
+    buffer[length++] = cls;
+    hash = Math.imul(hash ^ cls, 0x01000193);
+  }
+  bufferLength = length;
+  bufferHash = hash;
+  return length;
+}
+
+/** The shape of one value, as a new string (for tests and one-off use). */
+export function shapeOf(s: string): string {
+  const length = shapeIntoBuffer(s);
+  return String.fromCharCode(...buffer.subarray(0, length));
+}
+
+const INTERN_SIZE = 4096;
+
+const PATTERN_SEED = 0x7061_7474;
+
+/** Maps shape buffers to canonical strings (and their 64-bit hashes) without building a string per value. */
+class ShapeInterner {
+  private hashes = new Int32Array(INTERN_SIZE);
+  private strings: Array<string | undefined> = new Array(INTERN_SIZE);
+  private wideHi = new Int32Array(INTERN_SIZE);
+  private wideLo = new Int32Array(INTERN_SIZE);
+  private used = 0;
+
+  /** Interns the shape in the buffer; returns its cell (see stringAt, hiAt, loAt). */
+  intern(): number {
+    const mask = INTERN_SIZE - 1;
+    let i = bufferHash & mask;
+    for (;;) {
+      const candidate = this.strings[i];
+      if (candidate === undefined) break;
+      if (this.hashes[i] === bufferHash && sameAsBuffer(candidate)) return i;
+      i = (i + 1) & mask;
+    }
+    // A cache only: when half full, start over rather than grow.
+    if (this.used >= INTERN_SIZE >> 1) {
+      this.strings = new Array(INTERN_SIZE);
+      this.used = 0;
+      i = bufferHash & mask;
+    }
+    const made = String.fromCharCode.apply(null, buffer.subarray(0, bufferLength) as unknown as number[]);
+    this.strings[i] = made;
+    this.hashes[i] = bufferHash;
+    hashString(made, PATTERN_SEED);
+    this.wideHi[i] = HASH[0]!;
+    this.wideLo[i] = HASH[1]!;
+    this.used++;
+    return i;
+  }
+
+  stringAt(cell: number): string {
+    return this.strings[cell]!;
+  }
+
+  hiAt(cell: number): number {
+    return this.wideHi[cell]!;
+  }
+
+  loAt(cell: number): number {
+    return this.wideLo[cell]!;
+  }
+}
+
+function sameAsBuffer(candidate: string): boolean {
+  if (candidate.length !== bufferLength) return false;
+  for (let i = 0; i < bufferLength; i++) if (candidate.charCodeAt(i) !== buffer[i]) return false;
+  return true;
+}
+
+const interner = new ShapeInterner();
+
+export interface PatternState {
+  total: number;
+  summary: SpaceSavingState;
+}
+
+/** Counts value shapes; shares are over the values counted here. */
+export class PatternCounter {
+  private summary: SpaceSaving<string>;
+
+  constructor(capacity?: number) {
+    this.summary = new SpaceSaving<string>(capacity);
+  }
+
+  /** Counts the shape of a text value. */
+  addText(s: string): void {
+    shapeIntoBuffer(s);
+    const cell = interner.intern();
+    this.summary.add(interner.hiAt(cell), interner.loAt(cell), interner.stringAt(cell));
+  }
+
+  /** Counts an already known shape (typed values: "9", "9.9", …). */
+  addShape(shape: string): void {
+    hashString(shape, PATTERN_SEED);
+    this.summary.add(HASH[0]!, HASH[1]!, shape);
+  }
+
+  /** Values counted. */
+  get total(): number {
+    return this.summary.total;
+  }
+
+  /** The `limit` most common shapes with their share of the values counted. */
+  top(limit: number): Array<{ pattern: string; share: number }> {
+    const total = this.summary.total;
+    if (total === 0) return [];
+    return this.summary
+      .top(this.summary.size)
+      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, limit)
+      .map((h) => ({ pattern: h.key, share: h.count / total }));
+  }
+
+  /** Folds another counter in. */
+  merge(other: PatternCounter): void {
+    this.summary.merge(other.summary);
+  }
+
+  /** JSON-safe state. */
+  toState(): PatternState {
+    return { total: this.summary.total, summary: this.summary.toState() };
+  }
+
+  /** Rebuilds a counter from toState(). */
+  static fromState(state: PatternState): PatternCounter {
+    const counter = new PatternCounter();
+    counter.summary = SpaceSaving.fromState<string>(state.summary, state.total);
+    return counter;
+  }
+}

@@ -1,0 +1,346 @@
+/**
+ * Streaming, mergeable profiler: rows go in by batches, an AssetProfile comes out.
+ *
+ * Batches are processed column by column (each attribute's sketches stay hot). Chunks of
+ * one scan profiled by separate builders merge to what one pass gives for every exact
+ * metric (counts, nulls, empties, types, min/max, exact distinct, duplicates, freshness;
+ * mean and stddev up to floating-point rounding); sketched metrics stay within their error.
+ * toState()/fromState() carry a partial profile across invocations.
+ */
+
+import type { AssetProfile, SchemaField } from "../profile";
+import { type AttributeState, AttributeStats, isoTime } from "./attribute-stats";
+import { DuplicateCounter, type DuplicateState } from "./duplicates";
+import { combineHash, HASH, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
+import { classifyText, PARSED, T_DATE, T_INTEGER, T_NUMBER, T_TIMESTAMP } from "./value-types";
+
+export interface ProfileBuilderOptions {
+  /** Attributes whose tuple identifies a row: duplicates are counted over it. */
+  idAttributes?: string[];
+  /** Attribute whose maximum is the asset's freshness. */
+  timestampAttribute?: string;
+  /** Per attribute, the values that get their own sub-profile. */
+  segments?: Record<string, Array<string | number | boolean>>;
+  /** The source's declared schema: attributes, order and declared types. */
+  declaredSchema?: SchemaField[];
+  /** Percentage of rows profiled (1-100), chosen by a seeded hash of the id tuple or the row position. */
+  sampleFraction?: number;
+  /** Maximum number of rows profiled. */
+  limit?: number;
+  /** Position within the scan of the first row this builder sees (for position sampling of chunks). */
+  rowOffset?: number;
+  /** Infer types of string values from their text (CSV, default) or take strings as strings. */
+  inferFromText?: boolean;
+  /** SpaceSaving counters per attribute for top values and patterns (default 1000). */
+  topCapacity?: number;
+}
+
+export interface ProfileBuilderState {
+  version: 1;
+  options: ProfileBuilderOptions;
+  rowCount: number;
+  rowsRead: number;
+  truncated: boolean;
+  bytes: number;
+  freshness?: number;
+  duplicates?: DuplicateState;
+  attributes: AttributeState[];
+  segments?: Array<{ attribute: string; value: string; state: ProfileBuilderState }>;
+}
+
+type Row = Record<string, unknown>;
+
+interface Segment {
+  attribute: string;
+  value: string;
+  builder: ProfileBuilder;
+  pending: Row[];
+}
+
+const TWO_POW_32 = 2 ** 32;
+
+export class ProfileBuilder {
+  private readonly options: ProfileBuilderOptions;
+  private attributes: AttributeStats[] = [];
+  private byName = new Map<string, AttributeStats>();
+  private rowCount = 0;
+  private rowsRead = 0;
+  private truncated = false;
+  private bytes = 0;
+  private freshnessMs = Number.NEGATIVE_INFINITY;
+  private duplicates: DuplicateCounter | null;
+  private segments: Segment[] = [];
+  private segmentIndex = new Map<string, Map<string, Segment>>();
+  private selection = new Int32Array(1024);
+  /** Attributes in the key order of the last row seen. */
+  private keyOrder: AttributeStats[] = [];
+  /** Keep a row when the high word of its sample hash is below this. */
+  private readonly sampleThreshold: number;
+
+  constructor(options: ProfileBuilderOptions = {}) {
+    this.options = options;
+    const fraction = options.sampleFraction ?? 100;
+    if (!(fraction > 0 && fraction <= 100)) throw new RangeError("sampleFraction must be in (0, 100]");
+    this.sampleThreshold = fraction >= 100 ? TWO_POW_32 : Math.floor((fraction / 100) * TWO_POW_32);
+    this.duplicates = options.idAttributes?.length ? new DuplicateCounter() : null;
+    for (const field of options.declaredSchema ?? []) this.attribute(field.name, field.type);
+    for (const [attribute, values] of Object.entries(options.segments ?? {})) {
+      const byValue = new Map<string, Segment>();
+      for (const raw of values) {
+        const value = String(raw);
+        if (byValue.has(value)) continue;
+        const segment: Segment = { attribute, value, builder: new ProfileBuilder(this.segmentOptions()), pending: [] };
+        byValue.set(value, segment);
+        this.segments.push(segment);
+      }
+      this.segmentIndex.set(attribute, byValue);
+    }
+  }
+
+  /** True once `limit` rows were profiled: the caller may stop reading. */
+  get done(): boolean {
+    return this.options.limit !== undefined && this.rowCount >= this.options.limit;
+  }
+
+  /** Rows profiled so far. */
+  get rows(): number {
+    return this.rowCount;
+  }
+
+  /** Counts bytes read from the source (reported as the profile's `bytes`). */
+  addBytes(bytes: number): void {
+    this.bytes += bytes;
+  }
+
+  /** Profiles a batch of rows (after sampling and the limit). */
+  add(rows: Row[]): void {
+    const selected = this.select(rows);
+    if (selected === 0) return;
+    const selection = this.selection;
+    // Row by row through for-in: V8 serves row[key] from the enum cache (a field load by
+    // index), and consecutive rows of one source share their key order, so the attribute
+    // is found by comparing with the previous row's order at the same position.
+    const order = this.keyOrder;
+    for (let j = 0; j < selected; j++) {
+      const row = rows[selection[j]!]!;
+      let k = 0;
+      for (const key in row) {
+        let stats = order[k];
+        if (stats === undefined || stats.name !== key) {
+          stats = this.byName.get(key) ?? this.attribute(key);
+          order[k] = stats;
+        }
+        stats.add(row[key]);
+        k++;
+      }
+    }
+    // Attributes absent from some rows (sparse JSON, new columns) count those rows as missing.
+    const expected = this.rowCount + selected;
+    for (const stats of this.attributes) if (stats.count < expected) stats.addMissing(expected - stats.count);
+    if (this.duplicates !== null) {
+      const ids = this.options.idAttributes!;
+      for (let j = 0; j < selected; j++) {
+        idHash(rows[selection[j]!]!, ids, VALUE_SEED);
+        this.duplicates.add(HASH[0]!, HASH[1]!);
+      }
+    }
+    const timestamp = this.options.timestampAttribute;
+    if (timestamp !== undefined) {
+      let max = this.freshnessMs;
+      for (let j = 0; j < selected; j++) {
+        const ms = epochMillis(rows[selection[j]!]![timestamp]);
+        if (ms > max) max = ms;
+      }
+      this.freshnessMs = max;
+    }
+    if (this.segments.length > 0) this.addToSegments(rows, selected);
+    this.rowCount += selected;
+  }
+
+  /** Fills `selection` with the indexes of rows to profile; returns how many. */
+  private select(rows: Row[]): number {
+    const n = rows.length;
+    if (this.selection.length < n) this.selection = new Int32Array(Math.max(n, this.selection.length * 2));
+    const selection = this.selection;
+    const limit = this.options.limit ?? Number.POSITIVE_INFINITY;
+    const room = limit - this.rowCount;
+    const offset = this.options.rowOffset ?? 0;
+    const sampling = this.sampleThreshold < TWO_POW_32;
+    const ids = this.options.idAttributes?.length ? this.options.idAttributes : null;
+    let selected = 0;
+    for (let i = 0; i < n; i++) {
+      const position = offset + this.rowsRead + i;
+      if (sampling) {
+        // By id tuple when there is one (stable under reordering), else by position.
+        if (ids !== null) idHash(rows[i]!, ids, SAMPLE_SEED);
+        else hashWords(position | 0, Math.floor(position / TWO_POW_32), SAMPLE_SEED);
+        if (HASH[0]! >>> 0 >= this.sampleThreshold) continue;
+      }
+      if (selected >= room) {
+        this.truncated = true;
+        break;
+      }
+      selection[selected++] = i;
+    }
+    this.rowsRead += n;
+    return selected;
+  }
+
+  private attribute(name: string, declaredType?: string): AttributeStats {
+    const stats = new AttributeStats(name, {
+      declaredType,
+      inferFromText: this.options.inferFromText,
+      topCapacity: this.options.topCapacity,
+    });
+    stats.addMissing(this.rowCount);
+    this.attributes.push(stats);
+    this.byName.set(name, stats);
+    return stats;
+  }
+
+  private segmentOptions(): ProfileBuilderOptions {
+    const { idAttributes, timestampAttribute, declaredSchema, inferFromText, topCapacity } = this.options;
+    return { idAttributes, timestampAttribute, declaredSchema, inferFromText, topCapacity };
+  }
+
+  private addToSegments(rows: Row[], selected: number): void {
+    const selection = this.selection;
+    for (const [attribute, byValue] of this.segmentIndex) {
+      for (let j = 0; j < selected; j++) {
+        const row = rows[selection[j]!]!;
+        const v = row[attribute];
+        if (v === null || v === undefined) continue;
+        const segment = byValue.get(typeof v === "string" ? v : String(v));
+        if (segment !== undefined) segment.pending.push(row);
+      }
+    }
+    for (const segment of this.segments) {
+      if (segment.pending.length === 0) continue;
+      segment.builder.add(segment.pending);
+      segment.pending = [];
+    }
+  }
+
+  /** Folds another builder of the same scan in, as if its rows had followed ours. */
+  merge(other: ProfileBuilder): void {
+    for (const stats of this.attributes) {
+      if (!other.byName.has(stats.name)) stats.addMissing(other.rowCount);
+    }
+    for (const theirs of other.attributes) {
+      const mine = this.byName.get(theirs.name) ?? this.attribute(theirs.name, theirs.declaredType);
+      mine.merge(theirs);
+    }
+    this.rowCount += other.rowCount;
+    this.rowsRead += other.rowsRead;
+    this.truncated ||= other.truncated;
+    this.bytes += other.bytes;
+    if (other.freshnessMs > this.freshnessMs) this.freshnessMs = other.freshnessMs;
+    if (this.duplicates !== null && other.duplicates !== null) this.duplicates.merge(other.duplicates);
+    for (const theirs of other.segments) {
+      const mine = this.segmentIndex.get(theirs.attribute)?.get(theirs.value);
+      if (mine !== undefined) mine.builder.merge(theirs.builder);
+    }
+  }
+
+  /** The asset's profile so far. */
+  finish(): AssetProfile {
+    const profile = this.finishOwn();
+    if (this.segments.length > 0) {
+      profile.segments = this.segments.map((s) => ({
+        attribute: s.attribute,
+        value: s.value,
+        profile: s.builder.finishOwn(),
+      }));
+    }
+    return profile;
+  }
+
+  private finishOwn(): AssetProfile {
+    const attributes = this.attributes.map((stats) => stats.finish());
+    const profile: AssetProfile = {
+      row_count: this.rowCount,
+      schema:
+        this.options.declaredSchema ??
+        attributes.map((a) => ({ name: a.name, type: a.inferred_type, nullable: a.nulls > 0 })),
+      attributes,
+      sampled: this.sampleThreshold < TWO_POW_32 || this.truncated,
+    };
+    if (this.bytes > 0) profile.bytes = this.bytes;
+    if (this.options.timestampAttribute !== undefined && Number.isFinite(this.freshnessMs)) {
+      profile.freshness = isoTime(this.freshnessMs, false);
+    }
+    if (this.duplicates !== null) profile.duplicate_count = this.duplicates.duplicates;
+    return profile;
+  }
+
+  /** JSON-safe state, compact (sketch arrays as base64). */
+  toState(): ProfileBuilderState {
+    const state: ProfileBuilderState = {
+      version: 1,
+      options: this.options,
+      rowCount: this.rowCount,
+      rowsRead: this.rowsRead,
+      truncated: this.truncated,
+      bytes: this.bytes,
+      attributes: this.attributes.map((a) => a.toState()),
+    };
+    if (Number.isFinite(this.freshnessMs)) state.freshness = this.freshnessMs;
+    if (this.duplicates !== null) state.duplicates = this.duplicates.toState();
+    if (this.segments.length > 0) {
+      state.segments = this.segments.map((s) => ({
+        attribute: s.attribute,
+        value: s.value,
+        state: s.builder.toState(),
+      }));
+    }
+    return state;
+  }
+
+  /** Rebuilds a builder from toState(), ready for more rows or merges. */
+  static fromState(input: unknown): ProfileBuilder {
+    const state = input as ProfileBuilderState;
+    if (state?.version !== 1) throw new Error("unsupported profile builder state");
+    const builder = new ProfileBuilder(state.options);
+    builder.attributes = state.attributes.map((a) => AttributeStats.fromState(a));
+    builder.byName = new Map(builder.attributes.map((a) => [a.name, a]));
+    builder.rowCount = state.rowCount;
+    builder.rowsRead = state.rowsRead;
+    builder.truncated = state.truncated;
+    builder.bytes = state.bytes;
+    if (state.freshness !== undefined) builder.freshnessMs = state.freshness;
+    if (state.duplicates !== undefined) builder.duplicates = DuplicateCounter.fromState(state.duplicates);
+    for (const saved of state.segments ?? []) {
+      const segment = builder.segmentIndex.get(saved.attribute)?.get(saved.value);
+      if (segment !== undefined) segment.builder = ProfileBuilder.fromState(saved.state);
+    }
+    return builder;
+  }
+}
+
+/** Hashes a row's id tuple into HASH. */
+function idHash(row: Row, ids: string[], seed: number): void {
+  let hi = seed;
+  let lo = ~seed;
+  for (let i = 0; i < ids.length; i++) {
+    hashValue(row[ids[i]!], seed);
+    combineHash(hi, lo, HASH[0]!, HASH[1]!);
+    hi = HASH[0]!;
+    lo = HASH[1]!;
+  }
+}
+
+/**
+ * Epoch milliseconds of a timestamp value: Date, ISO text, or a number (epoch seconds below
+ * 1e11, milliseconds above); NaN when it is none of these.
+ */
+export function epochMillis(v: unknown): number {
+  if (v === null || v === undefined) return Number.NaN;
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === "bigint") v = Number(v);
+  if (typeof v === "number") return Math.abs(v) < 1e11 ? v * 1000 : v;
+  if (typeof v !== "string") return Number.NaN;
+  const t = classifyText(v);
+  if (t === T_DATE || t === T_TIMESTAMP) return PARSED[0]!;
+  if (t === T_INTEGER || t === T_NUMBER) return epochMillis(PARSED[0]!);
+  return Number.NaN;
+}

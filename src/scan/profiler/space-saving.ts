@@ -1,0 +1,390 @@
+/**
+ * SpaceSaving heavy hitters (Metwally et al. 2005) with a fixed number of counters.
+ * Counts are exact until a key has to be evicted; after that a count overestimates by at
+ * most its recorded error. Merging follows Agarwal et al. ("Mergeable summaries", 2012).
+ *
+ * Keys are identified by the caller's 64-bit hash (hi, lo) in an open-addressing table of
+ * typed arrays, not by a Map of strings: no string hashing by the engine, no allocation per
+ * value, and the display key (any value) is only stored when a counter is (re)assigned.
+ * The min-heap that finds the eviction victim is only built once the summary is full, and
+ * it is lazy: an increment does not touch it (counts only grow, so a stale heap key is a
+ * lower bound); a stale root is re-sifted when a victim is needed. A hit costs one probe.
+ *
+ * Once full, a filter (Homem & Carvalho, "Filtered Space-Saving", 2010) sits in front: an
+ * unmonitored key only bumps a hashed bucket counter until that bucket reaches the minimum,
+ * so a high-cardinality stream does not evict on every value. The bucket value upper-bounds
+ * every unmonitored key's count in it and never exceeds the minimum, so the minimum stays an
+ * upper bound for any unmonitored key, which is what merging relies on.
+ */
+
+import { base64ToFloat64, bytesToBase64 } from "./codec";
+
+/** Default number of counters. */
+export const SPACE_SAVING_DEFAULT_CAPACITY = 1000;
+
+export type SummaryKey = string | number;
+
+export interface SpaceSavingState {
+  capacity: number;
+  overflowed: boolean;
+  keys: SummaryKey[];
+  hashes: number[];
+  counts: number[];
+  errors: number[];
+  filter?: string;
+  heap?: number[];
+  heapKeys?: number[];
+}
+
+export interface HeavyHitter<K> {
+  key: K;
+  count: number;
+  error: number;
+}
+
+export class SpaceSaving<K = SummaryKey> {
+  readonly capacity: number;
+  /** True once a key was evicted (counts may then overestimate). */
+  overflowed = false;
+  /** Sum of all weights added. */
+  total = 0;
+  private size_ = 0;
+  private keys: K[] = [];
+  private hashHi: Int32Array;
+  private hashLo: Int32Array;
+  private counts: Float64Array;
+  private errors: Float64Array;
+  /** Open-addressing index: slot + 1 per cell, 0 when empty. */
+  private table: Int32Array;
+  private mask: number;
+  /** Min-heap of slots by count; null until the summary first overflows. */
+  private heap: Int32Array | null = null;
+  private heapPos: Int32Array | null = null;
+  /** Count of each slot when it was last placed in the heap (≤ its real count). */
+  private heapKey: Float64Array | null = null;
+  /** Filter buckets (see above); null until the summary is full. */
+  private filter: Float64Array | null = null;
+
+  constructor(capacity = SPACE_SAVING_DEFAULT_CAPACITY) {
+    this.capacity = capacity;
+    const initial = Math.min(capacity, 16);
+    this.hashHi = new Int32Array(initial);
+    this.hashLo = new Int32Array(initial);
+    this.counts = new Float64Array(initial);
+    this.errors = new Float64Array(initial);
+    this.table = new Int32Array(initial * 4);
+    this.mask = this.table.length - 1;
+  }
+
+  /** Counts `weight` occurrences of the value hashed (hi, lo); `key` is what top() reports. */
+  add(hi: number, lo: number, key: K, weight = 1): void {
+    this.total += weight;
+    const slot = this.find(hi, lo);
+    if (slot >= 0) {
+      this.counts[slot]! += weight;
+      return;
+    }
+    const size = this.size_;
+    if (size < this.capacity) {
+      if (size === this.counts.length) this.growArrays();
+      this.hashHi[size] = hi;
+      this.hashLo[size] = lo;
+      this.keys.push(key);
+      this.counts[size] = weight;
+      this.errors[size] = 0;
+      this.size_ = size + 1;
+      this.insertIndex(size);
+      return;
+    }
+    const victim = this.minSlot();
+    const min = this.counts[victim]!;
+    if (this.filter === null) this.filter = new Float64Array(tableSizeFor(this.capacity));
+    const bucket = hi & (this.filter.length - 1);
+    const seen = this.filter[bucket]!;
+    if (seen + weight < min) {
+      this.filter[bucket] = seen + weight;
+      this.overflowed = true;
+      return;
+    }
+    this.overflowed = true;
+    // The evicted key's count moves into its bucket, the new key starts from its bucket's.
+    const victimBucket = this.hashHi[victim]! & (this.filter.length - 1);
+    if (this.filter[victimBucket]! < min) this.filter[victimBucket] = min;
+    this.removeIndex(victim);
+    this.hashHi[victim] = hi;
+    this.hashLo[victim] = lo;
+    this.keys[victim] = key;
+    this.insertIndex(victim);
+    this.errors[victim] = seen;
+    this.counts[victim] = seen + weight;
+    this.heapKey![victim] = seen + weight;
+    this.siftDown(0);
+  }
+
+  /** Number of keys tracked. */
+  get size(): number {
+    return this.size_;
+  }
+
+  /** Smallest tracked count (what an untracked key may have had), 0 when nothing was evicted. */
+  get minCount(): number {
+    if (!this.overflowed || this.size_ === 0) return 0;
+    if (this.heap !== null) return this.counts[this.minSlot()]!;
+    let min = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.size_; i++) if (this.counts[i]! < min) min = this.counts[i]!;
+    return min;
+  }
+
+  /** The slot with the smallest count: re-sifts stale roots until the root is current. */
+  private minSlot(): number {
+    if (this.heap === null) this.buildHeap();
+    const heap = this.heap!;
+    const key = this.heapKey!;
+    for (;;) {
+      const root = heap[0]!;
+      const count = this.counts[root]!;
+      if (key[root] === count) return root;
+      key[root] = count;
+      this.siftDown(0);
+    }
+  }
+
+  /** The `limit` most frequent keys (ties in slot order; callers sort further if needed). */
+  top(limit: number): Array<HeavyHitter<K>> {
+    const order = Array.from({ length: this.size_ }, (_, i) => i);
+    order.sort((a, b) => this.counts[b]! - this.counts[a]! || this.hashHi[a]! - this.hashHi[b]!);
+    return order.slice(0, limit).map((i) => ({ key: this.keys[i]!, count: this.counts[i]!, error: this.errors[i]! }));
+  }
+
+  /** Folds another summary in: a key missing from a summary that evicted counts its minimum. */
+  merge(other: SpaceSaving<K>): void {
+    const minA = this.minCount;
+    const minB = other.minCount;
+    const entries: Entry<K>[] = [];
+    for (let i = 0; i < this.size_; i++) {
+      entries.push({
+        hi: this.hashHi[i]!,
+        lo: this.hashLo[i]!,
+        key: this.keys[i]!,
+        count: this.counts[i]! + minB,
+        error: this.errors[i]! + minB,
+      });
+    }
+    for (let i = 0; i < other.size_; i++) {
+      const slot = this.find(other.hashHi[i]!, other.hashLo[i]!);
+      if (slot >= 0) {
+        entries[slot]!.count += other.counts[i]! - minB;
+        entries[slot]!.error += other.errors[i]! - minB;
+      } else {
+        entries.push({
+          hi: other.hashHi[i]!,
+          lo: other.hashLo[i]!,
+          key: other.keys[i]!,
+          count: other.counts[i]! + minA,
+          error: other.errors[i]! + minA,
+        });
+      }
+    }
+    // Deterministic order (count, then hash) so merges in any grouping keep the same keys.
+    entries.sort((a, b) => b.count - a.count || a.hi - b.hi || a.lo - b.lo);
+    const overflowed = this.overflowed || other.overflowed || entries.length > this.capacity;
+    const total = this.total + other.total;
+    const buckets = tableSizeFor(this.capacity);
+    const filterA = this.filter;
+    const filterB = other.filter?.length === buckets ? other.filter : null;
+    this.load(entries.slice(0, this.capacity), overflowed);
+    this.total = total;
+    if (!overflowed || this.size_ < this.capacity) return;
+    // Each bucket bounds the unmonitored keys in it: both sides' bounds added, the keys
+    // dropped here included, never above the new minimum.
+    const min = this.minCount;
+    const filter = new Float64Array(buckets);
+    for (let b = 0; b < buckets; b++) {
+      const bound = (filterA !== null ? filterA[b]! : minA) + (filterB !== null ? filterB[b]! : minB);
+      filter[b] = Math.min(min, bound);
+    }
+    for (let i = this.capacity; i < entries.length; i++) {
+      const b = entries[i]!.hi & (buckets - 1);
+      filter[b] = Math.max(filter[b]!, Math.min(min, entries[i]!.count));
+    }
+    this.filter = filter;
+  }
+
+  /** JSON-safe state (Date keys become ISO strings; other keys must be strings or numbers). */
+  toState(): SpaceSavingState {
+    const hashes: number[] = [];
+    for (let i = 0; i < this.size_; i++) hashes.push(this.hashHi[i]!, this.hashLo[i]!);
+    return {
+      capacity: this.capacity,
+      overflowed: this.overflowed,
+      keys: this.keys.slice(0, this.size_).map((key) => (key instanceof Date ? key.toISOString() : key) as SummaryKey),
+      hashes,
+      counts: Array.from(this.counts.subarray(0, this.size_)),
+      errors: Array.from(this.errors.subarray(0, this.size_)),
+      ...(this.filter !== null ? { filter: bytesToBase64(this.filter) } : {}),
+      // The heap layout decides ties between equal minimums: kept so a restored summary evicts alike.
+      ...(this.heap !== null ? { heap: Array.from(this.heap), heapKeys: Array.from(this.heapKey!) } : {}),
+    };
+  }
+
+  /** Rebuilds a summary from toState(); `total` is the weight sum kept by the caller. */
+  static fromState<K = SummaryKey>(state: SpaceSavingState, total: number): SpaceSaving<K> {
+    const filter = state.filter !== undefined ? base64ToFloat64(state.filter) : null;
+    const summary = new SpaceSaving<K>(state.capacity);
+    summary.load(
+      state.keys.map((key, i) => ({
+        hi: state.hashes[2 * i]!,
+        lo: state.hashes[2 * i + 1]!,
+        key: key as K,
+        count: state.counts[i]!,
+        error: state.errors[i]!,
+      })),
+      state.overflowed,
+    );
+    summary.total = total;
+    summary.filter = filter;
+    if (state.heap !== undefined && state.heapKeys !== undefined) {
+      summary.heap = Int32Array.from(state.heap);
+      summary.heapKey = Float64Array.from(state.heapKeys);
+      summary.heapPos = new Int32Array(state.heap.length);
+      for (let p = 0; p < state.heap.length; p++) summary.heapPos[state.heap[p]!] = p;
+    }
+    return summary;
+  }
+
+  private find(hi: number, lo: number): number {
+    const table = this.table;
+    const mask = this.mask;
+    let i = lo & mask;
+    for (;;) {
+      const cell = table[i]!;
+      if (cell === 0) return -1;
+      const slot = cell - 1;
+      if (this.hashLo[slot] === lo && this.hashHi[slot] === hi) return slot;
+      i = (i + 1) & mask;
+    }
+  }
+
+  private insertIndex(slot: number): void {
+    const table = this.table;
+    const mask = this.mask;
+    let i = this.hashLo[slot]! & mask;
+    while (table[i] !== 0) i = (i + 1) & mask;
+    table[i] = slot + 1;
+  }
+
+  /** Deletes a slot from the index with backward-shift deletion (no tombstones). */
+  private removeIndex(slot: number): void {
+    const table = this.table;
+    const mask = this.mask;
+    let i = this.hashLo[slot]! & mask;
+    while (table[i] !== slot + 1) i = (i + 1) & mask;
+    let j = i;
+    for (;;) {
+      j = (j + 1) & mask;
+      const cell = table[j]!;
+      if (cell === 0) break;
+      const home = this.hashLo[cell - 1]! & mask;
+      // Move the cell back unless its home lies cyclically in (i, j].
+      if (i <= j ? home > i && home <= j : home > i || home <= j) continue;
+      table[i] = cell;
+      i = j;
+    }
+    table[i] = 0;
+  }
+
+  private load(entries: Entry<K>[], overflowed: boolean): void {
+    const n = entries.length;
+    const length = Math.max(16, Math.min(this.capacity, n));
+    this.hashHi = new Int32Array(length);
+    this.hashLo = new Int32Array(length);
+    this.counts = new Float64Array(length);
+    this.errors = new Float64Array(length);
+    this.table = new Int32Array(tableSizeFor(length));
+    this.mask = this.table.length - 1;
+    this.keys = [];
+    for (let i = 0; i < n; i++) {
+      const e = entries[i]!;
+      this.hashHi[i] = e.hi;
+      this.hashLo[i] = e.lo;
+      this.keys.push(e.key);
+      this.counts[i] = e.count;
+      this.errors[i] = e.error;
+      this.insertIndex(i);
+    }
+    this.size_ = n;
+    this.overflowed = overflowed;
+    this.heap = null;
+    this.heapPos = null;
+    this.heapKey = null;
+    this.filter = null;
+  }
+
+  private growArrays(): void {
+    const length = Math.min(this.capacity, this.counts.length * 2);
+    const hashHi = new Int32Array(length);
+    hashHi.set(this.hashHi);
+    const hashLo = new Int32Array(length);
+    hashLo.set(this.hashLo);
+    const counts = new Float64Array(length);
+    counts.set(this.counts);
+    const errors = new Float64Array(length);
+    errors.set(this.errors);
+    this.hashHi = hashHi;
+    this.hashLo = hashLo;
+    this.counts = counts;
+    this.errors = errors;
+    this.table = new Int32Array(tableSizeFor(length));
+    this.mask = this.table.length - 1;
+    for (let i = 0; i < this.size_; i++) this.insertIndex(i);
+  }
+
+  private buildHeap(): void {
+    const n = this.size_;
+    this.heap = new Int32Array(n);
+    this.heapPos = new Int32Array(n);
+    this.heapKey = this.counts.slice(0, n);
+    for (let i = 0; i < n; i++) {
+      this.heap[i] = i;
+      this.heapPos[i] = i;
+    }
+    for (let i = (n >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+
+  /** Restores the heap below position p after its key grew. */
+  private siftDown(p: number): void {
+    const heap = this.heap!;
+    const pos = this.heapPos!;
+    const counts = this.heapKey!;
+    const n = heap.length;
+    const slot = heap[p]!;
+    const count = counts[slot]!;
+    for (;;) {
+      let child = 2 * p + 1;
+      if (child >= n) break;
+      if (child + 1 < n && counts[heap[child + 1]!]! < counts[heap[child]!]!) child++;
+      const childSlot = heap[child]!;
+      if (counts[childSlot]! >= count) break;
+      heap[p] = childSlot;
+      pos[childSlot] = p;
+      p = child;
+    }
+    heap[p] = slot;
+    pos[slot] = p;
+  }
+}
+
+interface Entry<K> {
+  hi: number;
+  lo: number;
+  key: K;
+  count: number;
+  error: number;
+}
+
+/** Index cells for `slots` counters: a power of two at a load of at most 1/2. */
+function tableSizeFor(slots: number): number {
+  let size = 16;
+  while (size < slots * 2) size <<= 1;
+  return size;
+}

@@ -1,0 +1,229 @@
+/**
+ * Type inference from text (CSV fields) and mapping of declared database types, with
+ * char-code loops only: no regex, no allocation per value. Parsed values land in PARSED[0]
+ * (the number, or epoch milliseconds for dates and timestamps, 1/0 for booleans).
+ */
+
+import type { ValueType } from "../profile";
+
+export const T_INTEGER = 0;
+export const T_NUMBER = 1;
+export const T_BOOLEAN = 2;
+export const T_DATE = 3;
+export const T_TIMESTAMP = 4;
+export const T_STRING = 5;
+/** Empty or whitespace-only text. */
+export const T_EMPTY = 6;
+
+/** Type codes in VALUE_TYPES order. */
+export const TYPE_NAMES: readonly ValueType[] = ["integer", "number", "boolean", "date", "timestamp", "string"];
+
+/** The value parsed by the last classifyText call. */
+export const PARSED = new Float64Array(1);
+
+const MS_PER_DAY = 86_400_000;
+
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029;
+}
+
+function digitAt(s: string, i: number): number {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : -1;
+}
+
+/** Two digits at i as a number, or -1. */
+function twoDigits(s: string, i: number): number {
+  const a = digitAt(s, i);
+  const b = digitAt(s, i + 1);
+  return a < 0 || b < 0 ? -1 : a * 10 + b;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const mp = month > 2 ? month - 3 : month + 9;
+  const doy = Math.floor((153 * mp + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Parses "YYYY-MM-DD" or an ISO timestamp; returns T_DATE, T_TIMESTAMP or -1. */
+function parseDateTime(s: string): number {
+  const n = s.length;
+  const y1 = twoDigits(s, 0);
+  const y2 = twoDigits(s, 2);
+  if (y1 < 0 || y2 < 0 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return -1;
+  const year = y1 * 100 + y2;
+  const month = twoDigits(s, 5);
+  const day = twoDigits(s, 8);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return -1;
+  const days = daysFromCivil(year, month, day);
+  if (n === 10) {
+    PARSED[0] = days * MS_PER_DAY;
+    return T_DATE;
+  }
+  const sep = s.charCodeAt(10);
+  if ((sep !== 84 && sep !== 116 && sep !== 32) || n < 16 || s.charCodeAt(13) !== 58) return -1;
+  const hour = twoDigits(s, 11);
+  const minute = twoDigits(s, 14);
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59) return -1;
+  let i = 16;
+  let second = 0;
+  let millis = 0;
+  if (i < n && s.charCodeAt(i) === 58) {
+    second = twoDigits(s, i + 1);
+    if (second < 0 || second > 60) return -1;
+    i += 3;
+    const c = s.charCodeAt(i);
+    if (i < n && (c === 46 || c === 44)) {
+      i++;
+      let digits = 0;
+      let scale = 100;
+      for (; i < n; i++) {
+        const d = digitAt(s, i);
+        if (d < 0) break;
+        if (digits < 3) millis += d * scale;
+        scale /= 10;
+        digits++;
+      }
+      if (digits === 0) return -1;
+    }
+  }
+  let offsetMinutes = 0;
+  if (i < n) {
+    const c = s.charCodeAt(i);
+    if (c === 90 || c === 122) {
+      if (i + 1 !== n) return -1;
+    } else if (c === 43 || c === 45) {
+      const oh = twoDigits(s, i + 1);
+      if (oh < 0 || oh > 23) return -1;
+      i += 3;
+      let om = 0;
+      if (i < n) {
+        if (s.charCodeAt(i) === 58) i++;
+        om = twoDigits(s, i);
+        if (om < 0 || om > 59 || i + 2 !== n) return -1;
+      }
+      offsetMinutes = (oh * 60 + om) * (c === 45 ? -1 : 1);
+    } else {
+      return -1;
+    }
+  }
+  PARSED[0] = days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offsetMinutes * 60_000;
+  return T_TIMESTAMP;
+}
+
+/** Parses an integer or decimal (with exponent); returns T_INTEGER, T_NUMBER or T_STRING. */
+function parseNumber(s: string): number {
+  const n = s.length;
+  let i = 0;
+  const c0 = s.charCodeAt(0);
+  const negative = c0 === 45;
+  if (negative || c0 === 43) i = 1;
+  let digits = 0;
+  let value = 0;
+  for (; i < n; i++) {
+    const d = digitAt(s, i);
+    if (d < 0) break;
+    value = value * 10 + d;
+    digits++;
+  }
+  let integral = true;
+  let fraction = 0;
+  if (i < n && s.charCodeAt(i) === 46) {
+    integral = false;
+    for (i++; i < n && digitAt(s, i) >= 0; i++) fraction++;
+  }
+  if (digits + fraction === 0) return T_STRING;
+  if (i < n) {
+    const c = s.charCodeAt(i);
+    if (c !== 101 && c !== 69) return T_STRING;
+    integral = false;
+    i++;
+    const sign = s.charCodeAt(i);
+    if (sign === 43 || sign === 45) i++;
+    let exponent = 0;
+    for (; i < n && digitAt(s, i) >= 0; i++) exponent++;
+    if (exponent === 0 || i !== n) return T_STRING;
+  }
+  if (integral) {
+    // Up to 15 digits the running value is exact; beyond, let the engine round correctly.
+    PARSED[0] = digits <= 15 ? (negative ? -value : value) : Number(s);
+    return T_INTEGER;
+  }
+  PARSED[0] = Number(s);
+  return T_NUMBER;
+}
+
+function isWord(s: string, word: string): boolean {
+  if (s.length !== word.length) return false;
+  for (let i = 0; i < s.length; i++) if ((s.charCodeAt(i) | 0x20) !== word.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Classifies text as one of the T_* codes (T_EMPTY for blank text), parsing into PARSED. */
+export function classifyText(s: string): number {
+  const n = s.length;
+  if (n === 0) return T_EMPTY;
+  const c0 = s.charCodeAt(0);
+  if (isSpace(c0)) {
+    for (let i = 1; i < n; i++) if (!isSpace(s.charCodeAt(i))) return T_STRING;
+    return T_EMPTY;
+  }
+  if ((c0 >= 48 && c0 <= 57) || c0 === 45 || c0 === 43 || c0 === 46) {
+    if (n >= 10 && c0 !== 45 && c0 !== 43 && c0 !== 46 && s.charCodeAt(4) === 45) {
+      const t = parseDateTime(s);
+      if (t >= 0) return t;
+    }
+    return parseNumber(s);
+  }
+  if (c0 === 116 || c0 === 84) {
+    if (isWord(s, "true")) {
+      PARSED[0] = 1;
+      return T_BOOLEAN;
+    }
+  } else if (c0 === 102 || c0 === 70) {
+    if (isWord(s, "false")) {
+      PARSED[0] = 0;
+      return T_BOOLEAN;
+    }
+  }
+  return T_STRING;
+}
+
+/** Maps a declared database column type (VARCHAR(20), NUMBER(38,0), timestamptz, …) to a ValueType. */
+export function mapDeclaredType(declared: string): ValueType {
+  const t = declared.trim().toLowerCase();
+  if (t.startsWith("bool")) return "boolean";
+  if (t.includes("timestamp") || t.startsWith("datetime")) return "timestamp";
+  if (t.startsWith("date")) return "date";
+  if (t.startsWith("interval") || t.startsWith("point")) return "string";
+  const scaled = /^(number|numeric|decimal|dec)\s*\(\s*\d+\s*(,\s*(\d+)\s*)?\)/.exec(t);
+  if (scaled) return scaled[3] === undefined || Number(scaled[3]) === 0 ? "integer" : "number";
+  if (/(^|[^a-z])(u?int\d*|integer|bigint|smallint|tinyint|mediumint|byteint|long|short|serial\w*)\b/.test(t)) {
+    return "integer";
+  }
+  if (/decimal|numeric|number|float|double|real|money|bignumeric/.test(t)) return "number";
+  return "string";
+}
+
+/**
+ * True when a value of type `actual` fits an attribute of type `expected`: integers fit
+ * numbers, dates fit timestamps, and anything fits a declared text column.
+ */
+export function fitsType(actual: number, expected: number, declared: boolean): boolean {
+  return (
+    actual === expected ||
+    (actual === T_INTEGER && expected === T_NUMBER) ||
+    (actual === T_DATE && expected === T_TIMESTAMP) ||
+    (declared && expected === T_STRING)
+  );
+}

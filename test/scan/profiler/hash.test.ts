@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { HASH, hashNumber, hashString, hashValue, VALUE_SEED } from "../../../src/scan/profiler/hash";
+
+function hashOf(s: string, seed = VALUE_SEED): [number, number] {
+  hashString(s, seed);
+  return [HASH[0]!, HASH[1]!];
+}
+
+describe("64-bit hash", () => {
+  it("is deterministic and depends on content, length and seed", () => {
+    expect(hashOf("abc")).toEqual(hashOf("abc"));
+    expect(hashOf("abc")).not.toEqual(hashOf("abd"));
+    expect(hashOf("a")).not.toEqual(hashOf("a\u0000"));
+    expect(hashOf("")).not.toEqual(hashOf("\u0000"));
+    expect(hashOf("abc", 1)).not.toEqual(hashOf("abc", 2));
+  });
+
+  it("hashes numbers by value, 0 and -0 alike", () => {
+    hashNumber(0, VALUE_SEED);
+    const zero = [HASH[0], HASH[1]];
+    hashNumber(-0, VALUE_SEED);
+    expect([HASH[0], HASH[1]]).toEqual(zero);
+    hashValue(1.5, VALUE_SEED);
+    const a = [HASH[0], HASH[1]];
+    hashValue(1.5000000000000002, VALUE_SEED);
+    expect([HASH[0], HASH[1]]).not.toEqual(a);
+  });
+
+  it("sets every output bit about half the time, even for near-identical keys", () => {
+    const n = 100_000;
+    const ones = new Array(64).fill(0);
+    const seen = new Set<string>();
+    for (let i = 0; i < n; i++) {
+      hashString(`key-${i}`, VALUE_SEED);
+      const hi = HASH[0]!;
+      const lo = HASH[1]!;
+      seen.add(`${hi}:${lo}`);
+      for (let b = 0; b < 32; b++) {
+        ones[b] += (hi >>> b) & 1;
+        ones[32 + b] += (lo >>> b) & 1;
+      }
+    }
+    expect(seen.size).toBe(n);
+    // Binomial(100000, 0.5) has sd 158: 5 sd is far beyond chance for a good hash.
+    for (const count of ones) expect(Math.abs(count - n / 2)).toBeLessThan(800);
+  });
+
+  it("avalanches: flipping one input character flips about half of the output bits", () => {
+    let flipped = 0;
+    const trials = 2000;
+    for (let i = 0; i < trials; i++) {
+      const [h1, l1] = hashOf(`user${i}@example.com`);
+      const [h2, l2] = hashOf(`user${i}@example.con`);
+      flipped += popcount(h1 ^ h2) + popcount(l1 ^ l2);
+    }
+    expect(flipped / trials).toBeGreaterThan(30);
+    expect(flipped / trials).toBeLessThan(34);
+  });
+});
+
+function popcount(x: number): number {
+  let c = 0;
+  for (let v = x >>> 0; v !== 0; v &= v - 1) c++;
+  return c;
+}

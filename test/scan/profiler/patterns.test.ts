@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { MAX_PATTERN_LENGTH, PatternCounter, shapeOf } from "../../../src/scan/profiler/patterns";
+import { viaJson } from "./prng";
+
+describe("shapeOf", () => {
+  it("maps letters, digits and keeps other characters, collapsing runs", () => {
+    expect(shapeOf("john.doe@example.com")).toBe("a.a@a.a");
+    expect(shapeOf("AB-1234")).toBe("A-9");
+    expect(shapeOf("Hello World 42!")).toBe("Aa Aa 9!");
+    expect(shapeOf("2024-01-02")).toBe("9-9-9");
+    expect(shapeOf("Émile Zoë")).toBe("Aa Aa");
+    expect(shapeOf("a--b")).toBe("a-a");
+    expect(shapeOf("")).toBe("");
+  });
+
+  it("cuts long shapes with an ellipsis", () => {
+    const shape = shapeOf("a1".repeat(100));
+    expect(shape.length).toBe(MAX_PATTERN_LENGTH + 1);
+    expect(shape.endsWith("…")).toBe(true);
+  });
+});
+
+describe("PatternCounter", () => {
+  it("reports the shares of the top shapes", () => {
+    const counter = new PatternCounter();
+    for (const v of ["a@b.com", "x@y.org", "AB-12", "CD-34", "EF-56", "free text"]) counter.addText(v);
+    expect(counter.top(20)).toEqual([
+      { pattern: "A-9", share: 0.5 },
+      { pattern: "a@a.a", share: 2 / 6 },
+      { pattern: "a a", share: 1 / 6 },
+    ]);
+  });
+
+  it("merges and round-trips", () => {
+    const a = new PatternCounter();
+    const b = new PatternCounter();
+    const whole = new PatternCounter();
+    ["AB-1", "ab", "AB-2", "12", "x.y"].forEach((v, i) => {
+      (i % 2 ? a : b).addText(v);
+      whole.addText(v);
+    });
+    a.merge(b);
+    expect(a.top(20)).toEqual(whole.top(20));
+    expect(PatternCounter.fromState(viaJson(a.toState())).top(20)).toEqual(whole.top(20));
+  });
+});

@@ -1,0 +1,414 @@
+import { describe, expect, it } from "vitest";
+import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/scan/profile";
+import { ProfileBuilder, type ProfileBuilderOptions } from "../../../src/scan/profiler/profile-builder";
+import { prng, viaJson } from "./prng";
+
+const people = [
+  {
+    id: "1",
+    name: "Alice",
+    email: "alice@example.com",
+    age: "34",
+    score: "4.5",
+    active: "true",
+    joined: "2024-01-02",
+    updated: "2024-03-01T10:00:00Z",
+    country: "DE",
+  },
+  {
+    id: "2",
+    name: "bob",
+    email: "bob@example.com",
+    age: "",
+    score: "3",
+    active: "false",
+    joined: "2024-01-05",
+    updated: "2024-03-02T11:30:00+01:00",
+    country: "FR",
+  },
+  {
+    id: "3",
+    name: null,
+    email: "not-an-email",
+    age: "abc",
+    score: "2.5e0",
+    active: "true",
+    joined: "2023-12-31",
+    updated: "2024-02-28T00:00:00Z",
+    country: "DE",
+  },
+  {
+    id: "2",
+    name: "Carol",
+    email: "CAROL@EXAMPLE.COM",
+    age: "41",
+    score: null,
+    active: "TRUE",
+    joined: "",
+    updated: null,
+    country: "DE",
+  },
+  {
+    id: "5",
+    name: "  ",
+    email: "dave@example.com",
+    age: "29",
+    score: "1",
+    active: "false",
+    joined: "2024-02-29",
+    updated: "2024-03-02T09:00:00Z",
+    country: "US",
+  },
+];
+
+function attribute(profile: AssetProfile, name: string): AttributeProfile {
+  const found = profile.attributes.find((a) => a.name === name);
+  if (!found) throw new Error(`no attribute ${name}`);
+  return found;
+}
+
+describe("ProfileBuilder on a hand-made table", () => {
+  const builder = new ProfileBuilder({
+    idAttributes: ["id"],
+    timestampAttribute: "updated",
+    segments: { country: ["DE", "US"] },
+  });
+  builder.add(people.slice(0, 2));
+  builder.add(people.slice(2));
+  const profile = builder.finish();
+
+  it("reports asset-level metrics", () => {
+    expect(profile.row_count).toBe(5);
+    expect(profile.duplicate_count).toBe(1);
+    expect(profile.freshness).toBe("2024-03-02T10:30:00.000Z");
+    expect(profile.sampled).toBe(false);
+    expect(profile.schema).toEqual([
+      { name: "id", type: "integer", nullable: false },
+      { name: "name", type: "string", nullable: true },
+      { name: "email", type: "string", nullable: false },
+      { name: "age", type: "integer", nullable: false },
+      { name: "score", type: "number", nullable: true },
+      { name: "active", type: "boolean", nullable: false },
+      { name: "joined", type: "date", nullable: false },
+      { name: "updated", type: "timestamp", nullable: true },
+      { name: "country", type: "string", nullable: false },
+    ]);
+  });
+
+  it("profiles a text attribute with nulls, blanks and patterns", () => {
+    expect(attribute(profile, "name")).toEqual({
+      name: "name",
+      inferred_type: "string",
+      count: 5,
+      nulls: 1,
+      empties: 1,
+      distinct: 4,
+      distinct_exact: true,
+      min: "Alice",
+      max: "bob",
+      mean_length: 15 / 4,
+      top_values: [
+        { value: "  ", count: 1 },
+        { value: "Alice", count: 1 },
+        { value: "Carol", count: 1 },
+        { value: "bob", count: 1 },
+      ],
+      type_counts: { string: 3 },
+      type_mismatches: 0,
+      patterns: [
+        { pattern: "Aa", share: 2 / 3 },
+        { pattern: "a", share: 1 / 3 },
+      ],
+    } satisfies AttributeProfile);
+    expect(attribute(profile, "email").patterns).toEqual([
+      { pattern: "a@a.a", share: 0.6 },
+      { pattern: "A@A.A", share: 0.2 },
+      { pattern: "a-a-a", share: 0.2 },
+    ]);
+  });
+
+  it("profiles a numeric attribute with an empty and a mismatch", () => {
+    const mean = (34 + 41 + 29) / 3;
+    const stddev = Math.sqrt(((34 - mean) ** 2 + (41 - mean) ** 2 + (29 - mean) ** 2) / 2);
+    const age = attribute(profile, "age");
+    expect(age).toMatchObject({
+      inferred_type: "integer",
+      count: 5,
+      nulls: 0,
+      empties: 1,
+      distinct: 5,
+      type_counts: { integer: 3, string: 1 },
+      type_mismatches: 1,
+      min: 29,
+      max: 41,
+      quantiles: [29, 29, 29, 29, 29, 34, 41, 41, 41, 41, 41],
+    });
+    expect(age.mean).toBeCloseTo(mean, 12);
+    expect(age.stddev).toBeCloseTo(stddev, 12);
+    expect(age.patterns).toEqual([
+      { pattern: "9", share: 0.75 },
+      { pattern: "a", share: 0.25 },
+    ]);
+    expect(attribute(profile, "score")).toMatchObject({
+      inferred_type: "number",
+      nulls: 1,
+      type_counts: { number: 2, integer: 2 },
+      type_mismatches: 0,
+      min: 1,
+      max: 4.5,
+      mean: 2.75,
+    });
+  });
+
+  it("profiles booleans, dates and timestamps", () => {
+    expect(attribute(profile, "active")).toMatchObject({
+      inferred_type: "boolean",
+      type_counts: { boolean: 5 },
+      min: "false",
+      max: "true",
+      distinct: 3,
+      top_values: [
+        { value: "false", count: 2 },
+        { value: "true", count: 2 },
+        { value: "TRUE", count: 1 },
+      ],
+    });
+    expect(attribute(profile, "joined")).toMatchObject({
+      inferred_type: "date",
+      empties: 1,
+      type_counts: { date: 4 },
+      min: "2023-12-31",
+      max: "2024-02-29",
+      patterns: [{ pattern: "9-9-9", share: 1 }],
+    });
+    expect(attribute(profile, "updated")).toMatchObject({
+      inferred_type: "timestamp",
+      nulls: 1,
+      type_counts: { timestamp: 4 },
+      min: "2024-02-28T00:00:00.000Z",
+      max: "2024-03-02T10:30:00.000Z",
+    });
+  });
+
+  it("profiles each listed segment value on its own", () => {
+    expect(profile.segments?.map((s) => [s.attribute, s.value, s.profile.row_count])).toEqual([
+      ["country", "DE", 3],
+      ["country", "US", 1],
+    ]);
+    const de = profile.segments![0]!.profile;
+    expect(de.duplicate_count).toBe(0);
+    expect(de.freshness).toBe("2024-03-01T10:00:00.000Z");
+    expect(attribute(de, "age")).toMatchObject({ type_counts: { integer: 2, string: 1 }, min: 34, max: 41 });
+    expect("segments" in de).toBe(false);
+  });
+});
+
+describe("ProfileBuilder type inference", () => {
+  it("infers types from CSV text and counts mismatches against the dominant type", () => {
+    const builder = new ProfileBuilder();
+    const values = ["42", "4.2e1", "7", "true", "2024-01-02", "2024-01-02T03:04:05Z", "abc"];
+    builder.add(values.map((v) => ({ v })));
+    expect(attribute(builder.finish(), "v")).toMatchObject({
+      inferred_type: "number",
+      type_counts: { integer: 2, number: 1, boolean: 1, date: 1, timestamp: 1, string: 1 },
+      type_mismatches: 4,
+      min: 7,
+      max: 42,
+    });
+    expect(attribute(builder.finish(), "v").mean).toBeCloseTo(91 / 3, 12);
+  });
+
+  it("checks values against the declared schema when there is one", () => {
+    const declaredSchema = [
+      { name: "age", type: "INTEGER", nullable: true },
+      { name: "code", type: "VARCHAR(10)", nullable: false },
+      { name: "never", type: "DATE", nullable: true },
+    ];
+    const builder = new ProfileBuilder({ declaredSchema });
+    builder.add([
+      { age: "1", code: "123" },
+      { age: "x", code: "AB" },
+      { age: "2.5", code: "true" },
+    ]);
+    const profile = builder.finish();
+    expect(profile.schema).toEqual(declaredSchema);
+    expect(attribute(profile, "age")).toMatchObject({ declared_type: "INTEGER", type_mismatches: 2 });
+    expect(attribute(profile, "code")).toMatchObject({ declared_type: "VARCHAR(10)", type_mismatches: 0 });
+    expect(attribute(profile, "never")).toMatchObject({ inferred_type: "date", nulls: 3, count: 3 });
+  });
+
+  it("takes typed JSON and Parquet values as they are", () => {
+    const builder = new ProfileBuilder({ inferFromText: false, timestampAttribute: "at" });
+    builder.add([
+      { n: 1, f: 1.5, b: true, big: 10n, at: new Date("2024-05-01T00:00:00Z"), s: "42", o: { a: 1 } },
+      { n: 2, f: -2.25, b: false, big: -3n, at: new Date("2024-05-03T12:00:00Z"), s: "x", o: null },
+      { n: 2, f: null, b: true, at: 1714694400, s: "", o: [1, 2] },
+    ]);
+    const profile = builder.finish();
+    expect(profile.freshness).toBe("2024-05-03T12:00:00.000Z");
+    expect(attribute(profile, "n")).toMatchObject({
+      inferred_type: "integer",
+      distinct: 2,
+      top_values: [
+        { value: "2", count: 2 },
+        { value: "1", count: 1 },
+      ],
+    });
+    expect(attribute(profile, "f")).toMatchObject({ inferred_type: "number", min: -2.25, max: 1.5 });
+    expect(attribute(profile, "b")).toMatchObject({ inferred_type: "boolean", min: "false", max: "true" });
+    expect(attribute(profile, "big")).toMatchObject({ inferred_type: "integer", nulls: 1, min: -3, max: 10 });
+    expect(attribute(profile, "at")).toMatchObject({
+      inferred_type: "timestamp",
+      type_counts: { timestamp: 2, integer: 1 },
+      max: "2024-05-03T12:00:00.000Z",
+    });
+    expect(attribute(profile, "s")).toMatchObject({ inferred_type: "string", empties: 1, type_counts: { string: 2 } });
+    expect(attribute(profile, "o")).toMatchObject({ inferred_type: "string", nulls: 1, min: "[1,2]" });
+  });
+
+  it("treats attributes missing from some rows as null there", () => {
+    const builder = new ProfileBuilder();
+    builder.add([{ a: "1" }, { a: "2" }]);
+    builder.add([{ b: "x", a: "3" }, { a: "4" }]);
+    const profile = builder.finish();
+    expect(attribute(profile, "a")).toMatchObject({ count: 4, nulls: 0 });
+    expect(attribute(profile, "b")).toMatchObject({ count: 4, nulls: 3 });
+  });
+});
+
+describe("ProfileBuilder sampling and limit", () => {
+  const rows = Array.from({ length: 10_000 }, (_, i) => ({ id: `id-${i}`, v: String(i % 97) }));
+
+  it("samples the same rows on every run, by position or by id", () => {
+    const run = (options: ProfileBuilderOptions, data: typeof rows) => {
+      const builder = new ProfileBuilder(options);
+      for (let i = 0; i < data.length; i += 1000) builder.add(data.slice(i, i + 1000));
+      return builder.finish();
+    };
+    const first = run({ sampleFraction: 30 }, rows);
+    expect(first.sampled).toBe(true);
+    expect(first.row_count).toBeGreaterThan(2800);
+    expect(first.row_count).toBeLessThan(3200);
+    expect(run({ sampleFraction: 30 }, rows)).toEqual(first);
+    const byId = run({ sampleFraction: 10, idAttributes: ["id"] }, rows);
+    // By id the sample does not depend on the order the rows arrive in.
+    expect(run({ sampleFraction: 10, idAttributes: ["id"] }, rows.slice().reverse())).toMatchObject({
+      row_count: byId.row_count,
+      attributes: [{ distinct: byId.attributes[0]!.distinct }, { type_counts: byId.attributes[1]!.type_counts }],
+    });
+    // Chunks sampled with their row offset pick the rows one pass picks.
+    const chunkA = new ProfileBuilder({ sampleFraction: 30 });
+    chunkA.add(rows.slice(0, 4000));
+    const chunkB = new ProfileBuilder({ sampleFraction: 30, rowOffset: 4000 });
+    chunkB.add(rows.slice(4000));
+    chunkA.merge(chunkB);
+    expect(chunkA.finish().row_count).toBe(first.row_count);
+  });
+
+  it("stops at the limit and says the profile is sampled", () => {
+    const builder = new ProfileBuilder({ limit: 100 });
+    builder.add(rows.slice(0, 64));
+    expect(builder.done).toBe(false);
+    builder.add(rows.slice(64, 128));
+    builder.add(rows.slice(128, 192));
+    expect(builder.done).toBe(true);
+    const profile = builder.finish();
+    expect(profile.row_count).toBe(100);
+    expect(profile.attributes[0]!.count).toBe(100);
+    expect(profile.sampled).toBe(true);
+    const exact = new ProfileBuilder({ limit: 100 });
+    exact.add(rows.slice(0, 100));
+    expect(exact.finish().sampled).toBe(false);
+  });
+});
+
+/** A seeded table: duplicate ids, nulls, blanks, mixed types, high- and low-cardinality attributes. */
+function generatedRows(n: number): Array<Record<string, unknown>> {
+  const random = prng(2024);
+  const categories = ["a", "b", "c", "d"];
+  return Array.from({ length: n }, (_, i) => {
+    const r = random();
+    return {
+      id: String(i % 15_000),
+      category: categories[Math.floor(random() * 4)],
+      amount: r < 0.05 ? null : r < 0.1 ? "" : (random() * 1000).toFixed(2),
+      quantity: r < 0.02 ? "n/a" : String(Math.floor(random() * 50)),
+      flag: random() < 0.5 ? "true" : "false",
+      when: new Date(Date.UTC(2024, 0, 1) + Math.floor(random() * 1e10)).toISOString(),
+      email: `user${Math.floor(random() * 9000)}@example.com`,
+      code: `${String.fromCharCode(65 + Math.floor(random() * 26))}-${Math.floor(random() * 100)}`,
+    };
+  });
+}
+
+/** The exact fields of a profile; sketch-only fields are compared separately. */
+function exactFields(profile: AssetProfile, sketched: string[]): unknown {
+  const { segments, ...own } = profile;
+  return {
+    ...own,
+    segments: segments?.map((s) => ({ ...s, profile: exactFields(s.profile, sketched) })),
+    attributes: profile.attributes.map(({ mean, stddev, quantiles, ...rest }) =>
+      sketched.includes(rest.name) ? { ...rest, top_values: undefined } : rest,
+    ),
+  };
+}
+
+describe("ProfileBuilder merge", () => {
+  it("merges chunks (one of them through a JSON state) into what one pass gives", () => {
+    const rows = generatedRows(40_000);
+    const options: ProfileBuilderOptions = {
+      idAttributes: ["id"],
+      timestampAttribute: "when",
+      segments: { category: ["a", "b"] },
+    };
+    const onePass = new ProfileBuilder(options);
+    for (let i = 0; i < rows.length; i += 5000) onePass.add(rows.slice(i, i + 5000));
+    const whole = onePass.finish();
+
+    const bounds = [0, 3000, 17_000, 17_001, 40_000];
+    const chunks = bounds.slice(1).map((end, c) => {
+      const chunk = new ProfileBuilder(options);
+      chunk.add(rows.slice(bounds[c], end));
+      return chunk;
+    });
+    const merged = ProfileBuilder.fromState(viaJson(chunks[0]!.toState()));
+    for (const chunk of chunks.slice(1)) merged.merge(ProfileBuilder.fromState(viaJson(chunk.toState())));
+    const result = merged.finish();
+
+    expect(whole.duplicate_count).toBe(25_000);
+    expect(attribute(whole, "email").distinct_exact).toBe(false);
+    // Top values of the high-cardinality attributes are sketched; the rest is exact.
+    const sketched = ["id", "amount", "when", "email", "code"];
+    expect(exactFields(result, sketched)).toEqual(exactFields(whole, sketched));
+    expect(result.segments?.map((s) => s.profile.row_count)).toEqual(whole.segments?.map((s) => s.profile.row_count));
+    for (const name of ["amount", "quantity"]) {
+      const a = attribute(whole, name);
+      const b = attribute(result, name);
+      expect(b.mean).toBeCloseTo(a.mean!, 9);
+      expect(b.stddev).toBeCloseTo(a.stddev!, 9);
+      // Quantiles are sketched: each merged one must sit within 1 % rank of the exact data.
+      const sorted = rows
+        .map((row) => (row[name] === "" || row[name] === null ? Number.NaN : Number(row[name])))
+        .filter((x) => Number.isFinite(x))
+        .sort((x, y) => x - y);
+      QUANTILE_POINTS.forEach((p, k) => {
+        const q = b.quantiles![k]!;
+        const below = sorted.filter((x) => x < q).length / sorted.length;
+        const upTo = sorted.filter((x) => x <= q).length / sorted.length;
+        expect(Math.max(below - p, p - upTo, 0)).toBeLessThanOrEqual(0.01);
+      });
+    }
+    // Heavy hitters of a sketched attribute still agree on the leaders.
+    expect(attribute(result, "email").top_values.length).toBe(20);
+  });
+
+  it("continues after a state round trip exactly as without it", () => {
+    const rows = generatedRows(6000);
+    const direct = new ProfileBuilder({ idAttributes: ["id"] });
+    direct.add(rows.slice(0, 3000));
+    const restored = ProfileBuilder.fromState(viaJson(direct.toState()));
+    direct.add(rows.slice(3000));
+    restored.add(rows.slice(3000));
+    expect(restored.finish()).toEqual(direct.finish());
+  });
+});
