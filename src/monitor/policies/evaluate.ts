@@ -1,0 +1,83 @@
+/**
+ * The entry point the AssetMonitor calls once per scan: every enabled policy over the profile and
+ * the asset's metric history. Pure and deterministic: the scan time is an input, nothing is read
+ * or written.
+ */
+import {
+  type Check,
+  type CheckContext,
+  cardinalityDrift,
+  completeness,
+  distributionDrift,
+  freshness,
+  patternDrift,
+  rowCountAnomaly,
+  schemaChange,
+  typeMismatch,
+  uniqueness,
+  valueRange,
+} from "./checks";
+import { extractMetrics } from "./metrics";
+import { resolvePolicies } from "./policies";
+import type { EvaluatedPoint, Evaluation, EvaluationInput, PolicyAlert, PolicyId, TrainingState } from "./types";
+
+/** In this order; cardinality_drift reads uniqueness's alerts of the same scan. */
+const CHECKS: { [P in PolicyId]: Check<P> } = {
+  schema_change: schemaChange,
+  freshness,
+  row_count_anomaly: rowCountAnomaly,
+  completeness,
+  type_mismatch: typeMismatch,
+  uniqueness,
+  value_range: valueRange,
+  distribution_drift: distributionDrift,
+  pattern_drift: patternDrift,
+  cardinality_drift: cardinalityDrift,
+};
+
+/** Alerts of one scan, its metric points (anomalous ones marked excluded), and what is still training. */
+export function evaluate(input: EvaluationInput): Evaluation {
+  const policies = resolvePolicies(input.overrides);
+  const metricPoints = extractMetrics(input.profile, input.asset, input.scan_time);
+  const ctx: CheckContext = {
+    input,
+    profile: input.profile,
+    history: input.history,
+    current: new Map(metricPoints.map((p) => [p.metric, p.value])),
+    idAttributes: new Set(input.asset.id_attributes ?? []),
+  };
+  const alerts: PolicyAlert[] = [];
+  const training: TrainingState[] = [];
+  const excludedBy = new Map<string, Set<PolicyId>>();
+  for (const id of Object.keys(CHECKS) as PolicyId[]) {
+    const policy = policies[id];
+    if (!policy.enabled) continue;
+    const check = CHECKS[id] as Check<PolicyId>;
+    const result = check(ctx, policy.params as never, alerts);
+    for (const t of result.training) training.push({ policy: id, ...t });
+    const seen = new Set<string | undefined>();
+    for (const f of result.findings) {
+      if (seen.has(f.attribute)) continue; // one alert per (policy, attribute) per scan
+      seen.add(f.attribute);
+      const { exclude, metric_value, ...rest } = f;
+      alerts.push({
+        policy: id,
+        policy_name: policy.name,
+        priority: policy.priority,
+        dimension: policy.dimension,
+        ...rest,
+        metric_value: metric_value ?? String(f.observed),
+      });
+      for (const m of exclude) {
+        const by = excludedBy.get(m) ?? new Set<PolicyId>();
+        by.add(id);
+        excludedBy.set(m, by);
+      }
+    }
+  }
+  const points: EvaluatedPoint[] = metricPoints.map((p) => {
+    const by = excludedBy.get(p.metric);
+    return by ? { ...p, excluded: true, excluded_by: [...by] } : { ...p, excluded: false };
+  });
+  return { alerts, points, training };
+}

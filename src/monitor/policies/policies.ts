@@ -1,0 +1,255 @@
+/**
+ * The ten prebuilt policies: what each watches, its dimension (the incident tag), default
+ * priority and parameters, and the schema of per-asset overrides.
+ */
+import { z } from "@hono/zod-openapi";
+import type { DqDimension } from "../../settings/dq-score";
+import { DEFAULT_ANOMALY_PARAMS, STRATEGIES } from "./anomaly";
+import { MIN_CHANGE_BY_KIND } from "./metrics";
+import { POLICY_IDS, type PolicyId, PRIORITIES, type Priority } from "./types";
+
+const window = z.number().int().min(3).max(1000);
+const minHistory = z.number().int().min(2).max(1000);
+const ignoreAttributes = z.array(z.string().min(1)).max(2000);
+
+const anomalyShape = {
+  strategy: z.enum(STRATEGIES),
+  window,
+  threshold: z.number().positive().max(100),
+  max_change: z.number().positive().max(100),
+  min_history: minHistory,
+  min_abs_change: z.number().min(0),
+  min_rel_change: z.number().min(0).max(10),
+  seasonal_weeks: z.number().int().min(1).max(52),
+  seasonal_min_points: z.number().int().min(2).max(52),
+};
+
+const driftShape = {
+  threshold: z.number().positive().max(10),
+  window,
+  min_history: minHistory,
+  /** Fewer non-null values than this and the distribution is too noisy to judge. */
+  min_values: z.number().int().min(1),
+  ignore_attributes: ignoreAttributes,
+};
+
+export const VALUE_RANGE_STATS = ["min", "max", "mean", "p50"] as const;
+
+/** Full parameter schemas; an override may set any subset. */
+export const POLICY_PARAM_SCHEMAS = {
+  row_count_anomaly: z.strictObject(anomalyShape),
+  completeness: z.strictObject({
+    max_rate: z.number().min(0).max(1),
+    margin: z.number().min(0).max(1),
+    window,
+    ignore_attributes: ignoreAttributes,
+  }),
+  uniqueness: z.strictObject({
+    max_duplicates: z.number().int().min(0),
+    watch_unique_attributes: z.boolean(),
+    min_unique_scans: z.number().int().min(1).max(1000),
+    window,
+    ignore_attributes: ignoreAttributes,
+  }),
+  schema_change: z.strictObject({ added: z.boolean(), removed: z.boolean(), type_changed: z.boolean() }),
+  freshness: z.strictObject({ max_age_hours: z.number().positive().max(100_000) }),
+  value_range: z.strictObject({
+    ...anomalyShape,
+    stats: z.array(z.enum(VALUE_RANGE_STATS)).min(1).max(VALUE_RANGE_STATS.length),
+    ignore_attributes: ignoreAttributes,
+  }),
+  distribution_drift: z.strictObject(driftShape),
+  pattern_drift: z.strictObject(driftShape),
+  cardinality_drift: z.strictObject({ ...anomalyShape, ignore_attributes: ignoreAttributes }),
+  type_mismatch: z.strictObject({ max_rate: z.number().min(0).max(1), ignore_attributes: ignoreAttributes }),
+} satisfies Record<PolicyId, z.ZodType>;
+
+export type PolicyParams<P extends PolicyId> = z.infer<(typeof POLICY_PARAM_SCHEMAS)[P]>;
+
+export interface PolicyDefinition<P extends PolicyId = PolicyId> {
+  id: P;
+  name: string;
+  description: string;
+  dimension: DqDimension;
+  priority: Priority;
+  /** rule: fires from the first scan; anomaly: compares with the metric's own history. */
+  kind: "rule" | "anomaly";
+  params: PolicyParams<P>;
+}
+
+const anomalyDefaults = (kind: keyof typeof MIN_CHANGE_BY_KIND) => ({
+  ...DEFAULT_ANOMALY_PARAMS,
+  min_abs_change: MIN_CHANGE_BY_KIND[kind].absolute,
+  min_rel_change: MIN_CHANGE_BY_KIND[kind].relative,
+});
+
+const driftDefaults = { window: 30, min_history: 7, min_values: 50, ignore_attributes: [] as string[] };
+
+export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
+  row_count_anomaly: {
+    id: "row_count_anomaly",
+    name: "Row count anomaly",
+    description: "The asset's row count leaves the band its own history predicts.",
+    dimension: "completeness",
+    priority: "HIGH",
+    kind: "anomaly",
+    params: anomalyDefaults("count"),
+  },
+  completeness: {
+    id: "completeness",
+    name: "Completeness",
+    description:
+      "The share of null or empty values of an attribute exceeds max_rate and its usual share (median of past scans) plus margin.",
+    dimension: "completeness",
+    priority: "MEDIUM",
+    kind: "rule",
+    params: { max_rate: 0.05, margin: 0.05, window: 30, ignore_attributes: [] },
+  },
+  uniqueness: {
+    id: "uniqueness",
+    name: "Uniqueness",
+    description:
+      "Rows repeat the id attributes of earlier rows, or an attribute that was unique in every recent scan is no longer.",
+    dimension: "consistency",
+    priority: "HIGH",
+    kind: "rule",
+    params: {
+      max_duplicates: 0,
+      watch_unique_attributes: true,
+      min_unique_scans: 7,
+      window: 30,
+      ignore_attributes: [],
+    },
+  },
+  schema_change: {
+    id: "schema_change",
+    name: "Schema change",
+    description: "An attribute was added, removed or changed type since the previous scan.",
+    dimension: "consistency",
+    priority: "HIGH",
+    kind: "rule",
+    params: { added: true, removed: true, type_changed: true },
+  },
+  freshness: {
+    id: "freshness",
+    name: "Freshness",
+    description: "The newest value of the timestamp attribute is older than max_age_hours at scan time.",
+    dimension: "timeliness",
+    priority: "HIGH",
+    kind: "rule",
+    params: { max_age_hours: 24 },
+  },
+  value_range: {
+    id: "value_range",
+    name: "Value range",
+    description: "The min, max, mean or median of a numeric attribute leaves the band its history predicts.",
+    dimension: "accuracy",
+    priority: "MEDIUM",
+    kind: "anomaly",
+    params: { ...anomalyDefaults("value"), stats: [...VALUE_RANGE_STATS], ignore_attributes: [] },
+  },
+  distribution_drift: {
+    id: "distribution_drift",
+    name: "Distribution drift",
+    description:
+      "The value distribution of an attribute (quantile bins, or category shares for categorical attributes) drifts from its baseline: PSI above threshold.",
+    dimension: "accuracy",
+    priority: "LOW",
+    kind: "anomaly",
+    params: { ...driftDefaults, threshold: 0.2 },
+  },
+  pattern_drift: {
+    id: "pattern_drift",
+    name: "Pattern drift",
+    description:
+      "The mix of value patterns of a non-numeric attribute changes from its baseline: Jensen-Shannon divergence above threshold.",
+    dimension: "consistency",
+    priority: "MEDIUM",
+    kind: "anomaly",
+    params: { ...driftDefaults, threshold: 0.2 },
+  },
+  cardinality_drift: {
+    id: "cardinality_drift",
+    name: "Cardinality drift",
+    description:
+      "The distinct count of an attribute leaves the band its history predicts, beyond what the change in non-null values explains.",
+    dimension: "consistency",
+    priority: "LOW",
+    kind: "anomaly",
+    params: { ...anomalyDefaults("distinct"), ignore_attributes: [] },
+  },
+  type_mismatch: {
+    id: "type_mismatch",
+    name: "Type mismatch",
+    description: "The share of non-null values not of the attribute's type exceeds max_rate.",
+    dimension: "accuracy",
+    priority: "MEDIUM",
+    kind: "rule",
+    params: { max_rate: 0.01, ignore_attributes: [] },
+  },
+};
+
+/** An explicit `undefined` in an override means "not set", not "unset the default". */
+function definedOnly(params: object | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params ?? {}).filter(([, v]) => v !== undefined));
+}
+
+function overrideSchema<P extends PolicyId>(id: P) {
+  return z.strictObject({
+    enabled: z.boolean().optional(),
+    priority: z.enum(PRIORITIES).optional(),
+    params: POLICY_PARAM_SCHEMAS[id].partial().optional(),
+  });
+}
+
+/** Per-asset overrides: per policy id, any of enabled, priority and a subset of its params. */
+export const PolicyOverridesSchema = z
+  .strictObject({
+    row_count_anomaly: overrideSchema("row_count_anomaly").optional(),
+    completeness: overrideSchema("completeness").optional(),
+    uniqueness: overrideSchema("uniqueness").optional(),
+    schema_change: overrideSchema("schema_change").optional(),
+    freshness: overrideSchema("freshness").optional(),
+    value_range: overrideSchema("value_range").optional(),
+    distribution_drift: overrideSchema("distribution_drift").optional(),
+    pattern_drift: overrideSchema("pattern_drift").optional(),
+    cardinality_drift: overrideSchema("cardinality_drift").optional(),
+    type_mismatch: overrideSchema("type_mismatch").optional(),
+  })
+  .superRefine((o, ctx) => {
+    // A baseline window shorter than the history it waits for could never leave training.
+    for (const id of POLICY_IDS) {
+      const merged = { ...POLICY_DEFAULTS[id].params, ...definedOnly(o[id]?.params) } as Record<string, unknown>;
+      if (typeof merged.window === "number" && typeof merged.min_history === "number") {
+        if (merged.min_history > merged.window) {
+          ctx.addIssue({
+            code: "custom",
+            path: [id, "params", "min_history"],
+            message: `min_history (${merged.min_history}) must not exceed window (${merged.window})`,
+          });
+        }
+      }
+    }
+  });
+
+export type PolicyOverrides = z.infer<typeof PolicyOverridesSchema>;
+
+export interface ResolvedPolicy<P extends PolicyId = PolicyId> extends PolicyDefinition<P> {
+  enabled: boolean;
+}
+
+/** The effective settings of every policy: defaults, then the asset's overrides. */
+export function resolvePolicies(overrides: PolicyOverrides = {}): { [P in PolicyId]: ResolvedPolicy<P> } {
+  const out = {} as Record<PolicyId, ResolvedPolicy>;
+  for (const id of POLICY_IDS) {
+    const def = POLICY_DEFAULTS[id];
+    const o = overrides[id];
+    out[id] = {
+      ...def,
+      enabled: o?.enabled ?? true,
+      priority: o?.priority ?? def.priority,
+      params: { ...def.params, ...definedOnly(o?.params) } as PolicyParams<typeof id>,
+    };
+  }
+  return out as { [P in PolicyId]: ResolvedPolicy<P> };
+}

@@ -1,0 +1,114 @@
+/**
+ * Shapes shared by metric extraction, anomaly detection and the prebuilt policies. Plain JSON
+ * throughout: the AssetMonitor stores the points and the alerts as they are.
+ */
+import type { AssetProfile, SchemaField } from "../../scan/profile";
+import type { DqDimension } from "../../settings/dq-score";
+import type { PolicyOverrides } from "./policies";
+
+export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const POLICY_IDS = [
+  "row_count_anomaly",
+  "completeness",
+  "uniqueness",
+  "schema_change",
+  "freshness",
+  "value_range",
+  "distribution_drift",
+  "pattern_drift",
+  "cardinality_drift",
+  "type_mismatch",
+] as const;
+export type PolicyId = (typeof POLICY_IDS)[number];
+
+/** One named value a scan produced, e.g. `row_count` or `attr:amount:null_rate`. */
+export interface MetricPoint {
+  metric: string;
+  value: number;
+  attribute?: string;
+}
+
+/** A past value of a metric. `excluded` keeps an anomalous point out of every baseline. */
+export interface HistoryPoint {
+  job_id: string;
+  /** ISO 8601: the scan time of that job. */
+  time: string;
+  value: number;
+  excluded: boolean;
+}
+
+/** For each metric name, its past points, oldest first. */
+export type MetricHistory = Record<string, HistoryPoint[]>;
+
+/** A point of this scan, as it should be stored in the history. */
+export interface EvaluatedPoint extends MetricPoint {
+  /** True when a policy flagged it; the lead flips it back when the user accepts the incident. */
+  excluded: boolean;
+  /** Policies whose alert excluded it, so closing that incident knows which points to release. */
+  excluded_by?: PolicyId[];
+}
+
+export interface Band {
+  low: number;
+  high: number;
+}
+
+/** What the AssetMonitor turns into an alert row (spec 2.6 plus the explanation fields). */
+export interface PolicyAlert {
+  /** Policy id = the alert's `type`. */
+  policy: PolicyId;
+  policy_name: string;
+  attribute?: string;
+  priority: Priority;
+  /** A readable sentence: what, where, observed vs expected. */
+  description: string;
+  metric: string;
+  metric_value: string;
+  observed: number | string;
+  expected?: Band | string;
+  /** The detection strategy that decided, for anomaly policies. */
+  strategy?: string;
+  /** Time span of the baseline, for anomaly policies. */
+  training_window?: { from: string; to: string };
+  /** Number of past scans in the baseline. */
+  training_size?: number;
+  /** The incident tag. */
+  dimension: DqDimension;
+}
+
+/** An anomaly policy that cannot judge a metric yet: it has `points` of the `needed` past scans. */
+export interface TrainingState {
+  policy: PolicyId;
+  metric: string;
+  attribute?: string;
+  points: number;
+  needed: number;
+}
+
+export interface AssetRef {
+  id: string | number;
+  name: string;
+  type: string;
+  id_attributes?: string[];
+  timestamp_attribute?: string;
+}
+
+export interface EvaluationInput {
+  asset: AssetRef;
+  job_id: string;
+  /** ISO 8601: when the scan ran. Every "now" of the evaluation is this time. */
+  scan_time: string;
+  profile: AssetProfile;
+  /** Schema of the previous scan; without it schema_change stays quiet. */
+  previous_schema?: SchemaField[];
+  history: MetricHistory;
+  overrides?: PolicyOverrides;
+}
+
+export interface Evaluation {
+  alerts: PolicyAlert[];
+  points: EvaluatedPoint[];
+  training: TrainingState[];
+}
