@@ -19,6 +19,7 @@ export type ErrorCode =
   | "length_required"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "source_error"
   | "internal_error";
 
 const TITLES: Record<ErrorCode, string> = {
@@ -33,6 +34,7 @@ const TITLES: Record<ErrorCode, string> = {
   length_required: "Content-Length required",
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",
+  source_error: "The data source refused or failed the request",
   internal_error: "Internal server error",
 };
 

@@ -24,7 +24,7 @@ export const assets = sqliteTable(
     payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     dbType: text("db_type"),
     /** The schema read from the source: [{name, type, nullable}] (POST …/schema). */
-    attributes: text("attributes", { mode: "json" }).$type<Array<Record<string, unknown>>>(),
+    attributes: text("attributes", { mode: "json" }).$type<Array<{ name: string; type: string; nullable: boolean }>>(),
     scheduleCron: text("schedule_cron"),
     scheduleTimezone: text("schedule_timezone").notNull().default("UTC"),
     scheduleEnabled: integer("schedule_enabled", { mode: "boolean" }).notNull().default(false),

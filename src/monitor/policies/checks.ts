@@ -178,6 +178,9 @@ export const typeMismatch: Check<"type_mismatch"> = (ctx, p) => {
   return { findings, training: [] };
 };
 
+/** Inferred types an attribute can be a key of. */
+const KEY_TYPES = new Set(["integer", "string"]);
+
 export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
   const findings: Finding[] = [];
   const ids = [...ctx.idAttributes];
@@ -199,6 +202,9 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
     const present = nonNull(a);
     // A lost key is already reported by the duplicate count.
     if (ignored(p, a) || present < 2 || (dupFired && ctx.idAttributes.has(a.name))) continue;
+    // Only integers and strings are keys; measures and timestamps are unique by chance and
+    // lose it by chance (two events in the same millisecond are not a data problem).
+    if (!KEY_TYPES.has(a.inferred_type) || a.name === ctx.input.asset.timestamp_attribute) continue;
     // An estimated distinct count is within ~2 %: do not read estimation noise as lost uniqueness.
     const tolerance = a.distinct_exact ? 0 : 0.03;
     const metric = attrMetric(a.name, "unique_ratio");

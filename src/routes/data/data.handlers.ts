@@ -4,6 +4,7 @@ import type { AppEnv } from "../../app-env";
 import { ApiError } from "../../lib/errors";
 import { deprecationHeaders } from "../../lib/openapi";
 import { queueScan, queueUpload, UPLOAD_FORMATS } from "../../scan/requests";
+import { loadAssetSchema } from "../../scan/schema";
 import type { ScanRequestBody } from "../scans/scans.schemas";
 import type * as routes from "./data.routes";
 
@@ -93,3 +94,9 @@ export const uploadDeprecatedSource = deprecatedWithSource;
 export const uploadDeprecatedV2Source = deprecatedWithSource as unknown as Handler<"uploadDeprecatedV2Source">;
 export const uploadDeprecatedTenant = deprecatedTenantOnly;
 export const uploadDeprecatedV2Tenant = deprecatedTenantOnly as unknown as Handler<"uploadDeprecatedV2Tenant">;
+
+export const loadSchema: Handler<"loadSchema"> = async (c) => {
+  const { tenant, assetId } = c.req.valid("param");
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  return c.json(await loadAssetSchema(c.env, c.var.db, asset), 200);
+};

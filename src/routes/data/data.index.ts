@@ -7,4 +7,5 @@ export const dataRouter = createRouter()
   .openapi(routes.uploadDeprecatedSource, handlers.uploadDeprecatedSource)
   .openapi(routes.uploadDeprecatedV2Source, handlers.uploadDeprecatedV2Source)
   .openapi(routes.uploadDeprecatedTenant, handlers.uploadDeprecatedTenant)
-  .openapi(routes.uploadDeprecatedV2Tenant, handlers.uploadDeprecatedV2Tenant);
+  .openapi(routes.uploadDeprecatedV2Tenant, handlers.uploadDeprecatedV2Tenant)
+  .openapi(routes.loadSchema, handlers.loadSchema);

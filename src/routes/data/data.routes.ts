@@ -75,3 +75,27 @@ export const uploadDeprecatedSource = deprecatedWithSource("/api/data/{tenant}/s
 export const uploadDeprecatedV2Source = deprecatedWithSource("/api/data/v2/{tenant}/sources/{source}/batch_data");
 export const uploadDeprecatedTenant = deprecatedTenantOnly("/api/data/{tenant}/batch_data");
 export const uploadDeprecatedV2Tenant = deprecatedTenantOnly("/api/data/v2/{tenant}/batch_data");
+
+export const loadSchema = authedRoute({
+  method: "post",
+  path: "/api/data/{tenant}/assets/{assetId}/schema",
+  tags: ["Assets"],
+  summary: "Load an asset's schema from its source (PROJECT_EDITOR)",
+  description:
+    "Reads the attributes (name, type, nullable) from the source — a file's header or footer, or the " +
+    "database's information schema — and stores them on the asset (up to 2000), shown with with_attributes=true.",
+  request: { params: z.object({ tenant, assetId: IntId("assetId") }) },
+  responses: {
+    200: jsonResponse(
+      z
+        .object({
+          asset_id: z.string(),
+          attributes: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+          loaded_at: z.string(),
+        })
+        .openapi("AssetSchema"),
+      "The attributes, as stored",
+    ),
+    422: problem("The source refused or failed: bad credentials, missing object or table, unreachable host"),
+  },
+});

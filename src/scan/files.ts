@@ -1,0 +1,77 @@
+import { ConnectorError, type ObjectStore, type StoredObject } from "./connectors/types";
+import { type FileFormat, objectSource, readRecords } from "./formats";
+import type { AssetProfile } from "./profile";
+import { ProfileBuilder, type ProfileBuilderOptions } from "./profiler/profile-builder";
+
+/** Progress of a scan, reported as it goes. */
+export interface ScanProgress {
+  rows: number;
+  bytes: number;
+}
+
+export interface FileScanOptions {
+  format: FileFormat;
+  separator?: string;
+  profile: ProfileBuilderOptions;
+  /** attribute → allowed values (asset option `filter`): other rows are left out. */
+  filter?: Record<string, Array<string | number | boolean>>;
+  /** Only rows whose timestamp attribute is after this instant (delta_only). */
+  since?: { attribute: string; after: number };
+  onProgress?: (progress: ScanProgress) => Promise<void>;
+}
+
+function keep(filter: FileScanOptions["filter"], since: FileScanOptions["since"]) {
+  const allowed = filter ? Object.entries(filter).map(([k, values]) => [k, new Set(values.map(String))] as const) : [];
+  return (row: Record<string, unknown>): boolean => {
+    for (const [attribute, values] of allowed) {
+      const v = row[attribute];
+      if (v === null || v === undefined || !values.has(String(v))) return false;
+    }
+    if (since) {
+      const v = row[since.attribute];
+      const t = v instanceof Date ? v.getTime() : typeof v === "number" ? v : Date.parse(String(v));
+      if (!(t > since.after)) return false;
+    }
+    return true;
+  };
+}
+
+/**
+ * Profiles the objects of one scan, streamed one after another through their format's reader
+ * into one ProfileBuilder: memory holds a batch and the sketches, never a file.
+ */
+export async function profileObjects(
+  store: ObjectStore,
+  objects: StoredObject[],
+  options: FileScanOptions,
+): Promise<AssetProfile> {
+  if (objects.length === 0) throw new ConnectorError("no file matches the asset's path", "not_found");
+  const builder = new ProfileBuilder(options.profile);
+  const accept = options.filter || options.since ? keep(options.filter, options.since) : undefined;
+  const limit = options.profile.limit;
+  let rows = 0;
+  let bytesBefore = 0;
+  let lastReport = Date.now();
+  scan: for (const object of objects) {
+    let bytes = 0;
+    for await (const batch of readRecords(objectSource(store, object), options.format, {
+      ...(options.separator ? { separator: options.separator } : {}),
+      batchSize: 2000,
+    })) {
+      const batchRows = accept ? batch.rows.filter(accept) : batch.rows;
+      builder.add(batchRows);
+      rows += batchRows.length;
+      builder.addBytes(batch.bytes - bytes);
+      bytes = batch.bytes;
+      if (options.onProgress && Date.now() - lastReport > 2000) {
+        lastReport = Date.now();
+        await options.onProgress({ rows, bytes: bytesBefore + bytes });
+      }
+      // The builder ignores rows past the limit; stop reading once it has them.
+      if (limit !== undefined && rows >= limit) break scan;
+    }
+    bytesBefore += Math.max(bytes, object.size);
+  }
+  await options.onProgress?.({ rows, bytes: bytesBefore });
+  return builder.finish();
+}

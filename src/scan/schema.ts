@@ -1,0 +1,70 @@
+import { and, eq } from "drizzle-orm";
+import { openConnectionCredential } from "../catalog/connections";
+import type { Db } from "../db";
+import { assets, connections } from "../db/schema";
+import type { Env } from "../env";
+import { secretBox } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { nowIso } from "../lib/time";
+import { createObjectStore } from "./connectors";
+import { ConnectorError } from "./connectors/types";
+import { type FileFormat, objectSource, readSchema } from "./formats";
+import type { SchemaField } from "./profile";
+import { createJdbcRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, type TableRef } from "./sql";
+
+type AssetRow = typeof assets.$inferSelect;
+
+/** A connector failure as a 422 problem: the request was fine, the source said no. */
+export function sourceProblem(err: ConnectorError): ApiError {
+  return new ApiError(422, "source_error", `${err.kind}: ${err.message}`);
+}
+
+async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<SchemaField[]> {
+  const connection = await db.query.connections.findFirst({
+    where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
+  });
+  if (!connection) throw new ConnectorError("the asset's connection no longer exists", "not_found");
+  const credential = await openConnectionCredential(secretBox(env.ENCRYPTION_KEYS), connection);
+  if (["S3", "GCS", "AZURE"].includes(asset.type)) {
+    const payload = asset.payload as { path: string; format: FileFormat };
+    const separator = (asset.options as { separator?: string }).separator;
+    const store = createObjectStore(connection, credential, env);
+    const [first] = await store.list(payload.path);
+    if (!first) throw new ConnectorError(`no file matches ${payload.path}`, "not_found");
+    return readSchema(objectSource(store, first), payload.format, separator ? { separator } : {});
+  }
+  if (asset.type === "GENERIC_JDBC") {
+    const runner = await createJdbcRunner(
+      connection.payload as unknown as Parameters<typeof createJdbcRunner>[0],
+      credential.payload as Record<string, string>,
+    );
+    try {
+      const p = asset.payload as { schema?: string; table: string };
+      const table: TableRef = { ...(p.schema ? { schema: p.schema } : {}), name: p.table };
+      return await loadSchema(runner, table);
+    } finally {
+      await runner.close();
+    }
+  }
+  throw new ConnectorError(`loading the schema of ${asset.type} assets is not available yet`, "unsupported");
+}
+
+/**
+ * Reads an asset's attributes (name, type, nullable) from its source and stores them on the
+ * asset (shown with with_attributes=true); at most 2000 attributes are kept.
+ */
+export async function loadAssetSchema(env: Env, db: Db, asset: AssetRow) {
+  let attributes: SchemaField[];
+  try {
+    attributes = (await readAttributes(env, db, asset)).slice(0, MAX_SCHEMA_ATTRIBUTES);
+  } catch (err) {
+    if (err instanceof ConnectorError) throw sourceProblem(err);
+    throw err;
+  }
+  const loadedAt = nowIso();
+  await db
+    .update(assets)
+    .set({ attributes, updatedAt: loadedAt })
+    .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)));
+  return { asset_id: String(asset.id), attributes, loaded_at: loadedAt };
+}
