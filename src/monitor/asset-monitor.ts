@@ -94,7 +94,9 @@ export class AssetMonitor extends DurableObject<Env> {
     const history: MetricHistory = {};
     for (const r of rows) {
       const point: HistoryPoint = { job_id: r.job_id, time: r.time, value: r.value, excluded: r.excluded === 1 };
-      (history[r.metric] ??= []).push(point);
+      const points = history[r.metric];
+      if (points) points.push(point);
+      else history[r.metric] = [point];
     }
     return history;
   }

@@ -3,17 +3,7 @@ import { admin, call } from "../support/api";
 import { createAsset, insertConnection } from "../support/assets";
 import { createProject, createTenant } from "../support/factories";
 import { orders, type Problem, toCsv } from "./data";
-import { alertKeys, finishedJob } from "./support";
-
-/** Each injected problem, and exactly the alerts it must raise. */
-export const EXPECTED: Array<[Problem, string[]]> = [
-  ["null_spike", ["completeness:email"]],
-  ["row_drop", ["row_count_anomaly:"]],
-  ["dropped_column", ["schema_change:country"]],
-  ["duplicate_ids", ["uniqueness:id"]],
-  ["stale", ["freshness:updated_at"]],
-  ["pattern_change", ["pattern_drift:email"]],
-];
+import { alertKeys, EXPECTED, finishedJob } from "./support";
 
 describe("scenario: uploaded CSV scans find real problems", () => {
   it("trains on clean scans, then raises exactly the matching alert for each problem, and none when clean", async () => {

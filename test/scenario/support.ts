@@ -1,5 +1,6 @@
 import { expect, vi } from "vitest";
 import { admin, call } from "../support/api";
+import type { Problem } from "./data";
 
 /** Waits for a job to finish (the real queue runs it) and returns it; it must have SUCCEEDED. */
 export async function finishedJob(tenant: string, assetId: number, jobId: string) {
@@ -24,3 +25,13 @@ export async function alertKeys(tenant: string, assetId: number, jobId: string):
   expect(res.status).toBe(200);
   return res.body.map((a: { type: string; attribute: string | null }) => `${a.type}:${a.attribute ?? ""}`).sort();
 }
+
+/** Each injected problem, and exactly the alerts it must raise. */
+export const EXPECTED: Array<[Problem, string[]]> = [
+  ["null_spike", ["completeness:email"]],
+  ["row_drop", ["row_count_anomaly:"]],
+  ["dropped_column", ["schema_change:country"]],
+  ["duplicate_ids", ["uniqueness:id"]],
+  ["stale", ["freshness:updated_at"]],
+  ["pattern_change", ["pattern_drift:email"]],
+];
