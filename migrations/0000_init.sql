@@ -114,6 +114,80 @@ CREATE TABLE `connections` (
 );
 --> statement-breakpoint
 CREATE INDEX `connections_tenant_project_idx` ON `connections` (`tenant_id`,`project_id`,`id`);--> statement-breakpoint
+CREATE TABLE `incident_history` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`incident_id` integer NOT NULL,
+	`time` text NOT NULL,
+	`from_state` text,
+	`to_state` text NOT NULL,
+	`alert_refs` text NOT NULL,
+	`actor` text NOT NULL,
+	`note` text,
+	`reason` text,
+	`job_id` text,
+	FOREIGN KEY (`incident_id`) REFERENCES `incidents`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `incident_history_incident_idx` ON `incident_history` (`incident_id`,`time`);--> statement-breakpoint
+CREATE UNIQUE INDEX `incident_history_job_uq` ON `incident_history` (`incident_id`,`job_id`);--> statement-breakpoint
+CREATE TABLE `incidents` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`tenant_id` text NOT NULL,
+	`asset_id` integer NOT NULL,
+	`project_id` integer NOT NULL,
+	`connection_id` integer NOT NULL,
+	`connection_type` text NOT NULL,
+	`source_name` text NOT NULL,
+	`policy` text NOT NULL,
+	`policy_name` text NOT NULL,
+	`attribute` text DEFAULT '' NOT NULL,
+	`state` text NOT NULL,
+	`severity` text NOT NULL,
+	`impact` text NOT NULL,
+	`tag` text NOT NULL,
+	`alert_count` integer NOT NULL,
+	`clean_scans` integer DEFAULT 0 NOT NULL,
+	`opened_at` text NOT NULL,
+	`last_alert_at` text NOT NULL,
+	`closed_at` text,
+	`close_reason` text,
+	`first_response_at` text,
+	`ticket_key` text,
+	`ticket_url` text,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `incidents_open_uq` ON `incidents` (`tenant_id`,`asset_id`,`policy`,`attribute`) WHERE "incidents"."state" = 'OPEN';--> statement-breakpoint
+CREATE INDEX `incidents_tenant_opened_idx` ON `incidents` (`tenant_id`,`opened_at`,`id`);--> statement-breakpoint
+CREATE INDEX `incidents_tenant_project_opened_idx` ON `incidents` (`tenant_id`,`project_id`,`opened_at`);--> statement-breakpoint
+CREATE INDEX `incidents_tenant_state_idx` ON `incidents` (`tenant_id`,`state`,`closed_at`);--> statement-breakpoint
+CREATE INDEX `incidents_tenant_asset_idx` ON `incidents` (`tenant_id`,`asset_id`);--> statement-breakpoint
+CREATE TABLE `jira_integrations` (
+	`tenant_id` text PRIMARY KEY NOT NULL,
+	`base_url` text NOT NULL,
+	`email` text NOT NULL,
+	`token_secret` text NOT NULL,
+	`default_template_id` integer,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `ticket_requests` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`incident_id` integer NOT NULL,
+	`template_id` integer NOT NULL,
+	`status` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`ticket_key` text,
+	`error` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `ticket_requests_incident_idx` ON `ticket_requests` (`tenant_id`,`incident_id`);--> statement-breakpoint
 CREATE TABLE `alerts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`tenant_id` text NOT NULL,

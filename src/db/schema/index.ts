@@ -1,6 +1,7 @@
 export * from "./assets";
 export * from "./auth";
 export * from "./connections";
+export * from "./incidents";
 export * from "./monitoring";
 export * from "./settings";
 export * from "./tenancy";

@@ -1,0 +1,124 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { tenants } from "./tenancy";
+
+export const INCIDENT_STATES = ["OPEN", "CLOSED"] as const;
+export type IncidentState = (typeof INCIDENT_STATES)[number];
+export const LEVELS = ["LOW", "MEDIUM", "HIGH"] as const;
+export type Level = (typeof LEVELS)[number];
+/** Why an incident was closed; EXPECTED and FALSE_POSITIVE teach the detector the points were normal. */
+export const CLOSE_REASONS = ["FIXED", "EXPECTED", "FALSE_POSITIVE", "NO_ACTION_NEEDED", "AUTO_RESOLVED"] as const;
+export type CloseReason = (typeof CLOSE_REASONS)[number];
+
+/**
+ * Alerts of one (asset, policy, attribute) over time. At most one is OPEN per key (partial
+ * unique index). Written only by the asset's AssetMonitor; denormalised asset fields keep the
+ * list filters on this one table.
+ */
+export const incidents = sqliteTable(
+  "incidents",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    assetId: integer("asset_id").notNull(),
+    projectId: integer("project_id").notNull(),
+    connectionId: integer("connection_id").notNull(),
+    /** The asset's (and its connection's) type, for the connection_types filter. */
+    connectionType: text("connection_type").notNull(),
+    sourceName: text("source_name").notNull(),
+    /** The policy id, e.g. "completeness". */
+    policy: text("policy").notNull(),
+    policyName: text("policy_name").notNull(),
+    /** "" for asset-level policies. */
+    attribute: text("attribute").notNull().default(""),
+    state: text("state", { enum: INCIDENT_STATES }).notNull(),
+    /** The highest priority of its alerts. */
+    severity: text("severity", { enum: LEVELS }).notNull(),
+    /** Grows with the asset's downstream lineage when the incident opened. */
+    impact: text("impact", { enum: LEVELS }).notNull(),
+    /** The policy's dimension (completeness, accuracy, consistency, timeliness). */
+    tag: text("tag").notNull(),
+    alertCount: integer("alert_count").notNull(),
+    /** Consecutive clean scans of the asset since the last alert (auto-close at the asset's threshold). */
+    cleanScans: integer("clean_scans").notNull().default(0),
+    openedAt: text("opened_at").notNull(),
+    lastAlertAt: text("last_alert_at").notNull(),
+    closedAt: text("closed_at"),
+    closeReason: text("close_reason", { enum: CLOSE_REASONS }),
+    /** First manual change (PATCH), for the mean time to first response. */
+    firstResponseAt: text("first_response_at"),
+    ticketKey: text("ticket_key"),
+    ticketUrl: text("ticket_url"),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("incidents_open_uq").on(t.tenantId, t.assetId, t.policy, t.attribute).where(sql`${t.state} = 'OPEN'`),
+    index("incidents_tenant_opened_idx").on(t.tenantId, t.openedAt, t.id),
+    index("incidents_tenant_project_opened_idx").on(t.tenantId, t.projectId, t.openedAt),
+    index("incidents_tenant_state_idx").on(t.tenantId, t.state, t.closedAt),
+    index("incidents_tenant_asset_idx").on(t.tenantId, t.assetId),
+  ],
+);
+
+/** Every state change of an incident, with the alerts that caused it. */
+export const incidentHistory = sqliteTable(
+  "incident_history",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    tenantId: text("tenant_id").notNull(),
+    incidentId: integer("incident_id")
+      .notNull()
+      .references(() => incidents.id, { onDelete: "cascade" }),
+    time: text("time").notNull(),
+    /** null for the opening entry; equal states for an entry that only adds alerts. */
+    fromState: text("from_state", { enum: INCIDENT_STATES }),
+    toState: text("to_state", { enum: INCIDENT_STATES }).notNull(),
+    /** Alert ids (alerts.id) this entry is about. */
+    alertRefs: text("alert_refs", { mode: "json" }).$type<number[]>().notNull(),
+    /** "system" or the user / key that acted. */
+    actor: text("actor").notNull(),
+    note: text("note"),
+    reason: text("reason"),
+    /** The scan job the entry came from, when a scan caused it (idempotency of replays). */
+    jobId: text("job_id"),
+  },
+  (t) => [
+    index("incident_history_incident_idx").on(t.incidentId, t.time),
+    uniqueIndex("incident_history_job_uq").on(t.incidentId, t.jobId),
+  ],
+);
+
+/** A tenant's Jira Cloud integration: the API token is sealed (lib/crypto), never returned. */
+export const jiraIntegrations = sqliteTable("jira_integrations", {
+  tenantId: text("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id, { onDelete: "cascade" }),
+  baseUrl: text("base_url").notNull(),
+  email: text("email").notNull(),
+  tokenSecret: text("token_secret").notNull(),
+  /** Template used to open a ticket automatically when an incident opens; null = never. */
+  defaultTemplateId: integer("default_template_id"),
+  updatedAt: text("updated_at").notNull(),
+});
+
+export const TICKET_STATUSES = ["PENDING", "CREATED", "FAILED"] as const;
+
+/** A ticket request for an incident: retried until Jira answers, reported either way. */
+export const ticketRequests = sqliteTable(
+  "ticket_requests",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    incidentId: integer("incident_id").notNull(),
+    templateId: integer("template_id").notNull(),
+    status: text("status", { enum: TICKET_STATUSES }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    ticketKey: text("ticket_key"),
+    error: text("error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("ticket_requests_incident_idx").on(t.tenantId, t.incidentId)],
+);
