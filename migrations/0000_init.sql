@@ -219,6 +219,7 @@ CREATE TABLE `asset_policies` (
 	`asset_id` integer PRIMARY KEY NOT NULL,
 	`tenant_id` text NOT NULL,
 	`overrides` text NOT NULL,
+	`auto_close_after` integer,
 	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
@@ -235,6 +236,14 @@ CREATE TABLE `dq_scores` (
 );
 --> statement-breakpoint
 CREATE INDEX `dq_scores_tenant_asset_time_idx` ON `dq_scores` (`tenant_id`,`asset_id`,`scored_at`);--> statement-breakpoint
+CREATE TABLE `monitor_applied_jobs` (
+	`job_id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`asset_id` integer NOT NULL,
+	`applied_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `monitor_applied_jobs_asset_idx` ON `monitor_applied_jobs` (`tenant_id`,`asset_id`,`applied_at`);--> statement-breakpoint
 CREATE TABLE `dq_score_configs` (
 	`asset_id` integer PRIMARY KEY NOT NULL,
 	`tenant_id` text NOT NULL,

@@ -1,13 +1,32 @@
 import { DurableObject } from "cloudflare:workers";
-import { and, eq } from "drizzle-orm";
-import { createDb } from "../db";
-import { alerts, assetPolicies, dqScores } from "../db/schema";
+import { and, eq, gte, isNull, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { createDb, type Db } from "../db";
+import {
+  alerts,
+  assetPolicies,
+  type CloseReason,
+  dqScores,
+  incidentHistory,
+  incidents,
+  monitorAppliedJobs,
+} from "../db/schema";
 import type { Env } from "../env";
 import { nowIso } from "../lib/time";
 import type { AssetProfile, SchemaField } from "../scan/profile";
 import { getDqScoreConfig } from "../settings/dq-score";
 import { computeDqScore, type DqScore } from "./dq-score";
+import {
+  aggregationStatements,
+  DEFAULT_AUTO_CLOSE_AFTER,
+  type IncidentAsset,
+  impactOf,
+  incidentKey,
+  openIncidents,
+  type ScanAlert,
+} from "./incidents";
 import { evaluate } from "./policies/evaluate";
+import { escapeName } from "./policies/metrics";
 import { type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
 import type { HistoryPoint, MetricHistory, PolicyAlert } from "./policies/types";
 
@@ -37,6 +56,8 @@ export interface ApplyScanInput {
   scanTime: string;
   profile: AssetProfile;
 }
+
+export type { IncidentAsset };
 
 export interface ApplyScanResult {
   jobId: string;
@@ -106,7 +127,11 @@ export class AssetMonitor extends DurableObject<Env> {
     return this.getState<string>("last_freshness");
   }
 
-  /** Applies one scan's profile: policies, alerts, DQ score, history. Idempotent per job. */
+  /**
+   * Applies one scan's profile: policies, alerts, DQ score, incidents, metric history.
+   * Idempotent per job: the D1 writes go in one batch that starts with the job's marker row,
+   * so a replay (even after a crash between D1 and this object's storage) writes nothing twice.
+   */
   async applyScan(input: ApplyScanInput): Promise<ApplyScanResult> {
     const done = this.sql
       .exec<{ result: string }>("SELECT result FROM applied_jobs WHERE job_id = ?", input.jobId)
@@ -115,11 +140,12 @@ export class AssetMonitor extends DurableObject<Env> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const [policyRow, dqConfig] = await Promise.all([
+    const [policyRow, dqConfig, open] = await Promise.all([
       db.query.assetPolicies.findFirst({
         where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
       }),
       getDqScoreConfig(db, asset.tenantId, asset.id),
+      openIncidents(db, asset),
     ]);
     const overrides = policyRow ? PolicyOverridesSchema.safeParse(policyRow.overrides) : undefined;
     const evaluation = evaluate({
@@ -138,11 +164,16 @@ export class AssetMonitor extends DurableObject<Env> {
       ...(overrides?.success ? { overrides: overrides.data as PolicyOverrides } : {}),
     });
 
-    // D1 first: if the object dies before it records the job, a retry recomputes the same
-    // alerts from the same history and the unique keys absorb them.
     const saveTime = nowIso();
     const rows = evaluation.alerts.map((a) => alertRow(input, a, saveTime));
-    const statements = [];
+    const statements: BatchItem<"sqlite">[] = [
+      db.insert(monitorAppliedJobs).values({
+        jobId: input.jobId,
+        tenantId: asset.tenantId,
+        assetId: asset.id,
+        appliedAt: saveTime,
+      }),
+    ];
     for (let i = 0; i < rows.length; i += ALERTS_PER_STATEMENT) {
       statements.push(
         db
@@ -170,9 +201,36 @@ export class AssetMonitor extends DurableObject<Env> {
           .onConflictDoNothing(),
       );
     }
-    if (statements.length > 0) await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
+    const scanAlerts: ScanAlert[] = evaluation.alerts.map((a) => ({
+      policy: a.policy,
+      policyName: a.policy_name,
+      attribute: a.attribute ?? "",
+      priority: a.priority,
+      dimension: a.dimension,
+    }));
+    const opensNew = scanAlerts.some((a) => !open.has(incidentKey(a.policy, a.attribute)));
+    statements.push(
+      ...aggregationStatements(db, {
+        asset,
+        jobId: input.jobId,
+        scanTime: input.scanTime,
+        alerts: scanAlerts,
+        open,
+        impact: opensNew ? await impactOf(this.env.DB, asset.id) : "LOW",
+        autoCloseAfter: policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
+      }),
+    );
 
-    const result: ApplyScanResult = { jobId: input.jobId, alerts: rows.length, dqScore, replay: false };
+    let replay = false;
+    try {
+      await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    } catch (err) {
+      if (!/UNIQUE constraint failed: monitor_applied_jobs/.test(String(err))) throw err;
+      // Written before this object could record it: D1 has it all; record the history below.
+      replay = true;
+    }
+
+    const result: ApplyScanResult = { jobId: input.jobId, alerts: rows.length, dqScore, replay };
     this.ctx.storage.transactionSync(() => {
       for (const p of evaluation.points) {
         this.sql.exec(
@@ -194,10 +252,177 @@ export class AssetMonitor extends DurableObject<Env> {
         input.jobId,
         saveTime,
         input.scanTime,
-        JSON.stringify(result),
+        JSON.stringify({ ...result, replay: false }),
       );
     });
     return result;
+  }
+
+  /**
+   * Closes or reopens an incident by hand. Closing as EXPECTED or FALSE_POSITIVE gives the
+   * points its alerts kept out of the baseline back to it, so the detector learns the new normal.
+   */
+  async setIncidentState(input: {
+    tenantId: string;
+    incidentId: number;
+    state: "OPEN" | "CLOSED";
+    note?: string;
+    reason?: CloseReason;
+    actor: string;
+  }): Promise<{ ok: true } | { ok: false; status: 404 | 409; message: string }> {
+    const db = createDb(this.env.DB);
+    const incident = await db.query.incidents.findFirst({
+      where: and(eq(incidents.tenantId, input.tenantId), eq(incidents.id, input.incidentId)),
+    });
+    if (!incident) return { ok: false, status: 404, message: "Incident not found" };
+    if (incident.state === input.state) {
+      return { ok: false, status: 409, message: `The incident is already ${input.state}` };
+    }
+    const now = nowIso();
+    const history = {
+      tenantId: incident.tenantId,
+      incidentId: incident.id,
+      time: now,
+      fromState: incident.state,
+      toState: input.state,
+      alertRefs: [],
+      actor: input.actor,
+      note: input.note ?? null,
+      reason: input.reason ?? null,
+    };
+    if (input.state === "OPEN") {
+      const other = await db.query.incidents.findFirst({
+        where: and(
+          eq(incidents.tenantId, incident.tenantId),
+          eq(incidents.assetId, incident.assetId),
+          eq(incidents.policy, incident.policy),
+          eq(incidents.attribute, incident.attribute),
+          eq(incidents.state, "OPEN"),
+        ),
+        columns: { id: true },
+      });
+      if (other) return { ok: false, status: 409, message: `Incident ${other.id} is open for the same problem` };
+    }
+    await db.batch([
+      db
+        .update(incidents)
+        .set(
+          input.state === "CLOSED"
+            ? { state: "CLOSED", closedAt: now, closeReason: input.reason ?? "NO_ACTION_NEEDED", updatedAt: now }
+            : { state: "OPEN", closedAt: null, closeReason: null, cleanScans: 0, updatedAt: now },
+        )
+        .where(eq(incidents.id, incident.id)),
+      db
+        .update(incidents)
+        .set({ firstResponseAt: now })
+        .where(and(eq(incidents.id, incident.id), isNull(incidents.firstResponseAt))),
+      db.insert(incidentHistory).values(history),
+    ]);
+    if (input.state === "CLOSED" && (input.reason === "EXPECTED" || input.reason === "FALSE_POSITIVE")) {
+      await this.releasePoints(db, incident);
+    }
+    return { ok: true };
+  }
+
+  /** Puts the points an incident's alerts kept out of the baseline back into it. */
+  private async releasePoints(db: Db, incident: typeof incidents.$inferSelect): Promise<void> {
+    const jobs = await db
+      .selectDistinct({ jobId: alerts.jobId })
+      .from(alerts)
+      .where(
+        and(
+          eq(alerts.tenantId, incident.tenantId),
+          eq(alerts.assetId, incident.assetId),
+          eq(alerts.type, incident.policy),
+          eq(alerts.attribute, incident.attribute),
+          gte(alerts.saveTime, incident.openedAt),
+        ),
+      );
+    const prefix = `attr:${escapeName(incident.attribute)}:`;
+    for (const { jobId } of jobs) {
+      const points = this.sql
+        .exec<{ metric: string; excluded_by: string | null }>(
+          "SELECT metric, excluded_by FROM metric_points WHERE job_id = ? AND excluded = 1",
+          jobId,
+        )
+        .toArray();
+      for (const p of points) {
+        const by = p.excluded_by ? (JSON.parse(p.excluded_by) as string[]) : [];
+        const mine = incident.attribute === "" || p.metric.startsWith(prefix) || p.metric === "duplicate_count";
+        if (!by.includes(incident.policy) || !mine) continue;
+        const rest = by.filter((x) => x !== incident.policy);
+        this.sql.exec(
+          "UPDATE metric_points SET excluded = ?, excluded_by = ? WHERE metric = ? AND job_id = ?",
+          rest.length > 0 ? 1 : 0,
+          rest.length > 0 ? JSON.stringify(rest) : null,
+          p.metric,
+          jobId,
+        );
+      }
+    }
+  }
+
+  /**
+   * Folds the asset's alerts since `since` that no incident refers to yet into incidents, job
+   * by job in time order, with the live rules (no auto-close: clean scans are not in the
+   * alerts). Running it again finds every alert referred to and changes nothing.
+   */
+  async rebuildIncidents(input: {
+    asset: IncidentAsset;
+    since: string;
+  }): Promise<{ incidents: number; alerts: number }> {
+    const { asset } = input;
+    const db = createDb(this.env.DB);
+    const pending = await db
+      .select()
+      .from(alerts)
+      .where(
+        and(
+          eq(alerts.tenantId, asset.tenantId),
+          eq(alerts.assetId, asset.id),
+          gte(alerts.saveTime, input.since),
+          sql`NOT EXISTS (SELECT 1 FROM incident_history h, json_each(h.alert_refs) r
+                WHERE h.tenant_id = ${asset.tenantId} AND r.value = ${alerts.id})`,
+        ),
+      )
+      .orderBy(alerts.metricTime, alerts.id);
+    const before = await db.$count(
+      incidents,
+      and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id)),
+    );
+    const byJob = new Map<string, typeof pending>();
+    for (const a of pending) {
+      const list = byJob.get(a.jobId);
+      if (list) list.push(a);
+      else byJob.set(a.jobId, [a]);
+    }
+    for (const [jobId, jobAlerts] of byJob) {
+      const open = await openIncidents(db, asset);
+      const statements = aggregationStatements(db, {
+        asset,
+        jobId,
+        scanTime: jobAlerts[0]!.metricTime,
+        alerts: jobAlerts.map((a) => ({
+          policy: a.type,
+          policyName: a.policyName,
+          attribute: a.attribute,
+          priority: a.priority,
+          dimension: String(a.details.dimension ?? ""),
+        })),
+        // Only the alerts' own incidents: clean scans are not known from alerts alone.
+        open: new Map(
+          [...open].filter(([, i]) => jobAlerts.some((a) => a.type === i.policy && a.attribute === i.attribute)),
+        ),
+        impact: await impactOf(this.env.DB, asset.id),
+        autoCloseAfter: Number.POSITIVE_INFINITY,
+      });
+      if (statements.length > 0) await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    }
+    const after = await db.$count(
+      incidents,
+      and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id)),
+    );
+    return { incidents: after - before, alerts: pending.length };
   }
 
   /** Policies still learning a metric's baseline, as of the last scan. */

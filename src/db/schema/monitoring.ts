@@ -67,5 +67,23 @@ export const assetPolicies = sqliteTable("asset_policies", {
   assetId: integer("asset_id").primaryKey(),
   tenantId: text("tenant_id").notNull(),
   overrides: text("overrides", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  /** Consecutive clean scans after which an incident closes itself (default 3). */
+  autoCloseAfter: integer("auto_close_after"),
   updatedAt: text("updated_at").notNull(),
 });
+
+/**
+ * Scan jobs whose results the AssetMonitor wrote to D1. Inserted first in the same batch as
+ * the job's alerts, score and incident changes: a replayed job fails on this key and the whole
+ * batch rolls back, so nothing is written twice.
+ */
+export const monitorAppliedJobs = sqliteTable(
+  "monitor_applied_jobs",
+  {
+    jobId: text("job_id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    assetId: integer("asset_id").notNull(),
+    appliedAt: text("applied_at").notNull(),
+  },
+  (t) => [index("monitor_applied_jobs_asset_idx").on(t.tenantId, t.assetId, t.appliedAt)],
+);

@@ -1,0 +1,256 @@
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { MonitoredAsset } from "../../src/monitor/asset-monitor";
+import { assetMonitor } from "../../src/monitor/client";
+import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
+import { orders, type Problem } from "../scenario/data";
+import { createAsset, insertConnection } from "../support/assets";
+import { createProject, createTenant } from "../support/factories";
+
+async function monitoredAsset(): Promise<MonitoredAsset> {
+  const tenantId = await createTenant();
+  const projectId = await createProject(tenantId);
+  const connectionId = await insertConnection(tenantId, { projectId, type: "S3" });
+  const asset = await createAsset(tenantId, projectId, connectionId, {
+    type: "S3",
+    payload: { path: "x.csv", format: "csv" },
+  });
+  return {
+    tenantId,
+    id: asset.id,
+    name: asset.name,
+    type: "S3",
+    projectId,
+    connectionId,
+    idAttributes: ["id"],
+    timestampAttribute: "updated_at",
+  };
+}
+
+/** A profile of one scan of the orders table, as a connector would produce it. */
+function profileOf(scan: number, problem?: Problem) {
+  const builder = new ProfileBuilder({ idAttributes: ["id"], timestampAttribute: "updated_at", inferFromText: false });
+  builder.add(orders(scan, new Date(), problem) as unknown as Record<string, unknown>[]);
+  return builder.finish();
+}
+
+async function rows<T>(sql: string, ...params: unknown[]): Promise<T[]> {
+  return (
+    await env.DB.prepare(sql)
+      .bind(...params)
+      .all<T>()
+  ).results;
+}
+
+interface IncidentRow {
+  id: number;
+  state: string;
+  alert_count: number;
+  clean_scans: number;
+  close_reason: string | null;
+  severity: string;
+  impact: string;
+  tag: string;
+}
+const incidentsOf = (a: MonitoredAsset) =>
+  rows<IncidentRow>("select * from incidents where tenant_id = ? and asset_id = ? order by id", a.tenantId, a.id);
+const historyOf = (incidentId: number) =>
+  rows<{ from_state: string | null; to_state: string; alert_refs: string; actor: string; reason: string | null }>(
+    "select * from incident_history where incident_id = ? order by id",
+    incidentId,
+  );
+
+describe("AssetMonitor incident aggregation", () => {
+  it("opens, collects, auto-closes after 3 clean scans, and reopens as a new incident", async () => {
+    const asset = await monitoredAsset();
+    const stub = assetMonitor(env, asset.tenantId, asset.id);
+    let scan = 0;
+    const apply = (problem?: Problem) => {
+      scan += 1;
+      return stub.applyScan({
+        asset,
+        jobId: `job_agg_${asset.id}_${scan}`,
+        createdAt: new Date().toISOString(),
+        scanTime: new Date().toISOString(),
+        profile: profileOf(scan, problem),
+      });
+    };
+
+    expect((await apply("null_spike")).alerts).toBe(1);
+    let [incident] = await incidentsOf(asset);
+    expect(incident).toMatchObject({
+      state: "OPEN",
+      alert_count: 1,
+      severity: "MEDIUM",
+      impact: "LOW",
+      tag: "completeness",
+    });
+    const [alert] = await rows<{ id: number }>("select id from alerts where job_id = ?", `job_agg_${asset.id}_1`);
+    expect(await historyOf(incident!.id)).toEqual([
+      expect.objectContaining({
+        from_state: null,
+        to_state: "OPEN",
+        alert_refs: JSON.stringify([alert!.id]),
+        actor: "system",
+      }),
+    ]);
+
+    await apply("null_spike");
+    [incident] = await incidentsOf(asset);
+    expect(incident).toMatchObject({ state: "OPEN", alert_count: 2, clean_scans: 0 });
+
+    await apply();
+    await apply();
+    expect((await incidentsOf(asset))[0]).toMatchObject({ state: "OPEN", clean_scans: 2 });
+    await apply();
+    expect((await incidentsOf(asset))[0]).toMatchObject({ state: "CLOSED", close_reason: "AUTO_RESOLVED" });
+    const history = await historyOf(incident!.id);
+    expect(history.map((h) => `${h.from_state}>${h.to_state}`)).toEqual(["null>OPEN", "OPEN>OPEN", "OPEN>CLOSED"]);
+    expect(history[2]).toMatchObject({ reason: "AUTO_RESOLVED", alert_refs: "[]" });
+
+    await apply("null_spike");
+    const all = await incidentsOf(asset);
+    expect(all.map((i) => i.state)).toEqual(["CLOSED", "OPEN"]);
+  });
+
+  it("applies a job once: a replay, even after the object lost its record of it, writes nothing new", async () => {
+    const asset = await monitoredAsset();
+    const stub = assetMonitor(env, asset.tenantId, asset.id);
+    const input = {
+      asset,
+      jobId: `job_replay_${asset.id}`,
+      createdAt: new Date().toISOString(),
+      scanTime: new Date().toISOString(),
+      profile: profileOf(1, "duplicate_ids"),
+    };
+    const first = await stub.applyScan(input);
+    expect(first).toMatchObject({ alerts: 1, replay: false });
+    expect(await stub.applyScan(input)).toMatchObject({ alerts: 1, replay: true });
+    // Crash between the D1 batch and the object's own record: the batch's marker refuses it.
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM applied_jobs WHERE job_id = ?", input.jobId);
+    });
+    expect(await stub.applyScan(input)).toMatchObject({ replay: true });
+    const [{ n }] = (await rows<{ n: number }>("select count(*) as n from alerts where job_id = ?", input.jobId)) as [
+      { n: number },
+    ];
+    expect(n).toBe(1);
+    const incidents = await incidentsOf(asset);
+    expect(incidents).toHaveLength(1);
+    expect(incidents[0]).toMatchObject({ alert_count: 1 });
+    expect(await historyOf(incidents[0]!.id)).toHaveLength(1);
+  });
+
+  it("keeps its history across eviction and honours a per-asset auto-close threshold", async () => {
+    const asset = await monitoredAsset();
+    await env.DB.prepare(
+      "insert into asset_policies (asset_id, tenant_id, overrides, auto_close_after, updated_at) values (?, ?, '{}', 1, ?)",
+    )
+      .bind(asset.id, asset.tenantId, new Date().toISOString())
+      .run();
+    let stub = assetMonitor(env, asset.tenantId, asset.id);
+    const job = (n: number) => `job_evict_${asset.id}_${n}`;
+    const now = () => new Date().toISOString();
+    for (let n = 1; n <= 8; n++) {
+      await stub.applyScan({ asset, jobId: job(n), createdAt: now(), scanTime: now(), profile: profileOf(n) });
+    }
+    await evictDurableObject(stub);
+    stub = assetMonitor(env, asset.tenantId, asset.id);
+    // Eight clean scans of history survived: the row-count detector is trained and sees the drop.
+    const drop = await stub.applyScan({
+      asset,
+      jobId: job(9),
+      createdAt: now(),
+      scanTime: now(),
+      profile: profileOf(9, "row_drop"),
+    });
+    expect(drop.alerts).toBe(1);
+    expect(
+      await stub.applyScan({ asset, jobId: job(9), createdAt: now(), scanTime: now(), profile: profileOf(9) }),
+    ).toMatchObject({
+      replay: true,
+    });
+    await stub.applyScan({ asset, jobId: job(10), createdAt: now(), scanTime: now(), profile: profileOf(10) });
+    expect((await incidentsOf(asset))[0]).toMatchObject({ state: "CLOSED", close_reason: "AUTO_RESOLVED" });
+  });
+
+  it("manual close and reopen; EXPECTED gives the anomalous points back to the baseline", async () => {
+    const asset = await monitoredAsset();
+    const stub = assetMonitor(env, asset.tenantId, asset.id);
+    const now = () => new Date().toISOString();
+    for (let n = 1; n <= 8; n++) {
+      await stub.applyScan({
+        asset,
+        jobId: `job_fb_${asset.id}_${n}`,
+        createdAt: now(),
+        scanTime: now(),
+        profile: profileOf(n),
+      });
+    }
+    const dropJob = `job_fb_${asset.id}_9`;
+    await stub.applyScan({
+      asset,
+      jobId: dropJob,
+      createdAt: now(),
+      scanTime: now(),
+      profile: profileOf(9, "row_drop"),
+    });
+    const excluded = () =>
+      runInDurableObject(
+        stub,
+        (_i, state) =>
+          state.storage.sql
+            .exec<{ n: number }>("select count(*) as n from metric_points where job_id = ? and excluded = 1", dropJob)
+            .one().n,
+      );
+    expect(await excluded()).toBeGreaterThan(0);
+    const [incident] = await incidentsOf(asset);
+
+    const base = { tenantId: asset.tenantId, incidentId: incident!.id, actor: "ada@example.com" };
+    expect(await stub.setIncidentState({ ...base, state: "OPEN" })).toMatchObject({ ok: false, status: 409 });
+    expect(await stub.setIncidentState({ ...base, incidentId: 99_999_999, state: "CLOSED" })).toMatchObject({
+      status: 404,
+    });
+    expect(
+      await stub.setIncidentState({ ...base, state: "CLOSED", reason: "EXPECTED", note: "planned purge" }),
+    ).toEqual({ ok: true });
+    expect(await excluded()).toBe(0);
+    const [closed] = await rows<{ state: string; close_reason: string; first_response_at: string | null }>(
+      "select state, close_reason, first_response_at from incidents where id = ?",
+      incident!.id,
+    );
+    expect(closed).toMatchObject({ state: "CLOSED", close_reason: "EXPECTED", first_response_at: expect.any(String) });
+    expect((await historyOf(incident!.id)).at(-1)).toMatchObject({
+      from_state: "OPEN",
+      to_state: "CLOSED",
+      actor: "ada@example.com",
+      reason: "EXPECTED",
+    });
+    expect(await stub.setIncidentState({ ...base, state: "OPEN", note: "not expected after all" })).toEqual({
+      ok: true,
+    });
+    expect((await incidentsOf(asset))[0]).toMatchObject({ state: "OPEN", close_reason: null });
+  });
+
+  it("rebuilds incidents from alerts no incident refers to, once", async () => {
+    const asset = await monitoredAsset();
+    const stub = assetMonitor(env, asset.tenantId, asset.id);
+    await stub.applyScan({
+      asset,
+      jobId: `job_rb_${asset.id}`,
+      createdAt: new Date().toISOString(),
+      scanTime: new Date().toISOString(),
+      profile: profileOf(1, "null_spike"),
+    });
+    // As if the incidents were lost: the alerts stay.
+    await env.DB.prepare("delete from incidents where tenant_id = ? and asset_id = ?")
+      .bind(asset.tenantId, asset.id)
+      .run();
+    const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    expect(await stub.rebuildIncidents({ asset, since })).toEqual({ incidents: 1, alerts: 1 });
+    expect(await stub.rebuildIncidents({ asset, since })).toEqual({ incidents: 0, alerts: 0 });
+    const [incident] = await incidentsOf(asset);
+    expect(incident).toMatchObject({ state: "OPEN", alert_count: 1, tag: "completeness" });
+  });
+});
