@@ -45,7 +45,11 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/support/setup.ts"],
-      globalSetup: ["./test/support/global-setup.ts", "./test/support/object-stores.global.ts"],
+      globalSetup: [
+        "./test/support/global-setup.ts",
+        "./test/support/object-stores.global.ts",
+        "./test/support/warehouses.global.ts",
+      ],
     },
   };
 });

@@ -29,7 +29,6 @@ export const JDBC_DB_TYPES = ["postgresql", "mysql", "mariadb", "sqlserver", "or
 /** Where a HIVE_ICEBERG catalog keeps its files; it decides the credential type. */
 export const ICEBERG_LOCATION_TYPES = ["GCS", "S3", "AZURE"] as const;
 
-export const RedshiftPayload = z.strictObject({ endpoint_prefix: text() }).openapi("RedshiftPayload");
 /**
  * An object-storage endpoint other than the provider's own (an S3-compatible store, an
  * emulator): http(s), no user info, query or fragment, so it cannot smuggle a credential.
@@ -48,6 +47,17 @@ const storageEndpoint = z
   }, "must be an http(s) URL without credentials, query or fragment")
   .optional();
 
+/** A warehouse API endpoint other than the provider's (a private endpoint, or a test server). */
+const apiEndpoint = (provider: string) =>
+  storageEndpoint.openapi({ description: `SQL API base URL; default ${provider}` });
+
+export const RedshiftPayload = z
+  .strictObject({
+    endpoint_prefix: text(),
+    database: text(255).optional().openapi({ description: "Database the Data API connects to; default dev" }),
+    endpoint: apiEndpoint("https://redshift-data.{region}.amazonaws.com"),
+  })
+  .openapi("RedshiftPayload");
 export const GcsPayload = z
   .strictObject({
     bucket: text(255),
@@ -76,9 +86,20 @@ export const AzurePayload = z
     }),
   })
   .openapi("AzurePayload");
-export const BigQueryPayload = z.strictObject({ project: text(255) }).openapi("BigQueryPayload");
+export const BigQueryPayload = z
+  .strictObject({
+    project: text(255),
+    location: text(64).optional().openapi({ description: "Location of the datasets (US, EU, europe-west1…)" }),
+    endpoint: apiEndpoint("https://bigquery.googleapis.com"),
+  })
+  .openapi("BigQueryPayload");
 export const DeltaLakePayload = z
-  .strictObject({ host: text(), port: portString, httppath: text() })
+  .strictObject({
+    host: text(),
+    port: portString,
+    httppath: text(),
+    endpoint: apiEndpoint("https://{host}:{port}"),
+  })
   .openapi("DeltaLakePayload");
 export const GenericJdbcPayload = z
   .strictObject({
@@ -100,7 +121,14 @@ export const HiveIcebergPayload = z
   })
   .openapi("HiveIcebergPayload");
 export const SnowflakePayload = z
-  .strictObject({ account: text(255), warehouse: text(255), role: text(255) })
+  .strictObject({
+    account: text(255),
+    warehouse: text(255),
+    role: text(255),
+    database: text(255).optional().openapi({ description: "Default database of the statements" }),
+    schema: text(255).optional().openapi({ description: "Default schema of the statements" }),
+    endpoint: apiEndpoint("https://{account}.snowflakecomputing.com"),
+  })
   .openapi("SnowflakePayload");
 
 /** The payload schema of each connection type. */
@@ -123,7 +151,30 @@ const secret = (max = 4096) => z.string().min(1).max(max);
 /** A PKCS#8 PEM private key block, as in a GCP service-account key file. */
 const PEM_PRIVATE_KEY = /^-----BEGIN PRIVATE KEY-----\s*[A-Za-z0-9+/=\s]+-----END PRIVATE KEY-----\s*$/;
 
-export const SimpleCredential = z.strictObject({ username: text(), password: secret() }).openapi("SimpleCredential");
+export const SimpleCredential = z
+  .strictObject({
+    username: text(),
+    password: secret(),
+    // Warehouse APIs that take no password (see src/scan/sql/snowflake.ts and redshift.ts).
+    private_key: z
+      .string()
+      .max(16384)
+      .regex(PEM_PRIVATE_KEY, "must be a PKCS#8 PEM block (BEGIN/END PRIVATE KEY lines around base64)")
+      .optional()
+      .openapi({
+        description:
+          "SNOWFLAKE: key-pair authentication for the SQL API; without it the password is a programmatic access token",
+      }),
+    access_key: text().optional().openapi({ description: "REDSHIFT: AWS access key that signs Data API calls" }),
+    secret_key: secret().optional().openapi({ description: "REDSHIFT: its AWS secret key" }),
+    session_token: secret().optional().openapi({ description: "REDSHIFT: AWS session token of temporary keys" }),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]{1,64}$/)
+      .optional()
+      .openapi({ description: "REDSHIFT: region when endpoint_prefix names none" }),
+  })
+  .openapi("SimpleCredential");
 export const AwsCredential = z.strictObject({ access_key: text(), secret_key: secret() }).openapi("AwsCredential");
 export const TokenCredential = z.strictObject({ token: secret() }).openapi("TokenCredential");
 export const AzureSasCredential = z.strictObject({ sas_key: secret() }).openapi("AzureSasCredential");

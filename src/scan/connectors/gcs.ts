@@ -192,53 +192,65 @@ export class GcsStore implements ObjectStore {
   }
 
   /** Signs an RS256 assertion and exchanges it at the token URI (OAuth 2.0 JWT bearer grant). */
-  private async exchangeAssertion(): Promise<CachedToken> {
-    const who = `service account ${this.account.client_email}`;
-    let key: CryptoKey;
-    try {
-      key = await importPKCS8(this.account.private_key, "RS256");
-    } catch {
-      throw new ConnectorError(`the private key of ${who} is not a valid PKCS#8 RSA key`, "auth");
-    }
-    const now = Math.floor(Date.now() / 1000);
-    const assertion = await new SignJWT({ scope: GCS_READ_SCOPE })
-      .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: this.account.private_key_id })
-      .setIssuer(this.account.client_email)
-      .setSubject(this.account.client_email)
-      .setAudience(this.tokenUri)
-      .setIssuedAt(now)
-      .setExpirationTime(now + 3600)
-      .sign(key);
-    const res = await fetchOrUnreachable(this.tokenUri, () =>
-      fetch(this.tokenUri, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
-      }),
-    );
-    const text = await res.text().catch(() => "");
-    let body: { access_token?: string; expires_in?: number; error?: string; error_description?: string } = {};
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // Not JSON (a proxy's error page): the status decides below.
-    }
-    if (res.ok && body.access_token) {
-      const lifetimeMs = (Number(body.expires_in) || 3600) * 1000;
-      return {
-        accessToken: body.access_token,
-        refreshAt: Date.now() + Math.max(lifetimeMs - REFRESH_MARGIN_MS, lifetimeMs / 2),
-      };
-    }
-    const reason = safeDetail([body.error, body.error_description].filter(Boolean).join(": "));
-    const detail = reason ? ` (${reason})` : "";
-    // Google answers a refused assertion (bad signature, unknown key, disabled account) with 400 invalid_grant.
-    if (res.status === 400 || res.status === 401 || res.status === 403) {
-      throw new ConnectorError(`Google refused to sign in ${who}: check the credential${detail}`, "auth");
-    }
-    throw new ConnectorError(
-      `the token endpoint ${redactUrl(this.tokenUri)} answered ${res.status} for ${who}${detail}`,
-      kindForStatus(res.status),
-    );
+  private exchangeAssertion(): Promise<CachedToken> {
+    return exchangeServiceAccountAssertion(this.account, GCS_READ_SCOPE);
   }
+}
+
+/**
+ * Signs an RS256 assertion for a service account and exchanges it at its token URI (OAuth 2.0
+ * JWT bearer grant) for an access token with `scope`. Shared with the BigQuery runner.
+ */
+export async function exchangeServiceAccountAssertion(
+  account: GcsServiceAccount,
+  scope: string,
+): Promise<{ accessToken: string; refreshAt: number }> {
+  const tokenUri = account.token_uri || GOOGLE_TOKEN_URI;
+  const who = `service account ${account.client_email}`;
+  let key: CryptoKey;
+  try {
+    key = await importPKCS8(account.private_key, "RS256");
+  } catch {
+    throw new ConnectorError(`the private key of ${who} is not a valid PKCS#8 RSA key`, "auth");
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const assertion = await new SignJWT({ scope })
+    .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: account.private_key_id })
+    .setIssuer(account.client_email)
+    .setSubject(account.client_email)
+    .setAudience(tokenUri)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(key);
+  const res = await fetchOrUnreachable(tokenUri, () =>
+    fetch(tokenUri, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
+    }),
+  );
+  const text = await res.text().catch(() => "");
+  let body: { access_token?: string; expires_in?: number; error?: string; error_description?: string } = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's error page): the status decides below.
+  }
+  if (res.ok && body.access_token) {
+    const lifetimeMs = (Number(body.expires_in) || 3600) * 1000;
+    return {
+      accessToken: body.access_token,
+      refreshAt: Date.now() + Math.max(lifetimeMs - REFRESH_MARGIN_MS, lifetimeMs / 2),
+    };
+  }
+  const reason = safeDetail([body.error, body.error_description].filter(Boolean).join(": "));
+  const detail = reason ? ` (${reason})` : "";
+  // Google answers a refused assertion (bad signature, unknown key, disabled account) with 400 invalid_grant.
+  if (res.status === 400 || res.status === 401 || res.status === 403) {
+    throw new ConnectorError(`Google refused to sign in ${who}: check the credential${detail}`, "auth");
+  }
+  throw new ConnectorError(
+    `the token endpoint ${redactUrl(tokenUri)} answered ${res.status} for ${who}${detail}`,
+    kindForStatus(res.status),
+  );
 }

@@ -1,0 +1,219 @@
+/**
+ * BigQuery over the REST API: jobs.query (POST …/projects/{project}/queries) runs a GoogleSQL
+ * statement with positional (`?`) parameters; jobs.getQueryResults polls a job that did not
+ * finish within timeoutMs and pages through its rows. Authenticated as the connection's
+ * service account (JWT bearer grant, shared with the GCS connector).
+ */
+
+import { exchangeServiceAccountAssertion, type GcsServiceAccount } from "../connectors/gcs";
+import { ConnectorError, fetchOrUnreachable, kindForStatus } from "../connectors/types";
+import type { SqlRunner } from "./runner";
+import {
+  cleanDetail,
+  closedError,
+  exactNumber,
+  jsonBody,
+  PollBudget,
+  trimSlash,
+  type WarehouseRunnerOptions,
+} from "./warehouses";
+
+/** jobs.query creates a query job: it needs the bigquery scope (the read-only scopes cannot create jobs). */
+export const BIGQUERY_SCOPE = "https://www.googleapis.com/auth/bigquery";
+
+export interface BigQueryConfig {
+  /** The project the jobs run (and are billed) in; unqualified datasets are looked up there. */
+  project: string;
+  /** Where the data lives (US, EU, europe-west1…); BigQuery infers it when unset. */
+  location?: string | undefined;
+  serviceAccount: GcsServiceAccount;
+}
+
+interface Field {
+  name: string;
+  type: string;
+}
+
+interface QueryAnswer {
+  jobComplete?: boolean;
+  jobReference?: { projectId?: string; jobId?: string; location?: string };
+  schema?: { fields?: Field[] };
+  rows?: { f: { v: unknown }[] }[];
+  pageToken?: string;
+  error?: { code?: number; message?: string; status?: string; errors?: { reason?: string; message?: string }[] };
+}
+
+/** Reasons BigQuery gives for errors that pass with time, whatever the HTTP status (403 included). */
+const TRANSIENT_REASONS = new Set([
+  "rateLimitExceeded",
+  "quotaExceeded",
+  "backendError",
+  "internalError",
+  "jobBackendError",
+  "jobInternalError",
+]);
+
+/** How long each jobs.query / getQueryResults call may wait for the job on the server side. */
+const SERVER_WAIT_MS = 10_000;
+
+/** A runner for one BigQuery project as one service account. */
+export async function createBigQueryRunner(
+  config: BigQueryConfig,
+  options: WarehouseRunnerOptions = {},
+): Promise<SqlRunner> {
+  const base = `${trimSlash(options.endpoint ?? "https://bigquery.googleapis.com")}/bigquery/v2/projects/${encodeURIComponent(config.project)}`;
+  const account: GcsServiceAccount = {
+    ...config.serviceAccount,
+    ...(options.tokenUri ? { token_uri: options.tokenUri } : {}),
+  };
+  const secrets = [account.private_key];
+  let token: { accessToken: string; refreshAt: number } | undefined;
+  let running: { jobId: string; location?: string | undefined } | undefined;
+  let closed = false;
+
+  async function call(method: string, url: string, body?: unknown): Promise<QueryAnswer> {
+    for (let attempt = 0; ; attempt++) {
+      if (!token || attempt > 0 || Date.now() > token.refreshAt) {
+        token = await exchangeServiceAccountAssertion(account, BIGQUERY_SCOPE);
+      }
+      const init: RequestInit = {
+        method,
+        headers: { authorization: `Bearer ${token.accessToken}`, "content-type": "application/json" },
+      };
+      if (body !== undefined) init.body = JSON.stringify(body);
+      const res = await fetchOrUnreachable(url, () => fetch(url, init));
+      const parsed = ((await jsonBody(res)) ?? {}) as QueryAnswer;
+      if (res.ok) return parsed;
+      // A token revoked or expired early: sign in again once.
+      if (res.status === 401 && attempt === 0) continue;
+      throw failure(res.status, parsed);
+    }
+  }
+
+  function failure(status: number, body: QueryAnswer): ConnectorError {
+    const reason = body.error?.errors?.[0]?.reason ?? "";
+    const detail = cleanDetail(body.error?.message, secrets);
+    const suffix = detail ? `: ${detail}` : "";
+    let kind = kindForStatus(status);
+    if (TRANSIENT_REASONS.has(reason)) kind = "transient";
+    else if (reason === "notFound") kind = "not_found";
+    else if (reason === "accessDenied") kind = "auth";
+    else if (reason === "invalidQuery" || reason === "invalid") kind = "invalid";
+    if (kind === "auth") {
+      return new ConnectorError(
+        `BigQuery refused ${account.client_email} in project ${config.project}${suffix}`,
+        "auth",
+      );
+    }
+    return new ConnectorError(`BigQuery answered ${status}${suffix}`, kind);
+  }
+
+  function resultsUrl(jobId: string, location: string | undefined, pageToken?: string): string {
+    const q = new URLSearchParams({ timeoutMs: String(SERVER_WAIT_MS), "formatOptions.useInt64Timestamp": "true" });
+    if (location) q.set("location", location);
+    if (pageToken) q.set("pageToken", pageToken);
+    return `${base}/queries/${encodeURIComponent(jobId)}?${q}`;
+  }
+
+  async function cancel(job: { jobId: string; location?: string | undefined }): Promise<void> {
+    const q = job.location ? `?location=${encodeURIComponent(job.location)}` : "";
+    await call("POST", `${base}/jobs/${encodeURIComponent(job.jobId)}/cancel${q}`).catch(() => {});
+  }
+
+  return {
+    dialect: "bigquery",
+    async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+      if (closed) throw closedError("BigQuery");
+      const budget = new PollBudget(options);
+      const request: Record<string, unknown> = {
+        query: sql,
+        useLegacySql: false,
+        timeoutMs: SERVER_WAIT_MS,
+        // Timestamps as microseconds since the epoch (exact), not as floating-point seconds.
+        formatOptions: { useInt64Timestamp: true },
+      };
+      if (config.location) request.location = config.location;
+      if (params.length) {
+        // The generator writes `?` markers: positional parameters, in order.
+        request.parameterMode = "POSITIONAL";
+        request.queryParameters = params.map(parameter);
+      }
+      let answer = await call("POST", `${base}/queries`, request);
+      const jobId = answer.jobReference?.jobId;
+      const location = answer.jobReference?.location ?? config.location;
+      running = jobId ? { jobId, location } : undefined;
+      try {
+        while (answer.jobComplete === false) {
+          if (!jobId) throw new ConnectorError("BigQuery returned an unfinished job without an id", "transient");
+          await budget.next("the BigQuery job", () => cancel({ jobId, location }));
+          if (closed) {
+            // close() may have come before the job id was known: cancel here too.
+            await cancel({ jobId, location });
+            throw closedError("BigQuery");
+          }
+          answer = await call("GET", resultsUrl(jobId, location));
+        }
+        const fields = answer.schema?.fields ?? [];
+        const rows = (answer.rows ?? []).map((r) => toObject(fields, r));
+        while (answer.pageToken) {
+          if (closed) throw closedError("BigQuery");
+          if (!jobId) break;
+          answer = await call("GET", resultsUrl(jobId, location, answer.pageToken));
+          for (const r of answer.rows ?? []) rows.push(toObject(fields, r));
+        }
+        return rows as T[];
+      } finally {
+        running = undefined;
+      }
+    },
+    async close(): Promise<void> {
+      closed = true;
+      const job = running;
+      if (job) await cancel(job);
+    },
+  };
+}
+
+/** A positional query parameter: GoogleSQL type and the value as text (absent value = NULL). */
+function parameter(v: unknown): { parameterType: { type: string }; parameterValue: { value?: string } } {
+  if (v === null || v === undefined) return { parameterType: { type: "STRING" }, parameterValue: {} };
+  if (typeof v === "boolean") return { parameterType: { type: "BOOL" }, parameterValue: { value: String(v) } };
+  if (typeof v === "bigint") return { parameterType: { type: "INT64" }, parameterValue: { value: String(v) } };
+  if (typeof v === "number") {
+    return { parameterType: { type: Number.isInteger(v) ? "INT64" : "FLOAT64" }, parameterValue: { value: String(v) } };
+  }
+  if (v instanceof Date) return { parameterType: { type: "TIMESTAMP" }, parameterValue: { value: v.toISOString() } };
+  return { parameterType: { type: "STRING" }, parameterValue: { value: String(v) } };
+}
+
+/** A row of `f`/`v` cells as an object keyed by the schema's field names. */
+function toObject(fields: Field[], row: { f: { v: unknown }[] }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  fields.forEach((field, i) => {
+    out[field.name] = value(field, row.f[i]?.v ?? null);
+  });
+  return out;
+}
+
+function value(field: Field, v: unknown): unknown {
+  if (v === null || typeof v !== "string") return v;
+  switch (field.type.toUpperCase()) {
+    case "INTEGER":
+    case "INT64":
+    case "FLOAT":
+    case "FLOAT64":
+    case "NUMERIC":
+    case "BIGNUMERIC":
+      return exactNumber(v);
+    case "BOOLEAN":
+    case "BOOL":
+      return v === "true";
+    case "TIMESTAMP": {
+      // Microseconds since the epoch (formatOptions.useInt64Timestamp).
+      const micros = Number(v);
+      return Number.isFinite(micros) ? new Date(Math.floor(micros / 1000)).toISOString() : v;
+    }
+    default:
+      return v;
+  }
+}

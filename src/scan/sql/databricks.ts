@@ -1,0 +1,219 @@
+/**
+ * Databricks SQL over the Statement Execution API 2.0 (POST /api/2.0/sql/statements) on the SQL
+ * warehouse named by the connection's HTTP path, with a personal access token. Parameters are
+ * named markers (`:p0`, `:p1`, …, see dialects.ts); results come inline as JSON arrays, in
+ * chunks followed through `next_chunk_internal_link`.
+ */
+
+import { ConnectorError, fetchOrUnreachable, kindForStatus } from "../connectors/types";
+import type { SqlRunner } from "./runner";
+import {
+  cleanDetail,
+  closedError,
+  exactNumber,
+  jsonBody,
+  PollBudget,
+  trimSlash,
+  type WarehouseRunnerOptions,
+} from "./warehouses";
+
+export interface DatabricksConfig {
+  /** Workspace host, e.g. dbc-a1b2c3d4-e5f6.cloud.databricks.com. */
+  host: string;
+  port?: string | undefined;
+  /** The warehouse's HTTP path, /sql/1.0/warehouses/{id}. */
+  httpPath: string;
+  token: string;
+}
+
+interface Column {
+  name: string;
+  type_name?: string;
+}
+
+interface Chunk {
+  data_array?: (string | null)[][];
+  next_chunk_internal_link?: string;
+}
+
+interface StatementAnswer {
+  statement_id?: string;
+  status?: { state?: string; error?: { error_code?: string; message?: string } };
+  manifest?: { schema?: { columns?: Column[] } };
+  result?: Chunk;
+  error_code?: string;
+  message?: string;
+}
+
+/** The warehouse id of an HTTP path; the API runs statements on SQL warehouses only, not clusters. */
+export function warehouseIdOf(httpPath: string): string {
+  const m = /^\/?sql\/1\.0\/(?:warehouses|endpoints)\/([A-Za-z0-9]+)\/?$/.exec(httpPath.trim());
+  if (!m?.[1]) {
+    throw new ConnectorError(
+      "the DELTALAKE httppath must name a SQL warehouse (/sql/1.0/warehouses/<id>): the Statement Execution API does not run on clusters",
+      "invalid",
+    );
+  }
+  return m[1];
+}
+
+const NOT_FOUND = /TABLE_OR_VIEW_NOT_FOUND|SCHEMA_NOT_FOUND|CATALOG_NOT_FOUND|NO_SUCH_CATALOG|RESOURCE_DOES_NOT_EXIST/;
+const DENIED = /PERMISSION_DENIED|INSUFFICIENT_PERMISSIONS|UNAUTHORIZED|UNAUTHENTICATED/;
+const BUSY = /TEMPORARILY_UNAVAILABLE|REQUEST_LIMIT_EXCEEDED|RESOURCE_EXHAUSTED|DEADLINE_EXCEEDED/;
+
+/** A runner on one Databricks SQL warehouse. */
+export async function createDatabricksRunner(
+  config: DatabricksConfig,
+  options: WarehouseRunnerOptions = {},
+): Promise<SqlRunner> {
+  const warehouseId = warehouseIdOf(config.httpPath);
+  if (!/^[A-Za-z0-9.-]+$/.test(config.host))
+    throw new ConnectorError("the DELTALAKE host is not a host name", "invalid");
+  const port = config.port && config.port !== "443" ? `:${config.port}` : "";
+  const base = trimSlash(options.endpoint ?? `https://${config.host}${port}`);
+  const secrets = [config.token];
+  let running: string | undefined;
+  let closed = false;
+
+  async function call(method: string, path: string, body?: unknown): Promise<StatementAnswer> {
+    const url = `${base}${path}`;
+    const init: RequestInit = {
+      method,
+      headers: { authorization: `Bearer ${config.token}`, "content-type": "application/json" },
+    };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const res = await fetchOrUnreachable(url, () => fetch(url, init));
+    const parsed = ((await jsonBody(res)) ?? {}) as StatementAnswer;
+    if (res.ok) return parsed;
+    const detail = cleanDetail(parsed.message, secrets);
+    const suffix = detail ? `: ${detail}` : "";
+    const kind = kindForStatus(res.status);
+    if (kind === "auth") {
+      return Promise.reject(new ConnectorError(`Databricks refused the token for ${config.host}${suffix}`, "auth"));
+    }
+    const code = parsed.error_code ?? "";
+    return Promise.reject(
+      new ConnectorError(
+        `Databricks answered ${res.status}${code ? ` ${code}` : ""}${suffix}`,
+        BUSY.test(code) ? "transient" : kind,
+      ),
+    );
+  }
+
+  /** A statement that ended without a result, as an error of the right kind. */
+  function ended(answer: StatementAnswer): ConnectorError {
+    const state = answer.status?.state ?? "UNKNOWN";
+    const error = answer.status?.error;
+    const text = `${error?.error_code ?? ""} ${error?.message ?? ""}`;
+    const detail = cleanDetail(error?.message, secrets);
+    const suffix = detail ? `: ${detail}` : "";
+    if (state !== "FAILED") {
+      // Cancelled or closed by someone else (or the warehouse stopping): try again later.
+      return new ConnectorError(`the Databricks statement ended ${state}${suffix}`, "transient");
+    }
+    const kind = NOT_FOUND.test(text)
+      ? "not_found"
+      : DENIED.test(text)
+        ? "auth"
+        : BUSY.test(text)
+          ? "transient"
+          : "invalid";
+    return new ConnectorError(`Databricks statement failed${suffix}`, kind);
+  }
+
+  async function cancel(id: string): Promise<void> {
+    await call("POST", `/api/2.0/sql/statements/${encodeURIComponent(id)}/cancel`).catch(() => {});
+  }
+
+  return {
+    dialect: "databricks",
+    async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+      if (closed) throw closedError("Databricks");
+      const budget = new PollBudget(options);
+      const request: Record<string, unknown> = {
+        statement: sql,
+        warehouse_id: warehouseId,
+        // Wait on the server first; a longer statement continues and is polled.
+        wait_timeout: "30s",
+        on_wait_timeout: "CONTINUE",
+        format: "JSON_ARRAY",
+        disposition: "INLINE",
+      };
+      if (params.length) request.parameters = params.map((v, i) => parameter(`p${i}`, v));
+      let answer = await call("POST", "/api/2.0/sql/statements", request);
+      const id = answer.statement_id;
+      running = id;
+      try {
+        while (answer.status?.state === "PENDING" || answer.status?.state === "RUNNING") {
+          if (!id) throw new ConnectorError("Databricks returned a running statement without an id", "transient");
+          await budget.next("the Databricks statement", () => cancel(id));
+          if (closed) {
+            // close() may have come before the statement id was known: cancel here too.
+            await cancel(id);
+            throw closedError("Databricks");
+          }
+          answer = await call("GET", `/api/2.0/sql/statements/${encodeURIComponent(id)}`);
+        }
+        if (answer.status?.state !== "SUCCEEDED") throw ended(answer);
+        const columns = answer.manifest?.schema?.columns ?? [];
+        const rows: Record<string, unknown>[] = [];
+        let chunk: Chunk | undefined = answer.result;
+        while (chunk) {
+          for (const r of chunk.data_array ?? []) rows.push(toObject(columns, r));
+          const next = chunk.next_chunk_internal_link;
+          if (!next) break;
+          if (closed) throw closedError("Databricks");
+          // The link is a path on the workspace; never follow it anywhere else.
+          if (!next.startsWith("/api/2.0/sql/statements/")) {
+            throw new ConnectorError("Databricks returned an unexpected chunk link", "invalid");
+          }
+          chunk = (await call("GET", next)) as Chunk;
+        }
+        return rows as T[];
+      } finally {
+        running = undefined;
+      }
+    },
+    async close(): Promise<void> {
+      closed = true;
+      const id = running;
+      if (id) await cancel(id);
+    },
+  };
+}
+
+/** A named parameter: the value as text with its SQL type (no value = NULL). */
+function parameter(name: string, v: unknown): { name: string; value?: string; type: string } {
+  if (v === null || v === undefined) return { name, type: "STRING" };
+  if (typeof v === "boolean") return { name, value: String(v), type: "BOOLEAN" };
+  if (typeof v === "bigint") return { name, value: String(v), type: "BIGINT" };
+  if (typeof v === "number") return { name, value: String(v), type: Number.isInteger(v) ? "BIGINT" : "DOUBLE" };
+  if (v instanceof Date) return { name, value: v.toISOString(), type: "TIMESTAMP" };
+  return { name, value: String(v), type: "STRING" };
+}
+
+function toObject(columns: Column[], row: (string | null)[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  columns.forEach((col, i) => {
+    const v = row[i] ?? null;
+    out[col.name] = v === null ? null : value(col.type_name ?? "", v);
+  });
+  return out;
+}
+
+function value(type: string, v: string): unknown {
+  switch (type.toUpperCase()) {
+    case "BYTE":
+    case "SHORT":
+    case "INT":
+    case "LONG":
+    case "FLOAT":
+    case "DOUBLE":
+    case "DECIMAL":
+      return exactNumber(v);
+    case "BOOLEAN":
+      return v === "true";
+    default:
+      return v;
+  }
+}
