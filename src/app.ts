@@ -10,6 +10,7 @@ import { assetsRouter } from "./routes/assets/assets.index";
 import { authRouter } from "./routes/auth/auth.index";
 import { connectionsRouter } from "./routes/connections/connections.index";
 import { dataRouter } from "./routes/data/data.index";
+import { monitoringRouter } from "./routes/monitoring/monitoring.index";
 import { projectsRouter } from "./routes/projects/projects.index";
 import { scansRouter } from "./routes/scans/scans.index";
 import { settingsRouter } from "./routes/settings/settings.index";
@@ -64,6 +65,7 @@ export function createApp() {
   app.route("/", settingsRouter);
   app.route("/", scansRouter);
   app.route("/", dataRouter);
+  app.route("/", monitoringRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

@@ -15,7 +15,7 @@ import type { FileFormat } from "./formats";
 import type { AssetProfile } from "./profile";
 import type { ProfileBuilderOptions } from "./profiler/profile-builder";
 import type { ScanJobRequest } from "./requests";
-import { createJdbcRunner, loadSchema, profileTable, type SqlProfileOptions, type TableRef } from "./sql";
+import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "./sql";
 
 type AssetRow = typeof assets.$inferSelect;
 
@@ -71,15 +71,6 @@ async function connectionOf(db: Db, asset: AssetRow): Promise<ConnectionRow> {
   return row;
 }
 
-/** The table of a database asset: the payload's, or the request's `table` override. */
-function tableOf(asset: AssetRow, request: ScanJobRequest): TableRef {
-  const p = asset.payload as { catalog?: string; database?: string; dataset?: string; schema?: string; table: string };
-  const name = request.table ?? p.table;
-  const catalog = p.catalog ?? p.database;
-  const schema = p.schema ?? p.dataset;
-  return { ...(catalog ? { catalog } : {}), ...(schema ? { schema } : {}), name };
-}
-
 /** Profiles the data a job names, through the asset's connector. */
 async function profileFor(
   env: Env,
@@ -127,13 +118,10 @@ async function profileFor(
   if (request.query) {
     throw new ConnectorError("scanning a query is not supported yet: name a table", "invalid");
   }
-  if (asset.type === "GENERIC_JDBC") {
-    const runner = await createJdbcRunner(
-      connection.payload as unknown as Parameters<typeof createJdbcRunner>[0],
-      credential.payload as Record<string, string>,
-    );
+  const runner = await createSqlRunner(connection, credential);
+  if (runner) {
     try {
-      const table = tableOf(asset, request);
+      const table = tableOf(asset.payload, request.table);
       const columns = await loadSchema(runner, table);
       const sqlOptions: SqlProfileOptions = {
         ...(options.filter ? { filter: options.filter } : {}),

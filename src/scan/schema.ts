@@ -10,7 +10,7 @@ import { createObjectStore } from "./connectors";
 import { ConnectorError } from "./connectors/types";
 import { type FileFormat, objectSource, readSchema } from "./formats";
 import type { SchemaField } from "./profile";
-import { createJdbcRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, type TableRef } from "./sql";
+import { createSqlRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, tableOf } from "./sql";
 
 type AssetRow = typeof assets.$inferSelect;
 
@@ -33,15 +33,10 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
     if (!first) throw new ConnectorError(`no file matches ${payload.path}`, "not_found");
     return readSchema(objectSource(store, first), payload.format, separator ? { separator } : {});
   }
-  if (asset.type === "GENERIC_JDBC") {
-    const runner = await createJdbcRunner(
-      connection.payload as unknown as Parameters<typeof createJdbcRunner>[0],
-      credential.payload as Record<string, string>,
-    );
+  const runner = await createSqlRunner(connection, credential);
+  if (runner) {
     try {
-      const p = asset.payload as { schema?: string; table: string };
-      const table: TableRef = { ...(p.schema ? { schema: p.schema } : {}), name: p.table };
-      return await loadSchema(runner, table);
+      return await loadSchema(runner, tableOf(asset.payload));
     } finally {
       await runner.close();
     }

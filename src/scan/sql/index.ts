@@ -4,7 +4,8 @@ import { ConnectorError } from "../connectors/types";
 import { type JdbcPayload, jdbcConfig } from "./jdbc-config";
 import { createMysqlRunner } from "./mysql";
 import { createPostgresRunner } from "./postgres";
-import type { SqlRunner } from "./runner";
+import type { SqlRunner, TableRef } from "./runner";
+import { createWarehouseRunner, WAREHOUSE_TYPES } from "./warehouses";
 
 /**
  * A runner for a GENERIC_JDBC connection (see jdbc-config.ts for which payload and credential
@@ -22,8 +23,39 @@ export async function createJdbcRunner(payload: JdbcPayload, credential: Record<
   }
 }
 
+/**
+ * The table of a database asset's payload (spec 2.3 and README: DELTALAKE catalog/schema/table,
+ * SNOWFLAKE and REDSHIFT database/schema/table, BIGQUERY dataset/table, GENERIC_JDBC
+ * schema?/table), or `table` instead of the payload's when a scan names one.
+ */
+export function tableOf(payload: Record<string, unknown>, table?: string): TableRef {
+  const p = payload as { catalog?: string; database?: string; dataset?: string; schema?: string; table: string };
+  const catalog = p.catalog ?? p.database;
+  const schema = p.schema ?? p.dataset;
+  return { ...(catalog ? { catalog } : {}), ...(schema ? { schema } : {}), name: table ?? p.table };
+}
+
+/** Connection types whose assets are profiled by SQL pushdown. */
+export const SQL_TYPES = new Set(["GENERIC_JDBC", ...WAREHOUSE_TYPES]);
+
+/**
+ * The SQL runner of a database or warehouse connection with its opened credential; undefined
+ * for connection types that are not SQL (files, HIVE_ICEBERG).
+ */
+export async function createSqlRunner(
+  connection: { type: string; payload: Record<string, unknown> },
+  credential: { type: string; payload: Record<string, unknown> },
+): Promise<SqlRunner | undefined> {
+  if (connection.type === "GENERIC_JDBC") {
+    return createJdbcRunner(connection.payload as unknown as JdbcPayload, credential.payload as Record<string, string>);
+  }
+  if (WAREHOUSE_TYPES.includes(connection.type)) return createWarehouseRunner(connection, credential);
+  return undefined;
+}
+
 export { type ColumnKind, columnKind, type DialectSql, dialectSql } from "./dialects";
 export type { FilterValue, ProfileColumn, SqlProfileOptions } from "./generator";
 export type { JdbcConfig, JdbcPayload } from "./jdbc-config";
 export { loadSchema, MAX_SCHEMA_ATTRIBUTES, profileTable } from "./profile-table";
 export { DIALECTS, type Dialect, type SqlRunner, type TableRef } from "./runner";
+export { createWarehouseRunner, WAREHOUSE_TYPES } from "./warehouses";

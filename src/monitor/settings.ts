@@ -1,0 +1,75 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { Db } from "../db";
+import { assetPolicies, dqScores } from "../db/schema";
+import { nowIso } from "../lib/time";
+import { DEFAULT_AUTO_CLOSE_AFTER } from "./incidents";
+import { type PolicyOverrides, PolicyOverridesSchema, resolvePolicies } from "./policies/policies";
+
+type AssetRef = { tenantId: string; id: number };
+
+/** The asset's policies as they apply: defaults, overrides, and the incident auto-close threshold. */
+export async function assetPolicySettings(db: Db, asset: AssetRef) {
+  const row = await db.query.assetPolicies.findFirst({
+    where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
+  });
+  const parsed = row ? PolicyOverridesSchema.safeParse(row.overrides) : undefined;
+  const overrides: PolicyOverrides = parsed?.success ? parsed.data : {};
+  const resolved = resolvePolicies(overrides);
+  return {
+    auto_close_after: row?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
+    overrides,
+    policies: Object.values(resolved).map((p) => ({
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      dimension: p.dimension,
+      kind: p.kind,
+      enabled: p.enabled,
+      priority: p.priority,
+      params: p.params as Record<string, unknown>,
+    })),
+  };
+}
+
+/** Replaces the asset's overrides and/or auto-close threshold (each only when sent). */
+export async function putAssetPolicySettings(
+  db: Db,
+  asset: AssetRef,
+  input: { overrides?: PolicyOverrides; auto_close_after?: number },
+) {
+  const current = await db.query.assetPolicies.findFirst({
+    where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
+  });
+  const overrides = input.overrides ?? (current?.overrides as PolicyOverrides | undefined) ?? {};
+  const autoCloseAfter = input.auto_close_after ?? current?.autoCloseAfter ?? null;
+  await db
+    .insert(assetPolicies)
+    .values({ assetId: asset.id, tenantId: asset.tenantId, overrides, autoCloseAfter, updatedAt: nowIso() })
+    .onConflictDoUpdate({ target: assetPolicies.assetId, set: { overrides, autoCloseAfter, updatedAt: nowIso() } });
+  return assetPolicySettings(db, asset);
+}
+
+/** One page of an asset's DQ scores, newest first (`limit + 1` rows). */
+export function dqScoreHistory(db: Db, asset: AssetRef, limit: number, before?: string) {
+  return db.query.dqScores.findMany({
+    where: and(
+      eq(dqScores.tenantId, asset.tenantId),
+      eq(dqScores.assetId, asset.id),
+      before === undefined ? undefined : lt(dqScores.scoredAt, before),
+    ),
+    orderBy: [desc(dqScores.scoredAt), desc(dqScores.jobId)],
+    limit: limit + 1,
+  });
+}
+
+export function dqScoreView(row: typeof dqScores.$inferSelect) {
+  return {
+    job_id: row.jobId,
+    scored_at: row.scoredAt,
+    completeness: row.completeness,
+    accuracy: row.accuracy,
+    consistency: row.consistency,
+    timeliness: row.timeliness,
+    overall: row.overall,
+  };
+}

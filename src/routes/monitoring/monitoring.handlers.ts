@@ -1,0 +1,36 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { afterKey, takePage } from "../../lib/pagination";
+import { assetMonitor } from "../../monitor/client";
+import * as settings from "../../monitor/settings";
+import type * as routes from "./monitoring.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const getPolicies: Handler<"getPolicies"> = async (c) => {
+  const { tenant, assetId } = c.req.valid("param");
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  const [current, training] = await Promise.all([
+    settings.assetPolicySettings(c.var.db, asset),
+    assetMonitor(c.env, asset.tenantId, asset.id).training(),
+  ]);
+  return c.json({ ...current, training: training as Record<string, unknown>[] }, 200);
+};
+
+export const putPolicies: Handler<"putPolicies"> = async (c) => {
+  const { tenant, assetId } = c.req.valid("param");
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  const [current, training] = await Promise.all([
+    settings.putAssetPolicySettings(c.var.db, asset, c.req.valid("json")),
+    assetMonitor(c.env, asset.tenantId, asset.id).training(),
+  ]);
+  return c.json({ ...current, training: training as Record<string, unknown>[] }, 200);
+};
+
+export const dqScoreHistory: Handler<"dqScoreHistory"> = async (c) => {
+  const { tenant, assetId } = c.req.valid("param");
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await settings.dqScoreHistory(c.var.db, asset, limit, afterKey(cursor, "string"));
+  return c.json(takePage(c, rows, limit, (r) => [r.scoredAt]).map(settings.dqScoreView), 200);
+};
