@@ -9,8 +9,11 @@ const args = process.argv.slice(2);
 const portArg = args.indexOf("--port");
 const port = portArg >= 0 ? args[portArg + 1] : (process.env.PORT ?? "8787");
 
+// No usage metrics: wrangler would try to reach Cloudflare, which a machine without internet cannot.
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+
 function run(cmd, cmdArgs) {
-  const r = spawnSync(cmd, cmdArgs, { stdio: "inherit", env: { ...process.env, CI: "true" } });
+  const r = spawnSync(cmd, cmdArgs, { stdio: "inherit", env: { ...env, CI: "true" } });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
