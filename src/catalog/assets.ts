@@ -1,10 +1,10 @@
-import { and, asc, eq, gt, isNotNull, or, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, asc, eq, gt, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db";
 import { assetLineage, assets, type ConnectionType, connections } from "../db/schema";
 import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { ApiError, type FieldError } from "../lib/errors";
+import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { type ConnectionRow, findVisibleConnection } from "./connections";
 
@@ -158,14 +158,6 @@ export async function assetViews(db: Db, tenantId: string, rows: AssetRow[], fla
       )
     : undefined;
   return rows.map((r) => assetView(r, flags, lineage?.get(r.id)));
-}
-
-/**
- * `column IN (values)` with the values bound as one JSON parameter, so a list of any length
- * stays within D1's 100 bound parameters per statement.
- */
-export function inJsonList(column: SQLiteColumn, values: readonly (number | string)[]): SQL {
-  return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
 }
 
 async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {

@@ -1,8 +1,9 @@
-import { and, asc, eq, gt, inArray, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { type ConnectionType, connections } from "../db/schema";
 import type { SealedSecret, SecretBox } from "../lib/crypto";
 import { ApiError, type FieldError } from "../lib/errors";
+import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import {
   CONNECTION_PAYLOADS,
@@ -71,7 +72,7 @@ function visibleWhere(tenantId: string, v: ConnectionVisibility): SQL | undefine
   if ("projectId" in v) scope = or(isNull(connections.projectId), eq(connections.projectId, v.projectId));
   else if (v.projectIds === undefined) scope = undefined;
   else if (v.projectIds.length === 0) scope = isNull(connections.projectId);
-  else scope = or(isNull(connections.projectId), inArray(connections.projectId, v.projectIds));
+  else scope = or(isNull(connections.projectId), inJsonList(connections.projectId, v.projectIds));
   return and(eq(connections.tenantId, tenantId), scope);
 }
 

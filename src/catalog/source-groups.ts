@@ -7,8 +7,9 @@ import type { ScanJobMessage } from "../jobs/messages";
 import { createScanJobs, enqueueScanJobs } from "../jobs/scan-jobs";
 import { nextRunIso } from "../lib/cron";
 import { ApiError, type FieldError } from "../lib/errors";
+import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { checkConnection, inJsonList, LIGHT_SCAN_TYPES, projectScopedConnections } from "./assets";
+import { checkConnection, LIGHT_SCAN_TYPES, projectScopedConnections } from "./assets";
 import type { ConnectionRow } from "./connections";
 import { findVisibleConnection } from "./connections";
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db";
 import {
   assets,
@@ -10,6 +10,7 @@ import {
   tenantMembers,
 } from "../db/schema";
 import { ApiError } from "../lib/errors";
+import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -67,7 +68,7 @@ export function listProjects(db: Db, tenantId: string, ids: number[] | undefined
   return db.query.projects.findMany({
     where: and(
       eq(projects.tenantId, tenantId),
-      ids ? inArray(projects.id, ids) : undefined,
+      ids ? inJsonList(projects.id, ids) : undefined,
       after === undefined ? undefined : gt(projects.id, after),
     ),
     orderBy: asc(projects.id),

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, call } from "../support/api";
 import { createAsset, insertConnection } from "../support/assets";
@@ -108,6 +109,29 @@ describe("projects", () => {
     const all = await call("GET", `${base(tenant)}/projects`, { as: await tenantKey(tenant) });
     expect(all.body.map((p: { id: number }) => p.id)).toEqual([a, b]);
     expect((await call("GET", `${base(tenant)}/projects/${b}`, { as: user })).status).toBe(404);
+  });
+
+  it("lists the projects of a user in more than 100 of them (D1 binds at most 100 parameters)", async () => {
+    const tenant = await createTenant();
+    const email = `${unique("busy")}@example.com`;
+    const now = new Date().toISOString();
+    const n = JSON.stringify(Array.from({ length: 105 }, (_, i) => i));
+    await env.DB.batch([
+      env.DB.prepare(
+        `insert into projects (tenant_id, name, description, created_by, created_at, updated_at)
+         select ?1, 'p-' || value, '', 'test', ?2, ?2 from json_each(?3)`,
+      ).bind(tenant, now, n),
+      env.DB.prepare(
+        "insert into tenant_members (tenant_id, user_email, role, created_at) values (?1, ?2, 'TENANT_MEMBER', ?3)",
+      ).bind(tenant, email, now),
+      env.DB.prepare(
+        `insert into project_members (tenant_id, project_id, user_email, role, created_at)
+         select ?1, id, ?2, 'PROJECT_VIEWER', ?3 from projects where tenant_id = ?1`,
+      ).bind(tenant, email, now),
+    ]);
+    const res = await call("GET", `${base(tenant)}/projects?limit=1000`, { as: await userToken(email) });
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(105);
   });
 
   it("pages a list with limit and a Link to the next page", async () => {

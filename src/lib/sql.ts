@@ -1,0 +1,10 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+
+/**
+ * `column IN (values)` with the values bound as one JSON parameter, so a list of any length
+ * stays within D1's 100 bound parameters per statement.
+ */
+export function inJsonList(column: SQLiteColumn, values: readonly (number | string)[]): SQL {
+  return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+}
