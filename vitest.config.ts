@@ -49,6 +49,7 @@ export default defineConfig(async () => {
         "./test/support/global-setup.ts",
         "./test/support/object-stores.global.ts",
         "./test/support/warehouses.global.ts",
+        "./test/support/jira.global.ts",
       ],
     },
   };

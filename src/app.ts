@@ -10,6 +10,8 @@ import { assetsRouter } from "./routes/assets/assets.index";
 import { authRouter } from "./routes/auth/auth.index";
 import { connectionsRouter } from "./routes/connections/connections.index";
 import { dataRouter } from "./routes/data/data.index";
+import { incidentsRouter } from "./routes/incidents/incidents.index";
+import { integrationsRouter } from "./routes/integrations/integrations.index";
 import { monitoringRouter } from "./routes/monitoring/monitoring.index";
 import { projectsRouter } from "./routes/projects/projects.index";
 import { scansRouter } from "./routes/scans/scans.index";
@@ -66,6 +68,8 @@ export function createApp() {
   app.route("/", scansRouter);
   app.route("/", dataRouter);
   app.route("/", monitoringRouter);
+  app.route("/", incidentsRouter);
+  app.route("/", integrationsRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

@@ -1,0 +1,302 @@
+import { type AnyColumn, and, asc, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { alerts, incidentHistory, incidents, LEVELS, type Level } from "../db/schema";
+import { ApiError } from "../lib/errors";
+import { type IncidentFilters, incidentWhere, resolveRange, type TimeRange } from "./filters";
+
+export type IncidentRow = typeof incidents.$inferSelect;
+export type IncidentHistoryRow = typeof incidentHistory.$inferSelect;
+
+/** Most alerts shown in an incident's detail (the newest); the history still lists every ref. */
+export const DETAIL_METRICS_LIMIT = 1000;
+/** Longest distribution, in days: a bigger range is a 400 rather than a huge zero-filled array. */
+export const MAX_DISTRIBUTION_DAYS = 731;
+const DAY_MS = 86_400_000;
+
+/** An incident as the list and the detail show it. */
+export function incidentView(row: IncidentRow) {
+  return {
+    id: row.id,
+    asset_id: String(row.assetId),
+    project_id: row.projectId,
+    connection_id: row.connectionId,
+    connection_type: row.connectionType,
+    source_name: row.sourceName,
+    alert_policy_id: row.policy,
+    policy_name: row.policyName,
+    attribute: row.attribute === "" ? null : row.attribute,
+    state: row.state,
+    severity: row.severity,
+    impact: row.impact,
+    tag: row.tag,
+    alert_count: row.alertCount,
+    clean_scans: row.cleanScans,
+    opened_at: row.openedAt,
+    last_alert_at: row.lastAlertAt,
+    closed_at: row.closedAt,
+    close_reason: row.closeReason,
+    first_response_at: row.firstResponseAt,
+    ticket: row.ticketKey ? { key: row.ticketKey, url: row.ticketUrl } : null,
+  };
+}
+
+export function historyView(row: IncidentHistoryRow) {
+  return {
+    time: row.time,
+    from_state: row.fromState,
+    to_state: row.toState,
+    alert_refs: row.alertRefs,
+    actor: row.actor,
+    note: row.note,
+    reason: row.reason,
+    job_id: row.jobId,
+  };
+}
+
+/** The query of one page of incidents, newest first (opened_at, then id, descending), `limit + 1` rows; undefined when nothing can match. */
+export function listIncidentsQuery(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  limit: number,
+  after?: { openedAt: string; id: number },
+) {
+  const where = incidentWhere(tenantId, readable, filters);
+  if (!where) return undefined;
+  // A row-value comparison keeps the walk on incidents_tenant_opened_idx (tenant_id, opened_at, id).
+  const page = after ? sql`(${incidents.openedAt}, ${incidents.id}) < (${after.openedAt}, ${after.id})` : undefined;
+  return db
+    .select()
+    .from(incidents)
+    .where(and(where, page))
+    .orderBy(desc(incidents.openedAt), desc(incidents.id))
+    .limit(limit + 1);
+}
+
+/** One page of incidents (see listIncidentsQuery). */
+export async function listIncidents(...args: Parameters<typeof listIncidentsQuery>): Promise<IncidentRow[]> {
+  return (await listIncidentsQuery(...args)) ?? [];
+}
+
+/** An incident of the tenant, or a 404. Access to its project is checked by the caller. */
+export async function getIncident(db: Db, tenantId: string, id: number): Promise<IncidentRow> {
+  const row = await db.query.incidents.findFirst({
+    where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, id)),
+  });
+  if (!row) throw ApiError.notFound("Incident");
+  return row;
+}
+
+/** An incident with its history and the metrics of its alerts (observed and expected from the alert's details). */
+export async function incidentDetail(db: Db, row: IncidentRow) {
+  const history = await db
+    .select()
+    .from(incidentHistory)
+    .where(and(eq(incidentHistory.tenantId, row.tenantId), eq(incidentHistory.incidentId, row.id)))
+    .orderBy(asc(incidentHistory.time), asc(incidentHistory.id));
+  const refs = [...new Set(history.flatMap((h) => h.alertRefs))];
+  const metricRows =
+    refs.length === 0
+      ? []
+      : await db
+          .select({
+            id: alerts.id,
+            jobId: alerts.jobId,
+            metric: alerts.metric,
+            metricValue: alerts.metricValue,
+            metricTime: alerts.metricTime,
+            priority: alerts.priority,
+            details: alerts.details,
+          })
+          .from(alerts)
+          // json_each keeps the whole id list in one bound parameter.
+          .where(
+            and(
+              eq(alerts.tenantId, row.tenantId),
+              eq(alerts.assetId, row.assetId),
+              sql`${alerts.id} in (select value from json_each(${JSON.stringify(refs)}))`,
+            ),
+          )
+          .orderBy(desc(alerts.metricTime), desc(alerts.id))
+          .limit(DETAIL_METRICS_LIMIT);
+  return {
+    ...incidentView(row),
+    metrics: metricRows.reverse().map((m) => ({
+      alert_id: m.id,
+      job_id: m.jobId,
+      metric: m.metric,
+      metric_value: m.metricValue,
+      metric_time: m.metricTime,
+      priority: m.priority,
+      observed: m.details.observed ?? null,
+      expected: m.details.expected ?? null,
+    })),
+    history: history.map(historyView),
+  };
+}
+
+/** The alerts of an asset with the given ids (an incident's alert_refs); unknown ids are absent. */
+export function alertsByRefs(db: Db, tenantId: string, assetId: number, refs: number[]) {
+  if (refs.length === 0) return Promise.resolve([]);
+  return db
+    .select()
+    .from(alerts)
+    .where(
+      and(
+        eq(alerts.tenantId, tenantId),
+        eq(alerts.assetId, assetId),
+        sql`${alerts.id} in (select value from json_each(${JSON.stringify([...new Set(refs)])}))`,
+      ),
+    )
+    .orderBy(asc(alerts.id));
+}
+
+/** Whole seconds between two timestamps: julianday's float error must not tip the hour rounding. */
+const secondsBetween = (from: AnyColumn, to: AnyColumn) => sql`round((julianday(${to}) - julianday(${from})) * 86400)`;
+
+/** Mean seconds as whole hours (half up), or null when there was nothing to average. */
+const roundHours = (s: number | null | undefined) => (s === null || s === undefined ? null : Math.round(s / 3600));
+
+/**
+ * The three queries of the summary over `range` (one batch): totals and means, the previous
+ * range's MTTR, counts per state and tag. undefined when nothing can match.
+ */
+export function summaryQueries(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  range: TimeRange,
+) {
+  const span = Date.parse(range.to) - Date.parse(range.from);
+  const previous: TimeRange = { from: new Date(Date.parse(range.from) - span).toISOString(), to: range.from };
+  const where = incidentWhere(tenantId, readable, filters, range);
+  const previousWhere = incidentWhere(tenantId, readable, filters, previous);
+  if (!where || !previousWhere) return undefined;
+  const resolveSeconds = secondsBetween(incidents.openedAt, incidents.closedAt);
+  return [
+    db
+      .select({
+        total: sql<number>`count(*)`,
+        open: sql<number>`coalesce(sum(${incidents.state} = 'OPEN'), 0)`,
+        closed: sql<number>`coalesce(sum(${incidents.state} = 'CLOSED'), 0)`,
+        mttr: sql<number | null>`avg(case when ${incidents.state} = 'CLOSED' then ${resolveSeconds} end)`,
+        mtfr: sql<number | null>`avg(${secondsBetween(incidents.openedAt, incidents.firstResponseAt)})`,
+      })
+      .from(incidents)
+      .where(where),
+    db
+      .select({ mttr: sql<number | null>`avg(${resolveSeconds})` })
+      .from(incidents)
+      .where(and(previousWhere, eq(incidents.state, "CLOSED"))),
+    db
+      .select({ state: incidents.state, tag: incidents.tag, n: sql<number>`count(*)` })
+      .from(incidents)
+      .where(where)
+      .groupBy(incidents.state, incidents.tag),
+  ] as const;
+}
+
+/**
+ * Totals, MTTR and tags of the incidents opened in the range (default: the last 30 days) that
+ * match the filters; previous_mean_time_to_resolve is over the equal range just before.
+ */
+export async function incidentSummary(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  now: Date,
+) {
+  const range = resolveRange(filters, now);
+  const queries = summaryQueries(db, tenantId, readable, filters, range);
+  const empty = {
+    from_time: range.from,
+    to_time: range.to,
+    total: 0,
+    open: 0,
+    closed: 0,
+    mean_time_to_resolve: null as number | null,
+    previous_mean_time_to_resolve: null as number | null,
+    mean_time_to_first_response: null as number | null,
+    open_by_tag: {} as Record<string, number>,
+    closed_by_tag: {} as Record<string, number>,
+  };
+  if (!queries) return empty;
+  const [totals, prior, tags] = await db.batch(queries);
+  const t = totals[0]!;
+  const summary = {
+    ...empty,
+    total: t.total,
+    open: t.open,
+    closed: t.closed,
+    mean_time_to_resolve: roundHours(t.mttr),
+    previous_mean_time_to_resolve: roundHours(prior[0]?.mttr),
+    mean_time_to_first_response: roundHours(t.mtfr),
+  };
+  for (const { state, tag, n } of tags) {
+    (state === "OPEN" ? summary.open_by_tag : summary.closed_by_tag)[tag] = n;
+  }
+  return summary;
+}
+
+/** Incidents opened in `range` per UTC day, severity and impact; undefined when nothing can match. */
+export function distributionQuery(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  range: TimeRange,
+) {
+  const where = incidentWhere(tenantId, readable, filters, range);
+  if (!where) return undefined;
+  const day = sql<string>`substr(${incidents.openedAt}, 1, 10)`;
+  return db
+    .select({ day, severity: incidents.severity, impact: incidents.impact, n: sql<number>`count(*)` })
+    .from(incidents)
+    .where(where)
+    .groupBy(day, incidents.severity, incidents.impact);
+}
+
+type LevelCounts = Record<Level, number>;
+const zeroLevels = (): LevelCounts => ({ LOW: 0, MEDIUM: 0, HIGH: 0 });
+
+/**
+ * Incidents opened per UTC day of the range (default: the last 30 days), by severity and by
+ * impact; every day of the range is present, with zeros when nothing opened.
+ */
+export async function incidentDistribution(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  now: Date,
+) {
+  const range = resolveRange(filters, now);
+  const firstDay = Math.floor(Date.parse(range.from) / DAY_MS);
+  // The range is half-open: a `to` at midnight does not bring in its day.
+  const lastDay = Math.floor((Date.parse(range.to) - 1) / DAY_MS);
+  if (lastDay - firstDay + 1 > MAX_DISTRIBUTION_DAYS) {
+    throw ApiError.badRequest("The request is invalid; see errors", [
+      { path: "query.from_time", message: `the range may span at most ${MAX_DISTRIBUTION_DAYS} days` },
+    ]);
+  }
+  const days = new Map<string, { date: string; total: number; by_severity: LevelCounts; by_impact: LevelCounts }>();
+  for (let d = firstDay; d <= lastDay; d++) {
+    const date = new Date(d * DAY_MS).toISOString().slice(0, 10);
+    days.set(date, { date, total: 0, by_severity: zeroLevels(), by_impact: zeroLevels() });
+  }
+  const query = distributionQuery(db, tenantId, readable, filters, range);
+  if (query) {
+    const rows = await query;
+    for (const r of rows) {
+      const entry = days.get(r.day);
+      if (!entry) continue;
+      entry.total += r.n;
+      entry.by_severity[r.severity] += r.n;
+      entry.by_impact[r.impact] += r.n;
+    }
+  }
+  return { from_time: range.from, to_time: range.to, levels: [...LEVELS], days: [...days.values()] };
+}

@@ -1,0 +1,141 @@
+/**
+ * Jira Cloud REST API v3: `POST {base}/rest/api/3/issue` with Basic auth (account e-mail and
+ * API token) and `{fields: {project: {id}, issuetype: {id}, summary, description (ADF), ...}}`.
+ * https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-post
+ */
+
+/** Jira's summary field holds at most 255 characters. */
+export const JIRA_SUMMARY_MAX = 255;
+/** How long one call may take before it counts as a network failure (retried). */
+const REQUEST_TIMEOUT_MS = 15_000;
+
+export interface JiraCredentials {
+  baseUrl: string;
+  email: string;
+  apiToken: string;
+}
+
+/** An Atlassian Document Format node (https://developer.atlassian.com/cloud/jira/platform/apis/document/structure/). */
+export type AdfNode = { type: string; text?: string; content?: AdfNode[]; attrs?: Record<string, unknown> };
+export type AdfDocument = { type: "doc"; version: 1; content: AdfNode[] };
+
+/** The body of a create-issue request. */
+export interface JiraIssueFields {
+  project: { id: string };
+  issuetype: { id: string };
+  summary: string;
+  description: AdfDocument;
+  [customField: string]: unknown;
+}
+
+/** What one attempt came to: created, a final refusal, or a failure worth retrying. */
+export type JiraOutcome =
+  | { kind: "created"; id: string; key: string; url: string }
+  | { kind: "rejected"; status: number; error: string }
+  | { kind: "retry"; status: number | null; error: string; retryAfterSeconds: number | null };
+
+export const adf = {
+  doc: (...content: AdfNode[]): AdfDocument => ({ type: "doc", version: 1, content }),
+  paragraph: (text: string): AdfNode => ({ type: "paragraph", content: [{ type: "text", text }] }),
+  heading: (level: number, text: string): AdfNode => ({
+    type: "heading",
+    attrs: { level },
+    content: [{ type: "text", text }],
+  }),
+  bullets: (items: string[]): AdfNode => ({
+    type: "bulletList",
+    content: items.map((text) => ({ type: "listItem", content: [adf.paragraph(text)] })),
+  }),
+};
+
+/** `Authorization: Basic base64(email:api_token)`, UTF-8 safe. */
+export function basicAuth(email: string, apiToken: string): string {
+  const bytes = new TextEncoder().encode(`${email}:${apiToken}`);
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return `Basic ${btoa(s)}`;
+}
+
+/** Jira's error body `{errorMessages: [], errors: {field: message}}` as one line; else the raw text. */
+export function jiraErrorText(status: number, text: string): string {
+  try {
+    const body = JSON.parse(text) as { errorMessages?: unknown; errors?: unknown };
+    const parts: string[] = [];
+    if (Array.isArray(body.errorMessages)) parts.push(...body.errorMessages.map(String));
+    if (body.errors && typeof body.errors === "object") {
+      for (const [field, message] of Object.entries(body.errors)) parts.push(`${field}: ${String(message)}`);
+    }
+    if (parts.length > 0) return `Jira answered ${status}: ${parts.join("; ")}`;
+  } catch {
+    // not JSON: fall through to the text
+  }
+  const trimmed = text.trim().slice(0, 500);
+  return trimmed ? `Jira answered ${status}: ${trimmed}` : `Jira answered ${status}`;
+}
+
+/** Retry-After as seconds (delta-seconds or an HTTP date), or null. */
+export function retryAfterSeconds(value: string | null, now: Date): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+/** The browse address of an issue, shown on the incident. */
+export function browseUrl(baseUrl: string, key: string): string {
+  return `${baseUrl}/browse/${encodeURIComponent(key)}`;
+}
+
+/**
+ * Creates one issue, once. 201 is created; 429, 5xx and network failures are worth retrying;
+ * any other status is a final refusal carrying Jira's messages.
+ */
+export async function createJiraIssue(
+  creds: JiraCredentials,
+  fields: JiraIssueFields,
+  now: () => Date = () => new Date(),
+): Promise<JiraOutcome> {
+  let res: Response;
+  try {
+    res = await fetch(`${creds.baseUrl}/rest/api/3/issue`, {
+      method: "POST",
+      headers: {
+        Authorization: basicAuth(creds.email, creds.apiToken),
+        Accept: "application/json",
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({ fields }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  } catch (err) {
+    return {
+      kind: "retry",
+      status: null,
+      error: `Jira unreachable: ${(err as Error).message}`,
+      retryAfterSeconds: null,
+    };
+  }
+  const text = await res.text();
+  if (res.status === 201 || res.status === 200) {
+    try {
+      const body = JSON.parse(text) as { id?: unknown; key?: unknown };
+      if (typeof body.key === "string" && body.key) {
+        return { kind: "created", id: String(body.id ?? ""), key: body.key, url: browseUrl(creds.baseUrl, body.key) };
+      }
+    } catch {
+      // fall through: a success without a key is not a ticket we can show
+    }
+    // Not retried: the issue may exist, and a retry would open a second one.
+    return { kind: "rejected", status: res.status, error: "Jira answered without an issue key" };
+  }
+  const error = jiraErrorText(res.status, text);
+  if (res.status === 429 || res.status >= 500) {
+    return {
+      kind: "retry",
+      status: res.status,
+      error,
+      retryAfterSeconds: retryAfterSeconds(res.headers.get("Retry-After"), now()),
+    };
+  }
+  return { kind: "rejected", status: res.status, error };
+}

@@ -1,0 +1,352 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { createDb, type Db } from "../db";
+import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
+import type { Env } from "../env";
+import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
+import { ApiError } from "../lib/errors";
+import { randomId } from "../lib/ids";
+import type { JiraProps } from "../settings/tickets";
+import { adf, createJiraIssue, JIRA_SUMMARY_MAX, type JiraIssueFields } from "./jira";
+
+export type JiraIntegrationRow = typeof jiraIntegrations.$inferSelect;
+export type TicketRequestRow = typeof ticketRequests.$inferSelect;
+type IncidentRow = typeof incidents.$inferSelect;
+
+/** Attempts before a request that keeps failing (429, 5xx, network) is reported FAILED. */
+export const MAX_TICKET_ATTEMPTS = 8;
+/** Backoff after the n-th failed attempt: 1 min, 2, 4 … capped at 1 hour (or Jira's Retry-After, if longer). */
+const BACKOFF_BASE_MS = 60_000;
+const BACKOFF_MAX_MS = 3_600_000;
+/** Requests retried per cron run, so one run stays well inside its time budget. */
+const RETRIES_PER_RUN = 25;
+
+/** The sealed API token opens only in its tenant's integration row. */
+const tokenAad = (tenantId: string) => `jira:${tenantId}`;
+
+/** The integration as GET returns it: the API token never leaves. */
+export function jiraIntegrationView(row: JiraIntegrationRow) {
+  return {
+    base_url: row.baseUrl,
+    email: row.email,
+    api_token_set: true,
+    default_template_id: row.defaultTemplateId,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function ticketRequestView(row: TicketRequestRow) {
+  return {
+    request_id: row.id,
+    incident_id: row.incidentId,
+    template_id: row.templateId,
+    status: row.status,
+    attempts: row.attempts,
+    ticket_key: row.ticketKey,
+    error: row.error === null ? null : stripRetryAfter(row.error),
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export interface JiraIntegrationInput {
+  base_url: string;
+  email: string;
+  /** Write-only; may be left out when replacing an integration, to keep the stored token. */
+  api_token?: string;
+  default_template_id?: number | null;
+}
+
+/** The tenant's Jira integration, or a 404. */
+export async function getJiraIntegration(db: Db, tenantId: string): Promise<JiraIntegrationRow> {
+  const row = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
+  if (!row) throw ApiError.notFound("Jira integration");
+  return row;
+}
+
+async function assertTemplate(db: Db, tenantId: string, templateId: number, path: string) {
+  const found = await db.query.ticketTemplates.findFirst({
+    where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, templateId)),
+    columns: { id: true },
+  });
+  if (!found) {
+    throw ApiError.badRequest("The request is invalid; see errors", [
+      { path, message: "no ticket template of this tenant has this id" },
+    ]);
+  }
+}
+
+/** Creates or replaces the tenant's integration; the token is sealed, bound to the tenant. */
+export async function putJiraIntegration(db: Db, box: SecretBox, tenantId: string, input: JiraIntegrationInput) {
+  const current = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
+  if (input.api_token === undefined && !current) {
+    throw ApiError.badRequest("The request is invalid; see errors", [
+      { path: "body.api_token", message: "is required when the integration is created" },
+    ]);
+  }
+  if (input.default_template_id != null) {
+    await assertTemplate(db, tenantId, input.default_template_id, "body.default_template_id");
+  }
+  const tokenSecret =
+    input.api_token === undefined
+      ? current!.tokenSecret
+      : JSON.stringify(await box.seal(input.api_token, tokenAad(tenantId)));
+  const values = {
+    baseUrl: input.base_url,
+    email: input.email,
+    tokenSecret,
+    defaultTemplateId: input.default_template_id ?? null,
+    updatedAt: new Date().toISOString(),
+  };
+  const [row] = await db
+    .insert(jiraIntegrations)
+    .values({ tenantId, ...values })
+    .onConflictDoUpdate({ target: jiraIntegrations.tenantId, set: values })
+    .returning();
+  return { row: row!, created: !current };
+}
+
+export async function deleteJiraIntegration(db: Db, tenantId: string): Promise<void> {
+  const rows = await db
+    .delete(jiraIntegrations)
+    .where(eq(jiraIntegrations.tenantId, tenantId))
+    .returning({ t: jiraIntegrations.tenantId });
+  if (rows.length === 0) throw ApiError.notFound("Jira integration");
+}
+
+/** The summary of an incident's issue: severity, policy, attribute and source, within Jira's 255. */
+export function ticketSummary(i: IncidentRow): string {
+  const on = i.attribute ? ` on ${i.attribute}` : "";
+  const text = `[${i.severity}] ${i.policyName}${on} in ${i.sourceName}`;
+  return text.length <= JIRA_SUMMARY_MAX ? text : `${text.slice(0, JIRA_SUMMARY_MAX - 1)}…`;
+}
+
+/** The fields of the create-issue request: the template's project, type and custom fields, the incident's text. */
+export function ticketFields(i: IncidentRow, props: JiraProps): JiraIssueFields {
+  const alertsText = i.alertCount === 1 ? "1 alert" : `${i.alertCount} alerts`;
+  const description = adf.doc(
+    adf.heading(2, `Data quality incident #${i.id}`),
+    adf.paragraph(`The ${i.policyName} policy raised ${alertsText} on ${i.sourceName} since ${i.openedAt}.`),
+    adf.bullets([
+      `Asset: ${i.sourceName} (id ${i.assetId}, project ${i.projectId})`,
+      `Connection: ${i.connectionType} (id ${i.connectionId})`,
+      `Policy: ${i.policyName} (${i.policy})${i.attribute ? `, attribute ${i.attribute}` : ""}`,
+      `Severity: ${i.severity}; impact: ${i.impact}; dimension: ${i.tag}`,
+      `State: ${i.state}; opened ${i.openedAt}; last alert ${i.lastAlertAt}`,
+    ]),
+  );
+  return {
+    project: { id: props.jira_project_id },
+    issuetype: { id: props.jira_issue_type_id },
+    summary: ticketSummary(i),
+    description,
+    ...props.custom_fields,
+  };
+}
+
+// Jira's Retry-After is kept with the error text (ticket_requests has no next-attempt column).
+const RETRY_AFTER = / \(retry after (\d+) s\)$/;
+const stripRetryAfter = (error: string) => error.replace(RETRY_AFTER, "");
+
+/** When a PENDING request is next due: backoff on its attempts, or Jira's Retry-After if later. */
+export function nextAttemptAt(row: Pick<TicketRequestRow, "attempts" | "updatedAt" | "error">): number {
+  const backoff = Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, row.attempts - 1), BACKOFF_MAX_MS);
+  const retryAfter = Number(row.error?.match(RETRY_AFTER)?.[1] ?? 0) * 1000;
+  return Date.parse(row.updatedAt) + Math.max(backoff, retryAfter);
+}
+
+type TicketEnv = Pick<Env, "DB" | "ENCRYPTION_KEYS">;
+
+/**
+ * One attempt of a PENDING request. The attempt is claimed first (attempts + 1 where attempts
+ * is unchanged), so the cron and a request never call Jira twice for one attempt.
+ */
+async function attempt(db: Db, box: SecretBox, request: TicketRequestRow, now: Date): Promise<TicketRequestRow> {
+  const [claimed] = await db
+    .update(ticketRequests)
+    .set({ attempts: request.attempts + 1, updatedAt: now.toISOString() })
+    .where(
+      and(
+        eq(ticketRequests.id, request.id),
+        eq(ticketRequests.status, "PENDING"),
+        eq(ticketRequests.attempts, request.attempts),
+      ),
+    )
+    .returning();
+  if (!claimed)
+    return (await db.query.ticketRequests.findFirst({ where: eq(ticketRequests.id, request.id) })) ?? request;
+
+  const finish = async (set: Partial<TicketRequestRow>) => {
+    const [row] = await db
+      .update(ticketRequests)
+      .set({ ...set, updatedAt: new Date().toISOString() })
+      .where(eq(ticketRequests.id, claimed.id))
+      .returning();
+    return row!;
+  };
+  const { tenantId } = claimed;
+  const [integration, template, incident] = await Promise.all([
+    db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) }),
+    db.query.ticketTemplates.findFirst({
+      where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, claimed.templateId)),
+    }),
+    db.query.incidents.findFirst({
+      where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, claimed.incidentId)),
+    }),
+  ]);
+  if (!integration) return finish({ status: "FAILED", error: "The tenant's Jira integration was removed" });
+  if (!template) return finish({ status: "FAILED", error: `Ticket template ${claimed.templateId} no longer exists` });
+  if (!incident) return finish({ status: "FAILED", error: `Incident ${claimed.incidentId} no longer exists` });
+
+  let outcome: Awaited<ReturnType<typeof createJiraIssue>>;
+  try {
+    const apiToken = await box.open<string>(JSON.parse(integration.tokenSecret) as SealedSecret, tokenAad(tenantId));
+    outcome = await createJiraIssue(
+      { baseUrl: integration.baseUrl, email: integration.email, apiToken },
+      ticketFields(incident, template.props as unknown as JiraProps),
+    );
+  } catch (err) {
+    outcome = {
+      kind: "retry",
+      status: null,
+      error: `Ticket not sent: ${(err as Error).message}`,
+      retryAfterSeconds: null,
+    };
+  }
+  switch (outcome.kind) {
+    case "created": {
+      const set = {
+        status: "CREATED" as const,
+        ticketKey: outcome.key,
+        error: null,
+        updatedAt: new Date().toISOString(),
+      };
+      // Ticket fields are not incident state: this module writes them, the AssetMonitor never does.
+      const [rows] = await db.batch([
+        db.update(ticketRequests).set(set).where(eq(ticketRequests.id, claimed.id)).returning(),
+        db
+          .update(incidents)
+          .set({ ticketKey: outcome.key, ticketUrl: outcome.url })
+          .where(and(eq(incidents.tenantId, tenantId), eq(incidents.id, incident.id), isNull(incidents.ticketKey))),
+      ]);
+      return rows[0]!;
+    }
+    case "rejected":
+      return finish({ status: "FAILED", error: outcome.error });
+    case "retry": {
+      if (claimed.attempts >= MAX_TICKET_ATTEMPTS) {
+        return finish({ status: "FAILED", error: `Gave up after ${claimed.attempts} attempts: ${outcome.error}` });
+      }
+      const suffix = outcome.retryAfterSeconds ? ` (retry after ${outcome.retryAfterSeconds} s)` : "";
+      return finish({ error: `${outcome.error}${suffix}` });
+    }
+  }
+}
+
+export interface TicketRequestInput {
+  tenantId: string;
+  incidentId: number;
+  templateId: number;
+  /** Who asked: a user, a key, or "system" for the default template (kept in the log line). */
+  actor: string;
+}
+
+/**
+ * Asks for a Jira issue for an incident: records a ticket request and tries Jira once; a
+ * failure worth retrying stays PENDING for `retryPendingTickets`. Idempotent per incident: while
+ * a request is PENDING or CREATED, that request is returned instead of a new one. Callable from
+ * the AssetMonitor. Throws ApiError when the tenant has no integration (409), the template is
+ * unknown (400) or the incident is not the tenant's (404); Jira's own failures never throw.
+ */
+export async function requestTicket(env: TicketEnv, input: TicketRequestInput): Promise<TicketRequestRow> {
+  const db = createDb(env.DB);
+  const { tenantId, incidentId, templateId } = input;
+  const integration = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
+  if (!integration) throw ApiError.conflict("The tenant has no Jira integration; configure it first");
+  await assertTemplate(db, tenantId, templateId, "body.template_id");
+  const incident = await db.query.incidents.findFirst({
+    where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, incidentId)),
+    columns: { id: true },
+  });
+  if (!incident) throw ApiError.notFound("Incident");
+
+  const id = randomId();
+  const now = new Date().toISOString();
+  // One statement: two concurrent asks cannot both insert while one is PENDING or CREATED.
+  await db.run(sql`insert into ticket_requests
+      (id, tenant_id, incident_id, template_id, status, attempts, created_at, updated_at)
+    select ${id}, ${tenantId}, ${incidentId}, ${templateId}, 'PENDING', 0, ${now}, ${now}
+    where not exists (select 1 from ticket_requests where tenant_id = ${tenantId}
+      and incident_id = ${incidentId} and status in ('PENDING', 'CREATED'))`);
+  const mine = await db.query.ticketRequests.findFirst({ where: eq(ticketRequests.id, id) });
+  if (!mine) {
+    const active = await db.query.ticketRequests.findFirst({
+      where: and(
+        eq(ticketRequests.tenantId, tenantId),
+        eq(ticketRequests.incidentId, incidentId),
+        sql`${ticketRequests.status} in ('PENDING', 'CREATED')`,
+      ),
+    });
+    if (active) return active;
+    return requestTicket(env, input);
+  }
+  const result = await attempt(db, secretBox(env.ENCRYPTION_KEYS), mine, new Date());
+  console.log(
+    JSON.stringify({
+      ticket_request: result.id,
+      tenant: tenantId,
+      incident: incidentId,
+      actor: input.actor,
+      status: result.status,
+    }),
+  );
+  return result;
+}
+
+/**
+ * Retries the PENDING requests that are due (backoff, Retry-After), oldest first, a bounded
+ * number per call; meant for the minute cron. Returns what became of them.
+ */
+export async function retryPendingTickets(env: TicketEnv, now: Date) {
+  const db = createDb(env.DB);
+  const box = secretBox(env.ENCRYPTION_KEYS);
+  const pending = await db
+    .select()
+    .from(ticketRequests)
+    .where(eq(ticketRequests.status, "PENDING"))
+    .orderBy(asc(ticketRequests.updatedAt))
+    .limit(RETRIES_PER_RUN * 4);
+  const due = pending.filter((r) => nextAttemptAt(r) <= now.getTime()).slice(0, RETRIES_PER_RUN);
+  const counts = { attempted: 0, created: 0, failed: 0, pending: 0 };
+  for (const row of due) {
+    const result = await attempt(db, box, row, now);
+    counts.attempted += 1;
+    if (result.status === "CREATED") counts.created += 1;
+    else if (result.status === "FAILED") counts.failed += 1;
+    else counts.pending += 1;
+  }
+  return counts;
+}
+
+/** One page of an incident's ticket requests, oldest first (`limit + 1` rows). */
+export function listTicketRequests(
+  db: Db,
+  tenantId: string,
+  incidentId: number,
+  limit: number,
+  after?: { createdAt: string; id: string },
+) {
+  return db
+    .select()
+    .from(ticketRequests)
+    .where(
+      and(
+        eq(ticketRequests.tenantId, tenantId),
+        eq(ticketRequests.incidentId, incidentId),
+        after
+          ? sql`(${ticketRequests.createdAt}, ${ticketRequests.id}) > (${after.createdAt}, ${after.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(asc(ticketRequests.createdAt), asc(ticketRequests.id))
+    .limit(limit + 1);
+}

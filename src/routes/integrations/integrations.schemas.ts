@@ -1,0 +1,71 @@
+import { z } from "@hono/zod-openapi";
+import { TICKET_STATUSES } from "../../db/schema";
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * The Jira site: https, no query, fragment or user info; a trailing slash is dropped. Plain
+ * http is accepted for loopback hosts only (local development and tests; unreachable when deployed).
+ */
+export const JiraBaseUrl = z
+  .url()
+  .max(500)
+  .refine((s) => {
+    const u = URL.canParse(s) ? new URL(s) : undefined;
+    return u?.protocol === "https:" || (u?.protocol === "http:" && LOOPBACK.has(u.hostname));
+  }, "must be an https URL")
+  .refine((s) => {
+    const u = URL.canParse(s) ? new URL(s) : undefined;
+    return !u || (!u.search && !u.hash && !u.username && !u.password);
+  }, "must have no query, fragment or credentials")
+  .transform((s) => {
+    const u = new URL(s);
+    return `${u.origin}${u.pathname}`.replace(/\/+$/, "");
+  })
+  .openapi({ example: "https://acme.atlassian.net" });
+
+export const PutJiraIntegrationBody = z
+  .strictObject({
+    base_url: JiraBaseUrl,
+    email: z.email().max(254).openapi({ description: "The Atlassian account the API token belongs to" }),
+    api_token: z
+      .string()
+      .min(1)
+      .max(1000)
+      .optional()
+      .openapi({ description: "Write-only, stored encrypted; required on create, kept when left out on replace" }),
+    default_template_id: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .optional()
+      .openapi({ description: "A ticket template opened automatically when an incident opens; null = never" }),
+  })
+  .openapi("PutJiraIntegration");
+
+export const JiraIntegrationSchema = z
+  .object({
+    base_url: z.string(),
+    email: z.string(),
+    api_token_set: z.boolean().openapi({ description: "The token itself is never returned" }),
+    default_template_id: z.number().int().nullable(),
+    updated_at: z.string(),
+  })
+  .openapi("JiraIntegration");
+
+export const CreateTicketBody = z.strictObject({ template_id: z.number().int().positive() }).openapi("CreateTicket");
+
+export const TicketRequestSchema = z
+  .object({
+    request_id: z.string(),
+    incident_id: z.number().int(),
+    template_id: z.number().int(),
+    status: z.enum(TICKET_STATUSES).openapi({ description: "PENDING is retried with backoff; FAILED is final" }),
+    attempts: z.number().int(),
+    ticket_key: z.string().nullable(),
+    error: z.string().nullable().openapi({ description: "Jira's error messages of the last attempt" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("TicketRequest");

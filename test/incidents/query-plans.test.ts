@@ -1,0 +1,74 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db";
+import type { IncidentFilters } from "../../src/incidents/filters";
+import { distributionQuery, listIncidentsQuery, summaryQueries } from "../../src/incidents/incidents";
+
+const db = createDb(env.DB);
+const range = { from: "2026-03-01T00:00:00.000Z", to: "2026-03-31T00:00:00.000Z" };
+
+/** SQLite's plan of a drizzle query, one line per step. */
+async function plan(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<string[]> {
+  const { sql, params } = query.toSQL();
+  const res = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...params)
+    .all<{ detail: string }>();
+  return res.results.map((r) => r.detail);
+}
+
+/** Every access to incidents is an index search led by tenant_id, never a scan of the table. */
+function expectTenantIndex(steps: string[], label: string) {
+  const touching = steps.filter((s) => /\bincidents\b/.test(s));
+  expect(touching.length, `${label}: ${steps.join(" | ")}`).toBeGreaterThan(0);
+  for (const step of touching) {
+    expect(step, `${label}: ${steps.join(" | ")}`).toMatch(
+      /^SEARCH incidents USING (COVERING )?INDEX incidents_tenant_\w+ \(tenant_id=\?/,
+    );
+  }
+}
+
+const FILTERS: Array<[string, IncidentFilters, number[] | undefined]> = [
+  ["no filter (tenant admin)", {}, undefined],
+  ["a project member", {}, [1, 2, 3]],
+  ["a time range", { from_time: range.from, to_time: range.to }, undefined],
+  ["severities and text", { severities: ["HIGH"], text_to_search: "orders" }, [4]],
+  [
+    "every filter",
+    {
+      project_ids: [1],
+      connection_types: ["S3"],
+      alert_policy_ids: ["completeness"],
+      severities: ["LOW"],
+      impacts: ["HIGH"],
+      connection_ids: [2],
+      from_time: range.from,
+      to_time: range.to,
+      text_to_search: "x",
+    },
+    undefined,
+  ],
+];
+
+describe("query plans of the incident reads (EXPLAIN QUERY PLAN)", () => {
+  it("the list walks incidents_tenant_opened_idx in order: no sort step for the newest-first page", async () => {
+    const steps = await plan(listIncidentsQuery(db, "acme", undefined, {}, 100)!);
+    expect(steps.join(" | ")).toMatch(/SEARCH incidents USING INDEX incidents_tenant_opened_idx \(tenant_id=\?\)/);
+    expect(steps.join(" | ")).not.toMatch(/TEMP B-TREE/);
+    const next = await plan(listIncidentsQuery(db, "acme", undefined, {}, 100, { openedAt: range.to, id: 5 })!);
+    // The cursor bounds the index range: a page deep in the list starts where the last one ended.
+    expect(next.join(" | ")).toMatch(
+      /incidents_tenant_opened_idx \(tenant_id=\? AND (opened_at<\?|\(opened_at,id\)<\(\?,\?\))\)/,
+    );
+    expect(next.join(" | ")).not.toMatch(/TEMP B-TREE/);
+  });
+
+  for (const [label, filters, readable] of FILTERS) {
+    it(`list, summary and distribution use a tenant-leading index: ${label}`, async () => {
+      expectTenantIndex(await plan(listIncidentsQuery(db, "acme", readable, filters, 100)!), `list ${label}`);
+      for (const [i, q] of summaryQueries(db, "acme", readable, filters, range)!.entries()) {
+        expectTenantIndex(await plan(q), `summary[${i}] ${label}`);
+      }
+      expectTenantIndex(await plan(distributionQuery(db, "acme", readable, filters, range)!), `distribution ${label}`);
+    });
+  }
+});
