@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
+import { retryPendingTickets } from "./integrations/tickets";
 import type { ScanJobMessage } from "./jobs/messages";
 import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
 import { dispatchDueSchedules } from "./jobs/schedules";
@@ -11,10 +12,12 @@ const app = createApp();
 export default {
   fetch: app.fetch,
 
-  /** Every minute: the asset and source-group schedules that are due become scan jobs. */
+  /** Every minute: due schedules become scan jobs, and pending Jira tickets are retried. */
   async scheduled(controller, env) {
-    const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, new Date(controller.scheduledTime));
+    const now = new Date(controller.scheduledTime);
+    const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
     if (jobs > 0) console.log(JSON.stringify({ cron: controller.cron, scheduled_jobs: jobs }));
+    await retryPendingTickets(env, now);
   },
 
   /** Queue consumers: scan jobs, and their dead letters (jobs that exhausted their retries). */

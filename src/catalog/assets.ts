@@ -6,6 +6,7 @@ import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { ApiError, type FieldError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
+import { followMove } from "../monitor/incidents";
 import { type ConnectionRow, findVisibleConnection } from "./connections";
 
 export type AssetRow = typeof assets.$inferSelect;
@@ -499,16 +500,22 @@ export async function moveAssets(
   }
   if (errors.length > 0) invalid(errors);
 
-  // One statement: atomic on its own.
-  await db
-    .update(assets)
-    .set({
+  // One batch: the assets, and their incidents and alerts, move together or not at all.
+  await db.batch([
+    db
+      .update(assets)
+      .set({
+        projectId: target.id,
+        sourceGroupId: null,
+        ...(connection ? { connectionId: connection.id, dbType: connection.dbType } : {}),
+        updatedAt: nowIso(),
+      })
+      .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique))),
+    ...followMove(db, source.tenantId, unique, {
       projectId: target.id,
-      sourceGroupId: null,
-      ...(connection ? { connectionId: connection.id, dbType: connection.dbType } : {}),
-      updatedAt: nowIso(),
-    })
-    .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique)));
+      ...(connection ? { connectionId: connection.id } : {}),
+    }),
+  ]);
   return unique;
 }
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { type ConnectionType, connections } from "../db/schema";
-import type { SealedSecret, SecretBox } from "../lib/crypto";
+import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
 import { ApiError, type FieldError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
@@ -12,6 +12,7 @@ import {
   requiredCredentialType,
   type UpdateConnectionInput,
 } from "../routes/connections/connections.schemas";
+import { ConnectorError } from "../scan/connectors/types";
 
 export type ConnectionRow = typeof connections.$inferSelect;
 
@@ -269,4 +270,23 @@ export async function openConnectionCredential(
     throw new Error(`connection ${row.id}: sealed credential type differs from credential_type`);
   }
   return credential;
+}
+
+/**
+ * The opened credential of a connection for a scan: a credential that cannot be opened (its
+ * encryption key was removed, or the row was tampered with) is a connector error the user can
+ * read, not an internal one.
+ */
+export async function openCredential(
+  env: { ENCRYPTION_KEYS: string },
+  row: Pick<ConnectionRow, "id" | "tenantId" | "credentialType" | "credentialSecret">,
+): Promise<ConnectionCredential> {
+  try {
+    return await openConnectionCredential(secretBox(env.ENCRYPTION_KEYS), row);
+  } catch {
+    throw new ConnectorError(
+      `the credential of connection ${row.id} cannot be decrypted: set it again (PUT the connection with a credential)`,
+      "invalid",
+    );
+  }
 }

@@ -9,6 +9,7 @@ import { nextRunIso } from "../lib/cron";
 import { ApiError, type FieldError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
+import { followMove } from "../monitor/incidents";
 import { checkConnection, LIGHT_SCAN_TYPES, projectScopedConnections } from "./assets";
 import type { ConnectionRow } from "./connections";
 import { findVisibleConnection } from "./connections";
@@ -455,6 +456,12 @@ export async function moveSourceGroups(
       .update(assets)
       .set({ projectId: target.id, ...newConnection, updatedAt: now })
       .where(and(eq(assets.tenantId, source.tenantId), inJsonList(assets.sourceGroupId, unique))),
+    ...followMove(
+      db,
+      source.tenantId,
+      members.map((a) => a.id),
+      { projectId: target.id, ...(connection ? { connectionId: connection.id } : {}) },
+    ),
   ]);
   return { groups: unique, assets: members.map((a) => a.id) };
 }

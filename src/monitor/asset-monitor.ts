@@ -9,9 +9,11 @@ import {
   dqScores,
   incidentHistory,
   incidents,
+  jiraIntegrations,
   monitorAppliedJobs,
 } from "../db/schema";
 import type { Env } from "../env";
+import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
 import type { AssetProfile, SchemaField } from "../scan/profile";
 import { getDqScoreConfig } from "../settings/dq-score";
@@ -230,6 +232,7 @@ export class AssetMonitor extends DurableObject<Env> {
       replay = true;
     }
 
+    if (!replay && opensNew) this.ctx.waitUntil(this.openDefaultTickets(db, asset, scanAlerts, open));
     const result: ApplyScanResult = { jobId: input.jobId, alerts: rows.length, dqScore, replay };
     this.ctx.storage.transactionSync(() => {
       for (const p of evaluation.points) {
@@ -256,6 +259,40 @@ export class AssetMonitor extends DurableObject<Env> {
       );
     });
     return result;
+  }
+
+  /**
+   * Opens a ticket with the tenant's default template for each incident this scan opened,
+   * when the Jira integration names one. Failures stay PENDING for the minute cron to retry.
+   */
+  private async openDefaultTickets(
+    db: Db,
+    asset: MonitoredAsset,
+    scanAlerts: ScanAlert[],
+    wasOpen: Map<string, unknown>,
+  ): Promise<void> {
+    try {
+      const integration = await db.query.jiraIntegrations.findFirst({
+        where: eq(jiraIntegrations.tenantId, asset.tenantId),
+        columns: { defaultTemplateId: true },
+      });
+      const templateId = integration?.defaultTemplateId;
+      if (!templateId) return;
+      const open = await openIncidents(db, asset);
+      for (const a of scanAlerts) {
+        const key = incidentKey(a.policy, a.attribute);
+        const incident = open.get(key);
+        if (!incident || wasOpen.has(key)) continue;
+        await requestTicket(this.env, {
+          tenantId: asset.tenantId,
+          incidentId: incident.id,
+          templateId,
+          actor: "system",
+        });
+      }
+    } catch (err) {
+      console.error(JSON.stringify({ asset_id: asset.id, default_ticket_error: String(err) }));
+    }
   }
 
   /**
@@ -381,8 +418,9 @@ export class AssetMonitor extends DurableObject<Env> {
           eq(alerts.tenantId, asset.tenantId),
           eq(alerts.assetId, asset.id),
           gte(alerts.saveTime, input.since),
-          sql`NOT EXISTS (SELECT 1 FROM incident_history h, json_each(h.alert_refs) r
-                WHERE h.tenant_id = ${asset.tenantId} AND r.value = ${alerts.id})`,
+          // Only this asset's incidents can refer to its alerts: keeps the check per asset, not per tenant.
+          sql`NOT EXISTS (SELECT 1 FROM incidents i JOIN incident_history h ON h.incident_id = i.id, json_each(h.alert_refs) r
+                WHERE i.tenant_id = ${asset.tenantId} AND i.asset_id = ${asset.id} AND r.value = ${alerts.id})`,
         ),
       )
       .orderBy(alerts.metricTime, alerts.id);

@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
-import { incidentHistory, incidents, type Level } from "../db/schema";
+import { alerts, incidentHistory, incidents, type Level } from "../db/schema";
+import { inJsonList } from "../lib/sql";
 
 /** Consecutive clean scans after which an incident closes itself, unless the asset says otherwise. */
 export const DEFAULT_AUTO_CLOSE_AFTER = 3;
@@ -187,4 +188,28 @@ export function aggregationStatements(
     }
   }
   return statements;
+}
+
+/**
+ * Statements that carry moved assets' incidents and alerts to the assets' new project (and
+ * connection): their copies of project and connection keep the list filters and project
+ * visibility right. Not incident state, so they run in the move's batch, not in the monitor.
+ */
+export function followMove(
+  db: Db,
+  tenantId: string,
+  assetIds: readonly number[],
+  to: { projectId: number; connectionId?: number },
+): BatchItem<"sqlite">[] {
+  const connection = to.connectionId !== undefined ? { connectionId: to.connectionId } : {};
+  return [
+    db
+      .update(incidents)
+      .set({ projectId: to.projectId, ...connection })
+      .where(and(eq(incidents.tenantId, tenantId), inJsonList(incidents.assetId, assetIds))),
+    db
+      .update(alerts)
+      .set({ projectId: to.projectId, ...connection })
+      .where(and(eq(alerts.tenantId, tenantId), inJsonList(alerts.assetId, assetIds))),
+  ];
 }

@@ -1,10 +1,9 @@
 import { and, eq } from "drizzle-orm";
-import { type ConnectionRow, openConnectionCredential } from "../catalog/connections";
+import { type ConnectionRow, openCredential } from "../catalog/connections";
 import type { Db } from "../db";
 import { assets, connections, scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import type { ScanJobRow } from "../jobs/scan-jobs";
-import { secretBox } from "../lib/crypto";
 import { nowIso } from "../lib/time";
 import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
 import { assetMonitor } from "../monitor/client";
@@ -102,7 +101,7 @@ async function profileFor(
   }
 
   const connection = await connectionOf(db, asset);
-  const credential = await openConnectionCredential(secretBox(env.ENCRYPTION_KEYS), connection);
+  const credential = await openCredential(env, connection);
   if (FILE_TYPES.has(asset.type)) {
     const payload = asset.payload as { path: string; format: FileFormat };
     const store = createObjectStore(connection, credential, env);

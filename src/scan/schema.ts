@@ -1,9 +1,8 @@
 import { and, eq } from "drizzle-orm";
-import { openConnectionCredential } from "../catalog/connections";
+import { openCredential } from "../catalog/connections";
 import type { Db } from "../db";
 import { assets, connections } from "../db/schema";
 import type { Env } from "../env";
-import { secretBox } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 import { createObjectStore } from "./connectors";
@@ -24,7 +23,7 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
     where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
   });
   if (!connection) throw new ConnectorError("the asset's connection no longer exists", "not_found");
-  const credential = await openConnectionCredential(secretBox(env.ENCRYPTION_KEYS), connection);
+  const credential = await openCredential(env, connection);
   if (["S3", "GCS", "AZURE"].includes(asset.type)) {
     const payload = asset.payload as { path: string; format: FileFormat };
     const separator = (asset.options as { separator?: string }).separator;

@@ -5,6 +5,7 @@ import type { MonitoredAsset } from "../../src/monitor/asset-monitor";
 import { assetMonitor } from "../../src/monitor/client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders, type Problem } from "../scenario/data";
+import { admin, call } from "../support/api";
 import { createAsset, insertConnection } from "../support/assets";
 import { createProject, createTenant } from "../support/factories";
 
@@ -231,6 +232,39 @@ describe("AssetMonitor incident aggregation", () => {
       ok: true,
     });
     expect((await incidentsOf(asset))[0]).toMatchObject({ state: "OPEN", close_reason: null });
+  });
+
+  it("an asset that moves to another project takes its incidents and alerts along", async () => {
+    const tenantId = await createTenant();
+    const from = await createProject(tenantId);
+    const to = await createProject(tenantId);
+    const connectionId = await insertConnection(tenantId, { projectId: null, type: "S3" });
+    const created = await createAsset(tenantId, from, connectionId, {
+      type: "S3",
+      payload: { path: "x.csv", format: "csv" },
+    });
+    const asset: MonitoredAsset = {
+      tenantId,
+      id: created.id,
+      name: created.name,
+      type: "S3",
+      projectId: from,
+      connectionId,
+    };
+    await assetMonitor(env, tenantId, asset.id).applyScan({
+      asset,
+      jobId: `job_move_${asset.id}`,
+      createdAt: new Date().toISOString(),
+      scanTime: new Date().toISOString(),
+      profile: profileOf(1, "null_spike"),
+    });
+    const moved = await call("POST", `/api/backend/${tenantId}/configuration/projects/${to}/assets/move`, {
+      as: admin,
+      body: { source_project_id: from, source_asset_ids: [String(asset.id)] },
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(await rows("select project_id from incidents where asset_id = ?", asset.id)).toEqual([{ project_id: to }]);
+    expect(await rows("select project_id from alerts where asset_id = ?", asset.id)).toEqual([{ project_id: to }]);
   });
 
   it("rebuilds incidents from alerts no incident refers to, once", async () => {

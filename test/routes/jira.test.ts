@@ -1,6 +1,9 @@
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { requestTicket, retryPendingTickets } from "../../src/integrations/tickets";
+import { assetMonitor } from "../../src/monitor/client";
+import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
+import { orders } from "../scenario/data";
 import { admin, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { createProject, createTenant, unique } from "../support/factories";
@@ -346,5 +349,51 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
     // Called twice (a retried open), it returns the same request.
     const again = await requestTicket(env, { tenantId: tenant, incidentId, templateId, actor: "system" });
     expect(again.id).toBe(row.id);
+  });
+});
+
+describe("the default template", () => {
+  it("opens a ticket when a scan opens an incident, and only then", async () => {
+    const { tenant, asset, site, templateId } = await ticketWorld();
+    const put = await call("PUT", jiraPath(tenant), {
+      as: admin,
+      body: { base_url: site.baseUrl, email: site.email, default_template_id: templateId },
+    });
+    expect(put.status).toBe(200);
+    const monitored = {
+      tenantId: tenant,
+      id: asset.assetId,
+      name: "orders",
+      type: "S3",
+      projectId: asset.projectId,
+      connectionId: asset.connectionId,
+    };
+    const stub = assetMonitor(env, tenant, asset.assetId);
+    const scan = async (n: number, problem?: "null_spike") => {
+      const builder = new ProfileBuilder({ inferFromText: false });
+      builder.add(orders(n, new Date(), problem) as unknown as Record<string, unknown>[]);
+      return stub.applyScan({
+        asset: monitored,
+        jobId: `job_tk_${asset.assetId}_${n}`,
+        createdAt: new Date().toISOString(),
+        scanTime: new Date().toISOString(),
+        profile: builder.finish(),
+      });
+    };
+    await scan(1, "null_spike");
+    const incident = await vi.waitFor(
+      async () => {
+        const row = await env.DB.prepare("select id, ticket_key, ticket_url from incidents where asset_id = ?")
+          .bind(asset.assetId)
+          .first<{ id: number; ticket_key: string | null; ticket_url: string | null }>();
+        expect(row?.ticket_key).toMatch(/^DQ-\d+$/);
+        return row!;
+      },
+      { timeout: 10_000, interval: 25 },
+    );
+    expect(incident.ticket_url).toContain(`/browse/${incident.ticket_key}`);
+    // The same incident collecting another alert opens no second ticket.
+    await scan(2, "null_spike");
+    expect(await site.requests()).toHaveLength(1);
   });
 });
