@@ -1,11 +1,11 @@
-import type { ScanJobMessage } from "./jobs/messages";
+import type { ScanQueueMessage } from "./jobs/messages";
 import type { AssetMonitor } from "./monitor/asset-monitor";
 
 /** Bindings, vars and secrets of the Worker: the one place they are declared (see wrangler.toml). */
 export interface Env {
   DB: D1Database;
   ASSET_MONITOR: DurableObjectNamespace<AssetMonitor>;
-  SCAN_JOBS: Queue<ScanJobMessage>;
+  SCAN_JOBS: Queue<ScanQueueMessage>;
   SCAN_RESULTS: Queue;
   UPLOADS: R2Bucket;
   /** Static files of public/ (the Scalar bundle behind /docs). */

@@ -1,7 +1,7 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
 import { retryPendingTickets } from "./integrations/tickets";
-import type { ScanJobMessage } from "./jobs/messages";
+import type { ScanQueueMessage } from "./jobs/messages";
 import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
 import { dispatchDueSchedules } from "./jobs/schedules";
 
@@ -24,13 +24,13 @@ export default {
   async queue(batch, env) {
     switch (batch.queue) {
       case "scan-jobs":
-        return consumeScanJobs(batch as MessageBatch<ScanJobMessage>, env);
+        return consumeScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
       case "scan-jobs-dlq":
-        return failDeadScanJobs(batch as MessageBatch<ScanJobMessage>, env);
+        return failDeadScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
       default:
         // scan-results (Spark callbacks) has no producer yet: keep its messages for when it does.
         console.error(JSON.stringify({ queue: batch.queue, unconsumed: batch.messages.length }));
         batch.retryAll({ delaySeconds: 600 });
     }
   },
-} satisfies ExportedHandler<Env, ScanJobMessage>;
+} satisfies ExportedHandler<Env, ScanQueueMessage>;

@@ -91,21 +91,31 @@ export async function assetsWithAlertsSince(db: Db, tenantId: string, since: str
     .orderBy(asc(assets.id));
 }
 
+/** Assets one step of a backfill rebuilds before it hands over to the next queue message. */
+export const ASSETS_PER_STEP = 50;
+
 /**
- * Rebuilds the incidents of every asset of the tenant with alerts in the job's window through
- * its AssetMonitor (idempotent there), saving progress after each group of assets. One asset's
- * failure is recorded and the others go on; the job FAILS if any asset failed.
+ * One step of a backfill, run by the scan-jobs queue consumer: rebuilds the incidents of the
+ * next ASSETS_PER_STEP assets (by id, after `afterAssetId`) with alerts in the job's window,
+ * through their AssetMonitors (idempotent there), and saves the progress. Returns the cursor of
+ * the next step, or undefined when the job is finished. One step at a time means one writer of
+ * the progress record; one asset's failure is recorded and the others go on.
  */
-export async function runBackfill(
+export async function runBackfillStep(
   env: Pick<Env, "ASSET_MONITOR" | "UPLOADS">,
   db: Db,
   tenantId: string,
-  job: BackfillJob,
-): Promise<BackfillJob> {
+  jobId: string,
+  afterAssetId: number,
+  perStep = ASSETS_PER_STEP,
+): Promise<number | undefined> {
+  const job = await getBackfillJob(env.UPLOADS, tenantId, jobId);
+  if (job?.status !== "RUNNING") return undefined;
+  let next: number | undefined;
   try {
-    const targets = await assetsWithAlertsSince(db, tenantId, job.since);
-    job.assets_total = targets.length;
-    await saveJob(env.UPLOADS, tenantId, job);
+    const all = await assetsWithAlertsSince(db, tenantId, job.since);
+    if (job.assets_total === null) job.assets_total = all.length;
+    const targets = all.filter((a) => a.id > afterAssetId).slice(0, perStep);
     for (let i = 0; i < targets.length; i += PARALLEL_ASSETS) {
       const group = targets.slice(i, i + PARALLEL_ASSETS);
       const results = await Promise.allSettled(
@@ -120,14 +130,26 @@ export async function runBackfill(
         }
       });
       job.assets_done += group.length;
-      await saveJob(env.UPLOADS, tenantId, job);
     }
-    job.status = job.errors.length > 0 ? "FAILED" : "SUCCEEDED";
+    const last = targets.at(-1);
+    if (last && all.some((a) => a.id > last.id)) next = last.id;
   } catch (err) {
-    job.status = "FAILED";
     job.errors.push({ asset_id: "", message: String((err as Error)?.message ?? err) });
   }
-  job.finished_at = new Date().toISOString();
+  if (next === undefined) {
+    job.status = job.errors.length > 0 ? "FAILED" : "SUCCEEDED";
+    job.finished_at = new Date().toISOString();
+  }
   await saveJob(env.UPLOADS, tenantId, job);
-  return job;
+  return next;
+}
+
+/** Marks a backfill FAILED when its step could not be delivered (dead-letter queue). */
+export async function failBackfill(bucket: R2Bucket, tenantId: string, jobId: string, reason: string): Promise<void> {
+  const job = await getBackfillJob(bucket, tenantId, jobId);
+  if (job?.status !== "RUNNING") return;
+  job.status = "FAILED";
+  job.errors.push({ asset_id: "", message: reason });
+  job.finished_at = new Date().toISOString();
+  await saveJob(bucket, tenantId, job);
 }

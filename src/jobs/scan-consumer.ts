@@ -2,10 +2,11 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
+import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { nowIso } from "../lib/time";
 import { ConnectorError } from "../scan/connectors/types";
 import { runScanJob } from "../scan/run";
-import type { ScanJobMessage } from "./messages";
+import type { ScanJobMessage, ScanQueueMessage } from "./messages";
 import type { ScanJobRow } from "./scan-jobs";
 
 /** Attempts before a transient failure is final (the queue's max_retries is 5: 6 deliveries). */
@@ -73,25 +74,38 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
 }
 
 /** Consumer of `scan-jobs`: each message acknowledged or retried on its own, with backoff. */
-export async function consumeScanJobs(batch: MessageBatch<ScanJobMessage>, env: Env): Promise<void> {
+export async function consumeScanJobs(batch: MessageBatch<ScanQueueMessage>, env: Env): Promise<void> {
   for (const message of batch.messages) {
+    const body = message.body;
     try {
-      const outcome = await processScanJob(env, message.body, message.attempts);
+      if ("kind" in body) {
+        const next = await runBackfillStep(env, createDb(env.DB), body.tenant_id, body.job_id, body.after_asset_id);
+        if (next !== undefined) await env.SCAN_JOBS.send({ ...body, after_asset_id: next }, { contentType: "json" });
+        message.ack();
+        continue;
+      }
+      const outcome = await processScanJob(env, body, message.attempts);
       if (outcome === "retry") message.retry({ delaySeconds: backoffSeconds(message.attempts) });
       else message.ack();
     } catch (err) {
       // D1 or the Durable Object failed before the job could record anything: try again later.
-      console.error(JSON.stringify({ job_id: message.body.job_id, error: String(err) }));
+      console.error(JSON.stringify({ job_id: body.job_id, error: String(err) }));
       message.retry({ delaySeconds: backoffSeconds(message.attempts) });
     }
   }
 }
 
 /** Consumer of `scan-jobs-dlq`: a job whose deliveries all failed is FAILED, never left QUEUED. */
-export async function failDeadScanJobs(batch: MessageBatch<ScanJobMessage>, env: Env): Promise<void> {
+export async function failDeadScanJobs(batch: MessageBatch<ScanQueueMessage>, env: Env): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
-    const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, message.body.job_id) });
+    const body = message.body;
+    if ("kind" in body) {
+      await failBackfill(env.UPLOADS, body.tenant_id, body.job_id, "a step could not be delivered after its retries");
+      message.ack();
+      continue;
+    }
+    const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, body.job_id) });
     if (job) {
       const reason = job.error?.replace(/^retrying after: /, "") ?? "the scan could not be delivered";
       await finish(db, job, "FAILED", `gave up after ${job.attempts} attempts: ${reason}`);

@@ -1,4 +1,7 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { createDb } from "../../src/db";
+import { getBackfillJob, runBackfillStep, startBackfill } from "../../src/incidents/backfill";
 import { type ApiResponse, admin, call } from "../support/api";
 import { createProject, createTenant } from "../support/factories";
 import { seedAlert, seedAsset } from "../support/incidents";
@@ -88,5 +91,38 @@ describe("POST /api/backend/{tenant}/incidents/historical", () => {
       404,
     );
     expect((await call("GET", `/api/backend/${tenant}/incidents/historical/unknown`, { as: admin })).status).toBe(404);
+  });
+});
+
+describe("backfill steps", () => {
+  it("hands over from step to step until every asset is done, saving progress after each", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const seeded = [];
+    for (let i = 0; i < 3; i++) {
+      const asset = await seedAsset(tenant, projectId);
+      await seedAlert(asset, { metricTime: daysAgo(2), saveTime: daysAgo(2), createTime: daysAgo(2) });
+      seeded.push(asset.assetId);
+    }
+    const job = await startBackfill(env.UPLOADS, tenant, "test", new Date());
+    const db = createDb(env.DB);
+    const cursors: Array<number | undefined> = [];
+    let cursor: number | undefined = 0;
+    while (cursor !== undefined) {
+      cursor = await runBackfillStep(env, db, tenant, job.job_id, cursor, 1);
+      cursors.push(cursor);
+      const saved = await getBackfillJob(env.UPLOADS, tenant, job.job_id);
+      expect(saved!.assets_done).toBe(cursors.length);
+    }
+    expect(cursors).toEqual([seeded[0], seeded[1], undefined]);
+    expect(await getBackfillJob(env.UPLOADS, tenant, job.job_id)).toMatchObject({
+      status: "SUCCEEDED",
+      assets_total: 3,
+      assets_done: 3,
+      alerts: 3,
+      incidents: 3,
+    });
+    // A step of a finished job does nothing.
+    expect(await runBackfillStep(env, db, tenant, job.job_id, 0, 1)).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import type { Access } from "../../auth/access";
 import { actorName } from "../../auth/principal";
 import type { Db } from "../../db";
 import type { ProjectRole } from "../../db/schema";
-import { getBackfillJob, startBackfill as recordBackfill, runBackfill } from "../../incidents/backfill";
+import { getBackfillJob, startBackfill as recordBackfill } from "../../incidents/backfill";
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ApiError } from "../../lib/errors";
@@ -67,7 +67,11 @@ export const startBackfill: Handler<"startBackfill"> = async (c) => {
   const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
   const job = await recordBackfill(c.env.UPLOADS, tenant, actorName(principal), new Date());
   // Runs after the response; progress is saved as it goes.
-  c.executionCtx.waitUntil(runBackfill(c.env, c.var.db, tenant, job));
+  // Steps through the scan-jobs queue, not waitUntil: a big tenant outlasts a request's life.
+  await c.env.SCAN_JOBS.send(
+    { kind: "incident_backfill", tenant_id: tenant, job_id: job.job_id, after_asset_id: 0 },
+    { contentType: "json" },
+  );
   const statusUrl = `/api/backend/${tenant}/incidents/historical/${job.job_id}`;
   c.header("Location", statusUrl);
   return c.json({ message: "Incident backfill started", job_id: job.job_id, status_url: statusUrl }, 202);
