@@ -183,11 +183,13 @@ CREATE TABLE `ticket_requests` (
 	`attempts` integer DEFAULT 0 NOT NULL,
 	`ticket_key` text,
 	`error` text,
+	`next_attempt_at` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL
 );
 --> statement-breakpoint
 CREATE INDEX `ticket_requests_incident_idx` ON `ticket_requests` (`tenant_id`,`incident_id`);--> statement-breakpoint
+CREATE INDEX `ticket_requests_due_idx` ON `ticket_requests` (`status`,`next_attempt_at`);--> statement-breakpoint
 CREATE TABLE `alerts` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`tenant_id` text NOT NULL,

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
 import type { Env } from "../env";
@@ -42,7 +42,7 @@ export function ticketRequestView(row: TicketRequestRow) {
     status: row.status,
     attempts: row.attempts,
     ticket_key: row.ticketKey,
-    error: row.error === null ? null : stripRetryAfter(row.error),
+    error: row.error,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
   };
@@ -143,15 +143,10 @@ export function ticketFields(i: IncidentRow, props: JiraProps): JiraIssueFields 
   };
 }
 
-// Jira's Retry-After is kept with the error text (ticket_requests has no next-attempt column).
-const RETRY_AFTER = / \(retry after (\d+) s\)$/;
-const stripRetryAfter = (error: string) => error.replace(RETRY_AFTER, "");
-
-/** When a PENDING request is next due: backoff on its attempts, or Jira's Retry-After if later. */
-export function nextAttemptAt(row: Pick<TicketRequestRow, "attempts" | "updatedAt" | "error">): number {
-  const backoff = Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, row.attempts - 1), BACKOFF_MAX_MS);
-  const retryAfter = Number(row.error?.match(RETRY_AFTER)?.[1] ?? 0) * 1000;
-  return Date.parse(row.updatedAt) + Math.max(backoff, retryAfter);
+/** When a request that failed its `attempts`-th attempt at `now` is next due: backoff, or Jira's Retry-After if later. */
+export function nextAttemptAt(attempts: number, retryAfterSeconds: number | null, now: Date): string {
+  const backoff = Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1), BACKOFF_MAX_MS);
+  return new Date(now.getTime() + Math.max(backoff, (retryAfterSeconds ?? 0) * 1000)).toISOString();
 }
 
 type TicketEnv = Pick<Env, "DB" | "ENCRYPTION_KEYS">;
@@ -236,8 +231,10 @@ async function attempt(db: Db, box: SecretBox, request: TicketRequestRow, now: D
       if (claimed.attempts >= MAX_TICKET_ATTEMPTS) {
         return finish({ status: "FAILED", error: `Gave up after ${claimed.attempts} attempts: ${outcome.error}` });
       }
-      const suffix = outcome.retryAfterSeconds ? ` (retry after ${outcome.retryAfterSeconds} s)` : "";
-      return finish({ error: `${outcome.error}${suffix}` });
+      return finish({
+        error: outcome.error,
+        nextAttemptAt: nextAttemptAt(claimed.attempts, outcome.retryAfterSeconds, now),
+      });
     }
   }
 }
@@ -273,8 +270,8 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput): 
   const now = new Date().toISOString();
   // One statement: two concurrent asks cannot both insert while one is PENDING or CREATED.
   await db.run(sql`insert into ticket_requests
-      (id, tenant_id, incident_id, template_id, status, attempts, created_at, updated_at)
-    select ${id}, ${tenantId}, ${incidentId}, ${templateId}, 'PENDING', 0, ${now}, ${now}
+      (id, tenant_id, incident_id, template_id, status, attempts, next_attempt_at, created_at, updated_at)
+    select ${id}, ${tenantId}, ${incidentId}, ${templateId}, 'PENDING', 0, ${now}, ${now}, ${now}
     where not exists (select 1 from ticket_requests where tenant_id = ${tenantId}
       and incident_id = ${incidentId} and status in ('PENDING', 'CREATED'))`);
   const mine = await db.query.ticketRequests.findFirst({ where: eq(ticketRequests.id, id) });
@@ -309,13 +306,13 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput): 
 export async function retryPendingTickets(env: TicketEnv, now: Date) {
   const db = createDb(env.DB);
   const box = secretBox(env.ENCRYPTION_KEYS);
-  const pending = await db
+  // Exactly the due requests, soonest first (ticket_requests_due_idx), however many wait longer.
+  const due = await db
     .select()
     .from(ticketRequests)
-    .where(eq(ticketRequests.status, "PENDING"))
-    .orderBy(asc(ticketRequests.updatedAt))
-    .limit(RETRIES_PER_RUN * 4);
-  const due = pending.filter((r) => nextAttemptAt(r) <= now.getTime()).slice(0, RETRIES_PER_RUN);
+    .where(and(eq(ticketRequests.status, "PENDING"), lte(ticketRequests.nextAttemptAt, now.toISOString())))
+    .orderBy(asc(ticketRequests.nextAttemptAt))
+    .limit(RETRIES_PER_RUN);
   const counts = { attempted: 0, created: 0, failed: 0, pending: 0 };
   for (const row of due) {
     const result = await attempt(db, box, row, now);

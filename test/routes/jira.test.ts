@@ -267,6 +267,36 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
     expect(detail.body.ticket.key).toMatch(/^DQ-\d+$/);
   });
 
+  it("the cron retries exactly the due requests, however many others wait longer", async () => {
+    const { tenant, asset, templateId } = world;
+    const incidentId = await seedIncident(asset);
+    const long = new Date(Date.now() + 24 * 60 * MIN).toISOString();
+    const old = new Date(Date.now() - 60 * MIN).toISOString();
+    // 101 requests of other incidents, older but not due for a day, then one that is due.
+    await env.DB.prepare(
+      `insert into ticket_requests (id, tenant_id, incident_id, template_id, status, attempts, next_attempt_at, created_at, updated_at)
+       select 'wait' || value || ?1, ?1, -1 - value, ?2, 'PENDING', 1, ?3, ?4, ?4 from json_each(?5)`,
+    )
+      .bind(tenant, templateId, long, old, JSON.stringify(Array.from({ length: 101 }, (_, i) => i)))
+      .run();
+    const dueId = `due${tenant}`;
+    await env.DB.prepare(
+      `insert into ticket_requests (id, tenant_id, incident_id, template_id, status, attempts, next_attempt_at, created_at, updated_at)
+       values (?1, ?2, ?3, ?4, 'PENDING', 1, ?5, ?5, ?5)`,
+    )
+      .bind(dueId, tenant, incidentId, templateId, new Date().toISOString())
+      .run();
+    await retryPendingTickets(env, new Date(Date.now() + MIN));
+    const row = await env.DB.prepare("select status, attempts from ticket_requests where id = ?").bind(dueId).first();
+    expect(row).toEqual({ status: "CREATED", attempts: 2 });
+    const waiting = await env.DB.prepare(
+      "select count(*) as n from ticket_requests where tenant_id = ? and id like 'wait%' and attempts = 1",
+    )
+      .bind(tenant)
+      .first<{ n: number }>();
+    expect(waiting!.n).toBe(101);
+  });
+
   it("5xx keeps failing: retried with backoff until it is reported FAILED after the last attempt", async () => {
     const { tenant, asset, templateId, site } = world;
     const incidentId = await seedIncident(asset);

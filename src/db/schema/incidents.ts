@@ -117,8 +117,14 @@ export const ticketRequests = sqliteTable(
     attempts: integer("attempts").notNull().default(0),
     ticketKey: text("ticket_key"),
     error: text("error"),
+    /** When a PENDING request is next due (backoff on its attempts, or Jira's Retry-After if later). */
+    nextAttemptAt: text("next_attempt_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("ticket_requests_incident_idx").on(t.tenantId, t.incidentId)],
+  (t) => [
+    index("ticket_requests_incident_idx").on(t.tenantId, t.incidentId),
+    // The cron's query across tenants: due PENDING requests, soonest first.
+    index("ticket_requests_due_idx").on(t.status, t.nextAttemptAt),
+  ],
 );
