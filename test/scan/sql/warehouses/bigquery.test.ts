@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadSchema } from "../../../../src/scan/sql";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
-import { EXPECTED_ROWS, expectFailure, FAST, fixtures, submitted, wasCancelled } from "./support";
+import { EXPECTED_ROWS, expectFailure, FAST, fixtures, itCancels } from "./support";
 
 const bq = () => fixtures().bigquery;
 
@@ -84,20 +84,5 @@ describe("BigQuery jobs.query runner", () => {
     await expectFailure(closed.query("SELECT 1 AS one"), "unreachable", secrets());
   });
 
-  it("close() cancels the running job (jobs.cancel) and never rejects", async () => {
-    const r = await runner({ payload: { project: "dq-hang-project" } });
-    const marker = `cancel-${crypto.randomUUID()}`;
-    const running = r.query(`SELECT 1 AS one /* ${marker} */`);
-    await submitted(marker);
-    await expect(r.close()).resolves.toBeUndefined();
-    await expectFailure(running, "transient", secrets());
-    expect(await wasCancelled(marker)).toBe(true);
-  });
-
-  it("gives up after the poll budget and cancels the job", async () => {
-    const r = await runner({ payload: { project: "dq-hang-project" } }, { ...FAST, maxPolls: 3 });
-    const marker = `budget-${crypto.randomUUID()}`;
-    await expectFailure(r.query(`SELECT 1 AS one /* ${marker} */`), "transient", secrets());
-    expect(await wasCancelled(marker)).toBe(true);
-  });
+  itCancels("jobs.cancel", (options) => runner({ payload: { project: "dq-hang-project" } }, options), secrets);
 });

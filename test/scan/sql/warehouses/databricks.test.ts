@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadSchema } from "../../../../src/scan/sql";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
-import { EXPECTED_ROWS, expectFailure, FAST, fixtures, submitted, wasCancelled } from "./support";
+import { EXPECTED_ROWS, expectFailure, FAST, fixtures, itCancels } from "./support";
 
 const dbx = () => fixtures().databricks;
 
@@ -87,20 +87,5 @@ describe("Databricks Statement Execution API runner", () => {
     await expectFailure(closed.query("SELECT 1 AS one"), "unreachable", secrets());
   });
 
-  it("close() cancels the running statement and never rejects", async () => {
-    const r = await runner({ payload: { httppath: "/sql/1.0/warehouses/dqhang" } });
-    const marker = `cancel-${crypto.randomUUID()}`;
-    const running = r.query(`SELECT 1 AS one /* ${marker} */`);
-    await submitted(marker);
-    await expect(r.close()).resolves.toBeUndefined();
-    await expectFailure(running, "transient", secrets());
-    expect(await wasCancelled(marker)).toBe(true);
-  });
-
-  it("gives up after the poll budget and cancels the statement", async () => {
-    const r = await runner({ payload: { httppath: "/sql/1.0/warehouses/dqhang" } }, { ...FAST, maxPolls: 3 });
-    const marker = `budget-${crypto.randomUUID()}`;
-    await expectFailure(r.query(`SELECT 1 AS one /* ${marker} */`), "transient", secrets());
-    expect(await wasCancelled(marker)).toBe(true);
-  });
+  itCancels("cancel", (options) => runner({ payload: { httppath: "/sql/1.0/warehouses/dqhang" } }, options), secrets);
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadSchema } from "../../../../src/scan/sql";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
-import { EXPECTED_ROWS, expectFailure, FAST, fixtures, submitted, wasCancelled } from "./support";
+import { EXPECTED_ROWS, expectFailure, FAST, fixtures, itCancels } from "./support";
 
 const sf = () => fixtures().snowflake;
 
@@ -100,22 +100,5 @@ describe("Snowflake SQL API runner", () => {
     await expectFailure(closed.query("SELECT 1 AS one"), "unreachable", secrets());
   });
 
-  it("close() cancels the running statement and never rejects", async () => {
-    const r = await runner({ payload: { warehouse: "HANG_WH" } });
-    const marker = `cancel-${crypto.randomUUID()}`;
-    const running = r.query(`SELECT 1 AS one /* ${marker} */`);
-    await submitted(marker);
-    await expect(r.close()).resolves.toBeUndefined();
-    await expectFailure(running, "transient", secrets());
-    expect(await wasCancelled(marker)).toBe(true);
-    await expect(r.close()).resolves.toBeUndefined();
-  });
-
-  it("gives up after the poll budget and cancels the statement", async () => {
-    const r = await runner({ payload: { warehouse: "HANG_WH" } }, { ...FAST, maxPolls: 3 });
-    const marker = `budget-${crypto.randomUUID()}`;
-    const e = await expectFailure(r.query(`SELECT 1 AS one /* ${marker} */`), "transient", secrets());
-    expect(e.message).toMatch(/did not finish/);
-    expect(await wasCancelled(marker)).toBe(true);
-  });
+  itCancels("cancel", (options) => runner({ payload: { warehouse: "HANG_WH" } }, options), secrets);
 });

@@ -1,7 +1,8 @@
 /** Helpers shared by the warehouse runner tests (fake providers: test/support/warehouses.global.ts). */
 
-import { expect, inject } from "vitest";
+import { expect, inject, it } from "vitest";
 import { ConnectorError } from "../../../../src/scan/connectors/types";
+import type { SqlRunner } from "../../../../src/scan/sql/runner";
 import type { WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
 
 export const fixtures = () => inject("warehouses");
@@ -51,4 +52,34 @@ export async function submitted(marker: string): Promise<void> {
 export async function wasCancelled(marker: string): Promise<boolean> {
   const res = await fetch(`${fixtures().control}/cancelled?marker=${encodeURIComponent(marker)}`);
   return ((await res.json()) as { cancelled: boolean }).cancelled;
+}
+
+/**
+ * The cancellation cases every warehouse runner passes: close() during a statement cancels it
+ * through the provider's cancel call (`cancelApi`), and a statement that outlives the poll
+ * budget is cancelled. `hanging` makes a runner whose statements the fake never finishes.
+ */
+export function itCancels(
+  cancelApi: string,
+  hanging: (options?: WarehouseRunnerOptions) => Promise<SqlRunner>,
+  secrets: () => string[],
+): void {
+  it(`close() cancels the running statement (${cancelApi}) and never rejects`, async () => {
+    const r = await hanging();
+    const marker = `cancel-${crypto.randomUUID()}`;
+    const running = r.query(`SELECT 1 AS one /* ${marker} */`);
+    await submitted(marker);
+    await expect(r.close()).resolves.toBeUndefined();
+    await expectFailure(running, "transient", secrets());
+    expect(await wasCancelled(marker)).toBe(true);
+    await expect(r.close()).resolves.toBeUndefined();
+  });
+
+  it("gives up after the poll budget and cancels the statement", async () => {
+    const r = await hanging({ ...FAST, maxPolls: 3 });
+    const marker = `budget-${crypto.randomUUID()}`;
+    const e = await expectFailure(r.query(`SELECT 1 AS one /* ${marker} */`), "transient", secrets());
+    expect(e.message).toMatch(/did not finish/);
+    expect(await wasCancelled(marker)).toBe(true);
+  });
 }
