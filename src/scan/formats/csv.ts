@@ -8,7 +8,7 @@
  * missing fields as null, a longer one drops (and counts) the extra fields.
  */
 import { ConnectorError } from "../connectors/types";
-import { MAX_CARRY_CHARS, type TextParser, tooLong, where } from "./text";
+import { MAX_CARRY_CHARS, RowBuffer, type TextParser, tooLong, where } from "./text";
 import type { Row } from "./types";
 
 const QUOTE = 34;
@@ -62,13 +62,12 @@ export interface CsvParserOptions {
 }
 
 /** A streaming CSV parser producing one object per record, keyed by the (made unique) header names. */
-export class CsvParser implements TextParser {
+export class CsvParser extends RowBuffer implements TextParser {
   /** Attribute names from the header record, once it has been read. */
   header: string[] | null = null;
   raggedRows = 0;
   droppedFields = 0;
 
-  private rows: Row[] = [];
   private readonly sep: number;
   private readonly columns?: string[];
   private readonly name?: string;
@@ -86,19 +85,10 @@ export class CsvParser implements TextParser {
   private records = 0;
 
   constructor(options: CsvParserOptions = {}) {
+    super();
     this.sep = csvSeparator(options.separator).charCodeAt(0);
     this.columns = options.columns;
     this.name = options.name;
-  }
-
-  get buffered(): number {
-    return this.rows.length;
-  }
-
-  take(): Row[] {
-    const rows = this.rows;
-    this.rows = [];
-    return rows;
   }
 
   push(s: string): void {

@@ -5,7 +5,7 @@
  */
 import { ConnectorError } from "../connectors/types";
 import { type JsonParserOptions, jsonKind, NdjsonParser, projectRecord } from "./ndjson";
-import { MAX_CARRY_CHARS, type TextParser, tooLong, where } from "./text";
+import { MAX_CARRY_CHARS, RowBuffer, type TextParser, tooLong, where } from "./text";
 import type { Row } from "./types";
 
 const QUOTE = 34;
@@ -27,10 +27,9 @@ const INSIDE = 1;
 const AFTER = 2;
 
 /** A streaming parser of one top-level JSON array of objects. */
-export class JsonArrayParser implements TextParser {
+export class JsonArrayParser extends RowBuffer implements TextParser {
   readonly raggedRows = 0;
   readonly droppedFields = 0;
-  private rows: Row[] = [];
   private phase = BEFORE;
   /** Nesting inside the current element (0: between elements). */
   private depth = 0;
@@ -44,16 +43,8 @@ export class JsonArrayParser implements TextParser {
   private line = 1;
   private elementLine = 1;
 
-  constructor(private readonly options: JsonParserOptions = {}) {}
-
-  get buffered(): number {
-    return this.rows.length;
-  }
-
-  take(): Row[] {
-    const rows = this.rows;
-    this.rows = [];
-    return rows;
+  constructor(private readonly options: JsonParserOptions = {}) {
+    super();
   }
 
   push(s: string): void {

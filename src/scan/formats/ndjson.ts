@@ -1,6 +1,6 @@
 /** Streaming NDJSON: one JSON object per line; blank lines are skipped; a bad line fails the scan. */
 import { ConnectorError } from "../connectors/types";
-import { MAX_CARRY_CHARS, type TextParser, tooLong, where } from "./text";
+import { MAX_CARRY_CHARS, RowBuffer, type TextParser, tooLong, where } from "./text";
 import type { Row } from "./types";
 
 /** What a JSON value is, for error messages. */
@@ -37,25 +37,16 @@ export interface JsonParserOptions {
 }
 
 /** A streaming NDJSON parser: one row per non-blank line. */
-export class NdjsonParser implements TextParser {
+export class NdjsonParser extends RowBuffer implements TextParser {
   readonly raggedRows = 0;
   readonly droppedFields = 0;
-  private rows: Row[] = [];
   /** Pieces of a line that spans chunks; joined once when its newline arrives. */
   private parts: string[] = [];
   private partsLength = 0;
   private line = 0;
 
-  constructor(private readonly options: JsonParserOptions = {}) {}
-
-  get buffered(): number {
-    return this.rows.length;
-  }
-
-  take(): Row[] {
-    const rows = this.rows;
-    this.rows = [];
-    return rows;
+  constructor(private readonly options: JsonParserOptions = {}) {
+    super();
   }
 
   push(s: string): void {

@@ -14,6 +14,23 @@ export interface TextParser {
   readonly droppedFields: number;
 }
 
+/** The completed-rows buffer of a text parser: parsers push into `rows`, the reader takes them. */
+export abstract class RowBuffer {
+  protected rows: Row[] = [];
+
+  /** Completed rows not yet taken. */
+  get buffered(): number {
+    return this.rows.length;
+  }
+
+  /** Hands over the completed rows and starts a new buffer. */
+  take(): Row[] {
+    const rows = this.rows;
+    this.rows = [];
+    return rows;
+  }
+}
+
 /** Longest field/line/element a text parser carries across chunks, in UTF-16 units: bounds memory on a broken file. */
 export const MAX_CARRY_CHARS = 16 * 1024 * 1024;
 
