@@ -48,7 +48,6 @@ export async function profileObjects(
   if (objects.length === 0) throw new ConnectorError("no file matches the asset's path", "not_found");
   const builder = new ProfileBuilder(options.profile);
   const accept = options.filter || options.since ? keep(options.filter, options.since) : undefined;
-  const limit = options.profile.limit;
   let rows = 0;
   let bytesBefore = 0;
   let lastReport = Date.now();
@@ -67,8 +66,8 @@ export async function profileObjects(
         lastReport = Date.now();
         await options.onProgress({ rows, bytes: bytesBefore + bytes });
       }
-      // The builder ignores rows past the limit; stop reading once it has them.
-      if (limit !== undefined && rows >= limit) break scan;
+      // The limit counts profiled rows (after sampling): stop reading once the builder has them.
+      if (builder.done) break scan;
     }
     bytesBefore += Math.max(bytes, object.size);
   }
