@@ -28,9 +28,8 @@ export default {
       case "scan-jobs-dlq":
         return failDeadScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
       default:
-        // scan-results (Spark callbacks) has no producer yet: keep its messages for when it does.
-        console.error(JSON.stringify({ queue: batch.queue, unconsumed: batch.messages.length }));
-        batch.retryAll({ delaySeconds: 600 });
+        // A queue wrangler.toml consumes but this code does not: retried, never acknowledged unread.
+        throw new Error(`no consumer for queue ${batch.queue}`);
     }
   },
 } satisfies ExportedHandler<Env, ScanQueueMessage>;

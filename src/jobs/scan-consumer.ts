@@ -1,13 +1,13 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
+import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { nowIso } from "../lib/time";
+import { runScanJob } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";
-import { runScanJob } from "../scan/run";
 import type { ScanJobMessage, ScanQueueMessage } from "./messages";
-import type { ScanJobRow } from "./scan-jobs";
 
 /** Attempts before a transient failure is final (the queue's max_retries is 5: 6 deliveries). */
 export const MAX_ATTEMPTS = 6;
@@ -101,7 +101,7 @@ export async function failDeadScanJobs(batch: MessageBatch<ScanQueueMessage>, en
   for (const message of batch.messages) {
     const body = message.body;
     if ("kind" in body) {
-      await failBackfill(env.UPLOADS, body.tenant_id, body.job_id, "a step could not be delivered after its retries");
+      await failBackfill(db, body.tenant_id, body.job_id, "a step could not be delivered after its retries");
       message.ack();
       continue;
     }

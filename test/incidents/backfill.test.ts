@@ -1,7 +1,10 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db";
-import { getBackfillJob, runBackfillStep, startBackfill } from "../../src/incidents/backfill";
+import { failBackfill, getBackfillJob, runBackfillStep, startBackfill } from "../../src/incidents/backfill";
+import worker from "../../src/index";
+import type { BackfillMessage } from "../../src/jobs/messages";
 import { type ApiResponse, admin, call } from "../support/api";
 import { createProject, createTenant } from "../support/factories";
 import { seedAlert, seedAsset } from "../support/incidents";
@@ -58,6 +61,23 @@ describe("POST /api/backend/{tenant}/incidents/historical", () => {
       requested_by: "platform-admin",
     });
     expect(Date.parse(job.until) - Date.parse(job.since)).toBe(30 * DAY);
+    // The response carries exactly these fields (the row's cursor stays inside).
+    expect(Object.keys(job).sort()).toEqual(
+      [
+        "job_id",
+        "status",
+        "since",
+        "until",
+        "requested_by",
+        "started_at",
+        "finished_at",
+        "assets_total",
+        "assets_done",
+        "incidents",
+        "alerts",
+        "errors",
+      ].sort(),
+    );
 
     const listed = await call("GET", `/api/backend/${tenant}/incidents`, { as: admin });
     expect(listed.body).toHaveLength(2);
@@ -95,34 +115,131 @@ describe("POST /api/backend/{tenant}/incidents/historical", () => {
 });
 
 describe("backfill steps", () => {
-  it("hands over from step to step until every asset is done, saving progress after each", async () => {
+  const db = createDb(env.DB);
+
+  /** A tenant with `n` assets, each with one alert two days ago; their ids in order. */
+  async function tenantWithAssets(n: number) {
     const tenant = await createTenant();
     const projectId = await createProject(tenant);
-    const seeded = [];
-    for (let i = 0; i < 3; i++) {
+    const seeded: number[] = [];
+    for (let i = 0; i < n; i++) {
       const asset = await seedAsset(tenant, projectId);
       await seedAlert(asset, { metricTime: daysAgo(2), saveTime: daysAgo(2), createTime: daysAgo(2) });
       seeded.push(asset.assetId);
     }
-    const job = await startBackfill(env.UPLOADS, tenant, "test", new Date());
-    const db = createDb(env.DB);
+    return { tenant, seeded };
+  }
+
+  /** The job's row as D1 holds it, read without drizzle. */
+  const storedRow = (tenant: string, jobId: string) =>
+    env.DB.prepare("SELECT * FROM incident_backfills WHERE tenant_id = ? AND id = ?").bind(tenant, jobId).first();
+
+  it("hands over from step to step until every asset is done, saving progress after each", async () => {
+    const { tenant, seeded } = await tenantWithAssets(3);
+    const job = await startBackfill(db, tenant, "test", new Date());
     const cursors: Array<number | undefined> = [];
     let cursor: number | undefined = 0;
     while (cursor !== undefined) {
-      cursor = await runBackfillStep(env, db, tenant, job.job_id, cursor, 1);
+      cursor = await runBackfillStep(env, db, tenant, job.id, cursor, 1);
       cursors.push(cursor);
-      const saved = await getBackfillJob(env.UPLOADS, tenant, job.job_id);
-      expect(saved!.assets_done).toBe(cursors.length);
+      const saved = await getBackfillJob(db, tenant, job.id);
+      expect(saved!.assetsDone).toBe(cursors.length);
     }
     expect(cursors).toEqual([seeded[0], seeded[1], undefined]);
-    expect(await getBackfillJob(env.UPLOADS, tenant, job.job_id)).toMatchObject({
+    expect(await getBackfillJob(db, tenant, job.id)).toMatchObject({
       status: "SUCCEEDED",
-      assets_total: 3,
-      assets_done: 3,
+      assetsTotal: 3,
+      assetsDone: 3,
       alerts: 3,
       incidents: 3,
     });
     // A step of a finished job does nothing.
-    expect(await runBackfillStep(env, db, tenant, job.job_id, 0, 1)).toBeUndefined();
+    expect(await runBackfillStep(env, db, tenant, job.id, 0, 1)).toBeUndefined();
+  });
+
+  it("keeps its progress as a row of incident_backfills in D1, errors as JSON", async () => {
+    const { tenant } = await tenantWithAssets(1);
+    const job = await startBackfill(db, tenant, "someone@example.com", new Date());
+    expect(await storedRow(tenant, job.id)).toMatchObject({
+      status: "RUNNING",
+      requested_by: "someone@example.com",
+      finished_at: null,
+      assets_total: null,
+      assets_done: 0,
+      errors: "[]",
+    });
+    await failBackfill(db, tenant, job.id, "lost");
+    const row = await storedRow(tenant, job.id);
+    expect(row).toMatchObject({ status: "FAILED", finished_at: expect.any(String) });
+    expect(JSON.parse(row!.errors as string)).toEqual([{ asset_id: "", message: "lost" }]);
+    // Another tenant's job id is not this tenant's job.
+    const other = await createTenant();
+    expect(await getBackfillJob(db, other, job.id)).toBeUndefined();
+  });
+
+  it("a step replayed after the job finished, or dead-lettered then, changes nothing", async () => {
+    const { tenant, seeded } = await tenantWithAssets(2);
+    const job = await startBackfill(db, tenant, "test", new Date());
+    expect(await runBackfillStep(env, db, tenant, job.id, 0, 1)).toBe(seeded[0]);
+    expect(await runBackfillStep(env, db, tenant, job.id, seeded[0]!, 1)).toBeUndefined();
+    const finished = await storedRow(tenant, job.id);
+    expect(finished).toMatchObject({ status: "SUCCEEDED", assets_done: 2, alerts: 2, incidents: 2 });
+
+    // Every step delivered again, then its dead letter.
+    expect(await runBackfillStep(env, db, tenant, job.id, 0, 1)).toBeUndefined();
+    expect(await runBackfillStep(env, db, tenant, job.id, seeded[0]!, 1)).toBeUndefined();
+    const message: BackfillMessage = {
+      kind: "incident_backfill",
+      tenant_id: tenant,
+      job_id: job.id,
+      after_asset_id: 0,
+    };
+    const batch = createMessageBatch("scan-jobs-dlq", [
+      { id: "m1", timestamp: new Date(), attempts: 6, body: message },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as MessageBatch<never>, env);
+    expect(await getQueueResult(batch, ctx)).toMatchObject({ explicitAcks: ["m1"] });
+
+    expect(await storedRow(tenant, job.id)).toEqual(finished);
+  });
+
+  it("a step delivered twice while the job runs is counted once and hands over once", async () => {
+    const { tenant, seeded } = await tenantWithAssets(2);
+    const job = await startBackfill(db, tenant, "test", new Date());
+    expect(await runBackfillStep(env, db, tenant, job.id, 0, 1)).toBe(seeded[0]);
+    expect(await runBackfillStep(env, db, tenant, job.id, 0, 1)).toBeUndefined();
+    expect(await getBackfillJob(db, tenant, job.id)).toMatchObject({ status: "RUNNING", assetsDone: 1, alerts: 1 });
+    expect(await runBackfillStep(env, db, tenant, job.id, seeded[0]!, 1)).toBeUndefined();
+    expect(await getBackfillJob(db, tenant, job.id)).toMatchObject({ status: "SUCCEEDED", assetsDone: 2, alerts: 2 });
+  });
+
+  it("a dead-lettered step fails a running job, keeping what it had done", async () => {
+    const { tenant, seeded } = await tenantWithAssets(2);
+    const job = await startBackfill(db, tenant, "test", new Date());
+    await runBackfillStep(env, db, tenant, job.id, 0, 1);
+    const message: BackfillMessage = {
+      kind: "incident_backfill",
+      tenant_id: tenant,
+      job_id: job.id,
+      after_asset_id: seeded[0]!,
+    };
+    const batch = createMessageBatch("scan-jobs-dlq", [
+      { id: "m1", timestamp: new Date(), attempts: 6, body: message },
+    ]);
+    await worker.queue(batch as MessageBatch<never>, env);
+    const res = await call("GET", `/api/backend/${tenant}/incidents/historical/${job.id}`, { as: admin });
+    expect(res.body).toMatchObject({
+      status: "FAILED",
+      assets_done: 1,
+      alerts: 1,
+      finished_at: expect.any(String),
+      errors: [{ asset_id: "", message: "a step could not be delivered after its retries" }],
+    });
+    // A step that arrives after all the same changes nothing.
+    expect(await runBackfillStep(env, db, tenant, job.id, seeded[0]!, 1)).toBeUndefined();
+    expect((await call("GET", `/api/backend/${tenant}/incidents/historical/${job.id}`, { as: admin })).body).toEqual(
+      res.body,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { tenants } from "./tenancy";
 
 export const INCIDENT_STATES = ["OPEN", "CLOSED"] as const;
@@ -127,4 +127,43 @@ export const ticketRequests = sqliteTable(
     // The cron's query across tenants: due PENDING requests, soonest first.
     index("ticket_requests_due_idx").on(t.status, t.nextAttemptAt),
   ],
+);
+
+export const BACKFILL_STATUSES = ["RUNNING", "SUCCEEDED", "FAILED"] as const;
+export type BackfillStatus = (typeof BACKFILL_STATUSES)[number];
+/** An asset the backfill could not rebuild ("" when the step itself failed), and why. */
+export interface BackfillError {
+  asset_id: string;
+  message: string;
+}
+
+/**
+ * Progress of an incident backfill (POST …/incidents/historical). Its steps run one queue message
+ * at a time and write only while it is RUNNING and still at their cursor, so a replayed or
+ * dead-lettered step never changes a finished job or counts an asset twice.
+ */
+export const incidentBackfills = sqliteTable(
+  "incident_backfills",
+  {
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    id: text("id").notNull(),
+    status: text("status", { enum: BACKFILL_STATUSES }).notNull(),
+    /** The window of alerts it folds: [since, until). */
+    since: text("since").notNull(),
+    until: text("until").notNull(),
+    requestedBy: text("requested_by").notNull(),
+    startedAt: text("started_at").notNull(),
+    finishedAt: text("finished_at"),
+    /** Assets with alerts in the window, counted by the first step. */
+    assetsTotal: integer("assets_total"),
+    assetsDone: integer("assets_done").notNull().default(0),
+    incidents: integer("incidents").notNull().default(0),
+    alerts: integer("alerts").notNull().default(0),
+    errors: text("errors", { mode: "json" }).$type<BackfillError[]>().notNull(),
+    /** The asset id the next step starts after: a step carrying another cursor is a duplicate delivery. */
+    afterAssetId: integer("after_asset_id").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
 );
