@@ -38,6 +38,8 @@ export default defineConfig(async () => {
             ADMIN_API_KEY: "test-admin-key",
             TOKEN_SIGNING_SECRET: "test-token-signing-secret-0123456789abcdef",
             ENCRYPTION_KEYS: "t1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+            // The tests talk to emulators and fakes on 127.0.0.1.
+            ALLOW_PRIVATE_TARGETS: "true",
           },
         },
       }),
@@ -50,6 +52,7 @@ export default defineConfig(async () => {
         "./test/support/object-stores.global.ts",
         "./test/support/warehouses.global.ts",
         "./test/support/jira.global.ts",
+        "./test/support/traps.global.ts",
       ],
     },
   };

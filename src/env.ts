@@ -6,7 +6,6 @@ export interface Env {
   DB: D1Database;
   ASSET_MONITOR: DurableObjectNamespace<AssetMonitor>;
   SCAN_JOBS: Queue<ScanQueueMessage>;
-  SCAN_RESULTS: Queue;
   UPLOADS: R2Bucket;
   /** Static files of public/ (the Scalar bundle behind /docs). */
   ASSETS: Fetcher;
@@ -26,4 +25,6 @@ export interface Env {
   OIDC_JWKS_URL: string;
   /** Comma-separated JWS algorithms accepted from the OIDC issuer (never "none", never HS*). */
   OIDC_ALGORITHMS: string;
+  /** "true" only in local development and tests: credentials may go to private/loopback targets. */
+  ALLOW_PRIVATE_TARGETS?: string;
 }

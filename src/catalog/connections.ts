@@ -1,23 +1,33 @@
 import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
+import type { ConnectionRow } from "../db/schema";
 import { type ConnectionType, connections } from "../db/schema";
-import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
-import { ApiError, type FieldError } from "../lib/errors";
+import type { SealedSecret, SecretBox } from "../lib/crypto";
+import { ConflictError, type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
+import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../lib/outbound";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import {
-  CONNECTION_PAYLOADS,
-  type CreateConnectionInput,
-  type CredentialInput,
-  requiredCredentialType,
-  type UpdateConnectionInput,
-} from "../routes/connections/connections.schemas";
-import { ConnectorError } from "../scan/connectors/types";
-
-export type ConnectionRow = typeof connections.$inferSelect;
+import { changedAddressFields } from "./connection-addresses";
+import { CONNECTION_PAYLOADS, type CredentialInput, requiredCredentialType } from "./connection-types";
 
 /** A connection's decrypted credential: what the scan pipeline authenticates with. */
 export type ConnectionCredential = CredentialInput;
+
+/** A new connection, validated against its type (payload and credential, spec 2.2). */
+export interface ConnectionDefinition {
+  name: string;
+  type: ConnectionType;
+  payload: Record<string, unknown>;
+  credential: CredentialInput;
+}
+
+/** A partial update: only what is sent changes; the payload is checked against the (new) type here. */
+export interface ConnectionChanges {
+  name?: string;
+  type?: ConnectionType;
+  payload?: Record<string, unknown>;
+  credential?: CredentialInput;
+}
 
 /**
  * Additional data of a sealed credential: a ciphertext opens only in the row it was sealed for,
@@ -45,21 +55,6 @@ export function deriveDbType(type: ConnectionType, payload: Record<string, unkno
     case "AZURE":
       return null;
   }
-}
-
-/** Public view of a connection (spec 2.2): the credential is left out. */
-export function connectionView(row: ConnectionRow) {
-  return {
-    id: row.id,
-    project_id: row.projectId,
-    name: row.name,
-    scope: row.projectId === null ? ("GLOBAL" as const) : ("PROJECT" as const),
-    created_by: row.createdBy,
-    created_at: row.createdAt,
-    type: row.type,
-    payload: row.payload,
-    db_type: row.dbType,
-  };
 }
 
 /**
@@ -101,7 +96,7 @@ export async function getConnection(
   const row = await db.query.connections.findFirst({
     where: and(visibleWhere(tenantId, visibility), eq(connections.id, connectionId)),
   });
-  if (!row) throw ApiError.notFound("Connection");
+  if (!row) throw new NotFoundError("Connection");
   return row;
 }
 
@@ -130,13 +125,27 @@ async function assertNameFree(db: Db, tenantId: string, projectId: number | null
     ),
     columns: { id: true },
   });
-  if (clash && clash.id !== exceptId) throw ApiError.conflict(`A connection named '${name}' already exists here`);
+  if (clash && clash.id !== exceptId) throw new ConflictError(`A connection named '${name}' already exists here`);
+}
+
+/**
+ * A GCP credential signs a JWT with its private key and sends it to `token_uri`: deployed, only
+ * Google's token endpoint may receive it.
+ */
+function assertCredentialTargets(credential: CredentialInput, policy: OutboundPolicy) {
+  if (credential.type !== "GCP" || policy.allowPrivateTargets) return;
+  const uri = credential.payload.token_uri;
+  if (uri !== undefined && uri !== GOOGLE_TOKEN_URI) {
+    throw invalid([{ field: "credential.payload.token_uri", message: `must be ${GOOGLE_TOKEN_URI}` }]);
+  }
 }
 
 async function sealCredential(box: SecretBox, tenantId: string, connectionId: number, credential: CredentialInput) {
   // The type is sealed with the payload, so a tampered credential_type column is detected on open.
   return JSON.stringify(await box.seal(credential, credentialAad(tenantId, connectionId)));
 }
+
+const invalid = (errors: FieldProblem[]) => new InvalidInputError(errors);
 
 /** Whether a failed insert collided on the primary key (another request took the id first). */
 function isIdClash(err: unknown): boolean {
@@ -158,9 +167,11 @@ export async function createConnection(
   box: SecretBox,
   tenantId: string,
   projectId: number | null,
-  input: CreateConnectionInput,
+  input: ConnectionDefinition,
   createdBy: string,
+  policy: OutboundPolicy,
 ): Promise<ConnectionRow> {
+  assertCredentialTargets(input.credential, policy);
   await assertNameFree(db, tenantId, projectId, input.name);
   const now = nowIso();
   for (let attempt = 1; ; attempt++) {
@@ -193,8 +204,6 @@ export async function createConnection(
   }
 }
 
-const invalid = (errors: FieldError[]) => ApiError.badRequest("The request is invalid; see errors", errors);
-
 /**
  * Applies a partial update. The resulting connection is checked as a whole: a payload against
  * the (new) type, the credential type against type and payload; a type change needs a new payload
@@ -204,16 +213,18 @@ export async function updateConnection(
   db: Db,
   box: SecretBox,
   row: ConnectionRow,
-  changes: UpdateConnectionInput,
+  changes: ConnectionChanges,
+  policy: OutboundPolicy,
 ): Promise<ConnectionRow> {
+  if (changes.credential) assertCredentialTargets(changes.credential, policy);
   const type = changes.type ?? row.type;
-  const errors: FieldError[] = [];
+  const errors: FieldProblem[] = [];
   if (type !== row.type) {
     if (changes.payload === undefined) {
-      errors.push({ path: "body.payload", message: `is required when the type changes to ${type}` });
+      errors.push({ field: "payload", message: `is required when the type changes to ${type}` });
     }
     if (changes.credential === undefined) {
-      errors.push({ path: "body.credential", message: `is required when the type changes to ${type}` });
+      errors.push({ field: "credential", message: `is required when the type changes to ${type}` });
     }
   }
   let payload = row.payload;
@@ -222,7 +233,7 @@ export async function updateConnection(
     if (parsed.success) payload = parsed.data;
     else {
       for (const issue of parsed.error.issues) {
-        errors.push({ path: ["body", "payload", ...issue.path.map(String)].join("."), message: issue.message });
+        errors.push({ field: ["payload", ...issue.path.map(String)].join("."), message: issue.message });
       }
     }
   }
@@ -231,8 +242,21 @@ export async function updateConnection(
   const need = requiredCredentialType(type, payload);
   const credentialType = changes.credential?.type ?? row.credentialType;
   if (credentialType !== need) {
-    const path = changes.credential ? "body.credential.type" : "body.credential";
-    throw invalid([{ path, message: `must be a ${need} credential for this ${type} connection` }]);
+    const field = changes.credential ? "credential.type" : "credential";
+    throw invalid([{ field, message: `must be a ${need} credential for this ${type} connection` }]);
+  }
+  if (changes.credential === undefined) {
+    // The stored credential may only go where it was entered for (see connection-addresses.ts).
+    const moved = changedAddressFields(type, row.payload, payload);
+    if (moved.length > 0) {
+      const fields = moved.map((f) => `payload.${f}`).join(", ");
+      throw invalid([
+        {
+          field: "credential",
+          message: `is required when ${fields} changes: the stored credential is only sent to the address it was entered for`,
+        },
+      ]);
+    }
   }
   if (changes.name !== undefined && changes.name !== row.name) {
     await assertNameFree(db, row.tenantId, row.projectId, changes.name, row.id);
@@ -255,7 +279,7 @@ export async function updateConnection(
     })
     .where(and(eq(connections.tenantId, row.tenantId), eq(connections.id, row.id)))
     .returning();
-  if (!updated) throw ApiError.notFound("Connection");
+  if (!updated) throw new NotFoundError("Connection");
   return updated;
 }
 
@@ -270,23 +294,4 @@ export async function openConnectionCredential(
     throw new Error(`connection ${row.id}: sealed credential type differs from credential_type`);
   }
   return credential;
-}
-
-/**
- * The opened credential of a connection for a scan: a credential that cannot be opened (its
- * encryption key was removed, or the row was tampered with) is a connector error the user can
- * read, not an internal one.
- */
-export async function openCredential(
-  env: { ENCRYPTION_KEYS: string },
-  row: Pick<ConnectionRow, "id" | "tenantId" | "credentialType" | "credentialSecret">,
-): Promise<ConnectionCredential> {
-  try {
-    return await openConnectionCredential(secretBox(env.ENCRYPTION_KEYS), row);
-  } catch {
-    throw new ConnectorError(
-      `the credential of connection ${row.id} cannot be decrypted: set it again (PUT the connection with a credential)`,
-      "invalid",
-    );
-  }
 }

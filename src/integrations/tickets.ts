@@ -1,16 +1,12 @@
 import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
+import type { IncidentRow, JiraIntegrationRow, TicketRequestRow } from "../db/schema";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
-import type { Env } from "../env";
 import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
-import { ApiError } from "../lib/errors";
+import { ConflictError, InvalidInputError, NotFoundError } from "../lib/errors";
 import { randomId } from "../lib/ids";
 import type { JiraProps } from "../settings/tickets";
 import { adf, createJiraIssue, JIRA_SUMMARY_MAX, type JiraIssueFields } from "./jira";
-
-export type JiraIntegrationRow = typeof jiraIntegrations.$inferSelect;
-export type TicketRequestRow = typeof ticketRequests.$inferSelect;
-type IncidentRow = typeof incidents.$inferSelect;
 
 /** Attempts before a request that keeps failing (429, 5xx, network) is reported FAILED. */
 export const MAX_TICKET_ATTEMPTS = 8;
@@ -23,31 +19,6 @@ const RETRIES_PER_RUN = 25;
 /** The sealed API token opens only in its tenant's integration row. */
 const tokenAad = (tenantId: string) => `jira:${tenantId}`;
 
-/** The integration as GET returns it: the API token never leaves. */
-export function jiraIntegrationView(row: JiraIntegrationRow) {
-  return {
-    base_url: row.baseUrl,
-    email: row.email,
-    api_token_set: true,
-    default_template_id: row.defaultTemplateId,
-    updated_at: row.updatedAt,
-  };
-}
-
-export function ticketRequestView(row: TicketRequestRow) {
-  return {
-    request_id: row.id,
-    incident_id: row.incidentId,
-    template_id: row.templateId,
-    status: row.status,
-    attempts: row.attempts,
-    ticket_key: row.ticketKey,
-    error: row.error,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
-
 export interface JiraIntegrationInput {
   base_url: string;
   email: string;
@@ -59,19 +30,17 @@ export interface JiraIntegrationInput {
 /** The tenant's Jira integration, or a 404. */
 export async function getJiraIntegration(db: Db, tenantId: string): Promise<JiraIntegrationRow> {
   const row = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
-  if (!row) throw ApiError.notFound("Jira integration");
+  if (!row) throw new NotFoundError("Jira integration");
   return row;
 }
 
-async function assertTemplate(db: Db, tenantId: string, templateId: number, path: string) {
+async function assertTemplate(db: Db, tenantId: string, templateId: number, field: string) {
   const found = await db.query.ticketTemplates.findFirst({
     where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, templateId)),
     columns: { id: true },
   });
   if (!found) {
-    throw ApiError.badRequest("The request is invalid; see errors", [
-      { path, message: "no ticket template of this tenant has this id" },
-    ]);
+    throw new InvalidInputError([{ field, message: "no ticket template of this tenant has this id" }]);
   }
 }
 
@@ -79,12 +48,14 @@ async function assertTemplate(db: Db, tenantId: string, templateId: number, path
 export async function putJiraIntegration(db: Db, box: SecretBox, tenantId: string, input: JiraIntegrationInput) {
   const current = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
   if (input.api_token === undefined && !current) {
-    throw ApiError.badRequest("The request is invalid; see errors", [
-      { path: "body.api_token", message: "is required when the integration is created" },
-    ]);
+    throw new InvalidInputError([{ field: "api_token", message: "is required when the integration is created" }]);
+  }
+  if (input.api_token === undefined && current && current.baseUrl !== input.base_url) {
+    // The stored token goes only to the Jira site it was entered for.
+    throw new InvalidInputError([{ field: "api_token", message: "is required when base_url changes" }]);
   }
   if (input.default_template_id != null) {
-    await assertTemplate(db, tenantId, input.default_template_id, "body.default_template_id");
+    await assertTemplate(db, tenantId, input.default_template_id, "default_template_id");
   }
   const tokenSecret =
     input.api_token === undefined
@@ -110,7 +81,7 @@ export async function deleteJiraIntegration(db: Db, tenantId: string): Promise<v
     .delete(jiraIntegrations)
     .where(eq(jiraIntegrations.tenantId, tenantId))
     .returning({ t: jiraIntegrations.tenantId });
-  if (rows.length === 0) throw ApiError.notFound("Jira integration");
+  if (rows.length === 0) throw new NotFoundError("Jira integration");
 }
 
 /** The summary of an incident's issue: severity, policy, attribute and source, within Jira's 255. */
@@ -149,7 +120,11 @@ export function nextAttemptAt(attempts: number, retryAfterSeconds: number | null
   return new Date(now.getTime() + Math.max(backoff, (retryAfterSeconds ?? 0) * 1000)).toISOString();
 }
 
-type TicketEnv = Pick<Env, "DB" | "ENCRYPTION_KEYS">;
+/** The bindings ticket requests use. */
+export interface TicketEnv {
+  DB: D1Database;
+  ENCRYPTION_KEYS: string;
+}
 
 /**
  * One attempt of a PENDING request. The attempt is claimed first (attempts + 1 where attempts
@@ -251,20 +226,20 @@ export interface TicketRequestInput {
  * Asks for a Jira issue for an incident: records a ticket request and tries Jira once; a
  * failure worth retrying stays PENDING for `retryPendingTickets`. Idempotent per incident: while
  * a request is PENDING or CREATED, that request is returned instead of a new one. Callable from
- * the AssetMonitor. Throws ApiError when the tenant has no integration (409), the template is
- * unknown (400) or the incident is not the tenant's (404); Jira's own failures never throw.
+ * the AssetMonitor. Throws ConflictError when the tenant has no integration, InvalidInputError
+ * when the template is unknown, NotFoundError when the incident is not the tenant's; Jira's own failures never throw.
  */
 export async function requestTicket(env: TicketEnv, input: TicketRequestInput): Promise<TicketRequestRow> {
   const db = createDb(env.DB);
   const { tenantId, incidentId, templateId } = input;
   const integration = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
-  if (!integration) throw ApiError.conflict("The tenant has no Jira integration; configure it first");
-  await assertTemplate(db, tenantId, templateId, "body.template_id");
+  if (!integration) throw new ConflictError("The tenant has no Jira integration; configure it first");
+  await assertTemplate(db, tenantId, templateId, "template_id");
   const incident = await db.query.incidents.findFirst({
     where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, incidentId)),
     columns: { id: true },
   });
-  if (!incident) throw ApiError.notFound("Incident");
+  if (!incident) throw new NotFoundError("Incident");
 
   const id = randomId();
   const now = new Date().toISOString();

@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
-import { openConnectionCredential } from "../../src/catalog/connections";
+import { describe, expect, inject, it } from "vitest";
+import { createConnection as createConnectionRow, openConnectionCredential } from "../../src/catalog/connections";
+import { createDb } from "../../src/db";
 import { secretBox } from "../../src/lib/crypto";
+import { InvalidInputError } from "../../src/lib/errors";
 import { admin, type Credential, call } from "../support/api";
+import { createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { type ConnectionTypeName, createConnection, FAKE_PEM, VALID_CONNECTIONS } from "../support/connections";
 import { createProject, createTenant, projectMember, tenantMember, unique, userToken } from "../support/factories";
@@ -360,6 +363,137 @@ describe("connections: visibility", () => {
   });
 });
 
+describe("connections: a stored credential goes only to the address it was entered for", () => {
+  const jdbc = VALID_CONNECTIONS.GENERIC_JDBC.payload;
+  const moves: Array<[ConnectionTypeName, Record<string, unknown>, string]> = [
+    ["REDSHIFT", { endpoint_prefix: "evil.abc123.eu-west-1" }, "payload.endpoint_prefix"],
+    ["REDSHIFT", { endpoint: "https://evil.example.com" }, "payload.endpoint"],
+    ["GCS", { endpoint: "https://evil.example.com" }, "payload.endpoint"],
+    ["S3", { endpoint: "https://evil.example.com" }, "payload.endpoint"],
+    ["S3", { region: "eu-west-1" }, "payload.region"],
+    ["AZURE", { storage_account: "evilstore" }, "payload.storage_account"],
+    ["AZURE", { endpoint: "https://evil.example.com" }, "payload.endpoint"],
+    ["BIGQUERY", { endpoint: "https://evil.example.com" }, "payload.endpoint"],
+    ["DELTALAKE", { host: "evil.example.com" }, "payload.host"],
+    ["DELTALAKE", { port: "8443" }, "payload.port"],
+    ["DELTALAKE", { endpoint: "https://evil.example.com" }, "payload.endpoint"],
+    ["SNOWFLAKE", { account: "evil-account" }, "payload.account"],
+    ["SNOWFLAKE", { endpoint: "https://evil.example.com" }, "payload.endpoint"],
+    ["HIVE_ICEBERG", { thrift_uri: "thrift://evil.example.com:9083" }, "payload.thrift_uri"],
+    ["HIVE_ICEBERG", { bucket: "evil-bucket" }, "payload.bucket"],
+    ["GENERIC_JDBC", { db_type: "mysql" }, "payload.db_type"],
+    [
+      "GENERIC_JDBC",
+      { connection_properties: { ...jdbc.connection_properties, host: "evil.example.com" } },
+      "payload.connection_properties.host",
+    ],
+    [
+      "GENERIC_JDBC",
+      { connection_properties: { ...jdbc.connection_properties, port: "6543" } },
+      "payload.connection_properties.port",
+    ],
+    [
+      "GENERIC_JDBC",
+      { connection_properties: { ...jdbc.connection_properties, url: "jdbc:postgresql://evil.example.com/db" } },
+      "payload.connection_properties.url",
+    ],
+    [
+      "GENERIC_JDBC",
+      { connection_properties: { ...jdbc.connection_properties, sslmode: "disable" } },
+      "payload.connection_properties.sslmode",
+    ],
+  ];
+
+  it.each(moves)("%s: a new %j needs the credential in the same request", async (type, change, field) => {
+    const tenant = await createTenant();
+    const created = await createConnection(tenant, { type });
+    const before = await rawRow(created.id);
+    const payload = { ...VALID_CONNECTIONS[type].payload, ...change };
+    const refused = await call("PUT", `${globalPath(tenant)}/${created.id}`, { as: admin, body: { payload } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ path: "body.credential", message: expect.stringContaining(field) }]);
+    expect(await rawRow(created.id)).toEqual(before);
+
+    const credential = VALID_CONNECTIONS[type].credential;
+    const ok = await call("PUT", `${globalPath(tenant)}/${created.id}`, { as: admin, body: { payload, credential } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.payload).toEqual(payload);
+  });
+
+  it.each([
+    ["SNOWFLAKE", { warehouse: "BIG_WH", role: "READER", database: "DW" }],
+    ["S3", { bucket: "other-bucket" }],
+    ["AZURE", { bucket: "other-container" }],
+    ["DELTALAKE", { httppath: "/sql/1.0/warehouses/other" }],
+    [
+      "GENERIC_JDBC",
+      { db_or_schema: "sales", connection_properties: { ...jdbc.connection_properties, connect_timeout: "30" } },
+    ],
+  ] as Array<[ConnectionTypeName, Record<string, unknown>]>)(
+    "%s: a change that keeps the address keeps the stored credential",
+    async (type, change) => {
+      const tenant = await createTenant();
+      const created = await createConnection(tenant, { type });
+      const payload = { ...VALID_CONNECTIONS[type].payload, ...change };
+      const res = await call("PUT", `${globalPath(tenant)}/${created.id}`, { as: admin, body: { payload } });
+      expect(res.status).toBe(200);
+      expect(await openConnectionCredential(box(), await sealedOf(created.id))).toEqual(
+        VALID_CONNECTIONS[type].credential,
+      );
+    },
+  );
+
+  it("deployed, a GCP credential's token_uri must be Google's (the JWT is signed with the private key)", async () => {
+    const tenant = await createTenant();
+    const gcp = VALID_CONNECTIONS.GCS.credential;
+    const input = (token_uri: string) => ({
+      name: unique("gcs"),
+      type: "GCS" as const,
+      payload: { bucket: "b" },
+      credential: { type: "GCP" as const, payload: { ...gcp.payload, token_uri } },
+    });
+    const create = (uri: string, allowPrivateTargets: boolean) =>
+      createConnectionRow(createDb(env.DB), box(), tenant, null, input(uri), "t@example.com", { allowPrivateTargets });
+    const refused = await create("https://evil.example.com/token", false).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidInputError);
+    expect((refused as InvalidInputError).fields).toEqual([
+      { field: "credential.payload.token_uri", message: "must be https://oauth2.googleapis.com/token" },
+    ]);
+    expect((await create("https://oauth2.googleapis.com/token", false)).type).toBe("GCS");
+    // Local development and tests (ALLOW_PRIVATE_TARGETS) may use a token endpoint of their own.
+    expect((await create("http://127.0.0.1:9/token", true)).type).toBe("GCS");
+  });
+
+  it("an editor cannot re-point an administrator's connection to their own server", async () => {
+    const trap = inject("httpTrap").url;
+    const box = unique("trap");
+    const received = async () => (await (await fetch(`${trap}/__received/${box}`)).json()) as unknown[];
+    const { tenant, projectId, as: editor } = await projectUser();
+    const created = await createConnection(tenant, { projectId, type: "DELTALAKE", as: admin });
+    const asset = await createAsset(tenant, projectId, created.id);
+    const before = await rawRow(created.id);
+    const payload = { ...VALID_CONNECTIONS.DELTALAKE.payload, endpoint: `${trap}/${box}` };
+    const path = `${projectPath(tenant, projectId)}/${created.id}`;
+
+    const refused = await call("PUT", path, { as: editor, body: { payload } });
+    expect(refused.status).toBe(400);
+    expect(paths(refused.body)).toEqual(["body.credential"]);
+    expect(await rawRow(created.id)).toEqual(before);
+    // The schema load still goes to the address the administrator entered, never to the trap.
+    await call("POST", `/api/data/${tenant}/assets/${asset.id}/schema`, { as: editor });
+    expect(await received()).toEqual([]);
+
+    // With a credential of their own, the editor's server receives that one and nothing else.
+    const credential = { type: "TOKEN", payload: { token: "dapi-the-editors-own-token" } };
+    expect((await call("PUT", path, { as: editor, body: { payload, credential } })).status).toBe(200);
+    await call("POST", `/api/data/${tenant}/assets/${asset.id}/schema`, { as: editor });
+    const requests = (await received()) as Array<{ headers: Record<string, string> }>;
+    expect(requests.length).toBeGreaterThan(0);
+    expect(JSON.stringify(requests)).toContain("dapi-the-editors-own-token");
+    expect(JSON.stringify(requests)).not.toContain("dapi-databricks-token-s3cr3t");
+  });
+});
+
 describe("connections: update", () => {
   it("changes only the fields sent and keeps the credential", async () => {
     const { tenant, projectId, as } = await projectUser();
@@ -372,7 +506,7 @@ describe("connections: update", () => {
       VALID_CONNECTIONS.SNOWFLAKE.credential,
     );
 
-    const payload = { account: "acme-2", warehouse: "BIG_WH", role: "READER" };
+    const payload = { account: "acme-xy12345", warehouse: "BIG_WH", role: "READER" };
     const moved = await call("PUT", `${projectPath(tenant, projectId)}/${created.id}`, { as, body: { payload } });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ name, payload, type: "SNOWFLAKE", db_type: "snowflake" });

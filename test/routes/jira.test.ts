@@ -125,6 +125,27 @@ describe("PUT/GET/DELETE …/configuration/integrations/jira", () => {
     expect((await call("DELETE", jiraPath(tenant), { as: admin })).status).toBe(404);
   });
 
+  it("needs the token again when base_url changes, so the stored one never reaches another site", async () => {
+    const { tenant, asset, site, templateId } = await ticketWorld();
+    const elsewhere = await jiraSite(site.email, unique("other-token"));
+    const before = await env.DB.prepare("select * from jira_integrations where tenant_id = ?").bind(tenant).first();
+    const moved = await call("PUT", jiraPath(tenant), {
+      as: admin,
+      body: { base_url: elsewhere.baseUrl, email: site.email },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.errors).toEqual([{ path: "body.api_token", message: "is required when base_url changes" }]);
+    expect(await env.DB.prepare("select * from jira_integrations where tenant_id = ?").bind(tenant).first()).toEqual(
+      before,
+    );
+    await call("POST", ticketsPath(tenant, await seedIncident(asset)), {
+      as: admin,
+      body: { template_id: templateId },
+    });
+    expect(await elsewhere.requests()).toEqual([]);
+    expect(await site.requests()).toHaveLength(1);
+  });
+
   it("validates the body: https base URL, e-mail, token on create, a template of the tenant", async () => {
     const tenant = await createTenant();
     const other = await createTenant();

@@ -3,8 +3,10 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as connections from "../../catalog/connections";
 import { secretBox } from "../../lib/crypto";
-import { afterKey, takePage } from "../../lib/pagination";
+import { outboundPolicy } from "../../lib/outbound";
+import { afterKey, takePage } from "../pagination";
 import type * as routes from "./connections.routes";
+import { connectionView } from "./connections.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -19,8 +21,9 @@ export const createProjectConnection: Handler<"createProjectConnection"> = async
     projectId,
     c.req.valid("json"),
     actorName(principal),
+    outboundPolicy(c.env),
   );
-  return c.json(connections.connectionView(row), 201);
+  return c.json(connectionView(row), 201);
 };
 
 export const createGlobalConnection: Handler<"createGlobalConnection"> = async (c) => {
@@ -34,8 +37,9 @@ export const createGlobalConnection: Handler<"createGlobalConnection"> = async (
     null,
     c.req.valid("json"),
     actorName(principal),
+    outboundPolicy(c.env),
   );
-  return c.json(connections.connectionView(row), 201);
+  return c.json(connectionView(row), 201);
 };
 
 export const updateProjectConnection: Handler<"updateProjectConnection"> = async (c) => {
@@ -49,8 +53,9 @@ export const updateProjectConnection: Handler<"updateProjectConnection"> = async
     secretBox(c.env.ENCRYPTION_KEYS),
     row,
     c.req.valid("json"),
+    outboundPolicy(c.env),
   );
-  return c.json(connections.connectionView(updated), 200);
+  return c.json(connectionView(updated), 200);
 };
 
 export const updateConnection: Handler<"updateConnection"> = async (c) => {
@@ -62,8 +67,9 @@ export const updateConnection: Handler<"updateConnection"> = async (c) => {
     secretBox(c.env.ENCRYPTION_KEYS),
     row,
     c.req.valid("json"),
+    outboundPolicy(c.env),
   );
-  return c.json(connections.connectionView(updated), 200);
+  return c.json(connectionView(updated), 200);
 };
 
 export const listProjectConnections: Handler<"listProjectConnections"> = async (c) => {
@@ -71,7 +77,7 @@ export const listProjectConnections: Handler<"listProjectConnections"> = async (
   await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
   const { limit, cursor } = c.req.valid("query");
   const rows = await connections.listConnections(c.var.db, tenant, { projectId }, limit, afterKey(cursor, "number"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connections.connectionView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connectionView), 200);
 };
 
 export const listConnections: Handler<"listConnections"> = async (c) => {
@@ -79,19 +85,19 @@ export const listConnections: Handler<"listConnections"> = async (c) => {
   const projectIds = await c.var.access.readableProjectIds(tenant);
   const { limit, cursor } = c.req.valid("query");
   const rows = await connections.listConnections(c.var.db, tenant, { projectIds }, limit, afterKey(cursor, "number"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connections.connectionView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connectionView), 200);
 };
 
 export const getProjectConnection: Handler<"getProjectConnection"> = async (c) => {
   const { tenant, projectId, connectionId } = c.req.valid("param");
   await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
   const row = await connections.getConnection(c.var.db, tenant, { projectId }, connectionId);
-  return c.json(connections.connectionView(row), 200);
+  return c.json(connectionView(row), 200);
 };
 
 export const getConnection: Handler<"getConnection"> = async (c) => {
   const { tenant, connectionId } = c.req.valid("param");
   const projectIds = await c.var.access.readableProjectIds(tenant);
   const row = await connections.getConnection(c.var.db, tenant, { projectIds }, connectionId);
-  return c.json(connections.connectionView(row), 200);
+  return c.json(connectionView(row), 200);
 };

@@ -1,4 +1,5 @@
 import { importPKCS8, SignJWT } from "jose";
+import { GOOGLE_TOKEN_URI } from "../../lib/outbound";
 import { encodeRfc3986, type ListingPage, listMatching, queryString } from "./glob";
 import {
   bodyOrEmpty,
@@ -12,7 +13,6 @@ import {
   safeDetail,
 } from "./types";
 
-export const GOOGLE_TOKEN_URI = "https://oauth2.googleapis.com/token";
 export const GCS_READ_SCOPE = "https://www.googleapis.com/auth/devstorage.read_only";
 
 /** The fields of a service-account key file that signing needs. */

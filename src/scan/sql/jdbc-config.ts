@@ -3,7 +3,9 @@
  *
  * Payload (visible): `db_type`, `db_or_schema` (the database to connect to: a PostgreSQL
  * database, a MySQL/MariaDB database = schema), `connection_properties` (non-secret: `host`,
- * `port`, `ssl` = disable | prefer | require, `connect_timeout` in seconds, `schema` (PostgreSQL
+ * `port`, `ssl` = disable | prefer | require (prefer and require both insist on TLS: a server that
+ * declines it is refused, so a password never crosses plain TCP unless the connection says
+ * `ssl: disable`), `connect_timeout` in seconds, `schema` (PostgreSQL
  * default schema of tables named without one), or a `url` such as
  * `jdbc:postgresql://db.example.com:5432/sales`).
  *

@@ -47,6 +47,7 @@ function kindOf(err: { code?: unknown; errno?: unknown; message?: unknown }): Co
   if (NOT_FOUND.has(code)) return "not_found";
   if (TRANSIENT.has(code)) return "transient";
   if (UNREACHABLE.has(code)) return "unreachable";
+  if (code === "HANDSHAKE_NO_SSL_SUPPORT") return "invalid";
   // workerd's sockets report a refused or failed connect without a Node error code.
   if (/connect|refused|network connection lost|socket/i.test(String(err.message ?? ""))) return "unreachable";
   return "invalid";
@@ -56,6 +57,12 @@ function kindOf(err: { code?: unknown; errno?: unknown; message?: unknown }): Co
 export function mysqlError(err: unknown, password: string): ConnectorError {
   if (err instanceof ConnectorError) return err;
   const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (e.code === "HANDSHAKE_NO_SSL_SUPPORT") {
+    return new ConnectorError(
+      "MySQL: the server declined TLS; the password is only sent over TLS (set connection_properties.ssl to disable for a server without it)",
+      "invalid",
+    );
+  }
   return new ConnectorError(`MySQL: ${redact(String(e.message ?? err), password)}`, kindOf(e));
 }
 
@@ -76,7 +83,8 @@ export async function createMysqlRunner(config: JdbcConfig): Promise<SqlRunner> 
       decimalNumbers: true,
       supportBigNumbers: true,
       multipleStatements: false,
-      ...(config.tls === "require" ? { ssl: {} } : {}),
+      // TLS unless the connection says `ssl: disable`: a server without it is refused before any password is sent.
+      ...(config.tls === "disable" ? {} : { ssl: {} }),
     });
   } catch (err) {
     throw mysqlError(err, config.password);

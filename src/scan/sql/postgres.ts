@@ -107,7 +107,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => 
   }
 }
 
-/** Opens the TCP connection (and TLS when the server offers or the config requires it). */
+/** Opens the TCP connection and, unless the connection says `ssl: disable`, TLS (or fails). */
 async function openSocket(config: JdbcConfig): Promise<WorkerSocket> {
   const where = `${config.host}:${config.port}`;
   const unreachable = (err: unknown) =>
@@ -131,9 +131,13 @@ async function openSocket(config: JdbcConfig): Promise<WorkerSocket> {
       writer.releaseLock();
       reader.releaseLock();
       if (value?.[0] === 0x53) raw = raw.startTls({ expectedServerHostname: config.host });
-      else if (config.tls === "require") {
+      else {
+        // Never fall back to plain TCP: a server that declines TLS could ask for the password in clear.
         raw.close().catch(() => {});
-        throw new ConnectorError(`PostgreSQL at ${where} does not offer TLS, which the connection requires`, "invalid");
+        throw new ConnectorError(
+          `PostgreSQL at ${where} declined TLS; the password is only sent over TLS (set connection_properties.ssl to disable for a server without it)`,
+          "invalid",
+        );
       }
     } catch (err) {
       if (err instanceof ConnectorError) throw err;

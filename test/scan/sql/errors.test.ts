@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { ConnectorError } from "../../../src/scan/connectors/types";
 import { createJdbcRunner, type SqlRunner } from "../../../src/scan/sql";
 import { DATABASES, type TestDatabase } from "./support/databases";
@@ -75,6 +75,39 @@ describe("authentication errors", () => {
   });
 });
 
+describe("TLS", () => {
+  it.each(["postgres", "mysql"] as const)(
+    "refuses a %s server that declines TLS unless the connection says ssl: disable",
+    async (db) => {
+      for (const ssl of [undefined, "prefer", "require"]) {
+        const { ssl: _, ...props } = DATABASES[db].payload.connection_properties;
+        const payload = { ...DATABASES[db].payload, connection_properties: ssl ? { ...props, ssl } : props };
+        const err = await failure(() => createJdbcRunner(payload, { ...DATABASES[db].credential, password: SECRET }));
+        expect(err.kind).toBe("invalid");
+        expect(err.message).toMatch(/declined TLS/);
+        expect(err.message).not.toContain(SECRET);
+      }
+    },
+  );
+
+  it("never sends the password to a server that declines TLS and asks for it in clear text", async () => {
+    const trap = inject("cleartextPostgres");
+    const payload = {
+      db_type: "postgresql",
+      db_or_schema: "sales",
+      connection_properties: { host: trap.host, port: String(trap.port) },
+    };
+    const err = await failure(() => createJdbcRunner(payload, { user: "scanner", password: SECRET }));
+    expect(err.message).toMatch(/declined TLS/);
+    expect(await (await fetch(trap.received)).json()).toEqual([]);
+
+    // The same server with TLS switched off does receive it: the trap works.
+    const plain = { ...payload, connection_properties: { ...payload.connection_properties, ssl: "disable" } };
+    await failure(() => createJdbcRunner(plain, { user: "scanner", password: SECRET }));
+    expect(await (await fetch(trap.received)).json()).toEqual([SECRET]);
+  });
+});
+
 describe("createJdbcRunner", () => {
   it("refuses databases it has no driver for", async () => {
     await expect(
@@ -93,7 +126,7 @@ describe("createJdbcRunner", () => {
 
   it("reads host, port and database from a JDBC url in the credential", async () => {
     const runner = await createJdbcRunner(
-      { db_type: "postgresql", db_or_schema: "ignored" },
+      { db_type: "postgresql", db_or_schema: "ignored", connection_properties: { ssl: "disable" } },
       { url: "jdbc:postgresql://127.0.0.1:5432/test", user: "postgres" },
     );
     try {

@@ -7,7 +7,7 @@ export const DATABASES = {
     payload: {
       db_type: "postgresql",
       db_or_schema: "test",
-      connection_properties: { host: "127.0.0.1", port: "5432" },
+      connection_properties: { host: "127.0.0.1", port: "5432", ssl: "disable" },
     } satisfies JdbcPayload,
     credential: { user: "postgres", password: "" },
     schema: "public",
@@ -16,7 +16,7 @@ export const DATABASES = {
     payload: {
       db_type: "mariadb",
       db_or_schema: "test",
-      connection_properties: { host: "127.0.0.1", port: "3306" },
+      connection_properties: { host: "127.0.0.1", port: "3306", ssl: "disable" },
     } satisfies JdbcPayload,
     credential: { user: "root", password: "" },
     schema: "test",
