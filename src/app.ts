@@ -1,11 +1,8 @@
 import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./app-env";
 import { createDb } from "./db";
-import { ApiError, type ErrorCode, toProblem } from "./lib/errors";
-import { createRouter } from "./lib/openapi";
 import { assetsRouter } from "./routes/assets/assets.index";
 import { authRouter } from "./routes/auth/auth.index";
 import { connectionsRouter } from "./routes/connections/connections.index";
@@ -13,34 +10,13 @@ import { dataRouter } from "./routes/data/data.index";
 import { incidentsRouter } from "./routes/incidents/incidents.index";
 import { integrationsRouter } from "./routes/integrations/integrations.index";
 import { monitoringRouter } from "./routes/monitoring/monitoring.index";
+import { createRouter } from "./routes/openapi";
+import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
 import { scansRouter } from "./routes/scans/scans.index";
 import { settingsRouter } from "./routes/settings/settings.index";
 import { sourceGroupsRouter } from "./routes/source-groups/source-groups.index";
 import { tenantsRouter } from "./routes/tenants/tenants.index";
-
-const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
-  400: "bad_request",
-  401: "unauthenticated",
-  403: "forbidden",
-  404: "not_found",
-  409: "conflict",
-  413: "payload_too_large",
-  415: "unsupported_media_type",
-};
-
-/** Maps anything thrown to an ApiError; unexpected errors become a 500 without details. */
-function asApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof HTTPException) {
-    if (err.status === 400 && /malformed json/i.test(err.message)) {
-      return new ApiError(400, "malformed_json", "The request body is not valid JSON");
-    }
-    const code = STATUS_CODES[err.status];
-    if (code) return new ApiError(err.status as 400, code, err.message || "Request refused");
-  }
-  return new ApiError(500, "internal_error", "An unexpected error occurred; quote the request id when reporting it");
-}
 
 function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.body(JSON.stringify(toProblem(err, c.var.requestId)), err.status, {
@@ -104,7 +80,7 @@ export function createApp() {
   );
 
   app.onError((err, c) => {
-    const apiError = asApiError(err);
+    const apiError = toApiError(err, c.req.method);
     if (apiError.status >= 500) {
       // The stack goes to the log, keyed by request id; never to the client.
       console.error(JSON.stringify({ request_id: c.var.requestId, error: String(err), stack: (err as Error)?.stack }));

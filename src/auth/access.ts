@@ -9,14 +9,12 @@ import {
   tenantMembers,
   tenants,
 } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { ForbiddenError, NotFoundError } from "../lib/errors";
 import type { Principal } from "./principal";
 
 const PROJECT_RANK: Record<ProjectRole, number> = { PROJECT_VIEWER: 1, PROJECT_EDITOR: 2, PROJECT_ADMIN: 3 };
 
-export type TenantRow = typeof tenants.$inferSelect;
-export type ProjectRow = typeof projects.$inferSelect;
-export type AssetRow = typeof assets.$inferSelect;
+import type { AssetRow, ProjectRow, TenantRow } from "../db/schema";
 
 /** What the caller may do in a tenant. */
 export interface TenantAccess {
@@ -55,12 +53,12 @@ export class Access {
 
   /** The platform administrator only (403 for anyone else). */
   platformAdmin(): void {
-    if (this.principal.kind !== "admin") throw ApiError.forbidden("Only the platform administrator may do this");
+    if (this.principal.kind !== "admin") throw new ForbiddenError("Only the platform administrator may do this");
   }
 
   /** The calling user's e-mail; 403 for the platform administrator and tenant-scoped keys. */
   user(): string {
-    if (this.principal.kind !== "user") throw ApiError.forbidden("This needs a user identity (a user token or key)");
+    if (this.principal.kind !== "user") throw new ForbiddenError("This needs a user identity (a user token or key)");
     return this.principal.email;
   }
 
@@ -73,14 +71,14 @@ export class Access {
     }
     const access = await pending;
     if (need === "TENANT_ADMIN" && access.role !== "TENANT_ADMIN") {
-      throw ApiError.forbidden("This needs the TENANT_ADMIN role");
+      throw new ForbiddenError("This needs the TENANT_ADMIN role");
     }
     return access;
   }
 
   private async loadTenant(tenantId: string): Promise<TenantAccess> {
     const p = this.principal;
-    const notFound = ApiError.notFound("Tenant");
+    const notFound = new NotFoundError("Tenant");
     if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound;
     const tenant = await this.db.query.tenants.findFirst({ where: eq(tenants.id, tenantId) });
     if (!tenant) throw notFound;
@@ -98,7 +96,7 @@ export class Access {
     const project = await this.db.query.projects.findFirst({
       where: and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)),
     });
-    if (!project) throw ApiError.notFound("Project");
+    if (!project) throw new NotFoundError("Project");
     let projectRole: ProjectRole;
     if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") {
       projectRole = "PROJECT_ADMIN";
@@ -106,10 +104,10 @@ export class Access {
       const member = await this.db.query.projectMembers.findFirst({
         where: and(eq(projectMembers.projectId, projectId), eq(projectMembers.userEmail, t.principal.email)),
       });
-      if (!member) throw ApiError.notFound("Project");
+      if (!member) throw new NotFoundError("Project");
       projectRole = member.role;
     }
-    if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw ApiError.forbidden(`This needs the ${need} role`);
+    if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
     return { ...t, project, projectRole };
   }
 
@@ -123,11 +121,11 @@ export class Access {
     const asset = await this.db.query.assets.findFirst({
       where: and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)),
     });
-    if (!asset) throw ApiError.notFound("Asset");
+    if (!asset) throw new NotFoundError("Asset");
     try {
       return { ...(await this.project(tenantId, asset.projectId, need)), asset };
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) throw ApiError.notFound("Asset");
+      if (err instanceof NotFoundError) throw new NotFoundError("Asset");
       throw err;
     }
   }

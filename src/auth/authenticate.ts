@@ -5,7 +5,7 @@ import type { Db } from "../db";
 import { apiKeys } from "../db/schema";
 import type { Env } from "../env";
 import { timingSafeEqual } from "../lib/crypto";
-import { ApiError } from "../lib/errors";
+import { UnauthenticatedError } from "../lib/errors";
 import { Access } from "./access";
 import { findKeyBySecret, keyPrincipal, touchKey } from "./keys";
 import type { Principal } from "./principal";
@@ -24,7 +24,7 @@ export async function resolvePrincipal(
   if (key !== undefined) {
     if (env.ADMIN_API_KEY && timingSafeEqual(key, env.ADMIN_API_KEY)) return { kind: "admin" };
     const row = await findKeyBySecret(db, key);
-    if (!row) throw ApiError.unauthenticated("Invalid API key");
+    if (!row) throw new UnauthenticatedError("Invalid API key");
     waitUntil(touchKey(db, row).catch((e) => console.error("touchKey failed", String(e))));
     return keyPrincipal(row);
   }
@@ -32,12 +32,12 @@ export async function resolvePrincipal(
   const auth = headers.get("authorization") ?? headers.get("authentication");
   if (auth === undefined) return undefined;
   const m = BEARER.exec(auth);
-  if (!m) throw ApiError.unauthenticated("Authorization must be 'Bearer <token>'");
+  if (!m) throw new UnauthenticatedError("Authorization must be 'Bearer <token>'");
   const verified = await verifyBearer(env, m[1]!);
   if (verified.keyId) {
     // A token exchanged for an API key dies with the key.
     const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, verified.keyId), columns: { id: true } });
-    if (!row) throw ApiError.unauthenticated("The API key behind this token was revoked");
+    if (!row) throw new UnauthenticatedError("The API key behind this token was revoked");
   }
   return verified.principal;
 }
@@ -49,7 +49,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   );
   if (!principal) {
     c.header("WWW-Authenticate", 'Bearer realm="dq-monitor"');
-    throw ApiError.unauthenticated("Send an API key in X-SVC-Key or a token in Authorization: Bearer");
+    throw new UnauthenticatedError("Send an API key in X-SVC-Key or a token in Authorization: Bearer");
   }
   c.set("principal", principal);
   c.set("access", new Access(c.var.db, principal));

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, decodeJwt, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../env";
-import { ApiError } from "../lib/errors";
+import { UnauthenticatedError } from "../lib/errors";
 import type { Principal } from "./principal";
 
 /** The algorithm of the service's own tokens; pinned on verification. */
@@ -68,10 +68,10 @@ function oidcAlgorithms(env: Env): string[] {
     .filter((a) => a && !FORBIDDEN_OIDC_ALGS.test(a));
 }
 
-function toAuthError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof joseErrors.JWTExpired) return new ApiError(401, "token_expired", "The token has expired");
-  return ApiError.unauthenticated("Invalid token");
+function toAuthError(err: unknown): UnauthenticatedError {
+  if (err instanceof UnauthenticatedError) return err;
+  if (err instanceof joseErrors.JWTExpired) return new UnauthenticatedError("The token has expired", true);
+  return new UnauthenticatedError("Invalid token");
 }
 
 /**
@@ -83,7 +83,7 @@ export async function verifyBearer(env: Env, token: string): Promise<VerifiedTok
   try {
     issuer = decodeJwt(token).iss;
   } catch {
-    throw ApiError.unauthenticated("Malformed token");
+    throw new UnauthenticatedError("Malformed token");
   }
   try {
     if (issuer === env.SERVICE_TOKEN_ISSUER) {
@@ -97,7 +97,7 @@ export async function verifyBearer(env: Env, token: string): Promise<VerifiedTok
     }
     if (env.OIDC_ISSUER && issuer === env.OIDC_ISSUER && env.OIDC_JWKS_URL) {
       const algorithms = oidcAlgorithms(env);
-      if (algorithms.length === 0) throw ApiError.unauthenticated("No acceptable OIDC algorithm is configured");
+      if (algorithms.length === 0) throw new UnauthenticatedError("No acceptable OIDC algorithm is configured");
       const { payload } = await jwtVerify(token, remoteJwks(env.OIDC_JWKS_URL), {
         algorithms,
         issuer: env.OIDC_ISSUER,
@@ -105,13 +105,13 @@ export async function verifyBearer(env: Env, token: string): Promise<VerifiedTok
         requiredClaims: ["exp"],
       });
       const name = typeof payload.email === "string" ? payload.email : payload.sub;
-      if (!name) throw ApiError.unauthenticated("The token names no user (sub or email)");
+      if (!name) throw new UnauthenticatedError("The token names no user (sub or email)");
       return { principal: { kind: "user", email: name.toLowerCase() } };
     }
   } catch (err) {
     throw toAuthError(err);
   }
-  throw ApiError.unauthenticated("Token from an untrusted issuer");
+  throw new UnauthenticatedError("Token from an untrusted issuer");
 }
 
 function fromServiceClaims(p: ServiceClaims): VerifiedToken {
@@ -125,5 +125,5 @@ function fromServiceClaims(p: ServiceClaims): VerifiedToken {
       if (!p.sub) break;
       return { principal: { kind: "user", email: p.sub, ...(p.kid ? { keyId: p.kid } : {}) }, keyId: p.kid };
   }
-  throw ApiError.unauthenticated("Invalid token claims");
+  throw new UnauthenticatedError("Invalid token claims");
 }

@@ -1,15 +1,15 @@
 import { and, asc, eq, gt, isNotNull, or } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db";
+import type { AssetRow, ConnectionRow } from "../db/schema";
 import { assetLineage, assets, type ConnectionType, connections } from "../db/schema";
 import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
-import { ApiError, type FieldError } from "../lib/errors";
+import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { followMove } from "../monitor/incidents";
-import { type ConnectionRow, findVisibleConnection } from "./connections";
+import { followMove } from "../monitor/d1-store";
+import { findVisibleConnection } from "./connections";
 
-export type AssetRow = typeof assets.$inferSelect;
 type ProjectRef = { tenantId: string; id: number };
 
 // ---------------------------------------------------------------------------------------------
@@ -103,65 +103,14 @@ export function scheduleColumns(schedule: AssetSchedule | null, now = new Date()
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Views.
-
-/** Which extra fields a list or get adds (with_attributes, with_schedules, with_lineage). */
-export interface AssetViewFlags {
-  attributes: boolean;
-  schedules: boolean;
-  lineage: boolean;
-}
-export const NO_EXTRAS: AssetViewFlags = { attributes: false, schedules: false, lineage: false };
-
-interface Lineage {
+/** An asset's lineage: the ids (as strings) of its direct parents and children. */
+export interface Lineage {
   parents: string[];
   children: string[];
 }
 
-export function assetView(row: AssetRow, flags: AssetViewFlags = NO_EXTRAS, lineage?: Lineage) {
-  return {
-    id: row.id,
-    project_id: row.projectId,
-    name: row.name,
-    description: row.description,
-    type: row.type,
-    options: row.options,
-    payload: row.payload,
-    created_by: row.createdBy,
-    created_at: row.createdAt,
-    connection_id: row.connectionId,
-    db_type: row.dbType,
-    ...(flags.attributes ? { attributes: row.attributes ?? [] } : {}),
-    ...(flags.schedules
-      ? {
-          scheduled_upload: row.scheduleCron
-            ? {
-                cron: row.scheduleCron,
-                timezone: row.scheduleTimezone,
-                enabled: row.scheduleEnabled,
-                next_run_at: row.nextRunAt,
-              }
-            : null,
-        }
-      : {}),
-    ...(flags.lineage ? (lineage ?? { parents: [], children: [] }) : {}),
-  };
-}
-
-/** Views of rows with the extras asked for; lineage of all rows is read in two queries. */
-export async function assetViews(db: Db, tenantId: string, rows: AssetRow[], flags: AssetViewFlags) {
-  const lineage = flags.lineage
-    ? await loadLineage(
-        db,
-        tenantId,
-        rows.map((r) => r.id),
-      )
-    : undefined;
-  return rows.map((r) => assetView(r, flags, lineage?.get(r.id)));
-}
-
-async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {
+/** The lineage of each asset, in two queries. */
+export async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {
   const out = new Map<number, Lineage>(ids.map((id) => [id, { parents: [], children: [] }]));
   if (ids.length === 0) return out;
   const edges = await db
@@ -199,17 +148,17 @@ interface Sent {
 }
 
 /** Parses the payload for the type and checks type-dependent options; returns the clean payload. */
-function checkShape(shape: AssetShape, sent: Sent, errors: FieldError[]): Record<string, unknown> {
+function checkShape(shape: AssetShape, sent: Sent, errors: FieldProblem[]): Record<string, unknown> {
   const parsed = ASSET_PAYLOADS[shape.type].safeParse(shape.payload);
   if (!parsed.success) {
     const note = sent.payload ? "" : ` (the stored payload does not fit type ${shape.type}; send a payload for it)`;
     for (const issue of parsed.error.issues) {
-      errors.push({ path: ["body", "payload", ...issue.path.map(String)].join("."), message: issue.message + note });
+      errors.push({ field: ["payload", ...issue.path.map(String)].join("."), message: issue.message + note });
     }
   }
   if (shape.options.only_light_scan === "true" && !LIGHT_SCAN_TYPES.includes(shape.type)) {
     errors.push({
-      path: "body.options.only_light_scan",
+      field: "options.only_light_scan",
       message: `light scans are supported for ${LIGHT_SCAN_TYPES.join(", ")} only, not ${shape.type}`,
     });
   }
@@ -226,26 +175,26 @@ export async function checkConnection(
   connectionId: number,
   type: string,
   sent: { type: boolean; connection: boolean },
-  errors: FieldError[],
+  errors: FieldProblem[],
   field = "connection_id",
 ): Promise<ConnectionRow | undefined> {
   const connection = await findVisibleConnection(db, project.tenantId, project.id, connectionId);
   if (!connection) {
-    errors.push({ path: `body.${field}`, message: "no such connection in this project" });
+    errors.push({ field, message: "no such connection in this project" });
     return undefined;
   }
   if (connection.type !== type) {
     errors.push(
       sent.connection || !sent.type
-        ? { path: `body.${field}`, message: `is a ${connection.type} connection; the type is ${type}` }
-        : { path: "body.type", message: `must be ${connection.type}, the type of the connection` },
+        ? { field, message: `is a ${connection.type} connection; the type is ${type}` }
+        : { field: "type", message: `must be ${connection.type}, the type of the connection` },
     );
   }
   return connection;
 }
 
-function invalid(errors: FieldError[]): never {
-  throw ApiError.badRequest("The request is invalid; see errors", errors);
+function invalid(errors: FieldProblem[]): never {
+  throw new InvalidInputError(errors);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,7 +205,7 @@ export async function getAsset(db: Db, project: ProjectRef, assetId: number): Pr
   const row = await db.query.assets.findFirst({
     where: and(eq(assets.tenantId, project.tenantId), eq(assets.projectId, project.id), eq(assets.id, assetId)),
   });
-  if (!row) throw ApiError.notFound("Asset");
+  if (!row) throw new NotFoundError("Asset");
   return row;
 }
 
@@ -300,7 +249,7 @@ export async function createAsset(
   input: CreateAssetInput,
   createdBy: string,
 ): Promise<AssetRow> {
-  const errors: FieldError[] = [];
+  const errors: FieldProblem[] = [];
   const sent = { type: true, payload: true, connection: true };
   const payload = checkShape(input, sent, errors);
   const connection = await checkConnection(db, project, input.connection_id, input.type, sent, errors);
@@ -344,7 +293,7 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
     options: changes.options ?? asset.options,
     payload: changes.payload ?? asset.payload,
   };
-  const errors: FieldError[] = [];
+  const errors: FieldProblem[] = [];
   const set: Partial<typeof assets.$inferInsert> = {};
   if (sent.type || sent.payload || changes.options !== undefined) {
     set.payload = checkShape(shape, sent, errors);
@@ -375,7 +324,7 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
     .set({ ...set, updatedAt: nowIso() })
     .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)))
     .returning();
-  if (!row) throw ApiError.notFound("Asset");
+  if (!row) throw new NotFoundError("Asset");
   return row;
 }
 
@@ -422,14 +371,14 @@ export async function setLineage(
   const parents = input.parents ? [...new Set(input.parents)] : undefined;
   const children = input.children ? [...new Set(input.children)] : undefined;
   const known = await existingAssetIds(db, asset.tenantId, [...(parents ?? []), ...(children ?? [])], readable);
-  const errors: FieldError[] = [];
+  const errors: FieldProblem[] = [];
   const check = (side: "parents" | "children", other: number[] | undefined) => {
     input[side]?.forEach((id, i) => {
-      const path = `body.${side}.${i}`;
-      if (id === asset.id) errors.push({ path, message: "an asset cannot be linked to itself" });
-      else if (!known.has(id)) errors.push({ path, message: "no such asset" });
+      const field = `${side}.${i}`;
+      if (id === asset.id) errors.push({ field, message: "an asset cannot be linked to itself" });
+      else if (!known.has(id)) errors.push({ field, message: "no such asset" });
       else if (side === "children" && other?.includes(id)) {
-        errors.push({ path, message: "is also a parent: lineage cannot loop" });
+        errors.push({ field, message: "is also a parent: lineage cannot loop" });
       }
     });
   };
@@ -473,26 +422,26 @@ export async function moveAssets(
     .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique)));
   const found = new Set(rows.map((r) => r.id));
   const missing = unique.filter((id) => !found.has(id));
-  if (missing.length > 0) throw ApiError.notFound(`Asset ${missing.join(", ")} of project ${source.id}`);
+  if (missing.length > 0) throw new NotFoundError(`Asset ${missing.join(", ")} of project ${source.id}`);
 
-  const errors: FieldError[] = [];
+  const errors: FieldProblem[] = [];
   let connection: ConnectionRow | undefined;
   if (targetConnectionId === undefined) {
     const projectScoped = await projectScopedConnections(db, source.tenantId, rows);
     for (const r of rows.filter((r) => projectScoped.has(r.connectionId))) {
       errors.push({
-        path: "body.target_connection_id",
+        field: "target_connection_id",
         message: `required: asset ${r.id} uses a PROJECT connection, which cannot follow it to another project`,
       });
     }
   } else {
     connection = await findVisibleConnection(db, target.tenantId, target.id, targetConnectionId);
     if (!connection) {
-      errors.push({ path: "body.target_connection_id", message: "no such connection in the target project" });
+      errors.push({ field: "target_connection_id", message: "no such connection in the target project" });
     } else {
       for (const r of rows.filter((r) => r.type !== connection!.type)) {
         errors.push({
-          path: "body.target_connection_id",
+          field: "target_connection_id",
           message: `is a ${connection.type} connection; asset ${r.id} is ${r.type}`,
         });
       }

@@ -2,19 +2,17 @@ import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db";
+import type { ConnectionRow, SourceGroupRow } from "../db/schema";
 import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
 import type { ScanJobMessage } from "../jobs/messages";
 import { createScanJobs, enqueueScanJobs } from "../jobs/scan-jobs";
 import { nextRunIso } from "../lib/cron";
-import { ApiError, type FieldError } from "../lib/errors";
+import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { followMove } from "../monitor/incidents";
+import { followMove } from "../monitor/d1-store";
 import { checkConnection, LIGHT_SCAN_TYPES, projectScopedConnections } from "./assets";
-import type { ConnectionRow } from "./connections";
 import { findVisibleConnection } from "./connections";
-
-export type SourceGroupRow = typeof sourceGroups.$inferSelect;
 export type SourceGroupType = (typeof SOURCE_GROUP_TYPES)[number];
 type ProjectRef = { tenantId: string; id: number };
 
@@ -40,19 +38,6 @@ export const GroupAssetEntry = z.strictObject({
 });
 export type GroupAssetEntry = z.infer<typeof GroupAssetEntry>;
 
-export function sourceGroupView(row: SourceGroupRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    type: row.type,
-    connection_id: row.connectionId,
-    db_type: row.dbType,
-    project_id: row.projectId,
-    scheduled_upload: row.scheduledUpload,
-  };
-}
-
 /** The schedule columns of a group: cron in UTC; null clears it. */
 function scheduleColumns(cron: string | null) {
   return { scheduledUpload: cron, nextRunAt: cron === null ? null : nextRunIso(cron, "UTC", new Date()) };
@@ -70,25 +55,25 @@ interface GroupShape {
 }
 
 /** Checks the payload for the type and the type-dependent options; returns the clean payload. */
-function checkShape(shape: GroupShape, payloadSent: boolean, errors: FieldError[]): Record<string, unknown> {
+function checkShape(shape: GroupShape, payloadSent: boolean, errors: FieldProblem[]): Record<string, unknown> {
   const parsed = GROUP_PAYLOADS[shape.type].safeParse(shape.payload);
   if (!parsed.success) {
     const note = payloadSent ? "" : ` (the stored payload does not fit type ${shape.type}; send a payload for it)`;
     for (const issue of parsed.error.issues) {
-      errors.push({ path: ["body", "payload", ...issue.path.map(String)].join("."), message: issue.message + note });
+      errors.push({ field: ["payload", ...issue.path.map(String)].join("."), message: issue.message + note });
     }
   }
   if (shape.options.only_light_scan && !LIGHT_SCAN_TYPES.includes(shape.type)) {
     errors.push({
-      path: "body.options.only_light_scan",
+      field: "options.only_light_scan",
       message: `light scans are supported for ${LIGHT_SCAN_TYPES.join(", ")} only, not ${shape.type}`,
     });
   }
   return parsed.success ? parsed.data : shape.payload;
 }
 
-function invalid(errors: FieldError[]): never {
-  throw ApiError.badRequest("The request is invalid; see errors", errors);
+function invalid(errors: FieldProblem[]): never {
+  throw new InvalidInputError(errors);
 }
 
 /** A group of a project; 404 when absent, of another project or of another tenant. */
@@ -100,7 +85,7 @@ export async function getSourceGroup(db: Db, project: ProjectRef, groupId: numbe
       eq(sourceGroups.id, groupId),
     ),
   });
-  if (!row) throw ApiError.notFound("Source group");
+  if (!row) throw new NotFoundError("Source group");
   return row;
 }
 
@@ -209,7 +194,7 @@ export async function createSourceGroup(
   input: CreateSourceGroupInput,
   createdBy: string,
 ): Promise<{ group: SourceGroupRow; assets: GroupAssetCreated[] }> {
-  const errors: FieldError[] = [];
+  const errors: FieldProblem[] = [];
   const payload = checkShape(input, true, errors);
   const connection = await checkConnection(
     db,
@@ -278,7 +263,7 @@ export async function updateSourceGroup(
   changes: UpdateSourceGroupInput,
   createdBy: string,
 ): Promise<GroupAssetCreated[]> {
-  const errors: FieldError[] = [];
+  const errors: FieldProblem[] = [];
   const shape: GroupShape = {
     type: changes.type ?? group.type,
     payload: changes.payload ?? group.payload,
@@ -311,7 +296,7 @@ export async function updateSourceGroup(
       );
     const found = new Set(members.map((m) => m.id));
     changes.assets_to_delete?.forEach((id, i) => {
-      if (!found.has(id)) errors.push({ path: `body.assets_to_delete.${i}`, message: "not an asset of this group" });
+      if (!found.has(id)) errors.push({ field: `assets_to_delete.${i}`, message: "not an asset of this group" });
     });
   }
   if (errors.length > 0) invalid(errors);
@@ -405,35 +390,35 @@ export async function moveSourceGroups(
     );
   const found = new Set(groups.map((g) => g.id));
   const missing = unique.filter((id) => !found.has(id));
-  if (missing.length > 0) throw ApiError.notFound(`Source group ${missing.join(", ")} of project ${source.id}`);
+  if (missing.length > 0) throw new NotFoundError(`Source group ${missing.join(", ")} of project ${source.id}`);
   const members = await db
     .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId, groupId: assets.sourceGroupId })
     .from(assets)
     .where(and(eq(assets.tenantId, source.tenantId), inJsonList(assets.sourceGroupId, unique)))
     .orderBy(asc(assets.id));
 
-  const errors: FieldError[] = [];
-  const path = "body.target_connection_id";
+  const errors: FieldProblem[] = [];
+  const field = "target_connection_id";
   let connection: ConnectionRow | undefined;
   if (targetConnectionId === undefined) {
     const scoped = await projectScopedConnections(db, source.tenantId, [...groups, ...members]);
     for (const g of groups.filter((g) => scoped.has(g.connectionId))) {
-      errors.push({ path, message: `required: source group ${g.id} uses a PROJECT connection` });
+      errors.push({ field, message: `required: source group ${g.id} uses a PROJECT connection` });
     }
     for (const a of members.filter((a) => scoped.has(a.connectionId))) {
-      errors.push({ path, message: `required: asset ${a.id} of source group ${a.groupId} uses a PROJECT connection` });
+      errors.push({ field, message: `required: asset ${a.id} of source group ${a.groupId} uses a PROJECT connection` });
     }
   } else {
     connection = await findVisibleConnection(db, target.tenantId, target.id, targetConnectionId);
     if (!connection) {
-      errors.push({ path, message: "no such connection in the target project" });
+      errors.push({ field, message: "no such connection in the target project" });
     } else {
       const type = connection.type;
       for (const g of groups.filter((g) => g.type !== type)) {
-        errors.push({ path, message: `is a ${type} connection; source group ${g.id} is ${g.type}` });
+        errors.push({ field, message: `is a ${type} connection; source group ${g.id} is ${g.type}` });
       }
       for (const a of members.filter((a) => a.type !== type)) {
-        errors.push({ path, message: `is a ${type} connection; asset ${a.id} is ${a.type}` });
+        errors.push({ field, message: `is a ${type} connection; asset ${a.id} is ${a.type}` });
       }
     }
   }

@@ -1,6 +1,6 @@
 import { type AnyColumn, and, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { type ConnectionType, incidents, type Level } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { InvalidInputError } from "../lib/errors";
 
 /** The list filters of spec 4.8, parsed and validated (times normalised to ISO 8601 UTC). */
 export interface IncidentFilters {
@@ -92,8 +92,6 @@ export function incidentWhere(
 /** Checks from < to (both normalised); the path names the field for the 400. */
 export function assertRange(f: IncidentFilters): void {
   if (f.from_time && f.to_time && f.from_time >= f.to_time) {
-    throw ApiError.badRequest("The request is invalid; see errors", [
-      { path: "query.to_time", message: "must be after from_time" },
-    ]);
+    throw new InvalidInputError([{ field: "to_time", message: "must be after from_time" }]);
   }
 }

@@ -1,57 +1,15 @@
 import { type AnyColumn, and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
+import type { IncidentRow } from "../db/schema";
 import { alerts, incidentHistory, incidents, LEVELS, type Level } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { InvalidInputError, NotFoundError } from "../lib/errors";
 import { type IncidentFilters, incidentWhere, resolveRange, type TimeRange } from "./filters";
-
-export type IncidentRow = typeof incidents.$inferSelect;
-export type IncidentHistoryRow = typeof incidentHistory.$inferSelect;
 
 /** Most alerts shown in an incident's detail (the newest); the history still lists every ref. */
 export const DETAIL_METRICS_LIMIT = 1000;
 /** Longest distribution, in days: a bigger range is a 400 rather than a huge zero-filled array. */
 export const MAX_DISTRIBUTION_DAYS = 731;
 const DAY_MS = 86_400_000;
-
-/** An incident as the list and the detail show it. */
-export function incidentView(row: IncidentRow) {
-  return {
-    id: row.id,
-    asset_id: String(row.assetId),
-    project_id: row.projectId,
-    connection_id: row.connectionId,
-    connection_type: row.connectionType,
-    source_name: row.sourceName,
-    alert_policy_id: row.policy,
-    policy_name: row.policyName,
-    attribute: row.attribute === "" ? null : row.attribute,
-    state: row.state,
-    severity: row.severity,
-    impact: row.impact,
-    tag: row.tag,
-    alert_count: row.alertCount,
-    clean_scans: row.cleanScans,
-    opened_at: row.openedAt,
-    last_alert_at: row.lastAlertAt,
-    closed_at: row.closedAt,
-    close_reason: row.closeReason,
-    first_response_at: row.firstResponseAt,
-    ticket: row.ticketKey ? { key: row.ticketKey, url: row.ticketUrl } : null,
-  };
-}
-
-export function historyView(row: IncidentHistoryRow) {
-  return {
-    time: row.time,
-    from_state: row.fromState,
-    to_state: row.toState,
-    alert_refs: row.alertRefs,
-    actor: row.actor,
-    note: row.note,
-    reason: row.reason,
-    job_id: row.jobId,
-  };
-}
 
 /** The query of one page of incidents, newest first (opened_at, then id, descending), `limit + 1` rows; undefined when nothing can match. */
 export function listIncidentsQuery(
@@ -84,11 +42,11 @@ export async function getIncident(db: Db, tenantId: string, id: number): Promise
   const row = await db.query.incidents.findFirst({
     where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, id)),
   });
-  if (!row) throw ApiError.notFound("Incident");
+  if (!row) throw new NotFoundError("Incident");
   return row;
 }
 
-/** An incident with its history and the metrics of its alerts (observed and expected from the alert's details). */
+/** An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT). */
 export async function incidentDetail(db: Db, row: IncidentRow) {
   const history = await db
     .select()
@@ -120,21 +78,10 @@ export async function incidentDetail(db: Db, row: IncidentRow) {
           )
           .orderBy(desc(alerts.metricTime), desc(alerts.id))
           .limit(DETAIL_METRICS_LIMIT);
-  return {
-    ...incidentView(row),
-    metrics: metricRows.reverse().map((m) => ({
-      alert_id: m.id,
-      job_id: m.jobId,
-      metric: m.metric,
-      metric_value: m.metricValue,
-      metric_time: m.metricTime,
-      priority: m.priority,
-      observed: m.details.observed ?? null,
-      expected: m.details.expected ?? null,
-    })),
-    history: history.map(historyView),
-  };
+  return { incident: row, metrics: metricRows.reverse(), history };
 }
+
+export type IncidentDetail = Awaited<ReturnType<typeof incidentDetail>>;
 
 /** The alerts of an asset with the given ids (an incident's alert_refs); unknown ids are absent. */
 export function alertsByRefs(db: Db, tenantId: string, assetId: number, refs: number[]) {
@@ -278,8 +225,8 @@ export async function incidentDistribution(
   // The range is half-open: a `to` at midnight does not bring in its day.
   const lastDay = Math.floor((Date.parse(range.to) - 1) / DAY_MS);
   if (lastDay - firstDay + 1 > MAX_DISTRIBUTION_DAYS) {
-    throw ApiError.badRequest("The request is invalid; see errors", [
-      { path: "query.from_time", message: `the range may span at most ${MAX_DISTRIBUTION_DAYS} days` },
+    throw new InvalidInputError([
+      { field: "from_time", message: `the range may span at most ${MAX_DISTRIBUTION_DAYS} days` },
     ]);
   }
   const days = new Map<string, { date: string; total: number; by_severity: LevelCounts; by_impact: LevelCounts }>();

@@ -1,11 +1,10 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db";
+import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "./messages";
-
-export type ScanJobRow = typeof scanJobs.$inferSelect;
 
 /** What a new scan job is about; it starts QUEUED. */
 export interface NewScanJob {
@@ -71,32 +70,6 @@ export async function enqueueScanJobs(
       })),
     );
   }
-}
-
-/** A job as the API shows it: status, progress, timings and error. */
-export function scanJobView(job: ScanJobRow) {
-  const started = job.startedAt ? Date.parse(job.startedAt) : undefined;
-  const finished = job.finishedAt ? Date.parse(job.finishedAt) : undefined;
-  return {
-    job_id: job.id,
-    asset_id: String(job.assetId),
-    kind: job.kind,
-    status: job.status,
-    trigger: job.trigger,
-    progress: {
-      rows: job.rowsScanned,
-      bytes: job.bytesScanned,
-      total_bytes: job.totalBytes,
-      /** 0-1 when the total is known up front (files), else null. */
-      fraction: job.totalBytes ? Math.min(1, job.bytesScanned / job.totalBytes) : job.status === "SUCCEEDED" ? 1 : null,
-    },
-    attempts: job.attempts,
-    error: job.error,
-    created_at: job.createdAt,
-    started_at: job.startedAt,
-    finished_at: job.finishedAt,
-    duration_ms: started !== undefined && finished !== undefined ? finished - started : null,
-  };
 }
 
 /** A job of an asset of a tenant; undefined when there is none (or it is another asset's). */

@@ -1,9 +1,8 @@
-import type { AssetRow } from "../auth/access";
 import type { Db } from "../db";
-import type { ScanJobMessage } from "../jobs/messages";
-import { createScanJob, enqueueScanJobs, type ScanJobRow } from "../jobs/scan-jobs";
-import { ApiError } from "../lib/errors";
-import { locationType, type ScanRequestBody } from "../routes/scans/scans.schemas";
+import { type AssetRow, CONNECTION_TYPES, type ScanJobRow } from "../db/schema";
+import { InvalidInputError, LimitExceededError } from "../lib/errors";
+import type { ScanJobMessage } from "./messages";
+import { createScanJob, enqueueScanJobs } from "./scan-jobs";
 
 /** Formats of data uploaded in the request body, by Content-Type. */
 export const UPLOAD_FORMATS: Record<string, "csv" | "ndjson"> = {
@@ -11,8 +10,27 @@ export const UPLOAD_FORMATS: Record<string, "csv" | "ndjson"> = {
   "application/x-ndjson": "ndjson",
 };
 
+/** Upload locations of the interface (GBQ is BigQuery) plus the asset's other connection types. */
+export const LOCATIONS = ["GCS", "GBQ", "S3", "AZURE", "SNOWFLAKE", ...CONNECTION_TYPES] as const;
+export type Location = (typeof LOCATIONS)[number];
+
+/** The connection type a location stands for. */
+export function locationType(location: Location): string {
+  return location === "GBQ" ? "BIGQUERY" : location;
+}
+
+/** What a scan is asked to read; unset fields come from the asset's payload, options and connection. */
+export type ScanRequest = {
+  location?: string;
+  path?: string;
+  format?: "csv" | "ndjson" | "json" | "parquet";
+  delimiter?: string;
+  table?: string;
+  query?: string;
+};
+
 /** What a job's `request` holds: the scan request, plus where uploaded data was stored. */
-export type ScanJobRequest = ScanRequestBody & {
+export type ScanJobRequest = ScanRequest & {
   /** Uploaded data stored in the UPLOADS bucket. */
   upload?: { key: string; format: "csv" | "ndjson"; bytes: number };
 };
@@ -26,20 +44,16 @@ export async function queueScan(
   trigger: string,
   totalBytes?: number,
 ): Promise<ScanJobRow> {
-  if (request.location && locationType(request.location as never) !== asset.type) {
-    throw ApiError.badRequest("The location does not match the asset", [
-      { path: "body.location", message: `the asset is of type ${asset.type}` },
-    ]);
+  if (request.location && locationType(request.location as Location) !== asset.type) {
+    throw new InvalidInputError([{ field: "location", message: `the asset is of type ${asset.type}` }]);
   }
   const files = ["GCS", "S3", "AZURE"].includes(asset.type);
   if (!files && !request.upload && (request.path || request.format || request.delimiter)) {
-    throw ApiError.badRequest("path, format and delimiter apply to files", [
-      { path: "body.path", message: `the asset is a ${asset.type} table, not files` },
-    ]);
+    throw new InvalidInputError([{ field: "path", message: `the asset is a ${asset.type} table, not files` }]);
   }
   if (files && (request.table || request.query)) {
-    throw ApiError.badRequest("table and query apply to databases", [
-      { path: request.table ? "body.table" : "body.query", message: `the asset is ${asset.type} files` },
+    throw new InvalidInputError([
+      { field: request.table ? "table" : "query", message: `the asset is ${asset.type} files` },
     ]);
   }
   const job = await createScanJob(db, {
@@ -55,31 +69,24 @@ export async function queueScan(
 }
 
 /**
- * Streams an uploaded body into the UPLOADS bucket and queues its scan. The Content-Length is
- * required (411) and checked against the tenant's free_upload_limit (413) before any byte is
- * stored, so an oversized upload changes nothing.
+ * Streams an uploaded body of a known length into the UPLOADS bucket and queues its scan. The
+ * length is checked against the tenant's free_upload_limit before any byte is stored, so an
+ * oversized upload changes nothing.
  */
 export async function queueUpload(
   db: Db,
   queue: Queue<ScanJobMessage>,
   bucket: R2Bucket,
   asset: AssetRow,
-  upload: { body: ReadableStream<Uint8Array> | null; contentType: string; length: string | undefined; limit: number },
+  upload: { body: ReadableStream<Uint8Array> | null; contentType: string; bytes: number; limit: number },
   delimiter: string | undefined,
 ): Promise<ScanJobRow> {
   const format = UPLOAD_FORMATS[upload.contentType]!;
-  const bytes = Number(upload.length);
-  if (upload.length === undefined || !Number.isSafeInteger(bytes) || bytes < 0) {
-    throw new ApiError(411, "length_required", "Uploads need a Content-Length header (e.g. curl --data-binary @file)");
-  }
+  const { bytes } = upload;
   if (bytes > upload.limit) {
-    throw new ApiError(
-      413,
-      "payload_too_large",
-      `The upload is ${bytes} bytes; this tenant's limit is ${upload.limit}`,
-    );
+    throw new LimitExceededError(`The upload is ${bytes} bytes; this tenant's limit is ${upload.limit}`);
   }
-  if (bytes === 0 || !upload.body) throw ApiError.badRequest("The upload is empty");
+  if (bytes === 0 || !upload.body) throw new InvalidInputError([], "The upload is empty");
   const key = `uploads/${asset.tenantId}/${asset.id}/${crypto.randomUUID()}.${format}`;
   // A body with a Content-Length is a fixed-length stream, which R2 stores without buffering.
   await bucket.put(key, upload.body, { httpMetadata: { contentType: upload.contentType } });

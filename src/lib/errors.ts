@@ -1,95 +1,73 @@
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+/**
+ * Errors of the domain: what went wrong, in the domain's words. Domain code throws these and
+ * knows nothing of HTTP; the edge (src/routes/problems.ts) maps each kind to a status and an
+ * RFC 9457 problem, in one place.
+ */
 
-/** One field-level problem of a request, with the path of the field (e.g. "body.storage.type"). */
-export interface FieldError {
-  path: string;
+/** One problem with a field of an operation's input, named by its path there (`payload.bucket`). */
+export interface FieldProblem {
+  field: string;
   message: string;
 }
 
-/** Machine-readable error codes, one per kind of failure a client can act on. */
-export type ErrorCode =
-  | "bad_request"
-  | "validation_failed"
-  | "malformed_json"
-  | "unauthenticated"
-  | "token_expired"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "length_required"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "source_error"
-  | "internal_error";
+/** The base of every error a caller can act on. */
+export abstract class DomainError extends Error {}
 
-const TITLES: Record<ErrorCode, string> = {
-  bad_request: "Bad request",
-  validation_failed: "Request validation failed",
-  malformed_json: "Malformed JSON body",
-  unauthenticated: "Authentication required",
-  token_expired: "Token expired",
-  forbidden: "Forbidden",
-  not_found: "Not found",
-  conflict: "Conflict",
-  length_required: "Content-Length required",
-  payload_too_large: "Payload too large",
-  unsupported_media_type: "Unsupported media type",
-  source_error: "The data source refused or failed the request",
-  internal_error: "Internal server error",
-};
+/** The thing does not exist, or the caller may not know that it does (another tenant's). */
+export class NotFoundError extends DomainError {
+  constructor(readonly what: string) {
+    super(`${what} not found`);
+    this.name = "NotFoundError";
+  }
+}
 
-/** The one error type handlers throw; `onError` turns it into an RFC 9457 problem. */
-export class ApiError extends Error {
+/** The operation clashes with the current state: a duplicate name, a state it is already in… */
+export class ConflictError extends DomainError {
+  constructor(detail: string) {
+    super(detail);
+    this.name = "ConflictError";
+  }
+}
+
+/** The input is wrong; `fields` names each offending field (empty when it is the input as a whole). */
+export class InvalidInputError extends DomainError {
   constructor(
-    readonly status: ContentfulStatusCode,
-    readonly code: ErrorCode,
-    detail: string,
-    readonly errors?: FieldError[],
+    readonly fields: FieldProblem[] = [],
+    detail = "The request is invalid; see errors",
   ) {
     super(detail);
-    this.name = "ApiError";
+    this.name = "InvalidInputError";
   }
 
-  get title(): string {
-    return TITLES[this.code];
-  }
-
-  static badRequest(detail: string, errors?: FieldError[]) {
-    return new ApiError(400, errors ? "validation_failed" : "bad_request", detail, errors);
-  }
-  static unauthenticated(detail = "Missing or invalid credentials") {
-    return new ApiError(401, "unauthenticated", detail);
-  }
-  static forbidden(detail = "You are not allowed to do this") {
-    return new ApiError(403, "forbidden", detail);
-  }
-  static notFound(what: string) {
-    return new ApiError(404, "not_found", `${what} not found`);
-  }
-  static conflict(detail: string) {
-    return new ApiError(409, "conflict", detail);
+  /** One field's problem. */
+  static field(field: string, message: string, detail?: string): InvalidInputError {
+    return new InvalidInputError([{ field, message }], detail);
   }
 }
 
-/** RFC 9457 problem details body, with our `code`, `errors` and `request_id` extensions. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  errors?: FieldError[];
-  request_id?: string;
+/** The input is larger than a documented limit allows. */
+export class LimitExceededError extends DomainError {
+  constructor(detail: string) {
+    super(detail);
+    this.name = "LimitExceededError";
+  }
 }
 
-export function toProblem(err: ApiError, requestId?: string): Problem {
-  return {
-    type: `urn:dq-monitor:problem:${err.code}`,
-    title: err.title,
-    status: err.status,
-    detail: err.message,
-    code: err.code,
-    ...(err.errors ? { errors: err.errors } : {}),
-    ...(requestId ? { request_id: requestId } : {}),
-  };
+/** The caller is known but lacks the role for this. */
+export class ForbiddenError extends DomainError {
+  constructor(detail = "You are not allowed to do this") {
+    super(detail);
+    this.name = "ForbiddenError";
+  }
+}
+
+/** No credential, or one that is not (or no longer) valid. */
+export class UnauthenticatedError extends DomainError {
+  constructor(
+    detail = "Missing or invalid credentials",
+    readonly expired = false,
+  ) {
+    super(detail);
+    this.name = "UnauthenticatedError";
+  }
 }

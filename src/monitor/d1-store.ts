@@ -1,36 +1,145 @@
-import { and, eq, sql } from "drizzle-orm";
+/**
+ * What the AssetMonitor reads from and writes to D1: its asset's incidents, alerts and DQ scores. The
+ * statements are built here and run by the monitor in one batch with the scan's other writes.
+ */
+
+import { and, eq, gte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
-import { alerts, incidentHistory, incidents, type Level } from "../db/schema";
+import {
+  alerts,
+  type CloseReason,
+  dqScores,
+  type IncidentRow,
+  incidentHistory,
+  incidents,
+  type Level,
+  monitorAppliedJobs,
+} from "../db/schema";
 import { inJsonList } from "../lib/sql";
+import type { DqScore } from "./dq-score";
+import { type IncidentAlert, type IncidentDecision, incidentKey } from "./incident-planner";
+import type { PolicyAlert } from "./policies/types";
 
-/** Consecutive clean scans after which an incident closes itself, unless the asset says otherwise. */
-export const DEFAULT_AUTO_CLOSE_AFTER = 3;
-
-const RANK: Record<Level, number> = { LOW: 1, MEDIUM: 2, HIGH: 3 };
-
-/** An alert of this scan, as the incident rules need it. */
-export interface ScanAlert {
-  policy: string;
-  policyName: string;
-  attribute: string;
-  priority: Level;
-  dimension: string;
-}
-
-export interface IncidentAsset {
+/** The asset as the monitor needs it (and as its incidents and alerts copy it). */
+export interface MonitoredAsset {
   tenantId: string;
   id: number;
   name: string;
   type: string;
   projectId: number;
   connectionId: number;
+  idAttributes?: string[];
+  timestampAttribute?: string;
 }
 
-export type IncidentRow = typeof incidents.$inferSelect;
+/** Alert rows per INSERT: 20 columns each stays under D1's 100 bound parameters. */
+const ALERTS_PER_STATEMENT = 4;
 
-/** The key of an incident: one OPEN incident per (policy, attribute) of an asset. */
-export const incidentKey = (policy: string, attribute: string) => `${policy}\u0000${attribute}`;
+/** One scan's results, as the monitor writes them to D1. */
+export interface ScanResults {
+  asset: MonitoredAsset;
+  jobId: string;
+  /** When the job was created (upload time): the alerts' create_time. */
+  createdAt: string;
+  /** When the scan ran: the time of its metrics. */
+  scanTime: string;
+  /** When the results are written: the alerts' save_time. */
+  savedAt: string;
+  alerts: PolicyAlert[];
+  dqScore: DqScore | null;
+}
+
+/**
+ * The statements of one scan's alerts and DQ score, led by the job's marker row: the batch that
+ * carries them fails on the marker if the job was written before, so a replay writes nothing.
+ */
+export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
+  const { asset } = r;
+  const rows = r.alerts.map((a) => alertRow(r, a));
+  const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
+    db
+      .insert(monitorAppliedJobs)
+      .values({ jobId: r.jobId, tenantId: asset.tenantId, assetId: asset.id, appliedAt: r.savedAt }),
+  ];
+  for (let i = 0; i < rows.length; i += ALERTS_PER_STATEMENT) {
+    statements.push(
+      db
+        .insert(alerts)
+        .values(rows.slice(i, i + ALERTS_PER_STATEMENT))
+        .onConflictDoNothing(),
+    );
+  }
+  if (r.dqScore) {
+    statements.push(
+      db
+        .insert(dqScores)
+        .values({ jobId: r.jobId, tenantId: asset.tenantId, assetId: asset.id, scoredAt: r.scanTime, ...r.dqScore })
+        .onConflictDoNothing(),
+    );
+  }
+  return statements;
+}
+
+/** Whether a batch failed on the job's marker row: the job's results are in D1 already. */
+export function isAppliedBefore(err: unknown): boolean {
+  return /UNIQUE constraint failed: monitor_applied_jobs/.test(String(err));
+}
+
+function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
+  const { asset } = r;
+  return {
+    tenantId: asset.tenantId,
+    assetId: asset.id,
+    projectId: asset.projectId,
+    connectionId: asset.connectionId,
+    jobId: r.jobId,
+    type: a.policy,
+    policyName: a.policy_name,
+    attribute: a.attribute ?? "",
+    priority: a.priority,
+    description: a.description,
+    sourceName: asset.name,
+    sourceType: asset.type,
+    isNotificationEnabled: true,
+    metric: a.metric,
+    metricValue: a.metric_value,
+    metricTime: r.scanTime,
+    createTime: r.createdAt,
+    saveTime: r.savedAt,
+    details: {
+      observed: a.observed,
+      ...(a.expected !== undefined ? { expected: a.expected } : {}),
+      ...(a.strategy ? { strategy: a.strategy } : {}),
+      ...(a.training_window ? { training_window: a.training_window } : {}),
+      ...(a.training_size !== undefined ? { training_size: a.training_size } : {}),
+      dimension: a.dimension,
+    },
+  };
+}
+
+/** The alerts of the asset since `since` that no incident refers to yet, oldest first (for a rebuild). */
+export function alertsWithoutIncident(db: Db, asset: MonitoredAsset, since: string) {
+  return db
+    .select()
+    .from(alerts)
+    .where(
+      and(
+        eq(alerts.tenantId, asset.tenantId),
+        eq(alerts.assetId, asset.id),
+        gte(alerts.saveTime, since),
+        // Only this asset's incidents can refer to its alerts: keeps the check per asset, not per tenant.
+        sql`NOT EXISTS (SELECT 1 FROM incidents i JOIN incident_history h ON h.incident_id = i.id, json_each(h.alert_refs) r
+              WHERE i.tenant_id = ${asset.tenantId} AND i.asset_id = ${asset.id} AND r.value = ${alerts.id})`,
+      ),
+    )
+    .orderBy(alerts.metricTime, alerts.id);
+}
+
+/** How many incidents the asset has had. */
+export function countIncidents(db: Db, asset: MonitoredAsset): Promise<number> {
+  return db.$count(incidents, and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id)));
+}
 
 /** Impact from the asset's downstream lineage: every descendant, not only direct children. */
 export async function impactOf(d1: D1Database, assetId: number): Promise<Level> {
@@ -49,145 +158,182 @@ export async function impactOf(d1: D1Database, assetId: number): Promise<Level> 
 }
 
 /** The open incidents of an asset, by (policy, attribute). */
-export async function openIncidents(db: Db, asset: IncidentAsset): Promise<Map<string, IncidentRow>> {
+export async function openIncidents(
+  db: Db,
+  asset: Pick<MonitoredAsset, "tenantId" | "id">,
+): Promise<Map<string, IncidentRow>> {
   const rows = await db.query.incidents.findMany({
     where: and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id), eq(incidents.state, "OPEN")),
   });
   return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute), r]));
 }
 
+/** The jobs whose alerts fed an incident (for giving their points back to the baseline). */
+export async function jobsOfIncident(db: Db, incident: IncidentRow): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ jobId: alerts.jobId })
+    .from(alerts)
+    .where(
+      and(
+        eq(alerts.tenantId, incident.tenantId),
+        eq(alerts.assetId, incident.assetId),
+        eq(alerts.type, incident.policy),
+        eq(alerts.attribute, incident.attribute),
+        gte(alerts.saveTime, incident.openedAt),
+      ),
+    );
+  return rows.map((r) => r.jobId);
+}
+
 /** The id of the alert a scan raised for a key, resolved inside the batch (ids exist once inserted). */
-function alertRefs(jobId: string, a: { policy: string; attribute: string }) {
-  return sql`json_array((SELECT id FROM alerts WHERE job_id = ${jobId} AND type = ${a.policy} AND attribute = ${a.attribute}))`;
+function alertRefs(jobId: string, a: IncidentAlert) {
+  return sql<
+    number[]
+  >`json_array((SELECT id FROM alerts WHERE job_id = ${jobId} AND type = ${a.policy} AND attribute = ${a.attribute}))`;
 }
 
 /** The id of the OPEN incident of a key, resolved inside the batch. */
-function openIncidentId(asset: IncidentAsset, a: { policy: string; attribute: string }) {
-  return sql`(SELECT id FROM incidents WHERE tenant_id = ${asset.tenantId} AND asset_id = ${asset.id}
+function openIncidentId(asset: MonitoredAsset, a: IncidentAlert) {
+  return sql<number>`(SELECT id FROM incidents WHERE tenant_id = ${asset.tenantId} AND asset_id = ${asset.id}
     AND policy = ${a.policy} AND attribute = ${a.attribute} AND state = 'OPEN')`;
 }
 
+/** Where a scan's decisions come from: its asset, job and time, and the impact of a new incident. */
+export interface ScanContext {
+  asset: MonitoredAsset;
+  jobId: string;
+  scanTime: string;
+  impact: Level;
+}
+
 /**
- * The statements that fold one scan's alerts into the asset's incidents (run in the same D1
- * batch as the alerts): an alert joins the open incident of its (policy, attribute) or opens
- * one; an open incident without an alert in this scan counts a clean scan and closes itself
- * after `autoCloseAfter` of them. Every change is a history entry naming its alerts and job.
+ * The statements that write one scan's incident decisions (run in the same D1 batch as its
+ * alerts). Every change of state or alert is a history entry naming its alerts and job.
  */
-export function aggregationStatements(
-  db: Db,
-  input: {
-    asset: IncidentAsset;
-    jobId: string;
-    scanTime: string;
-    alerts: ScanAlert[];
-    open: Map<string, IncidentRow>;
-    impact: Level;
-    autoCloseAfter: number;
-  },
-): BatchItem<"sqlite">[] {
-  const { asset, jobId, scanTime } = input;
-  const statements: BatchItem<"sqlite">[] = [];
-  const hit = new Set<string>();
-  for (const a of input.alerts) {
-    const key = incidentKey(a.policy, a.attribute);
-    hit.add(key);
-    const existing = input.open.get(key);
-    if (existing) {
-      const severity = RANK[a.priority] > RANK[existing.severity] ? a.priority : existing.severity;
-      statements.push(
-        db
-          .update(incidents)
-          .set({
-            alertCount: sql`${incidents.alertCount} + 1`,
-            severity,
-            lastAlertAt: scanTime,
+export function decisionStatements(db: Db, scan: ScanContext, decisions: IncidentDecision[]): BatchItem<"sqlite">[] {
+  const { asset, jobId, scanTime } = scan;
+  const history = (incidentId: number | ReturnType<typeof openIncidentId>) => ({
+    tenantId: asset.tenantId,
+    incidentId,
+    time: scanTime,
+    actor: "system",
+    jobId,
+  });
+  const statementsOf = (d: IncidentDecision): BatchItem<"sqlite">[] => {
+    switch (d.kind) {
+      case "open":
+        return [
+          db.insert(incidents).values({
+            tenantId: asset.tenantId,
+            assetId: asset.id,
+            projectId: asset.projectId,
+            connectionId: asset.connectionId,
+            connectionType: asset.type,
+            sourceName: asset.name,
+            policy: d.alert.policy,
+            policyName: d.alert.policy_name,
+            attribute: d.alert.attribute,
+            state: "OPEN",
+            severity: d.alert.priority,
+            impact: scan.impact,
+            tag: d.alert.dimension,
+            alertCount: 1,
             cleanScans: 0,
+            openedAt: scanTime,
+            lastAlertAt: scanTime,
             updatedAt: scanTime,
-          })
-          .where(eq(incidents.id, existing.id)),
-        db.insert(incidentHistory).values({
-          tenantId: asset.tenantId,
-          incidentId: existing.id,
-          time: scanTime,
-          fromState: "OPEN",
-          toState: "OPEN",
-          alertRefs: alertRefs(jobId, a) as unknown as number[],
-          actor: "system",
-          jobId,
-        }),
-      );
-    } else {
-      statements.push(
-        db.insert(incidents).values({
-          tenantId: asset.tenantId,
-          assetId: asset.id,
-          projectId: asset.projectId,
-          connectionId: asset.connectionId,
-          connectionType: asset.type,
-          sourceName: asset.name,
-          policy: a.policy,
-          policyName: a.policyName,
-          attribute: a.attribute,
-          state: "OPEN",
-          severity: a.priority,
-          impact: input.impact,
-          tag: a.dimension,
-          alertCount: 1,
-          cleanScans: 0,
-          openedAt: scanTime,
-          lastAlertAt: scanTime,
-          updatedAt: scanTime,
-        }),
-        db.insert(incidentHistory).values({
-          tenantId: asset.tenantId,
-          incidentId: openIncidentId(asset, a) as unknown as number,
-          time: scanTime,
-          fromState: null,
-          toState: "OPEN",
-          alertRefs: alertRefs(jobId, a) as unknown as number[],
-          actor: "system",
-          jobId,
-        }),
-      );
+          }),
+          db.insert(incidentHistory).values({
+            ...history(openIncidentId(asset, d.alert)),
+            fromState: null,
+            toState: "OPEN",
+            alertRefs: alertRefs(jobId, d.alert),
+          }),
+        ];
+      case "join":
+        return [
+          db
+            .update(incidents)
+            .set({
+              alertCount: sql`${incidents.alertCount} + 1`,
+              severity: d.severity,
+              lastAlertAt: scanTime,
+              cleanScans: 0,
+              updatedAt: scanTime,
+            })
+            .where(eq(incidents.id, d.incident.id)),
+          db.insert(incidentHistory).values({
+            ...history(d.incident.id),
+            fromState: "OPEN",
+            toState: "OPEN",
+            alertRefs: alertRefs(jobId, d.alert),
+          }),
+        ];
+      case "clean":
+        return [
+          db
+            .update(incidents)
+            .set({ cleanScans: sql`${incidents.cleanScans} + 1`, updatedAt: scanTime })
+            .where(eq(incidents.id, d.incident.id)),
+        ];
+      case "auto_close":
+        return [
+          db
+            .update(incidents)
+            .set({
+              state: "CLOSED",
+              cleanScans: d.cleanScans,
+              closedAt: scanTime,
+              closeReason: "AUTO_RESOLVED",
+              updatedAt: scanTime,
+            })
+            .where(and(eq(incidents.id, d.incident.id), eq(incidents.state, "OPEN"))),
+          db.insert(incidentHistory).values({
+            ...history(d.incident.id),
+            fromState: "OPEN",
+            toState: "CLOSED",
+            alertRefs: [],
+            reason: "AUTO_RESOLVED",
+            note: `${d.cleanScans} consecutive clean scans`,
+          }),
+        ];
     }
-  }
-  for (const [key, incident] of input.open) {
-    if (hit.has(key)) continue;
-    if (incident.cleanScans + 1 >= input.autoCloseAfter) {
-      statements.push(
-        db
-          .update(incidents)
-          .set({
-            state: "CLOSED",
-            cleanScans: incident.cleanScans + 1,
-            closedAt: scanTime,
-            closeReason: "AUTO_RESOLVED",
-            updatedAt: scanTime,
-          })
-          .where(eq(incidents.id, incident.id)),
-        db.insert(incidentHistory).values({
-          tenantId: asset.tenantId,
-          incidentId: incident.id,
-          time: scanTime,
-          fromState: "OPEN",
-          toState: "CLOSED",
-          alertRefs: [],
-          actor: "system",
-          reason: "AUTO_RESOLVED",
-          note: `${incident.cleanScans + 1} consecutive clean scans`,
-          jobId,
-        }),
-      );
-    } else {
-      statements.push(
-        db
-          .update(incidents)
-          .set({ cleanScans: sql`${incidents.cleanScans} + 1`, updatedAt: scanTime })
-          .where(eq(incidents.id, incident.id)),
-      );
-    }
-  }
-  return statements;
+  };
+  return decisions.flatMap(statementsOf);
+}
+
+/** A manual state change: the incident's new state and its history entry, in one batch. */
+export function transitionStatements(
+  db: Db,
+  incident: IncidentRow,
+  change: { to: "OPEN" | "CLOSED"; actor: string; note?: string; reason?: CloseReason; now: string },
+): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
+  const { now } = change;
+  return [
+    db
+      .update(incidents)
+      .set(
+        change.to === "CLOSED"
+          ? { state: "CLOSED", closedAt: now, closeReason: change.reason ?? "NO_ACTION_NEEDED", updatedAt: now }
+          : { state: "OPEN", closedAt: null, closeReason: null, cleanScans: 0, updatedAt: now },
+      )
+      .where(and(eq(incidents.id, incident.id), eq(incidents.state, incident.state))),
+    db
+      .update(incidents)
+      .set({ firstResponseAt: now })
+      .where(and(eq(incidents.id, incident.id), sql`${incidents.firstResponseAt} IS NULL`)),
+    db.insert(incidentHistory).values({
+      tenantId: incident.tenantId,
+      incidentId: incident.id,
+      time: now,
+      fromState: incident.state,
+      toState: change.to,
+      alertRefs: [],
+      actor: change.actor,
+      note: change.note ?? null,
+      reason: change.reason ?? null,
+    }),
+  ];
 }
 
 /**

@@ -2,7 +2,7 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db";
 import { assetPolicies, dqScores } from "../db/schema";
 import { nowIso } from "../lib/time";
-import { DEFAULT_AUTO_CLOSE_AFTER } from "./incidents";
+import { DEFAULT_AUTO_CLOSE_AFTER } from "./incident-planner";
 import { type PolicyOverrides, PolicyOverridesSchema, resolvePolicies } from "./policies/policies";
 
 type AssetRef = { tenantId: string; id: number };
@@ -60,16 +60,4 @@ export function dqScoreHistory(db: Db, asset: AssetRef, limit: number, before?: 
     orderBy: [desc(dqScores.scoredAt), desc(dqScores.jobId)],
     limit: limit + 1,
   });
-}
-
-export function dqScoreView(row: typeof dqScores.$inferSelect) {
-  return {
-    job_id: row.jobId,
-    scored_at: row.scoredAt,
-    completeness: row.completeness,
-    accuracy: row.accuracy,
-    consistency: row.consistency,
-    timeliness: row.timeliness,
-    overall: row.overall,
-  };
 }

@@ -1,22 +1,20 @@
 import { and, eq } from "drizzle-orm";
-import { type ConnectionRow, openCredential } from "../catalog/connections";
 import type { Db } from "../db";
+import type { AssetRow, ConnectionRow, ScanJobRow } from "../db/schema";
 import { assets, connections, scanJobs } from "../db/schema";
 import type { Env } from "../env";
-import type { ScanJobRow } from "../jobs/scan-jobs";
+import type { ScanJobRequest } from "../jobs/scan-requests";
 import { nowIso } from "../lib/time";
 import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
 import { assetMonitor } from "../monitor/client";
-import { createObjectStore, R2Store } from "./connectors";
-import { ConnectorError } from "./connectors/types";
-import { profileObjects, type ScanProgress } from "./files";
-import type { FileFormat } from "./formats";
-import type { AssetProfile } from "./profile";
-import type { ProfileBuilderOptions } from "./profiler/profile-builder";
-import type { ScanJobRequest } from "./requests";
-import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "./sql";
-
-type AssetRow = typeof assets.$inferSelect;
+import { createObjectStore, R2Store } from "../scan/connectors";
+import { ConnectorError } from "../scan/connectors/types";
+import { openCredential } from "../scan/credentials";
+import { profileObjects, type ScanProgress } from "../scan/files";
+import type { FileFormat } from "../scan/formats";
+import type { AssetProfile } from "../scan/profile";
+import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
+import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
 
 /** Asset options (spec 2.3) as stored: validated by the assets API. */
 interface AssetOptions {

@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi
 import type { ZodError } from "zod";
 import type { AppEnv } from "../app-env";
 import { authenticate } from "../auth/authenticate";
-import { ApiError, type FieldError } from "./errors";
+import { ApiError, type FieldError } from "./problems";
 
 export const ProblemSchema = z
   .object({

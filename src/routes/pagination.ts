@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ApiError } from "./errors";
+import { ApiError } from "./problems";
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

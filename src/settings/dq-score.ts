@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { dqScoreConfigs } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { InvalidInputError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 
 export const DQ_DIMENSIONS = ["completeness", "accuracy", "consistency", "timeliness"] as const;
@@ -24,7 +24,7 @@ export function defaultDqScoreConfig(): DqScoreConfig {
 export function normaliseWeights(weights: DqWeights): DqWeights {
   const sum = DQ_DIMENSIONS.reduce((s, d) => s + weights[d], 0);
   if (!(sum > 0) || !Number.isFinite(sum)) {
-    throw ApiError.badRequest("DQ score weights must be finite and not all zero");
+    throw new InvalidInputError([], "DQ score weights must be finite and not all zero");
   }
   return Object.fromEntries(DQ_DIMENSIONS.map((d) => [d, weights[d] / sum])) as DqWeights;
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db";
 import { ticketTemplates } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { ConflictError, NotFoundError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 
 /** Custom field values a Jira issue accepts: scalars, arrays and objects (never null). */
@@ -22,27 +22,14 @@ export interface TicketTemplateInput {
   props: JiraProps;
 }
 
-export type TicketTemplateRow = typeof ticketTemplates.$inferSelect;
-
-export function ticketTemplateView(row: TicketTemplateRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    type: row.type,
-    props: row.props as unknown as JiraProps,
-    created_by: row.createdBy,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
+import type { TicketTemplateRow } from "../db/schema";
 
 async function assertNameFree(db: Db, tenantId: string, name: string, exceptId?: number) {
   const clash = await db.query.ticketTemplates.findFirst({
     where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.name, name)),
     columns: { id: true },
   });
-  if (clash && clash.id !== exceptId) throw ApiError.conflict(`A ticket template named '${name}' already exists`);
+  if (clash && clash.id !== exceptId) throw new ConflictError(`A ticket template named '${name}' already exists`);
 }
 
 /** Creates a template; a name already used in the tenant is a 409. */
@@ -60,7 +47,7 @@ export async function createTicketTemplate(
     .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
     .onConflictDoNothing()
     .returning();
-  if (!row) throw ApiError.conflict(`A ticket template named '${input.name}' already exists`);
+  if (!row) throw new ConflictError(`A ticket template named '${input.name}' already exists`);
   return row;
 }
 
@@ -78,7 +65,7 @@ export async function getTicketTemplate(db: Db, tenantId: string, id: number): P
   const row = await db.query.ticketTemplates.findFirst({
     where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, id)),
   });
-  if (!row) throw ApiError.notFound("Ticket template");
+  if (!row) throw new NotFoundError("Ticket template");
   return row;
 }
 
@@ -96,6 +83,6 @@ export async function updateTicketTemplate(
     .set({ ...input, updatedAt: nowIso() })
     .where(and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, id)))
     .returning();
-  if (!row) throw ApiError.notFound("Ticket template");
+  if (!row) throw new NotFoundError("Ticket template");
   return row;
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db";
+import type { ProjectRow } from "../db/schema";
 import {
   assets,
   type ProjectRole,
@@ -9,35 +10,19 @@ import {
   type TenantRole,
   tenantMembers,
 } from "../db/schema";
-import { ApiError } from "../lib/errors";
+import { ConflictError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 
-export type ProjectRow = typeof projects.$inferSelect;
 type ProjectMemberRow = typeof projectMembers.$inferSelect;
 type TenantMemberRow = typeof tenantMembers.$inferSelect;
-
-export function projectView(row: ProjectRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    created_by: row.createdBy,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
-
-export function memberView<R extends string>(row: { userEmail: string; role: R; createdAt: string }) {
-  return { email: row.userEmail, role: row.role, created_at: row.createdAt };
-}
 
 async function assertNameFree(db: Db, tenantId: string, name: string, exceptId?: number) {
   const clash = await db.query.projects.findFirst({
     where: and(eq(projects.tenantId, tenantId), eq(projects.name, name)),
     columns: { id: true },
   });
-  if (clash && clash.id !== exceptId) throw ApiError.conflict(`A project named '${name}' already exists`);
+  if (clash && clash.id !== exceptId) throw new ConflictError(`A project named '${name}' already exists`);
 }
 
 /** Creates a project; a creating user becomes its PROJECT_ADMIN. */
@@ -105,7 +90,7 @@ export async function deleteProject(db: Db, project: ProjectRow): Promise<void> 
       .limit(1);
   const [asset, group] = await Promise.all([inProject(assets), inProject(sourceGroups)]);
   if (asset.length > 0 || group.length > 0) {
-    throw ApiError.conflict("The project still has assets or source groups: delete or move them first");
+    throw new ConflictError("The project still has assets or source groups: delete or move them first");
   }
   await db.delete(projects).where(and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)));
 }
@@ -127,7 +112,7 @@ export async function addProjectMember(
   const existing = await db.query.projectMembers.findFirst({
     where: and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)),
   });
-  if (existing) throw ApiError.conflict(`${email} is already a member of this project`);
+  if (existing) throw new ConflictError(`${email} is already a member of this project`);
   const row: ProjectMemberRow = {
     tenantId: project.tenantId,
     projectId: project.id,
@@ -156,7 +141,7 @@ export async function changeProjectMember(
     .set({ role })
     .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)))
     .returning();
-  if (!row) throw ApiError.notFound("Project member");
+  if (!row) throw new NotFoundError("Project member");
   return row;
 }
 
@@ -165,7 +150,7 @@ export async function removeProjectMember(db: Db, project: ProjectRow, email: st
     .delete(projectMembers)
     .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)))
     .returning({ email: projectMembers.userEmail });
-  if (gone.length === 0) throw ApiError.notFound("Project member");
+  if (gone.length === 0) throw new NotFoundError("Project member");
 }
 
 export function listTenantMembers(db: Db, tenantId: string, limit: number, after?: string) {
@@ -206,5 +191,5 @@ export async function removeTenantMember(db: Db, tenantId: string, email: string
       .returning({ email: tenantMembers.userEmail }),
     db.delete(projectMembers).where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, email))),
   ]);
-  if (gone.length === 0) throw ApiError.notFound("Tenant member");
+  if (gone.length === 0) throw new NotFoundError("Tenant member");
 }

@@ -1,11 +1,30 @@
 import { asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db";
+import type { TenantRow } from "../db/schema";
 import { tenants } from "../db/schema";
 import type { SecretBox } from "../lib/crypto";
 import { nowIso } from "../lib/time";
-import type { TenantInput } from "../routes/tenants/tenants.schemas";
 
-export type TenantRow = typeof tenants.$inferSelect;
+/** A tenant's configuration (spec 4.1) as the platform administrator sets it; validated at the edge. */
+export interface TenantConfiguration {
+  name: string;
+  description: string;
+  /** The tenant's own bucket; `credentials` and `security.sas_key` are write-only secrets. */
+  storage?: {
+    type: string;
+    payload: {
+      bucket?: string;
+      credentials?: Record<string, unknown>;
+      security?: { storage_account?: string; sas_key?: string };
+    };
+  } | null;
+  /** Days scan data and results are kept. */
+  data_ttl: number;
+  /** Bytes one upload may carry. */
+  free_upload_limit: number;
+  use_information_schema: boolean;
+  "dataproc-config"?: Record<string, unknown> | null;
+}
 
 /** The secret parts of a tenant's storage, kept sealed in `storage_secret`. */
 interface StorageSecret {
@@ -15,31 +34,12 @@ interface StorageSecret {
 
 const storageAad = (tenantId: string) => `tenant:${tenantId}:storage`;
 
-/** Public view of a tenant configuration (2.8): secrets left out. */
-export function tenantView(row: TenantRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    storage: (row.storage ?? null) as {
-      type: string;
-      payload: { bucket?: string; security?: { storage_account?: string } };
-    } | null,
-    data_ttl: row.dataTtl,
-    free_upload_limit: row.freeUploadLimit,
-    use_information_schema: row.useInformationSchema,
-    "dataproc-config": row.dataprocConfig ?? null,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
-}
-
 /** Creates or replaces a tenant's configuration; storage secrets are sealed before they are stored. */
 export async function putTenant(
   db: Db,
   box: SecretBox,
   id: string,
-  input: TenantInput,
+  input: TenantConfiguration,
 ): Promise<{ row: TenantRow; created: boolean }> {
   const existing = await db.query.tenants.findFirst({ where: eq(tenants.id, id), columns: { createdAt: true } });
   const now = nowIso();

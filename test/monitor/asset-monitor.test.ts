@@ -209,9 +209,9 @@ describe("AssetMonitor incident aggregation", () => {
     const [incident] = await incidentsOf(asset);
 
     const base = { tenantId: asset.tenantId, incidentId: incident!.id, actor: "ada@example.com" };
-    expect(await stub.setIncidentState({ ...base, state: "OPEN" })).toMatchObject({ ok: false, status: 409 });
+    expect(await stub.setIncidentState({ ...base, state: "OPEN" })).toMatchObject({ ok: false, problem: "conflict" });
     expect(await stub.setIncidentState({ ...base, incidentId: 99_999_999, state: "CLOSED" })).toMatchObject({
-      status: 404,
+      problem: "not_found",
     });
     expect(
       await stub.setIncidentState({ ...base, state: "CLOSED", reason: "EXPECTED", note: "planned purge" }),
@@ -286,5 +286,80 @@ describe("AssetMonitor incident aggregation", () => {
     expect(await stub.rebuildIncidents({ asset, since })).toEqual({ incidents: 0, alerts: 0 });
     const [incident] = await incidentsOf(asset);
     expect(incident).toMatchObject({ state: "OPEN", alert_count: 1, tag: "completeness" });
+  });
+});
+
+describe("AssetMonitor is serial", () => {
+  /** Everything the calls left behind, without ids and times (which differ between two assets). */
+  async function outcome(asset: MonitoredAsset) {
+    const incidents = await incidentsOf(asset);
+    return Promise.all(
+      incidents.map(async (i) => ({
+        state: i.state,
+        alert_count: i.alert_count,
+        clean_scans: i.clean_scans,
+        close_reason: i.close_reason,
+        severity: i.severity,
+        history: (await historyOf(i.id)).map((h) => ({
+          from: h.from_state,
+          to: h.to_state,
+          actor: h.actor,
+          reason: h.reason,
+          alerts: JSON.parse(h.alert_refs).length,
+        })),
+      })),
+    );
+  }
+
+  it("concurrent scans and state changes of one asset end as if run one after another", async () => {
+    const [together, inTurn] = [await monitoredAsset(), await monitoredAsset()];
+    const start = Date.parse("2026-11-01T00:00:00Z");
+    const scan = (asset: MonitoredAsset, n: number, problem?: Problem) => {
+      const time = new Date(start + n * 3_600_000).toISOString();
+      return {
+        asset,
+        jobId: `job_serial_${asset.id}_${n}`,
+        createdAt: time,
+        scanTime: time,
+        profile: profileOf(n, problem),
+      };
+    };
+    // The same calls, in the same order, for both assets: scans with duplicated ids around two closes.
+    const calls = (asset: MonitoredAsset, incidentId: number) => {
+      const stub = assetMonitor(env, asset.tenantId, asset.id);
+      const close = {
+        tenantId: asset.tenantId,
+        incidentId,
+        state: "CLOSED" as const,
+        reason: "FIXED" as const,
+        actor: "ada@example.com",
+      };
+      return [
+        () => stub.applyScan(scan(asset, 2, "duplicate_ids")),
+        () => stub.setIncidentState(close),
+        () => stub.applyScan(scan(asset, 3, "duplicate_ids")),
+        () => stub.applyScan(scan(asset, 4, "duplicate_ids")),
+        () => stub.setIncidentState(close),
+        () => stub.applyScan(scan(asset, 5)),
+      ];
+    };
+    const firstIncident = async (asset: MonitoredAsset) => {
+      await assetMonitor(env, asset.tenantId, asset.id).applyScan(scan(asset, 1, "duplicate_ids"));
+      return (await incidentsOf(asset))[0]!.id;
+    };
+
+    const results = await Promise.all(calls(together, await firstIncident(together)).map((call) => call()));
+    const expected = [];
+    for (const call of calls(inTurn, await firstIncident(inTurn))) expected.push(await call());
+
+    const strip = (r: unknown) => JSON.parse(JSON.stringify(r, (k, v) => (k === "jobId" ? undefined : v)));
+    expect(results.map(strip)).toEqual(expected.map(strip));
+    expect(await outcome(together)).toEqual(await outcome(inTurn));
+    // And what running in turn means: the second close finds the incident closed, the later scans open a new one.
+    expect(expected[4]).toMatchObject({ ok: false, problem: "conflict" });
+    expect((await outcome(inTurn)).map((i) => [i.state, i.alert_count])).toEqual([
+      ["CLOSED", 2],
+      ["OPEN", 2],
+    ]);
   });
 });

@@ -6,6 +6,7 @@
 import type { AssetProfile, AttributeProfile } from "../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, detect, median } from "./anomaly";
 import { alignShares, componentBaseline, jensenShannon, OTHER, psi, quantilePsi } from "./divergence";
+import type { EvaluationInput } from "./input";
 import {
   attrMetric,
   categoryShares,
@@ -19,7 +20,7 @@ import {
   valuePrefix,
 } from "./metrics";
 import type { PolicyParams } from "./policies";
-import type { Band, EvaluationInput, MetricHistory, PolicyAlert, PolicyId, TrainingState } from "./types";
+import type { Band, MetricHistory, PolicyAlert, PolicyId, TrainingState } from "./types";
 
 export interface CheckContext {
   input: EvaluationInput;

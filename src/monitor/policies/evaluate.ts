@@ -17,9 +17,10 @@ import {
   uniqueness,
   valueRange,
 } from "./checks";
+import type { EvaluationInput } from "./input";
 import { extractMetrics } from "./metrics";
 import { resolvePolicies } from "./policies";
-import type { EvaluatedPoint, Evaluation, EvaluationInput, PolicyAlert, PolicyId, TrainingState } from "./types";
+import type { EvaluatedPoint, Evaluation, PolicyAlert, PolicyId, TrainingState } from "./types";
 
 /** In this order; cardinality_drift reads uniqueness's alerts of the same scan. */
 const CHECKS: { [P in PolicyId]: Check<P> } = {

@@ -2,7 +2,7 @@
  * The ten prebuilt policies: what each watches, its dimension (the incident tag), default
  * priority and parameters, and the schema of per-asset overrides.
  */
-import { z } from "@hono/zod-openapi";
+import { z } from "zod";
 import type { DqDimension } from "../../settings/dq-score";
 import { DEFAULT_ANOMALY_PARAMS, STRATEGIES } from "./anomaly";
 import { MIN_CHANGE_BY_KIND } from "./metrics";

@@ -2,9 +2,8 @@
  * Shapes shared by metric extraction, anomaly detection and the prebuilt policies. Plain JSON
  * throughout: the AssetMonitor stores the points and the alerts as they are.
  */
-import type { AssetProfile, SchemaField } from "../../scan/profile";
+
 import type { DqDimension } from "../../settings/dq-score";
-import type { PolicyOverrides } from "./policies";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -93,18 +92,6 @@ export interface AssetRef {
   type: string;
   id_attributes?: string[];
   timestamp_attribute?: string;
-}
-
-export interface EvaluationInput {
-  asset: AssetRef;
-  job_id: string;
-  /** ISO 8601: when the scan ran. Every "now" of the evaluation is this time. */
-  scan_time: string;
-  profile: AssetProfile;
-  /** Schema of the previous scan; without it schema_change stays quiet. */
-  previous_schema?: SchemaField[];
-  history: MetricHistory;
-  overrides?: PolicyOverrides;
 }
 
 export interface Evaluation {

@@ -2,8 +2,9 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
-import { afterKey, takePage } from "../../lib/pagination";
+import { afterKey, takePage } from "../pagination";
 import type * as routes from "./assets.routes";
+import { assetView, assetViews, NO_EXTRAS } from "./assets.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -17,7 +18,7 @@ export const createAsset: Handler<"createAsset"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
   const row = await assets.createAsset(c.var.db, project, c.req.valid("json"), actorName(principal));
-  return c.json(assets.assetView(row), 201);
+  return c.json(assetView(row), 201);
 };
 
 export const updateAsset: Handler<"updateAsset"> = async (c) => {
@@ -25,7 +26,7 @@ export const updateAsset: Handler<"updateAsset"> = async (c) => {
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
   const asset = await assets.getAsset(c.var.db, project, assetId);
   const row = await assets.updateAsset(c.var.db, asset, c.req.valid("json"));
-  return c.json(assets.assetView(row), 200);
+  return c.json(assetView(row), 200);
 };
 
 export const listAllAssets: Handler<"listAllAssets"> = async (c) => {
@@ -34,7 +35,7 @@ export const listAllAssets: Handler<"listAllAssets"> = async (c) => {
   const query = c.req.valid("query");
   const rows = await assets.listAssets(c.var.db, tenant, ids, query.limit, afterKey(query.cursor, "number"));
   const page = takePage(c, rows, query.limit, (r) => [r.id]);
-  return c.json(await assets.assetViews(c.var.db, tenant, page, extras(query)), 200);
+  return c.json(await assetViews(c.var.db, tenant, page, extras(query)), 200);
 };
 
 export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
@@ -43,14 +44,14 @@ export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
   const query = c.req.valid("query");
   const rows = await assets.listAssets(c.var.db, tenant, [projectId], query.limit, afterKey(query.cursor, "number"));
   const page = takePage(c, rows, query.limit, (r) => [r.id]);
-  return c.json(await assets.assetViews(c.var.db, tenant, page, extras(query)), 200);
+  return c.json(await assetViews(c.var.db, tenant, page, extras(query)), 200);
 };
 
 export const getAsset: Handler<"getAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
   const row = await assets.getAsset(c.var.db, project, assetId);
-  const [view] = await assets.assetViews(c.var.db, tenant, [row], extras(c.req.valid("query")));
+  const [view] = await assetViews(c.var.db, tenant, [row], extras(c.req.valid("query")));
   return c.json(view!, 200);
 };
 
@@ -67,7 +68,7 @@ export const setAssetLineage: Handler<"setAssetLineage"> = async (c) => {
   const asset = await assets.getAsset(c.var.db, project, assetId);
   const readable = await c.var.access.readableProjectIds(tenant);
   await assets.setLineage(c.var.db, asset, c.req.valid("json"), readable);
-  const [view] = await assets.assetViews(c.var.db, tenant, [asset], { ...assets.NO_EXTRAS, lineage: true });
+  const [view] = await assetViews(c.var.db, tenant, [asset], { ...NO_EXTRAS, lineage: true });
   return c.json(view!, 200);
 };
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../../lib/openapi";
+import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { ProjectParams, TenantParams } from "../params";
 import {
   AssetExtrasQuery,

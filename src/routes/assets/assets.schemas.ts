@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { AssetOptions, AssetSchedule } from "../../catalog/assets";
 import { CONNECTION_TYPES } from "../../db/schema";
-import { PageQuery } from "../../lib/pagination";
+import { PageQuery } from "../pagination";
 import { IntId, ProjectParams, TenantParams } from "../params";
 
 /** Per-type payload shapes, as the OpenAPI description of `payload` tells them. */

@@ -14,9 +14,9 @@ import {
 import { actorName, type Principal } from "../../auth/principal";
 import { signServiceToken, tokenTtlSeconds } from "../../auth/tokens";
 import { timingSafeEqual } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
-import { deprecationHeaders } from "../../lib/openapi";
-import { afterKey, takePage } from "../../lib/pagination";
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from "../../lib/errors";
+import { deprecationHeaders } from "../openapi";
+import { afterKey, takePage } from "../pagination";
 import type * as routes from "./auth.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
@@ -29,16 +29,16 @@ export const issueToken: Handler<"issueToken"> = async (c) => {
       principal = { kind: "admin" };
     } else {
       const row = await findKeyBySecret(c.var.db, body.api_key);
-      if (!row) throw ApiError.unauthenticated("Invalid API key");
+      if (!row) throw new UnauthenticatedError("Invalid API key");
       principal = keyPrincipal(row);
     }
   } else {
     const caller = await resolvePrincipal(c.env, c.var.db, { get: (n) => c.req.header(n) }, (p) =>
       c.executionCtx.waitUntil(p),
     );
-    if (!caller) throw ApiError.unauthenticated("Minting a user token needs the platform administrator's key");
-    if (caller.kind !== "admin") throw ApiError.forbidden("Only the platform administrator may mint user tokens");
-    if (c.env.OIDC_ISSUER) throw ApiError.forbidden("Users sign in through the configured OIDC issuer");
+    if (!caller) throw new UnauthenticatedError("Minting a user token needs the platform administrator's key");
+    if (caller.kind !== "admin") throw new ForbiddenError("Only the platform administrator may mint user tokens");
+    if (c.env.OIDC_ISSUER) throw new ForbiddenError("Users sign in through the configured OIDC issuer");
     principal = { kind: "user", email: body.user.toLowerCase() };
   }
   const access_token = await signServiceToken(c.env, principal);
@@ -64,13 +64,13 @@ export const createUserKey: Handler<"createUserKey"> = async (c) => {
 
 export const getUserKey: Handler<"getUserKey"> = async (c) => {
   const row = await getApiKey(c.var.db, userOwner(c), c.req.valid("param").keyId);
-  if (!row) throw ApiError.notFound("API key");
+  if (!row) throw new NotFoundError("API key");
   return c.json(publicKey(row), 200);
 };
 
 export const deleteUserKey: Handler<"deleteUserKey"> = async (c) => {
   const { keyId } = c.req.valid("param");
-  if (!(await deleteApiKey(c.var.db, userOwner(c), keyId))) throw ApiError.notFound("API key");
+  if (!(await deleteApiKey(c.var.db, userOwner(c), keyId))) throw new NotFoundError("API key");
   return c.json({ message: `API key ${keyId} revoked` }, 200);
 };
 
@@ -98,12 +98,12 @@ export const createTenantKey: Handler<"createTenantKey"> = async (c) => {
 export const getTenantKey: Handler<"getTenantKey"> = async (c) => {
   const { tenant, keyId } = c.req.valid("param");
   const row = await getApiKey(c.var.db, await tenantOwner(c, tenant), keyId);
-  if (!row) throw ApiError.notFound("API key");
+  if (!row) throw new NotFoundError("API key");
   return c.json(publicKey(row), 200);
 };
 
 export const deleteTenantKey: Handler<"deleteTenantKey"> = async (c) => {
   const { tenant, keyId } = c.req.valid("param");
-  if (!(await deleteApiKey(c.var.db, await tenantOwner(c, tenant), keyId))) throw ApiError.notFound("API key");
+  if (!(await deleteApiKey(c.var.db, await tenantOwner(c, tenant), keyId))) throw new NotFoundError("API key");
   return c.json({ message: `API key ${keyId} revoked` }, 200);
 };

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authedRoute, ERROR_RESPONSES, jsonBody, jsonResponse, MessageSchema } from "../../lib/openapi";
-import { PageQuery } from "../../lib/pagination";
+import { authedRoute, ERROR_RESPONSES, jsonBody, jsonResponse, MessageSchema } from "../openapi";
+import { PageQuery } from "../pagination";
 import { TenantId } from "../params";
 import {
   ApiKeyListSchema,

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../openapi";
 import * as handlers from "./connections.handlers";
 import * as routes from "./connections.routes";
 

@@ -1,10 +1,10 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
-import { ApiError } from "../../lib/errors";
-import { deprecationHeaders } from "../../lib/openapi";
-import { queueScan, queueUpload, UPLOAD_FORMATS } from "../../scan/requests";
+import { queueScan, queueUpload, UPLOAD_FORMATS } from "../../jobs/scan-requests";
 import { loadAssetSchema } from "../../scan/schema";
+import { deprecationHeaders } from "../openapi";
+import { ApiError } from "../problems";
 import type { ScanRequestBody } from "../scans/scans.schemas";
 import type * as routes from "./data.routes";
 
@@ -31,6 +31,12 @@ async function upload(
   if (!UPLOAD_FORMATS[type]) {
     throw new ApiError(415, "unsupported_media_type", "Send application/json, text/csv or application/x-ndjson");
   }
+  // A fixed length lets R2 store the stream without buffering, and the limit be checked first.
+  const length = c.req.header("content-length");
+  const bytes = Number(length);
+  if (length === undefined || !Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new ApiError(411, "length_required", "Uploads need a Content-Length header (e.g. curl --data-binary @file)");
+  }
   const job = await queueUpload(
     c.var.db,
     c.env.SCAN_JOBS,
@@ -39,7 +45,7 @@ async function upload(
     {
       body: c.req.raw.body,
       contentType: type,
-      length: c.req.header("content-length"),
+      bytes,
       limit: tenantRow.freeUploadLimit,
     },
     delimiter,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, jsonResponse, problem } from "../../lib/openapi";
+import { authedRoute, jsonResponse, problem } from "../openapi";
 import { IntId, TenantId } from "../params";
 import { ScanAcceptedSchema, ScanRequestBody } from "../scans/scans.schemas";
 

@@ -7,11 +7,14 @@ import type { ProjectRole } from "../../db/schema";
 import { getBackfillJob, startBackfill as recordBackfill } from "../../incidents/backfill";
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
-import { ApiError } from "../../lib/errors";
-import { decodeCursor, takePage } from "../../lib/pagination";
-import { alertView } from "../../monitor/alerts";
+import { ConflictError, NotFoundError } from "../../lib/errors";
 import { assetMonitor } from "../../monitor/client";
+import { alertView } from "../alerts.views";
+import { decodeCursor, takePage } from "../pagination";
+import { ApiError } from "../problems";
+import { backfillView } from "./backfill.views";
 import type * as routes from "./incidents.routes";
+import { incidentDetailView, incidentView } from "./incidents.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -22,7 +25,7 @@ export async function incidentWithAccess(access: Access, db: Db, tenant: string,
   try {
     await access.project(tenant, row.projectId, need);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) throw ApiError.notFound("Incident");
+    if (err instanceof NotFoundError) throw new NotFoundError("Incident");
     throw err;
   }
   return row;
@@ -43,7 +46,7 @@ export const listIncidents: Handler<"listIncidents"> = async (c) => {
   assertRange(filters);
   const readable = await c.var.access.readableProjectIds(tenant);
   const rows = await incidents.listIncidents(c.var.db, tenant, readable, filters, limit, listCursor(cursor));
-  return c.json(takePage(c, rows, limit, (r) => [r.openedAt, r.id]).map(incidents.incidentView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.openedAt, r.id]).map(incidentView), 200);
 };
 
 export const incidentDistribution: Handler<"incidentDistribution"> = async (c) => {
@@ -65,30 +68,30 @@ export const incidentSummary: Handler<"incidentSummary"> = async (c) => {
 export const startBackfill: Handler<"startBackfill"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const job = await recordBackfill(c.env.UPLOADS, tenant, actorName(principal), new Date());
-  // Runs after the response; progress is saved as it goes.
-  // Steps through the scan-jobs queue, not waitUntil: a big tenant outlasts a request's life.
+  const job = await recordBackfill(c.var.db, tenant, actorName(principal), new Date());
+  // Runs after the response, step by step through the scan-jobs queue (not waitUntil: a big
+  // tenant outlasts a request's life); each step saves its progress.
   await c.env.SCAN_JOBS.send(
-    { kind: "incident_backfill", tenant_id: tenant, job_id: job.job_id, after_asset_id: 0 },
+    { kind: "incident_backfill", tenant_id: tenant, job_id: job.id, after_asset_id: job.afterAssetId },
     { contentType: "json" },
   );
-  const statusUrl = `/api/backend/${tenant}/incidents/historical/${job.job_id}`;
+  const statusUrl = `/api/backend/${tenant}/incidents/historical/${job.id}`;
   c.header("Location", statusUrl);
-  return c.json({ message: "Incident backfill started", job_id: job.job_id, status_url: statusUrl }, 202);
+  return c.json({ message: "Incident backfill started", job_id: job.id, status_url: statusUrl }, 202);
 };
 
 export const getBackfill: Handler<"getBackfill"> = async (c) => {
   const { tenant, jobId } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const job = await getBackfillJob(c.env.UPLOADS, tenant, jobId);
-  if (!job) throw ApiError.notFound("Backfill job");
-  return c.json(job, 200);
+  const job = await getBackfillJob(c.var.db, tenant, jobId);
+  if (!job) throw new NotFoundError("Backfill job");
+  return c.json(backfillView(job), 200);
 };
 
 export const getIncident: Handler<"getIncident"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
   const row = await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_VIEWER");
-  return c.json(await incidents.incidentDetail(c.var.db, row), 200);
+  return c.json(incidentDetailView(await incidents.incidentDetail(c.var.db, row)), 200);
 };
 
 export const updateIncident: Handler<"updateIncident"> = async (c) => {
@@ -105,12 +108,10 @@ export const updateIncident: Handler<"updateIncident"> = async (c) => {
     actor: actorName(c.var.principal),
   });
   if (!result.ok) {
-    throw result.status === 404 ? ApiError.notFound("Incident") : ApiError.conflict(result.message);
+    throw result.problem === "not_found" ? new NotFoundError("Incident") : new ConflictError(result.message);
   }
-  return c.json(
-    await incidents.incidentDetail(c.var.db, await incidents.getIncident(c.var.db, tenant, incidentId)),
-    200,
-  );
+  const detail = await incidents.incidentDetail(c.var.db, await incidents.getIncident(c.var.db, tenant, incidentId));
+  return c.json(incidentDetailView(detail), 200);
 };
 
 export const alertsByFilters: Handler<"alertsByFilters"> = async (c) => {

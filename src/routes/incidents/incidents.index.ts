@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../openapi";
 import * as handlers from "./incidents.handlers";
 import * as routes from "./incidents.routes";
 

@@ -3,10 +3,11 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as tickets from "../../integrations/tickets";
 import { secretBox } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
-import { decodeCursor, takePage } from "../../lib/pagination";
 import { incidentWithAccess } from "../incidents/incidents.handlers";
+import { decodeCursor, takePage } from "../pagination";
+import { ApiError } from "../problems";
 import type * as routes from "./integrations.routes";
+import { jiraIntegrationView, ticketRequestView } from "./integrations.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -15,14 +16,14 @@ export const putJiraIntegration: Handler<"putJiraIntegration"> = async (c) => {
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
   const box = secretBox(c.env.ENCRYPTION_KEYS);
   const { row, created } = await tickets.putJiraIntegration(c.var.db, box, tenant, c.req.valid("json"));
-  const view = tickets.jiraIntegrationView(row);
+  const view = jiraIntegrationView(row);
   return created ? c.json(view, 201) : c.json(view, 200);
 };
 
 export const getJiraIntegration: Handler<"getJiraIntegration"> = async (c) => {
   const { tenant } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  return c.json(tickets.jiraIntegrationView(await tickets.getJiraIntegration(c.var.db, tenant)), 200);
+  return c.json(jiraIntegrationView(await tickets.getJiraIntegration(c.var.db, tenant)), 200);
 };
 
 export const deleteJiraIntegration: Handler<"deleteJiraIntegration"> = async (c) => {
@@ -41,7 +42,7 @@ export const createTicket: Handler<"createTicket"> = async (c) => {
     templateId: c.req.valid("json").template_id,
     actor: actorName(c.var.principal),
   });
-  return c.json(tickets.ticketRequestView(row), 201);
+  return c.json(ticketRequestView(row), 201);
 };
 
 export const listTickets: Handler<"listTickets"> = async (c) => {
@@ -57,5 +58,5 @@ export const listTickets: Handler<"listTickets"> = async (c) => {
     after = { createdAt, id };
   }
   const rows = await tickets.listTicketRequests(c.var.db, tenant, incidentId, limit, after);
-  return c.json(takePage(c, rows, limit, (r) => [r.createdAt, r.id]).map(tickets.ticketRequestView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.createdAt, r.id]).map(ticketRequestView), 200);
 };

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../openapi";
 import * as handlers from "./integrations.handlers";
 import * as routes from "./integrations.routes";
 

@@ -1,9 +1,10 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import { afterKey, takePage } from "../../lib/pagination";
 import { assetMonitor } from "../../monitor/client";
 import * as settings from "../../monitor/settings";
+import { afterKey, takePage } from "../pagination";
 import type * as routes from "./monitoring.routes";
+import { dqScoreView } from "./monitoring.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -32,5 +33,5 @@ export const dqScoreHistory: Handler<"dqScoreHistory"> = async (c) => {
   const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
   const { limit, cursor } = c.req.valid("query");
   const rows = await settings.dqScoreHistory(c.var.db, asset, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.scoredAt]).map(settings.dqScoreView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.scoredAt]).map(dqScoreView), 200);
 };

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../openapi";
 import * as handlers from "./monitoring.handlers";
 import * as routes from "./monitoring.routes";
 

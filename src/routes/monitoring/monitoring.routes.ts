@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, jsonBody, jsonResponse } from "../../lib/openapi";
-import { PageQuery } from "../../lib/pagination";
 import { PolicyOverridesSchema } from "../../monitor/policies/policies";
+import { authedRoute, jsonBody, jsonResponse } from "../openapi";
+import { PageQuery } from "../pagination";
 import { IntId, TenantId } from "../params";
 
 const tags = ["Policies and DQ score"];

@@ -1,9 +1,10 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
-import { afterKey, takePage } from "../../lib/pagination";
 import * as projects from "../../tenancy/projects";
+import { afterKey, takePage } from "../pagination";
 import type * as routes from "./projects.routes";
+import { memberView, projectView } from "./projects.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -12,7 +13,7 @@ export const createProject: Handler<"createProject"> = async (c) => {
   const { principal } = await c.var.access.tenant(tenant);
   const adminEmail = principal.kind === "user" ? principal.email : undefined;
   const row = await projects.createProject(c.var.db, tenant, c.req.valid("json"), actorName(principal), adminEmail);
-  return c.json(projects.projectView(row), 201);
+  return c.json(projectView(row), 201);
 };
 
 export const listProjects: Handler<"listProjects"> = async (c) => {
@@ -20,20 +21,20 @@ export const listProjects: Handler<"listProjects"> = async (c) => {
   const ids = await c.var.access.readableProjectIds(tenant);
   const { limit, cursor } = c.req.valid("query");
   const rows = await projects.listProjects(c.var.db, tenant, ids, limit, afterKey(cursor, "number"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(projects.projectView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(projectView), 200);
 };
 
 export const getProject: Handler<"getProject"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
-  return c.json(projects.projectView(project), 200);
+  return c.json(projectView(project), 200);
 };
 
 export const updateProject: Handler<"updateProject"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
   const row = await projects.updateProject(c.var.db, project, c.req.valid("json"));
-  return c.json(projects.projectView(row), 200);
+  return c.json(projectView(row), 200);
 };
 
 export const deleteProject: Handler<"deleteProject"> = async (c) => {
@@ -47,7 +48,7 @@ export const listProjectMembers: Handler<"listProjectMembers"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
   const rows = await projects.listProjectMembers(c.var.db, project);
-  return c.json(rows.map(projects.memberView), 200);
+  return c.json(rows.map(memberView), 200);
 };
 
 export const addProjectMember: Handler<"addProjectMember"> = async (c) => {
@@ -55,14 +56,14 @@ export const addProjectMember: Handler<"addProjectMember"> = async (c) => {
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
   const { email, role } = c.req.valid("json");
   const row = await projects.addProjectMember(c.var.db, project, email, role);
-  return c.json(projects.memberView(row), 201);
+  return c.json(memberView(row), 201);
 };
 
 export const changeProjectMember: Handler<"changeProjectMember"> = async (c) => {
   const { tenant, projectId, email } = c.req.valid("param");
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
   const row = await projects.changeProjectMember(c.var.db, project, email, c.req.valid("json").role);
-  return c.json(projects.memberView(row), 200);
+  return c.json(memberView(row), 200);
 };
 
 export const removeProjectMember: Handler<"removeProjectMember"> = async (c) => {
@@ -77,14 +78,14 @@ export const listTenantMembers: Handler<"listTenantMembers"> = async (c) => {
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
   const { limit, cursor } = c.req.valid("query");
   const rows = await projects.listTenantMembers(c.var.db, tenant, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.userEmail]).map(projects.memberView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.userEmail]).map(memberView), 200);
 };
 
 export const putTenantMember: Handler<"putTenantMember"> = async (c) => {
   const { tenant, email } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
   const { row, created } = await projects.putTenantMember(c.var.db, tenant, email, c.req.valid("json").role);
-  return created ? c.json(projects.memberView(row), 201) : c.json(projects.memberView(row), 200);
+  return created ? c.json(memberView(row), 201) : c.json(memberView(row), 200);
 };
 
 export const removeTenantMember: Handler<"removeTenantMember"> = async (c) => {

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../openapi";
 import * as handlers from "./projects.handlers";
 import * as routes from "./projects.routes";
 

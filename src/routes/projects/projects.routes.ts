@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../../lib/openapi";
-import { PageQuery } from "../../lib/pagination";
+import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
+import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
 import {
   AddProjectMemberBody,

@@ -1,11 +1,13 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import { getScanJob, listScanJobs, scanJobView } from "../../jobs/scan-jobs";
-import { ApiError } from "../../lib/errors";
-import { afterKey, takePage } from "../../lib/pagination";
-import { alertsOfJob, alertView } from "../../monitor/alerts";
-import { queueScan } from "../../scan/requests";
+import { getScanJob, listScanJobs } from "../../jobs/scan-jobs";
+import { queueScan } from "../../jobs/scan-requests";
+import { NotFoundError } from "../../lib/errors";
+import { alertsOfJob } from "../../monitor/alerts";
+import { alertView } from "../alerts.views";
+import { afterKey, takePage } from "../pagination";
 import type * as routes from "./scans.routes";
+import { scanJobView } from "./scans.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -29,7 +31,7 @@ export const getScan: Handler<"getScan"> = async (c) => {
   const { tenant, assetId, job_id } = c.req.valid("param");
   await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
   const job = await getScanJob(c.var.db, tenant, assetId, job_id);
-  if (!job) throw ApiError.notFound("Scan job");
+  if (!job) throw new NotFoundError("Scan job");
   return c.json(scanJobView(job), 200);
 };
 
@@ -37,7 +39,7 @@ export const scanAlerts: Handler<"scanAlerts"> = async (c) => {
   const { tenant, sourceID } = c.req.valid("param");
   const { job_id } = c.req.valid("query");
   await c.var.access.asset(tenant, sourceID, "PROJECT_VIEWER");
-  if (!(await getScanJob(c.var.db, tenant, sourceID, job_id))) throw ApiError.notFound("Scan job");
+  if (!(await getScanJob(c.var.db, tenant, sourceID, job_id))) throw new NotFoundError("Scan job");
   const rows = await alertsOfJob(c.var.db, tenant, sourceID, job_id);
   return c.json(rows.map(alertView), 200);
 };

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, jsonResponse } from "../../lib/openapi";
-import { PageQuery } from "../../lib/pagination";
+import { authedRoute, jsonResponse } from "../openapi";
+import { PageQuery } from "../pagination";
 import { IntId, TenantId } from "../params";
 import { AlertSchema, ScanAcceptedSchema, ScanJobSchema, ScanRequestBody } from "./scans.schemas";
 

@@ -1,13 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CONNECTION_TYPES } from "../../db/schema";
-
-/** Upload locations of the interface (GBQ is BigQuery) plus the asset's other connection types. */
-export const LOCATIONS = ["GCS", "GBQ", "S3", "AZURE", "SNOWFLAKE", ...CONNECTION_TYPES] as const;
-
-/** The connection type a location stands for. */
-export function locationType(location: (typeof LOCATIONS)[number]): string {
-  return location === "GBQ" ? "BIGQUERY" : location;
-}
+import { LOCATIONS, type ScanRequest } from "../../jobs/scan-requests";
 
 export const ScanRequestBody = z
   .strictObject({
@@ -32,7 +24,7 @@ export const ScanRequestBody = z
       .openapi({ description: "Databases: a SELECT whose rows are profiled instead of the table" }),
   })
   .openapi("ScanRequest", { description: "Unset fields come from the asset's payload, options and connection" });
-export type ScanRequestBody = z.infer<typeof ScanRequestBody>;
+export type ScanRequestBody = z.infer<typeof ScanRequestBody> & ScanRequest;
 
 export const ScanAcceptedSchema = z
   .object({ message: z.string(), job_id: z.string() })

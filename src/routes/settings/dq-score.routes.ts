@@ -1,4 +1,4 @@
-import { authedRoute, jsonBody, jsonResponse } from "../../lib/openapi";
+import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { IntId, TenantParams } from "../params";
 import { DqScoreConfigResponse, PutDqScoreConfigBody } from "./dq-score.schemas";
 

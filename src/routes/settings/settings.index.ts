@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../openapi";
 import * as dqScore from "./dq-score.handlers";
 import * as dqScoreRoutes from "./dq-score.routes";
 import * as spark from "./spark.handlers";

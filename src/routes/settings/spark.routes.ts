@@ -1,4 +1,4 @@
-import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../../lib/openapi";
+import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { TenantParams } from "../params";
 import { PutSparkJobConfigBody, SparkJobConfigSchema } from "./spark.schemas";
 

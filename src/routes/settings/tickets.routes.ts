@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../../lib/openapi";
-import { PageQuery } from "../../lib/pagination";
+import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
+import { PageQuery } from "../pagination";
 import { IntId, TenantParams } from "../params";
 import { CreateTicketTemplateBody, TicketTemplateSchema, UpdateTicketTemplateBody } from "./tickets.schemas";
 

@@ -3,9 +3,10 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as groups from "../../catalog/source-groups";
-import { deprecationHeaders } from "../../lib/openapi";
-import { afterKey, takePage } from "../../lib/pagination";
+import { deprecationHeaders } from "../openapi";
+import { afterKey, takePage } from "../pagination";
 import type * as routes from "./source-groups.routes";
+import { sourceGroupView } from "./source-groups.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -79,7 +80,7 @@ export const listProjectSourceGroups: Handler<"listProjectSourceGroups"> = async
   // After takePage, which sets (not appends) its own Link.
   const page = takePage(c, rows, limit, (r) => [r.id]);
   deprecated(c, tenant, `/projects/${projectId}/assets`);
-  return c.json(page.map(groups.sourceGroupView), 200);
+  return c.json(page.map(sourceGroupView), 200);
 };
 
 export const listAllSourceGroups: Handler<"listAllSourceGroups"> = async (c) => {
@@ -90,7 +91,7 @@ export const listAllSourceGroups: Handler<"listAllSourceGroups"> = async (c) => 
   // After takePage, which sets (not appends) its own Link.
   const page = takePage(c, rows, limit, (r) => [r.id]);
   deprecated(c, tenant, "/assets");
-  return c.json(page.map(groups.sourceGroupView), 200);
+  return c.json(page.map(sourceGroupView), 200);
 };
 
 export const deleteSourceGroup: Handler<"deleteSourceGroup"> = async (c) => {

@@ -1,10 +1,12 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { secretBox } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
-import { afterKey, takePage } from "../../lib/pagination";
+import { NotFoundError } from "../../lib/errors";
 import * as tenants from "../../tenancy/tenants";
+import { afterKey, takePage } from "../pagination";
+import { ApiError } from "../problems";
 import type * as routes from "./tenants.routes";
+import { tenantView } from "./tenants.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -12,14 +14,14 @@ export const listTenants: Handler<"listTenants"> = async (c) => {
   c.var.access.platformAdmin();
   const { limit, cursor } = c.req.valid("query");
   const rows = await tenants.listTenants(c.var.db, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(tenants.tenantView), 200);
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(tenantView), 200);
 };
 
 export const getTenant: Handler<"getTenant"> = async (c) => {
   c.var.access.platformAdmin();
   const row = await tenants.getTenant(c.var.db, c.req.valid("param").tenantId);
-  if (!row) throw ApiError.notFound("Tenant");
-  return c.json(tenants.tenantView(row), 200);
+  if (!row) throw new NotFoundError("Tenant");
+  return c.json(tenantView(row), 200);
 };
 
 export const putTenant: Handler<"putTenant"> = async (c) => {
@@ -32,6 +34,6 @@ export const putTenant: Handler<"putTenant"> = async (c) => {
     ]);
   }
   const { row, created } = await tenants.putTenant(c.var.db, secretBox(c.env.ENCRYPTION_KEYS), tenantId, input);
-  const view = tenants.tenantView(row);
+  const view = tenantView(row);
   return created ? c.json(view, 201) : c.json(view, 200);
 };

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/openapi";
+import { createRouter } from "../openapi";
 import * as handlers from "./tenants.handlers";
 import * as routes from "./tenants.routes";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, jsonBody, jsonResponse } from "../../lib/openapi";
-import { PageQuery } from "../../lib/pagination";
+import { authedRoute, jsonBody, jsonResponse } from "../openapi";
+import { PageQuery } from "../pagination";
 import { TenantId } from "../params";
 import { TenantInput, TenantSchema } from "./tenants.schemas";
 

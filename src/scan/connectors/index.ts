@@ -1,7 +1,7 @@
+import { AzurePayload, GcsPayload, S3Payload } from "../../catalog/connection-types";
 import type { ConnectionCredential } from "../../catalog/connections";
 import type { ConnectionType } from "../../db/schema";
 import type { Env } from "../../env";
-import { AzurePayload, GcsPayload, S3Payload } from "../../routes/connections/connections.schemas";
 import { AzureBlobStore } from "./azure";
 import { GcsStore } from "./gcs";
 import { S3Store } from "./s3";

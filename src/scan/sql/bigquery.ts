@@ -16,7 +16,7 @@ import {
   PollBudget,
   trimSlash,
   type WarehouseRunnerOptions,
-} from "./warehouses";
+} from "./warehouse-api";
 
 /** jobs.query creates a query job: it needs the bigquery scope (the read-only scopes cannot create jobs). */
 export const BIGQUERY_SCOPE = "https://www.googleapis.com/auth/bigquery";

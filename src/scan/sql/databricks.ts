@@ -15,7 +15,7 @@ import {
   PollBudget,
   trimSlash,
   type WarehouseRunnerOptions,
-} from "./warehouses";
+} from "./warehouse-api";
 
 export interface DatabricksConfig {
   /** Workspace host, e.g. dbc-a1b2c3d4-e5f6.cloud.databricks.com. */

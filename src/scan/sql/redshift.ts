@@ -24,7 +24,7 @@ import {
   PollBudget,
   trimSlash,
   type WarehouseRunnerOptions,
-} from "./warehouses";
+} from "./warehouse-api";
 
 export interface RedshiftConfig {
   endpointPrefix: string;

@@ -17,7 +17,7 @@ import {
   PollBudget,
   trimSlash,
   type WarehouseRunnerOptions,
-} from "./warehouses";
+} from "./warehouse-api";
 
 export interface SnowflakeConfig {
   /** Account identifier as in the host name: `myorg-myaccount` or `xy12345.eu-west-1.aws`. */

@@ -72,7 +72,7 @@ describe("createObjectStore", () => {
 
 describe("storage payloads", () => {
   it("accept an optional region and endpoint, refusing endpoints that could carry a secret", async () => {
-    const { S3Payload, AzurePayload, GcsPayload } = await import("../../../src/routes/connections/connections.schemas");
+    const { S3Payload, AzurePayload, GcsPayload } = await import("../../../src/catalog/connection-types");
     expect(S3Payload.safeParse({ bucket: "b", region: "eu-west-1", endpoint: "http://127.0.0.1:9000" }).success).toBe(
       true,
     );

@@ -1,0 +1,45 @@
+/**
+ * Import rules, checked in CI (`npm run lint:deps`): dependencies point one way,
+ * routes → domain → db/lib, and nothing imports in a circle.
+ */
+const DOMAIN = "^src/(auth|tenancy|catalog|settings|scan|monitor|pipeline|incidents|integrations|jobs)/";
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "An import cycle (between files) makes load order and ownership unclear.",
+      from: { path: "^src/" },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+    {
+      name: "no-type-circular",
+      severity: "error",
+      comment: "Even type-only cycles tie two modules together: break them by moving the shared type down.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "domain-not-to-routes",
+      severity: "error",
+      comment: "Domain code knows nothing of HTTP: it never imports the route layer or Hono.",
+      from: { path: DOMAIN, pathNot: "^src/auth/(authenticate|access)\\.ts$" },
+      to: { path: ["^src/routes/", "^src/app", "^node_modules/(hono|@hono)/"] },
+    },
+    {
+      name: "lib-db-at-the-bottom",
+      severity: "error",
+      comment: "lib/ and db/ serve everyone and import no layer above them.",
+      from: { path: "^src/(lib|db)/" },
+      to: { path: "^src/(?!lib/|db/)" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};

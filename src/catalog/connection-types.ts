@@ -1,0 +1,264 @@
+/**
+ * What each connection type holds (spec 2.2): its payload and the credential it authenticates
+ * with. Domain knowledge, shared by the connections API (request validation, the OpenAPI
+ * document) and the scan pipeline (connectors parse payloads with these schemas).
+ */
+
+import { z } from "zod";
+import type { ConnectionType, CredentialType } from "../db/schema";
+
+// ---- Connection payloads, one per connection type (spec 2.2) ----
+
+const text = (max = 1024) => z.string().trim().min(1).max(max);
+
+/** A TCP port written as a string ("443"), 1-65535. */
+const portString = z
+  .string()
+  .regex(/^\d{1,5}$/, "must be a port number (1-65535)")
+  .refine((p) => Number(p) >= 1 && Number(p) <= 65535, "must be a port number (1-65535)");
+
+/** thrift://<host>:<port>, the form of a Hive metastore URI (usually port 9083). */
+const THRIFT_URI = /^thrift:\/\/([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
+const thriftUri = z
+  .string()
+  .max(1024)
+  .refine((uri) => {
+    const m = THRIFT_URI.exec(uri);
+    return m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+  }, "must be thrift://<host>:<port>")
+  .meta({ example: "thrift://metastore.example.com:9083" });
+
+/** Databases a GENERIC_JDBC connection can reach (the driver is chosen by this value). */
+export const JDBC_DB_TYPES = ["postgresql", "mysql", "mariadb", "sqlserver", "oracle"] as const;
+
+/** Where a HIVE_ICEBERG catalog keeps its files; it decides the credential type. */
+export const ICEBERG_LOCATION_TYPES = ["GCS", "S3", "AZURE"] as const;
+
+/**
+ * An object-storage endpoint other than the provider's own (an S3-compatible store, an
+ * emulator): http(s), no user info, query or fragment, so it cannot smuggle a credential.
+ */
+const storageEndpoint = z
+  .url({ protocol: /^https?$/ })
+  .max(1024)
+  .refine((u) => {
+    // Zod runs refinements even after the URL check failed: an unparsable value is refused here too.
+    try {
+      const url = new URL(u);
+      return !url.username && !url.password && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, "must be an http(s) URL without credentials, query or fragment")
+  .optional();
+
+/** A warehouse API endpoint other than the provider's (a private endpoint, or a test server). */
+const apiEndpoint = (provider: string) =>
+  storageEndpoint.meta({ description: `SQL API base URL; default ${provider}` });
+
+export const RedshiftPayload = z
+  .strictObject({
+    endpoint_prefix: text(),
+    database: text(255).optional().meta({ description: "Database the Data API connects to; default dev" }),
+    endpoint: apiEndpoint("https://redshift-data.{region}.amazonaws.com"),
+  })
+  .meta({ id: "RedshiftPayload" });
+export const GcsPayload = z
+  .strictObject({
+    bucket: text(255),
+    endpoint: storageEndpoint.meta({ description: "JSON API endpoint; default https://storage.googleapis.com" }),
+  })
+  .meta({ id: "GcsPayload" });
+export const S3Payload = z
+  .strictObject({
+    bucket: text(255),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as eu-west-1")
+      .optional()
+      .meta({ description: "The bucket's region; default us-east-1 (R2: auto)" }),
+    endpoint: storageEndpoint.meta({
+      description: "An S3-compatible endpoint (MinIO, R2, …), addressed path-style; default Amazon S3",
+    }),
+  })
+  .meta({ id: "S3Payload" });
+export const AzurePayload = z
+  .strictObject({
+    storage_account: text(255),
+    bucket: text(255),
+    endpoint: storageEndpoint.meta({
+      description: "Blob service endpoint; default https://{storage_account}.blob.core.windows.net",
+    }),
+  })
+  .meta({ id: "AzurePayload" });
+export const BigQueryPayload = z
+  .strictObject({
+    project: text(255),
+    location: text(64).optional().meta({ description: "Location of the datasets (US, EU, europe-west1…)" }),
+    endpoint: apiEndpoint("https://bigquery.googleapis.com"),
+  })
+  .meta({ id: "BigQueryPayload" });
+export const DeltaLakePayload = z
+  .strictObject({
+    host: text(),
+    port: portString,
+    httppath: text(),
+    endpoint: apiEndpoint("https://{host}:{port}"),
+  })
+  .meta({ id: "DeltaLakePayload" });
+export const GenericJdbcPayload = z
+  .strictObject({
+    db_type: z.enum(JDBC_DB_TYPES),
+    db_or_schema: text(),
+    connection_properties: z
+      .record(z.string().min(1).max(256), z.string().max(4096))
+      .refine((m) => Object.keys(m).length <= 100, "at most 100 properties")
+      .default({})
+      .meta({ description: "Driver properties (host, port, custom parameters…), string to string" }),
+  })
+  .meta({ id: "GenericJdbcPayload" });
+export const HiveIcebergPayload = z
+  .strictObject({
+    thrift_uri: thriftUri,
+    location_type: z.enum(ICEBERG_LOCATION_TYPES),
+    region: text(255),
+    bucket: text(255),
+  })
+  .meta({ id: "HiveIcebergPayload" });
+export const SnowflakePayload = z
+  .strictObject({
+    account: text(255),
+    warehouse: text(255),
+    role: text(255),
+    database: text(255).optional().meta({ description: "Default database of the statements" }),
+    schema: text(255).optional().meta({ description: "Default schema of the statements" }),
+    endpoint: apiEndpoint("https://{account}.snowflakecomputing.com"),
+  })
+  .meta({ id: "SnowflakePayload" });
+
+/** The payload schema of each connection type. */
+export const CONNECTION_PAYLOADS = {
+  REDSHIFT: RedshiftPayload,
+  GCS: GcsPayload,
+  S3: S3Payload,
+  AZURE: AzurePayload,
+  BIGQUERY: BigQueryPayload,
+  DELTALAKE: DeltaLakePayload,
+  GENERIC_JDBC: GenericJdbcPayload,
+  HIVE_ICEBERG: HiveIcebergPayload,
+  SNOWFLAKE: SnowflakePayload,
+} as const satisfies Record<ConnectionType, z.ZodType>;
+
+// ---- Credentials, one per credential type (write-only: never returned) ----
+
+const secret = (max = 4096) => z.string().min(1).max(max);
+
+/** A PKCS#8 PEM private key block, as in a GCP service-account key file. */
+const PEM_PRIVATE_KEY = /^-----BEGIN PRIVATE KEY-----\s*[A-Za-z0-9+/=\s]+-----END PRIVATE KEY-----\s*$/;
+
+export const SimpleCredential = z
+  .strictObject({
+    username: text(),
+    password: secret(),
+    // Warehouse APIs that take no password (see src/scan/sql/snowflake.ts and redshift.ts).
+    private_key: z
+      .string()
+      .max(16384)
+      .regex(PEM_PRIVATE_KEY, "must be a PKCS#8 PEM block (BEGIN/END PRIVATE KEY lines around base64)")
+      .optional()
+      .meta({
+        description:
+          "SNOWFLAKE: key-pair authentication for the SQL API; without it the password is a programmatic access token",
+      }),
+    access_key: text().optional().meta({ description: "REDSHIFT: AWS access key that signs Data API calls" }),
+    secret_key: secret().optional().meta({ description: "REDSHIFT: its AWS secret key" }),
+    session_token: secret().optional().meta({ description: "REDSHIFT: AWS session token of temporary keys" }),
+    region: z
+      .string()
+      .regex(/^[a-z0-9-]{1,64}$/)
+      .optional()
+      .meta({ description: "REDSHIFT: region when endpoint_prefix names none" }),
+  })
+  .meta({ id: "SimpleCredential" });
+export const AwsCredential = z.strictObject({ access_key: text(), secret_key: secret() }).meta({ id: "AwsCredential" });
+export const TokenCredential = z.strictObject({ token: secret() }).meta({ id: "TokenCredential" });
+export const AzureSasCredential = z.strictObject({ sas_key: secret() }).meta({ id: "AzureSasCredential" });
+export const GenericMapCredential = z
+  .record(z.string().min(1).max(256), z.string().max(4096))
+  .refine((m) => Object.keys(m).length <= 100, "at most 100 entries")
+  .meta({ id: "GenericMapCredential" });
+export const GcpCredential = z
+  .strictObject({
+    project_id: text(255),
+    private_key_id: text(255),
+    private_key: z
+      .string()
+      .max(16384)
+      .regex(PEM_PRIVATE_KEY, "must be a PKCS#8 PEM block (BEGIN/END PRIVATE KEY lines around base64)"),
+    client_email: z.email().max(254),
+    client_id: text(255),
+    // The other fields of a service-account key file, so the file can be pasted as is.
+    type: z.literal("service_account").optional(),
+    auth_uri: z.url().max(1024).optional(),
+    token_uri: z.url().max(1024).optional(),
+    auth_provider_x509_cert_url: z.url().max(1024).optional(),
+    client_x509_cert_url: z.url().max(1024).optional(),
+    universe_domain: text(255).optional(),
+  })
+  .meta({ id: "GcpCredential" });
+
+export const CREDENTIAL_PAYLOADS = {
+  SIMPLE: SimpleCredential,
+  GCP: GcpCredential,
+  AWS: AwsCredential,
+  AZURE_SAS: AzureSasCredential,
+  TOKEN: TokenCredential,
+  GENERIC_MAP: GenericMapCredential,
+} as const satisfies Record<CredentialType, z.ZodType>;
+
+const credentialOf = <T extends CredentialType>(type: T) =>
+  z.strictObject({ type: z.literal(type), payload: CREDENTIAL_PAYLOADS[type] });
+
+export const CredentialInput = z
+  .discriminatedUnion("type", [
+    credentialOf("SIMPLE"),
+    credentialOf("GCP"),
+    credentialOf("AWS"),
+    credentialOf("AZURE_SAS"),
+    credentialOf("TOKEN"),
+    credentialOf("GENERIC_MAP"),
+  ])
+  .meta({
+    id: "ConnectionCredential",
+    description:
+      "Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; " +
+      "GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN; GENERIC_JDBC → GENERIC_MAP; " +
+      "HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS).",
+  });
+export type CredentialInput = z.infer<typeof CredentialInput>;
+
+// ---- Which credential a connection needs ----
+
+const CREDENTIAL_FOR: Record<Exclude<ConnectionType, "HIVE_ICEBERG">, CredentialType> = {
+  REDSHIFT: "SIMPLE",
+  GCS: "GCP",
+  S3: "AWS",
+  AZURE: "AZURE_SAS",
+  BIGQUERY: "GCP",
+  DELTALAKE: "TOKEN",
+  GENERIC_JDBC: "GENERIC_MAP",
+  SNOWFLAKE: "SIMPLE",
+};
+const CREDENTIAL_FOR_LOCATION: Record<(typeof ICEBERG_LOCATION_TYPES)[number], CredentialType> = {
+  GCS: "GCP",
+  S3: "AWS",
+  AZURE: "AZURE_SAS",
+};
+
+/** The credential type a connection of this type and (valid) payload must carry. */
+export function requiredCredentialType(type: ConnectionType, payload: Record<string, unknown>): CredentialType {
+  if (type === "HIVE_ICEBERG") {
+    return CREDENTIAL_FOR_LOCATION[payload.location_type as (typeof ICEBERG_LOCATION_TYPES)[number]];
+  }
+  return CREDENTIAL_FOR[type];
+}

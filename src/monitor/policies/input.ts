@@ -1,0 +1,16 @@
+import type { AssetProfile, SchemaField } from "../../scan/profile";
+import type { PolicyOverrides } from "./policies";
+import type { AssetRef, MetricHistory } from "./types";
+
+/** Everything one evaluation of an asset's policies looks at. */
+export interface EvaluationInput {
+  asset: AssetRef;
+  job_id: string;
+  /** ISO 8601: when the scan ran. Every "now" of the evaluation is this time. */
+  scan_time: string;
+  profile: AssetProfile;
+  /** Schema of the previous scan; without it schema_change stays quiet. */
+  previous_schema?: SchemaField[];
+  history: MetricHistory;
+  overrides?: PolicyOverrides;
+}

@@ -1,0 +1,15 @@
+import type { ProjectRow } from "../../db/schema";
+export function projectView(row: ProjectRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    created_by: row.createdBy,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function memberView<R extends string>(row: { userEmail: string; role: R; createdAt: string }) {
+  return { email: row.userEmail, role: row.role, created_at: row.createdAt };
+}

@@ -1,0 +1,14 @@
+import type { TicketTemplateRow } from "../../db/schema";
+import type { JiraProps } from "../../settings/tickets";
+export function ticketTemplateView(row: TicketTemplateRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    props: row.props as unknown as JiraProps,
+    created_by: row.createdBy,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
