@@ -3,6 +3,7 @@ import { generateKeyPair, importJWK, SignJWT } from "jose";
 import { describe, expect, inject, it } from "vitest";
 import { verifyBearer } from "../../src/auth/tokens";
 import type { Env } from "../../src/env";
+import { UnauthenticatedError } from "../../src/lib/errors";
 
 const ISSUER = "https://idp.example.test";
 const AUDIENCE = "dq-monitor";
@@ -41,26 +42,26 @@ describe("external OIDC issuer", () => {
 
   it("checks audience, exp and nbf", async () => {
     const now = Math.floor(Date.now() / 1000);
-    await expect(verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { audience: "other" }))).rejects.toMatchObject({
-      status: 401,
-    });
+    await expect(verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { audience: "other" }))).rejects.toBeInstanceOf(
+      UnauthenticatedError,
+    );
     await expect(verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { exp: now - 10 }))).rejects.toMatchObject({
-      status: 401,
-      code: "token_expired",
+      name: "UnauthenticatedError",
+      expired: true,
     });
-    await expect(verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { nbf: now + 600 }))).rejects.toMatchObject({
-      status: 401,
-    });
+    await expect(verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { nbf: now + 600 }))).rejects.toBeInstanceOf(
+      UnauthenticatedError,
+    );
   });
 
   it("refuses a token signed by a key the issuer does not publish", async () => {
     const { privateKey } = await generateKeyPair("RS256");
     await expect(
       verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { key: privateKey, kid: "rogue" })),
-    ).rejects.toMatchObject({ status: 401 });
-    await expect(verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { key: privateKey }))).rejects.toMatchObject({
-      status: 401,
-    });
+    ).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(verifyBearer(oidcEnv, await idpToken({ sub: "a" }, { key: privateKey }))).rejects.toBeInstanceOf(
+      UnauthenticatedError,
+    );
   });
 
   it("pins algorithms: an HS256 token under the issuer's name is refused, and so is a config allowing only none/HS*", async () => {
@@ -70,13 +71,13 @@ describe("external OIDC issuer", () => {
       .setAudience(AUDIENCE)
       .setExpirationTime("5m")
       .sign(new TextEncoder().encode("a-guessable-shared-secret-of-32-chars!"));
-    await expect(verifyBearer(oidcEnv, hs)).rejects.toMatchObject({ status: 401 });
+    await expect(verifyBearer(oidcEnv, hs)).rejects.toBeInstanceOf(UnauthenticatedError);
     const weak = { ...oidcEnv, OIDC_ALGORITHMS: "none,HS256" };
-    await expect(verifyBearer(weak, await idpToken({ sub: "a" }))).rejects.toMatchObject({ status: 401 });
+    await expect(verifyBearer(weak, await idpToken({ sub: "a" }))).rejects.toBeInstanceOf(UnauthenticatedError);
   });
 
   it("ignores the issuer when OIDC is not configured", async () => {
     const token = await idpToken({ sub: "a" });
-    await expect(verifyBearer(env as unknown as Env, token)).rejects.toMatchObject({ status: 401 });
+    await expect(verifyBearer(env as unknown as Env, token)).rejects.toBeInstanceOf(UnauthenticatedError);
   });
 });
