@@ -56,6 +56,10 @@ describe("HTTP foundation", () => {
     expect(res.body.openapi).toBe("3.1.0");
     expect(res.body.components.securitySchemes).toHaveProperty("ApiKey");
     expect(res.body.paths["/auth/{tenant}/apiKeys"].get.deprecated).toBe(true);
+    // Domain schemas (plain zod with .meta ids) still become named components.
+    for (const name of ["S3Payload", "GcpCredential", "ConnectionCredential", "CreateConnection"]) {
+      expect(res.body.components.schemas).toHaveProperty(name);
+    }
   });
 
   it("serves the interactive reference at /docs", async () => {
