@@ -113,11 +113,6 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     return this.serial.run(() => this.rebuild(input.asset, input.since));
   }
 
-  /** The freshness (max timestamp) of the last applied scan: where a delta_only scan starts. */
-  async lastFreshness(): Promise<string | undefined> {
-    return this.store.lastFreshness;
-  }
-
   /** Policies still learning a metric's baseline, as of the last scan. */
   async training(): Promise<TrainingState[]> {
     return this.store.training;
@@ -164,7 +159,13 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const savedAt = nowIso();
     const statements = [
-      ...resultStatements(db, { ...input, savedAt, alerts: evaluation.alerts, dqScore }),
+      ...resultStatements(db, {
+        ...input,
+        savedAt,
+        alerts: evaluation.alerts,
+        dqScore,
+        ...(profile.freshness ? { freshness: profile.freshness } : {}),
+      }),
       ...decisionStatements(
         db,
         {
@@ -231,6 +232,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     const db = createDb(this.env.DB);
     const pending = await alertsWithoutIncident(db, asset, since);
     const before = await countIncidents(db, asset);
+    const impact = await impactOf(this.env.DB, asset.id);
     const byJob = new Map<string, AlertRow[]>();
     for (const a of pending) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     for (const [jobId, jobAlerts] of byJob) {
@@ -248,7 +250,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         ),
       );
       const decisions = planIncidents(open, alerts, Number.POSITIVE_INFINITY);
-      const scan = { asset, jobId, scanTime: jobAlerts[0]!.metricTime, impact: await impactOf(this.env.DB, asset.id) };
+      const scan = { asset, jobId, scanTime: jobAlerts[0]!.metricTime, impact };
       const [first, ...rest] = decisionStatements(db, scan, decisions);
       if (first) await db.batch([first, ...rest]);
     }

@@ -3,7 +3,7 @@
  * statements are built here and run by the monitor in one batch with the scan's other writes.
  */
 
-import { and, eq, gte, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import {
@@ -48,6 +48,8 @@ export interface ScanResults {
   savedAt: string;
   alerts: PolicyAlert[];
   dqScore: DqScore | null;
+  /** The scan's freshness (newest timestamp), if its asset has a timestamp attribute. */
+  freshness?: string;
 }
 
 /**
@@ -58,9 +60,13 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
   const { asset } = r;
   const rows = r.alerts.map((a) => alertRow(r, a));
   const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
-    db
-      .insert(monitorAppliedJobs)
-      .values({ jobId: r.jobId, tenantId: asset.tenantId, assetId: asset.id, appliedAt: r.savedAt }),
+    db.insert(monitorAppliedJobs).values({
+      jobId: r.jobId,
+      tenantId: asset.tenantId,
+      assetId: asset.id,
+      appliedAt: r.savedAt,
+      freshness: r.freshness ?? null,
+    }),
   ];
   for (let i = 0; i < rows.length; i += ALERTS_PER_STATEMENT) {
     statements.push(
@@ -79,6 +85,26 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
     );
   }
   return statements;
+}
+
+/** The freshness of the asset's last applied scan that had one: where a delta_only scan starts. */
+export async function lastFreshness(
+  db: Db,
+  asset: Pick<MonitoredAsset, "tenantId" | "id">,
+): Promise<string | undefined> {
+  const [row] = await db
+    .select({ freshness: monitorAppliedJobs.freshness })
+    .from(monitorAppliedJobs)
+    .where(
+      and(
+        eq(monitorAppliedJobs.tenantId, asset.tenantId),
+        eq(monitorAppliedJobs.assetId, asset.id),
+        isNotNull(monitorAppliedJobs.freshness),
+      ),
+    )
+    .orderBy(desc(monitorAppliedJobs.appliedAt))
+    .limit(1);
+  return row?.freshness ?? undefined;
 }
 
 /** Whether a batch failed on the job's marker row: the job's results are in D1 already. */

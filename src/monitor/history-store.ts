@@ -1,7 +1,6 @@
 /**
  * The AssetMonitor's own SQLite storage: the asset's metric history, the jobs it applied (with
- * their results, so a replay answers the same), and a little state (last schema, freshness,
- * training). Nothing here reads D1.
+ * their results, so a replay answers the same), and a little state (last schema, training). Nothing here reads D1.
  */
 
 import type { AssetProfile, SchemaField } from "../scan/profile";
@@ -61,11 +60,6 @@ export class HistoryStore {
     return this.getState<SchemaField[]>("last_schema");
   }
 
-  /** The freshness (max timestamp) of the last applied scan: where a delta_only scan starts. */
-  get lastFreshness(): string | undefined {
-    return this.getState<string>("last_freshness");
-  }
-
   /** Policies still learning a metric's baseline, as of the last scan. */
   get training(): TrainingState[] {
     return this.getState<TrainingState[]>("training") ?? [];
@@ -95,7 +89,6 @@ export class HistoryStore {
         );
       }
       this.setState("last_schema", scan.profile.schema);
-      if (scan.profile.freshness) this.setState("last_freshness", scan.profile.freshness);
       this.setState("training", scan.training);
       this.sql.exec(
         "INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)",

@@ -1,4 +1,13 @@
+/**
+ * One scan, from the queue's job to the monitor's result: load the scan subject once (asset,
+ * validated options, connection and credential), read and profile the data through the
+ * asset's connector (files streamed, SQL pushed down), and hand the profile to the asset's
+ * AssetMonitor, called once.
+ */
+
 import { and, eq } from "drizzle-orm";
+import { AssetOptions } from "../catalog/assets";
+import type { ConnectionCredential } from "../catalog/connections";
 import type { Db } from "../db";
 import type { AssetRow, ConnectionRow, ScanJobRow } from "../db/schema";
 import { assets, connections, scanJobs } from "../db/schema";
@@ -7,30 +16,130 @@ import type { ScanJobRequest } from "../jobs/scan-requests";
 import { nowIso } from "../lib/time";
 import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
 import { assetMonitor } from "../monitor/client";
+import { lastFreshness } from "../monitor/d1-store";
 import { createObjectStore, R2Store } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
 import { openCredential } from "../scan/credentials";
-import { profileObjects, type ScanProgress } from "../scan/files";
+import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan/files";
 import type { FileFormat } from "../scan/formats";
 import type { AssetProfile } from "../scan/profile";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
 import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
 
-/** Asset options (spec 2.3) as stored: validated by the assets API. */
-interface AssetOptions {
-  id_attributes?: string[];
-  separator?: string;
-  sample_fraction?: number;
-  delta_only?: "true" | "false";
-  timestamp_attribute?: string;
-  limit?: number;
-  filter?: Record<string, Array<string | number | boolean>>;
-  segments?: Record<string, Array<string | number | boolean>>;
-}
-
 const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
 
-function monitored(asset: AssetRow, options: AssetOptions): MonitoredAsset {
+/** Everything a scan is about, loaded once: the job, its asset with validated options, and where the data is. */
+export interface ScanSubject {
+  job: ScanJobRow;
+  request: ScanJobRequest;
+  asset: AssetRow;
+  options: AssetOptions;
+  /** The asset as the monitor sees it. */
+  monitored: MonitoredAsset;
+  /** The connection and its opened credential; absent for uploaded data, which sits in our bucket. */
+  source?: { connection: ConnectionRow; credential: ConnectionCredential };
+  /** delta_only: only rows newer than the last applied scan's freshness. */
+  since?: string;
+}
+
+/** Loads the subject of a job; a deleted asset or connection, or unreadable options, is a connector error. */
+export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow): Promise<ScanSubject> {
+  const asset = await db.query.assets.findFirst({
+    where: and(eq(assets.tenantId, job.tenantId), eq(assets.id, job.assetId)),
+  });
+  if (!asset) throw new ConnectorError("the asset was deleted", "not_found");
+  const parsed = AssetOptions.safeParse(asset.options);
+  if (!parsed.success) throw new ConnectorError("the asset's options are not valid: set them again", "invalid");
+  const options = parsed.data;
+  const request = job.request as ScanJobRequest;
+  const since =
+    options.delta_only === "true" ? await lastFreshness(db, { tenantId: asset.tenantId, id: asset.id }) : undefined;
+  return {
+    job,
+    request,
+    asset,
+    options,
+    monitored: monitoredAsset(asset, options),
+    ...(request.upload ? {} : { source: await sourceOf(env, db, asset) }),
+    ...(since ? { since } : {}),
+  };
+}
+
+/**
+ * Runs a scan job: profiles the asset's data through its connector (rows never leave a
+ * database: SQL is pushed down; files are streamed), then hands the profile to the asset's
+ * AssetMonitor, which applies the policies and writes alerts, incidents and the DQ score.
+ */
+export async function runScanJob(env: Env, db: Db, job: ScanJobRow): Promise<ApplyScanResult> {
+  const subject = await loadScanSubject(env, db, job);
+  const scanTime = nowIso();
+  const profile = await profileSubject(env, db, subject);
+  return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan({
+    asset: subject.monitored,
+    jobId: job.id,
+    createdAt: job.createdAt,
+    scanTime,
+    profile,
+  });
+}
+
+/** Profiles the data a subject names, through the asset's connector. */
+async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<AssetProfile> {
+  const { request, asset, options, source } = subject;
+  const onProgress = progressRecorder(db, subject.job.id);
+  if (request.upload) {
+    const object = { key: request.upload.key, size: request.upload.bytes };
+    const separator = request.delimiter ?? options.separator;
+    return profileObjects(
+      new R2Store(env.UPLOADS),
+      [object],
+      fileScanOptions(subject, request.upload.format, separator, onProgress),
+    );
+  }
+  if (!source) throw new ConnectorError("the asset has no connection", "not_found");
+  if (FILE_TYPES.has(asset.type)) {
+    const payload = asset.payload as { path: string; format: FileFormat };
+    const store = createObjectStore(source.connection, source.credential, env);
+    const objects = await store.list(request.path ?? payload.path);
+    const total = objects.reduce((s, o) => s + o.size, 0);
+    await db.update(scanJobs).set({ totalBytes: total }).where(eq(scanJobs.id, subject.job.id));
+    const format = request.format ?? payload.format;
+    return profileObjects(
+      store,
+      objects,
+      fileScanOptions(subject, format, request.delimiter ?? options.separator, onProgress),
+    );
+  }
+  if (request.query) throw new ConnectorError("scanning a query is not supported yet: name a table", "invalid");
+  const runner = await createSqlRunner(source.connection, source.credential);
+  if (!runner) {
+    if (asset.type === "HIVE_ICEBERG") {
+      throw new ConnectorError(
+        "HIVE_ICEBERG assets need a full scan on Spark, which is not available yet",
+        "unsupported",
+      );
+    }
+    throw new ConnectorError(`light scans of ${asset.type} assets are not available yet`, "unsupported");
+  }
+  try {
+    const table = tableOf(asset.payload, request.table);
+    const profile = await profileTable(runner, table, await loadSchema(runner, table), sqlProfileOptions(subject));
+    await onProgress({ rows: profile.row_count, bytes: profile.bytes ?? 0 });
+    return profile;
+  } finally {
+    await runner.close();
+  }
+}
+
+async function sourceOf(env: Env, db: Db, asset: AssetRow): Promise<NonNullable<ScanSubject["source"]>> {
+  const connection = await db.query.connections.findFirst({
+    where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
+  });
+  if (!connection) throw new ConnectorError("the asset's connection no longer exists", "not_found");
+  return { connection, credential: await openCredential(env, connection) };
+}
+
+function monitoredAsset(asset: AssetRow, options: AssetOptions): MonitoredAsset {
   return {
     tenantId: asset.tenantId,
     id: asset.id,
@@ -43,13 +152,43 @@ function monitored(asset: AssetRow, options: AssetOptions): MonitoredAsset {
   };
 }
 
-function profilerOptions(options: AssetOptions): ProfileBuilderOptions {
-  return {
+/** The asset's options as the streaming file profiler takes them. */
+function fileScanOptions(
+  subject: ScanSubject,
+  format: FileFormat,
+  separator: string | undefined,
+  onProgress: FileScanOptions["onProgress"],
+): FileScanOptions {
+  const { options, since } = subject;
+  const profile: ProfileBuilderOptions = {
     ...(options.id_attributes?.length ? { idAttributes: options.id_attributes } : {}),
     ...(options.timestamp_attribute ? { timestampAttribute: options.timestamp_attribute } : {}),
     ...(options.segments ? { segments: options.segments } : {}),
     ...(options.sample_fraction !== undefined ? { sampleFraction: options.sample_fraction } : {}),
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
+  };
+  return {
+    format,
+    ...(separator ? { separator } : {}),
+    profile,
+    ...(options.filter ? { filter: options.filter } : {}),
+    ...(since && options.timestamp_attribute
+      ? { since: { attribute: options.timestamp_attribute, after: Date.parse(since) } }
+      : {}),
+    ...(onProgress ? { onProgress } : {}),
+  };
+}
+
+/** The asset's options as SQL pushdown takes them. */
+function sqlProfileOptions({ options, since }: ScanSubject): SqlProfileOptions {
+  return {
+    ...(options.filter ? { filter: options.filter } : {}),
+    ...(options.segments ? { segments: options.segments } : {}),
+    ...(options.sample_fraction !== undefined ? { sample_fraction: options.sample_fraction } : {}),
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
+    ...(options.timestamp_attribute ? { timestamp_attribute: options.timestamp_attribute } : {}),
+    ...(options.id_attributes?.length ? { id_attributes: options.id_attributes } : {}),
+    ...(since ? { delta_only: true, last_max_timestamp: since } : {}),
   };
 }
 
@@ -58,113 +197,4 @@ function progressRecorder(db: Db, jobId: string) {
   return async ({ rows, bytes }: ScanProgress) => {
     await db.update(scanJobs).set({ rowsScanned: rows, bytesScanned: bytes }).where(eq(scanJobs.id, jobId));
   };
-}
-
-async function connectionOf(db: Db, asset: AssetRow): Promise<ConnectionRow> {
-  const row = await db.query.connections.findFirst({
-    where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
-  });
-  if (!row) throw new ConnectorError("the asset's connection no longer exists", "not_found");
-  return row;
-}
-
-/** Profiles the data a job names, through the asset's connector. */
-async function profileFor(
-  env: Env,
-  db: Db,
-  job: ScanJobRow,
-  asset: AssetRow,
-  options: AssetOptions,
-  since: string | undefined,
-): Promise<AssetProfile> {
-  const request = job.request as ScanJobRequest;
-  const onProgress = progressRecorder(db, job.id);
-  const delta =
-    since && options.timestamp_attribute
-      ? { attribute: options.timestamp_attribute, after: Date.parse(since) }
-      : undefined;
-  const fileOptions = (format: FileFormat, separator: string | undefined) => ({
-    format,
-    ...(separator ? { separator } : {}),
-    profile: profilerOptions(options),
-    ...(options.filter ? { filter: options.filter } : {}),
-    ...(delta ? { since: delta } : {}),
-    onProgress,
-  });
-
-  if (request.upload) {
-    const store = new R2Store(env.UPLOADS);
-    const object = { key: request.upload.key, size: request.upload.bytes };
-    return profileObjects(store, [object], fileOptions(request.upload.format, request.delimiter ?? options.separator));
-  }
-
-  const connection = await connectionOf(db, asset);
-  const credential = await openCredential(env, connection);
-  if (FILE_TYPES.has(asset.type)) {
-    const payload = asset.payload as { path: string; format: FileFormat };
-    const store = createObjectStore(connection, credential, env);
-    const objects = await store.list(request.path ?? payload.path);
-    const total = objects.reduce((s, o) => s + o.size, 0);
-    await db.update(scanJobs).set({ totalBytes: total }).where(eq(scanJobs.id, job.id));
-    return profileObjects(
-      store,
-      objects,
-      fileOptions(request.format ?? payload.format, request.delimiter ?? options.separator),
-    );
-  }
-  if (request.query) {
-    throw new ConnectorError("scanning a query is not supported yet: name a table", "invalid");
-  }
-  const runner = await createSqlRunner(connection, credential);
-  if (runner) {
-    try {
-      const table = tableOf(asset.payload, request.table);
-      const columns = await loadSchema(runner, table);
-      const sqlOptions: SqlProfileOptions = {
-        ...(options.filter ? { filter: options.filter } : {}),
-        ...(options.segments ? { segments: options.segments } : {}),
-        ...(options.sample_fraction !== undefined ? { sample_fraction: options.sample_fraction } : {}),
-        ...(options.limit !== undefined ? { limit: options.limit } : {}),
-        ...(options.timestamp_attribute ? { timestamp_attribute: options.timestamp_attribute } : {}),
-        ...(options.id_attributes?.length ? { id_attributes: options.id_attributes } : {}),
-        ...(since ? { delta_only: true, last_max_timestamp: since } : {}),
-      };
-      const profile = await profileTable(runner, table, columns, sqlOptions);
-      await onProgress({ rows: profile.row_count, bytes: profile.bytes ?? 0 });
-      return profile;
-    } finally {
-      await runner.close();
-    }
-  }
-  if (asset.type === "HIVE_ICEBERG") {
-    throw new ConnectorError(
-      "HIVE_ICEBERG assets need a full scan on Spark, which is not available yet",
-      "unsupported",
-    );
-  }
-  throw new ConnectorError(`light scans of ${asset.type} assets are not available yet`, "unsupported");
-}
-
-/**
- * Runs a scan job: profiles the asset's data through its connector (rows never leave a
- * database: SQL is pushed down; files are streamed), then hands the profile to the asset's
- * AssetMonitor, which applies the policies and writes alerts and the DQ score.
- */
-export async function runScanJob(env: Env, db: Db, job: ScanJobRow): Promise<ApplyScanResult> {
-  const asset = await db.query.assets.findFirst({
-    where: and(eq(assets.tenantId, job.tenantId), eq(assets.id, job.assetId)),
-  });
-  if (!asset) throw new ConnectorError("the asset was deleted", "not_found");
-  const options = asset.options as AssetOptions;
-  const monitor = assetMonitor(env, asset.tenantId, asset.id);
-  const since = options.delta_only === "true" ? await monitor.lastFreshness() : undefined;
-  const scanTime = nowIso();
-  const profile = await profileFor(env, db, job, asset, options, since);
-  return monitor.applyScan({
-    asset: monitored(asset, options),
-    jobId: job.id,
-    createdAt: job.createdAt,
-    scanTime,
-    profile,
-  });
 }

@@ -132,6 +132,36 @@ describe("scans of files in object storage", () => {
   });
 });
 
+describe("delta_only", () => {
+  it("scans only the rows newer than the last applied scan's freshness", async () => {
+    const { tenant, projectId } = await project();
+    const id = await asset(tenant, projectId, {
+      type: "S3",
+      connection_id: await connection(tenant, projectId, s3Connection()),
+      payload: ORDERS,
+      options: { timestamp_attribute: "updated_at", delta_only: "true" },
+    });
+    const upload = async (csv: string) => {
+      const res = await call("POST", `/v2/${tenant}/sources/${id}/batch_data`, {
+        as: admin,
+        raw: csv,
+        headers: { "Content-Type": "text/csv" },
+      });
+      expect(res.status).toBe(202);
+      return finishedJob(tenant, id, res.body.job_id);
+    };
+    const first = await upload("id,updated_at\n1,2026-11-01T10:00:00Z\n2,2026-11-01T11:00:00Z\n");
+    expect(first.progress.rows).toBe(2);
+    // One row at or before the last freshness (11:00), two after it: only those two are scanned.
+    const second = await upload(
+      "id,updated_at\n2,2026-11-01T11:00:00Z\n3,2026-11-01T12:00:00Z\n4,2026-11-01T13:00:00Z\n",
+    );
+    expect(second.progress.rows).toBe(2);
+    const third = await upload("id,updated_at\n4,2026-11-01T13:00:00Z\n5,2026-11-01T14:00:00Z\n");
+    expect(third.progress.rows).toBe(1);
+  });
+});
+
 describe("scan failures", () => {
   it("bad credentials and missing files fail the job at once with a readable reason and no secret", async () => {
     const { tenant, projectId } = await project();

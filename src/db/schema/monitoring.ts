@@ -84,6 +84,8 @@ export const monitorAppliedJobs = sqliteTable(
     tenantId: text("tenant_id").notNull(),
     assetId: integer("asset_id").notNull(),
     appliedAt: text("applied_at").notNull(),
+    /** The scan's freshness (newest timestamp), where a delta_only scan of the asset starts next. */
+    freshness: text("freshness"),
   },
   (t) => [index("monitor_applied_jobs_asset_idx").on(t.tenantId, t.assetId, t.appliedAt)],
 );

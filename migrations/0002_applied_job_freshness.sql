@@ -1,0 +1,1 @@
+ALTER TABLE `monitor_applied_jobs` ADD `freshness` text;
