@@ -1,18 +1,8 @@
 import { env } from "cloudflare:workers";
+import { requiredCredentialType } from "../../src/catalog/connection-types";
+import type { ConnectionType } from "../../src/db/schema";
 import { admin, type Credential, call } from "./api";
 import { unique } from "./factories";
-
-const CREDENTIAL_TYPE: Record<string, string> = {
-  REDSHIFT: "SIMPLE",
-  GCS: "GCP",
-  S3: "AWS",
-  AZURE: "AZURE_SAS",
-  BIGQUERY: "GCP",
-  DELTALAKE: "TOKEN",
-  GENERIC_JDBC: "GENERIC_MAP",
-  HIVE_ICEBERG: "AWS",
-  SNOWFLAKE: "SIMPLE",
-};
 
 /**
  * Inserts a connection straight into D1 (the connections API is built elsewhere); projectId
@@ -35,7 +25,8 @@ export async function insertConnection(
       opts.type,
       "{}",
       opts.dbType ?? null,
-      CREDENTIAL_TYPE[opts.type] ?? "SIMPLE",
+      // An Iceberg catalog on S3 by default; the credential itself is never opened here.
+      requiredCredentialType(opts.type as ConnectionType, { location_type: "S3" }),
       JSON.stringify({ v: 1, kid: "t1", iv: "AAAAAAAAAAAAAAAA", ct: "c2VhbGVk" }),
       now,
       now,
