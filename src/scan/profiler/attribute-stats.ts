@@ -1,7 +1,7 @@
 /**
  * Everything the profiler accumulates for one attribute: exact counters and moments, plus
  * the sketches (distinct, quantiles, top values, patterns). One `add` per value, no
- * allocation on the common paths; mergeable and serializable.
+ * allocation on the common paths.
  *
  * Memory per attribute: counters ~200 B; distinct ≤ 64 KB while exact (≤ 4096 hashes),
  * then 16 KB of HLL registers; KLL ~12 KB (numeric values only); two SpaceSaving summaries
@@ -10,11 +10,11 @@
 
 import type { AttributeProfile, ValueType } from "../profile";
 import { QUANTILE_POINTS } from "../profile";
-import { DistinctCounter, type DistinctState } from "./distinct";
+import { DistinctCounter } from "./distinct";
 import { HASH, hashNumber, hashString, hashWords, VALUE_SEED } from "./hash";
-import { KllSketch, type KllState } from "./kll";
-import { PatternCounter, type PatternState } from "./patterns";
-import { SpaceSaving, type SpaceSavingState } from "./space-saving";
+import { KllSketch } from "./kll";
+import { PatternCounter } from "./patterns";
+import { SpaceSaving } from "./space-saving";
 import {
   classifyText,
   fitsType,
@@ -48,24 +48,6 @@ export interface AttributeOptions {
   topCapacity?: number;
 }
 
-export interface AttributeState {
-  name: string;
-  declaredType?: string;
-  inferFromText: boolean;
-  count: number;
-  nulls: number;
-  empties: number;
-  typeCounts: number[];
-  numeric: { n: number; mean: number; m2: number; min?: number; max?: number; kll?: KllState };
-  time?: { min: number; max: number };
-  trueCount: number;
-  text: { min?: string; max?: string; lengthSum: number; lengthCount: number };
-  distinct: DistinctState;
-  values: SpaceSavingState;
-  valuesTotal: number;
-  patterns: PatternState;
-}
-
 export class AttributeStats {
   readonly name: string;
   readonly declaredType: string | undefined;
@@ -73,7 +55,7 @@ export class AttributeStats {
   count = 0;
   nulls = 0;
   empties = 0;
-  private typeCounts = new Float64Array(TYPE_NAMES.length);
+  private readonly typeCounts = new Float64Array(TYPE_NAMES.length);
   private numericCount = 0;
   private mean = 0;
   private m2 = 0;
@@ -87,9 +69,9 @@ export class AttributeStats {
   private textMax: string | undefined = undefined;
   private lengthSum = 0;
   private lengthCount = 0;
-  private distinct = new DistinctCounter();
-  private values: SpaceSaving<TopKey>;
-  private patterns: PatternCounter;
+  private readonly distinct = new DistinctCounter();
+  private readonly values: SpaceSaving<TopKey>;
+  private readonly patterns: PatternCounter;
 
   constructor(name: string, options: AttributeOptions = {}) {
     this.name = name;
@@ -234,40 +216,6 @@ export class AttributeStats {
     if (ms > this.timeMax) this.timeMax = ms;
   }
 
-  /** Folds another attribute's statistics in, as if its values had followed ours. */
-  merge(other: AttributeStats): void {
-    this.count += other.count;
-    this.nulls += other.nulls;
-    this.empties += other.empties;
-    for (let t = 0; t < this.typeCounts.length; t++) this.typeCounts[t]! += other.typeCounts[t]!;
-    if (other.numericCount > 0) {
-      // Chan et al.'s parallel update of mean and sum of squared deviations.
-      const n = this.numericCount + other.numericCount;
-      const delta = other.mean - this.mean;
-      this.mean += (delta * other.numericCount) / n;
-      this.m2 += other.m2 + (delta * delta * this.numericCount * other.numericCount) / n;
-      this.numericCount = n;
-      this.numericMin = Math.min(this.numericMin, other.numericMin);
-      this.numericMax = Math.max(this.numericMax, other.numericMax);
-      if (this.kll === null) this.kll = new KllSketch(other.kll!.k);
-      this.kll.merge(other.kll!);
-    }
-    this.timeMin = Math.min(this.timeMin, other.timeMin);
-    this.timeMax = Math.max(this.timeMax, other.timeMax);
-    this.trueCount += other.trueCount;
-    if (other.textMin !== undefined && (this.textMin === undefined || other.textMin < this.textMin)) {
-      this.textMin = other.textMin;
-    }
-    if (other.textMax !== undefined && (this.textMax === undefined || other.textMax > this.textMax)) {
-      this.textMax = other.textMax;
-    }
-    this.lengthSum += other.lengthSum;
-    this.lengthCount += other.lengthCount;
-    this.distinct.merge(other.distinct);
-    this.values.merge(other.values);
-    this.patterns.merge(other.patterns);
-  }
-
   /** The dominant type code of the non-null, non-empty values (integers and numbers pool). */
   private inferredType(): number {
     const tc = this.typeCounts;
@@ -359,69 +307,6 @@ export class AttributeStats {
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .slice(0, TOP_REPORTED)
       .map(([value, count]) => ({ value, count }));
-  }
-
-  /** JSON-safe state. */
-  toState(): AttributeState {
-    const state: AttributeState = {
-      name: this.name,
-      inferFromText: this.inferFromText,
-      count: this.count,
-      nulls: this.nulls,
-      empties: this.empties,
-      typeCounts: Array.from(this.typeCounts),
-      numeric: { n: this.numericCount, mean: this.mean, m2: this.m2 },
-      trueCount: this.trueCount,
-      text: { lengthSum: this.lengthSum, lengthCount: this.lengthCount },
-      distinct: this.distinct.toState(),
-      values: this.values.toState(),
-      valuesTotal: this.values.total,
-      patterns: this.patterns.toState(),
-    };
-    if (this.declaredType !== undefined) state.declaredType = this.declaredType;
-    if (this.numericCount > 0) {
-      state.numeric.min = this.numericMin;
-      state.numeric.max = this.numericMax;
-      state.numeric.kll = this.kll!.toState();
-    }
-    if (this.timeMin <= this.timeMax) state.time = { min: this.timeMin, max: this.timeMax };
-    if (this.textMin !== undefined) state.text.min = this.textMin;
-    if (this.textMax !== undefined) state.text.max = this.textMax;
-    return state;
-  }
-
-  /** Rebuilds statistics from toState(). */
-  static fromState(state: AttributeState): AttributeStats {
-    const stats = new AttributeStats(state.name, {
-      declaredType: state.declaredType,
-      inferFromText: state.inferFromText,
-      topCapacity: state.values.capacity,
-    });
-    stats.count = state.count;
-    stats.nulls = state.nulls;
-    stats.empties = state.empties;
-    stats.typeCounts.set(state.typeCounts);
-    stats.numericCount = state.numeric.n;
-    stats.mean = state.numeric.mean;
-    stats.m2 = state.numeric.m2;
-    if (state.numeric.kll !== undefined) {
-      stats.numericMin = state.numeric.min!;
-      stats.numericMax = state.numeric.max!;
-      stats.kll = KllSketch.fromState(state.numeric.kll);
-    }
-    if (state.time !== undefined) {
-      stats.timeMin = state.time.min;
-      stats.timeMax = state.time.max;
-    }
-    stats.trueCount = state.trueCount;
-    stats.textMin = state.text.min;
-    stats.textMax = state.text.max;
-    stats.lengthSum = state.text.lengthSum;
-    stats.lengthCount = state.text.lengthCount;
-    stats.distinct = DistinctCounter.fromState(state.distinct);
-    stats.values = SpaceSaving.fromState<TopKey>(state.values, state.valuesTotal);
-    stats.patterns = PatternCounter.fromState(state.patterns);
-    return stats;
   }
 }
 

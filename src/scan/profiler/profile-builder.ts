@@ -1,16 +1,12 @@
 /**
- * Streaming, mergeable profiler: rows go in by batches, an AssetProfile comes out.
+ * Streaming profiler: rows go in by batches, an AssetProfile comes out of one pass.
  *
- * Batches are processed column by column (each attribute's sketches stay hot). Chunks of
- * one scan profiled by separate builders merge to what one pass gives for every exact
- * metric (counts, nulls, empties, types, min/max, exact distinct, duplicates, freshness;
- * mean and stddev up to floating-point rounding); sketched metrics stay within their error.
- * toState()/fromState() carry a partial profile across invocations.
+ * Batches are processed column by column (each attribute's sketches stay hot).
  */
 
 import type { AssetProfile, SchemaField } from "../profile";
-import { type AttributeState, AttributeStats, isoTime } from "./attribute-stats";
-import { DuplicateCounter, type DuplicateState } from "./duplicates";
+import { AttributeStats, isoTime } from "./attribute-stats";
+import { DuplicateCounter } from "./duplicates";
 import { combineHash, HASH, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
 import { classifyText, PARSED, T_DATE, T_INTEGER, T_NUMBER, T_TIMESTAMP } from "./value-types";
 
@@ -35,19 +31,6 @@ export interface ProfileBuilderOptions {
   topCapacity?: number;
 }
 
-export interface ProfileBuilderState {
-  version: 1;
-  options: ProfileBuilderOptions;
-  rowCount: number;
-  rowsRead: number;
-  truncated: boolean;
-  bytes: number;
-  freshness?: number;
-  duplicates?: DuplicateState;
-  attributes: AttributeState[];
-  segments?: Array<{ attribute: string; value: string; state: ProfileBuilderState }>;
-}
-
 type Row = Record<string, unknown>;
 
 interface Segment {
@@ -61,14 +44,14 @@ const TWO_POW_32 = 2 ** 32;
 
 export class ProfileBuilder {
   private readonly options: ProfileBuilderOptions;
-  private attributes: AttributeStats[] = [];
-  private byName = new Map<string, AttributeStats>();
+  private readonly attributes: AttributeStats[] = [];
+  private readonly byName = new Map<string, AttributeStats>();
   private rowCount = 0;
   private rowsRead = 0;
   private truncated = false;
   private bytes = 0;
   private freshnessMs = Number.NEGATIVE_INFINITY;
-  private duplicates: DuplicateCounter | null;
+  private readonly duplicates: DuplicateCounter | null;
   private segments: Segment[] = [];
   private segmentIndex = new Map<string, Map<string, Segment>>();
   private selection = new Int32Array(1024);
@@ -221,27 +204,6 @@ export class ProfileBuilder {
     }
   }
 
-  /** Folds another builder of the same scan in, as if its rows had followed ours. */
-  merge(other: ProfileBuilder): void {
-    for (const stats of this.attributes) {
-      if (!other.byName.has(stats.name)) stats.addMissing(other.rowCount);
-    }
-    for (const theirs of other.attributes) {
-      const mine = this.byName.get(theirs.name) ?? this.attribute(theirs.name, theirs.declaredType);
-      mine.merge(theirs);
-    }
-    this.rowCount += other.rowCount;
-    this.rowsRead += other.rowsRead;
-    this.truncated ||= other.truncated;
-    this.bytes += other.bytes;
-    if (other.freshnessMs > this.freshnessMs) this.freshnessMs = other.freshnessMs;
-    if (this.duplicates !== null && other.duplicates !== null) this.duplicates.merge(other.duplicates);
-    for (const theirs of other.segments) {
-      const mine = this.segmentIndex.get(theirs.attribute)?.get(theirs.value);
-      if (mine !== undefined) mine.builder.merge(theirs.builder);
-    }
-  }
-
   /** The asset's profile so far. */
   finish(): AssetProfile {
     const profile = this.finishOwn();
@@ -271,49 +233,6 @@ export class ProfileBuilder {
     }
     if (this.duplicates !== null) profile.duplicate_count = this.duplicates.duplicates;
     return profile;
-  }
-
-  /** JSON-safe state, compact (sketch arrays as base64). */
-  toState(): ProfileBuilderState {
-    const state: ProfileBuilderState = {
-      version: 1,
-      options: this.options,
-      rowCount: this.rowCount,
-      rowsRead: this.rowsRead,
-      truncated: this.truncated,
-      bytes: this.bytes,
-      attributes: this.attributes.map((a) => a.toState()),
-    };
-    if (Number.isFinite(this.freshnessMs)) state.freshness = this.freshnessMs;
-    if (this.duplicates !== null) state.duplicates = this.duplicates.toState();
-    if (this.segments.length > 0) {
-      state.segments = this.segments.map((s) => ({
-        attribute: s.attribute,
-        value: s.value,
-        state: s.builder.toState(),
-      }));
-    }
-    return state;
-  }
-
-  /** Rebuilds a builder from toState(), ready for more rows or merges. */
-  static fromState(input: unknown): ProfileBuilder {
-    const state = input as ProfileBuilderState;
-    if (state?.version !== 1) throw new Error("unsupported profile builder state");
-    const builder = new ProfileBuilder(state.options);
-    builder.attributes = state.attributes.map((a) => AttributeStats.fromState(a));
-    builder.byName = new Map(builder.attributes.map((a) => [a.name, a]));
-    builder.rowCount = state.rowCount;
-    builder.rowsRead = state.rowsRead;
-    builder.truncated = state.truncated;
-    builder.bytes = state.bytes;
-    if (state.freshness !== undefined) builder.freshnessMs = state.freshness;
-    if (state.duplicates !== undefined) builder.duplicates = DuplicateCounter.fromState(state.duplicates);
-    for (const saved of state.segments ?? []) {
-      const segment = builder.segmentIndex.get(saved.attribute)?.get(saved.value);
-      if (segment !== undefined) segment.builder = ProfileBuilder.fromState(saved.state);
-    }
-    return builder;
   }
 }
 

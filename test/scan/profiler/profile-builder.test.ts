@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/scan/profile";
 import { ProfileBuilder, type ProfileBuilderOptions } from "../../../src/scan/profiler/profile-builder";
-import { prng, viaJson } from "./prng";
+import { prng } from "./prng";
 
 const people = [
   {
@@ -301,8 +301,7 @@ describe("ProfileBuilder sampling and limit", () => {
     chunkA.add(rows.slice(0, 4000));
     const chunkB = new ProfileBuilder({ sampleFraction: 30, rowOffset: 4000 });
     chunkB.add(rows.slice(4000));
-    chunkA.merge(chunkB);
-    expect(chunkA.finish().row_count).toBe(first.row_count);
+    expect(chunkA.finish().row_count + chunkB.finish().row_count).toBe(first.row_count);
   });
 
   it("stops at the limit and says the profile is sampled", () => {
@@ -341,74 +340,30 @@ function generatedRows(n: number): Array<Record<string, unknown>> {
   });
 }
 
-/** The exact fields of a profile; sketch-only fields are compared separately. */
-function exactFields(profile: AssetProfile, sketched: string[]): unknown {
-  const { segments, ...own } = profile;
-  return {
-    ...own,
-    segments: segments?.map((s) => ({ ...s, profile: exactFields(s.profile, sketched) })),
-    attributes: profile.attributes.map(({ mean, stddev, quantiles, ...rest }) =>
-      sketched.includes(rest.name) ? { ...rest, top_values: undefined } : rest,
-    ),
-  };
-}
-
-describe("ProfileBuilder merge", () => {
-  it("merges chunks (one of them through a JSON state) into what one pass gives", () => {
+describe("ProfileBuilder on a generated table", () => {
+  it("counts duplicates exactly and keeps sketched quantiles within 1 % rank", () => {
     const rows = generatedRows(40_000);
-    const options: ProfileBuilderOptions = {
-      idAttributes: ["id"],
-      timestampAttribute: "when",
-      segments: { category: ["a", "b"] },
-    };
-    const onePass = new ProfileBuilder(options);
-    for (let i = 0; i < rows.length; i += 5000) onePass.add(rows.slice(i, i + 5000));
-    const whole = onePass.finish();
-
-    const bounds = [0, 3000, 17_000, 17_001, 40_000];
-    const chunks = bounds.slice(1).map((end, c) => {
-      const chunk = new ProfileBuilder(options);
-      chunk.add(rows.slice(bounds[c], end));
-      return chunk;
-    });
-    const merged = ProfileBuilder.fromState(viaJson(chunks[0]!.toState()));
-    for (const chunk of chunks.slice(1)) merged.merge(ProfileBuilder.fromState(viaJson(chunk.toState())));
-    const result = merged.finish();
+    const builder = new ProfileBuilder({ idAttributes: ["id"] });
+    for (let i = 0; i < rows.length; i += 5000) builder.add(rows.slice(i, i + 5000));
+    const whole = builder.finish();
 
     expect(whole.duplicate_count).toBe(25_000);
     expect(attribute(whole, "email").distinct_exact).toBe(false);
-    // Top values of the high-cardinality attributes are sketched; the rest is exact.
-    const sketched = ["id", "amount", "when", "email", "code"];
-    expect(exactFields(result, sketched)).toEqual(exactFields(whole, sketched));
-    expect(result.segments?.map((s) => s.profile.row_count)).toEqual(whole.segments?.map((s) => s.profile.row_count));
     for (const name of ["amount", "quantity"]) {
       const a = attribute(whole, name);
-      const b = attribute(result, name);
-      expect(b.mean).toBeCloseTo(a.mean!, 9);
-      expect(b.stddev).toBeCloseTo(a.stddev!, 9);
-      // Quantiles are sketched: each merged one must sit within 1 % rank of the exact data.
+      // Quantiles are sketched: each one must sit within 1 % rank of the exact data.
       const sorted = rows
         .map((row) => (row[name] === "" || row[name] === null ? Number.NaN : Number(row[name])))
         .filter((x) => Number.isFinite(x))
         .sort((x, y) => x - y);
       QUANTILE_POINTS.forEach((p, k) => {
-        const q = b.quantiles![k]!;
+        const q = a.quantiles![k]!;
         const below = sorted.filter((x) => x < q).length / sorted.length;
         const upTo = sorted.filter((x) => x <= q).length / sorted.length;
         expect(Math.max(below - p, p - upTo, 0)).toBeLessThanOrEqual(0.01);
       });
     }
-    // Heavy hitters of a sketched attribute still agree on the leaders.
-    expect(attribute(result, "email").top_values.length).toBe(20);
-  });
-
-  it("continues after a state round trip exactly as without it", () => {
-    const rows = generatedRows(6000);
-    const direct = new ProfileBuilder({ idAttributes: ["id"] });
-    direct.add(rows.slice(0, 3000));
-    const restored = ProfileBuilder.fromState(viaJson(direct.toState()));
-    direct.add(rows.slice(3000));
-    restored.add(rows.slice(3000));
-    expect(restored.finish()).toEqual(direct.finish());
+    // A sketched attribute still reports its full list of heavy hitters.
+    expect(attribute(whole, "email").top_values.length).toBe(20);
   });
 });
