@@ -1,6 +1,6 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
-import { assetPolicies, dqScores } from "../db/schema";
+import { assetPolicies } from "../db/schema";
 import { nowIso } from "../lib/time";
 import { DEFAULT_AUTO_CLOSE_AFTER } from "./incident-planner";
 import { type PolicyOverrides, PolicyOverridesSchema, resolvePolicies } from "./policies/policies";
@@ -47,17 +47,4 @@ export async function putAssetPolicySettings(
     .values({ assetId: asset.id, tenantId: asset.tenantId, overrides, autoCloseAfter, updatedAt: nowIso() })
     .onConflictDoUpdate({ target: assetPolicies.assetId, set: { overrides, autoCloseAfter, updatedAt: nowIso() } });
   return assetPolicySettings(db, asset);
-}
-
-/** One page of an asset's DQ scores, newest first (`limit + 1` rows). */
-export function dqScoreHistory(db: Db, asset: AssetRef, limit: number, before?: string) {
-  return db.query.dqScores.findMany({
-    where: and(
-      eq(dqScores.tenantId, asset.tenantId),
-      eq(dqScores.assetId, asset.id),
-      before === undefined ? undefined : lt(dqScores.scoredAt, before),
-    ),
-    orderBy: [desc(dqScores.scoredAt), desc(dqScores.jobId)],
-    limit: limit + 1,
-  });
 }

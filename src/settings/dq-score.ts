@@ -1,6 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db";
-import { dqScoreConfigs } from "../db/schema";
+import { dqScoreConfigs, dqScores } from "../db/schema";
 import { InvalidInputError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 
@@ -65,4 +65,17 @@ export async function resetDqScoreConfig(db: Db, tenantId: string, assetId: numb
     .delete(dqScoreConfigs)
     .where(and(eq(dqScoreConfigs.tenantId, tenantId), eq(dqScoreConfigs.assetId, assetId)));
   return defaultDqScoreConfig();
+}
+
+/** One page of an asset's DQ scores, newest first (`limit + 1` rows). */
+export function dqScoreHistory(db: Db, asset: { tenantId: string; id: number }, limit: number, before?: string) {
+  return db.query.dqScores.findMany({
+    where: and(
+      eq(dqScores.tenantId, asset.tenantId),
+      eq(dqScores.assetId, asset.id),
+      before === undefined ? undefined : lt(dqScores.scoredAt, before),
+    ),
+    orderBy: [desc(dqScores.scoredAt), desc(dqScores.jobId)],
+    limit: limit + 1,
+  });
 }
