@@ -1,7 +1,8 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { assetMonitor } from "../../monitor/client";
-import * as settings from "../../monitor/settings";
+import * as policySettings from "../../monitor/policy-settings";
+import { dqScoreHistory as readDqScoreHistory } from "../../settings/dq-score";
 import { afterKey, takePage } from "../pagination";
 import type * as routes from "./monitoring.routes";
 import { dqScoreView } from "./monitoring.views";
@@ -12,7 +13,7 @@ export const getPolicies: Handler<"getPolicies"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
   const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
   const [current, training] = await Promise.all([
-    settings.assetPolicySettings(c.var.db, asset),
+    policySettings.assetPolicySettings(c.var.db, asset),
     assetMonitor(c.env, asset.tenantId, asset.id).training(),
   ]);
   return c.json({ ...current, training: training as Record<string, unknown>[] }, 200);
@@ -22,7 +23,7 @@ export const putPolicies: Handler<"putPolicies"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
   const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
   const [current, training] = await Promise.all([
-    settings.putAssetPolicySettings(c.var.db, asset, c.req.valid("json")),
+    policySettings.putAssetPolicySettings(c.var.db, asset, c.req.valid("json")),
     assetMonitor(c.env, asset.tenantId, asset.id).training(),
   ]);
   return c.json({ ...current, training: training as Record<string, unknown>[] }, 200);
@@ -32,6 +33,6 @@ export const dqScoreHistory: Handler<"dqScoreHistory"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
   const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
   const { limit, cursor } = c.req.valid("query");
-  const rows = await settings.dqScoreHistory(c.var.db, asset, limit, afterKey(cursor, "string"));
+  const rows = await readDqScoreHistory(c.var.db, asset, limit, afterKey(cursor, "string"));
   return c.json(takePage(c, rows, limit, (r) => [r.scoredAt]).map(dqScoreView), 200);
 };
