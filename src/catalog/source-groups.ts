@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import type { Db } from "../db";
@@ -125,9 +126,15 @@ export interface GroupAssetCreated {
   analyze_job_id: string;
 }
 
+/** What a group passes on to the assets of its entries. */
+type GroupOfEntry = Pick<
+  SourceGroupRow,
+  "tenantId" | "projectId" | "type" | "payload" | "options" | "connectionId" | "dbType"
+>;
+
 /** The asset row of a group entry: the group's type, connection and options, its payload plus the table. */
 function entryAsset(
-  group: Pick<SourceGroupRow, "tenantId" | "projectId" | "type" | "payload" | "options" | "connectionId" | "dbType">,
+  group: GroupOfEntry,
   entry: GroupAssetEntry,
   sourceGroupId: number | SQL,
   createdBy: string,
@@ -148,6 +155,21 @@ function entryAsset(
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/** The insert of a group entry's asset, returning its id (read back from the batch's results). */
+function insertGroupAsset(
+  db: Db,
+  group: GroupOfEntry,
+  entry: GroupAssetEntry,
+  sourceGroupId: number | SQL,
+  createdBy: string,
+  now: string,
+) {
+  return db
+    .insert(assets)
+    .values(entryAsset(group, entry, sourceGroupId, createdBy, now))
+    .returning({ id: assets.id });
 }
 
 /** One ANALYZE job per new asset of a group (after the assets are committed), sent to the scan queue. */
@@ -227,12 +249,7 @@ export async function createSourceGroup(
   const groupId = sql`(select max(${sourceGroups.id}) from ${sourceGroups} where ${sourceGroups.tenantId} = ${project.tenantId})`;
   const [inserted, ...assetResults] = await db.batch([
     db.insert(sourceGroups).values(group).returning(),
-    ...input.assets.map((entry) =>
-      db
-        .insert(assets)
-        .values(entryAsset(group, entry, groupId, createdBy, now))
-        .returning({ id: assets.id }),
-    ),
+    ...input.assets.map((entry) => insertGroupAsset(db, group, entry, groupId, createdBy, now)),
   ]);
   const row = inserted[0]!;
   const assetIds = assetResults.map((r) => r[0]!.id);
@@ -251,6 +268,142 @@ export interface UpdateSourceGroupInput {
   assets_to_delete?: number[];
 }
 
+/** What a checked update writes: the resulting shape, its clean payload, a new connection, the assets to delete. */
+interface CheckedUpdate {
+  shape: GroupShape;
+  payload: Record<string, unknown>;
+  connection: ConnectionRow | undefined;
+  toDelete: number[];
+}
+
+/** Whether the update changes what every asset of the group inherits (type, payload, options, connection). */
+function changesAssetConfig(changes: UpdateSourceGroupInput): boolean {
+  return (
+    changes.type !== undefined ||
+    changes.payload !== undefined ||
+    changes.options !== undefined ||
+    changes.connection_id !== undefined
+  );
+}
+
+/** The connection is checked only when the type or the connection changes; otherwise the group keeps its own. */
+async function checkChangedConnection(
+  db: Db,
+  group: SourceGroupRow,
+  changes: UpdateSourceGroupInput,
+  type: SourceGroupType,
+  errors: FieldProblem[],
+): Promise<ConnectionRow | undefined> {
+  if (changes.type === undefined && changes.connection_id === undefined) return undefined;
+  return checkConnection(
+    db,
+    { tenantId: group.tenantId, id: group.projectId },
+    changes.connection_id ?? group.connectionId,
+    type,
+    { type: changes.type !== undefined, connection: changes.connection_id !== undefined },
+    errors,
+  );
+}
+
+/** Each requested id that is not an asset of the group is a problem at its index in the request. */
+async function checkAssetsToDelete(
+  db: Db,
+  group: SourceGroupRow,
+  requested: number[] | undefined,
+  toDelete: number[],
+  errors: FieldProblem[],
+): Promise<void> {
+  if (toDelete.length === 0) return;
+  const members = await db
+    .select({ id: assets.id })
+    .from(assets)
+    .where(
+      and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id), inJsonList(assets.id, toDelete)),
+    );
+  const found = new Set(members.map((m) => m.id));
+  requested?.forEach((id, i) => {
+    if (!found.has(id)) errors.push({ field: `assets_to_delete.${i}`, message: "not an asset of this group" });
+  });
+}
+
+/** Checks an update before anything is written; 400 lists every problem: shape, connection, assets to delete. */
+async function checkUpdate(db: Db, group: SourceGroupRow, changes: UpdateSourceGroupInput): Promise<CheckedUpdate> {
+  const errors: FieldProblem[] = [];
+  const shape: GroupShape = {
+    type: changes.type ?? group.type,
+    payload: changes.payload ?? group.payload,
+    options: changes.options ?? (group.options as GroupOptions),
+  };
+  const payload = checkShape(shape, changes.payload !== undefined, errors);
+  const connection = await checkChangedConnection(db, group, changes, shape.type, errors);
+  const toDelete = [...new Set(changes.assets_to_delete ?? [])];
+  await checkAssetsToDelete(db, group, changes.assets_to_delete, toDelete, errors);
+  if (errors.length > 0) invalid(errors);
+  return { shape, payload, connection, toDelete };
+}
+
+/** The group row after the update: the fields sent, the checked shape and, if it changed, the connection. */
+function updatedGroup(
+  group: SourceGroupRow,
+  changes: UpdateSourceGroupInput,
+  { shape, payload, connection }: CheckedUpdate,
+  now: string,
+): SourceGroupRow {
+  return {
+    ...group,
+    ...(changes.name !== undefined ? { name: changes.name } : {}),
+    ...(changes.description !== undefined ? { description: changes.description } : {}),
+    ...(changes.scheduled_upload !== undefined ? scheduleColumns(changes.scheduled_upload) : {}),
+    type: shape.type,
+    payload,
+    options: shape.options,
+    connectionId: connection?.id ?? group.connectionId,
+    dbType: connection ? connection.dbType : group.dbType,
+    updatedAt: now,
+  };
+}
+
+/** Carries the group's type, connection, payload and light-scan option to every asset of the group in SQL. */
+function inheritGroupConfig(db: Db, next: SourceGroupRow, now: string) {
+  const lightScan = (next.options as GroupOptions).only_light_scan;
+  return db
+    .update(assets)
+    .set({
+      type: next.type,
+      connectionId: next.connectionId,
+      dbType: next.dbType,
+      // The new group payload plus each asset's own table.
+      payload: sql`json_patch(${JSON.stringify(next.payload)}, json_object('table', json_extract(${assets.payload}, '$.table')))`,
+      // Other options of an asset (set through the assets API) are kept.
+      options:
+        lightScan === undefined
+          ? sql`json_remove(${assets.options}, '$.only_light_scan')`
+          : sql`json_set(${assets.options}, '$.only_light_scan', ${String(lightScan)})`,
+      updatedAt: now,
+    })
+    .where(and(eq(assets.tenantId, next.tenantId), eq(assets.sourceGroupId, next.id)));
+}
+
+/** The writes of an update other than the asset inserts, in batch order: group row, deletions, inherited config. */
+function updateStatements(
+  db: Db,
+  next: SourceGroupRow,
+  toDelete: number[],
+  configChanged: boolean,
+  now: string,
+): BatchItem<"sqlite">[] {
+  const inGroup = and(eq(assets.tenantId, next.tenantId), eq(assets.sourceGroupId, next.id));
+  const statements: BatchItem<"sqlite">[] = [
+    db
+      .update(sourceGroups)
+      .set(next)
+      .where(and(eq(sourceGroups.tenantId, next.tenantId), eq(sourceGroups.id, next.id))),
+  ];
+  if (toDelete.length > 0) statements.push(db.delete(assets).where(and(inGroup, inJsonList(assets.id, toDelete))));
+  if (configChanged) statements.push(inheritGroupConfig(db, next, now));
+  return statements;
+}
+
 /**
  * Updates the fields sent; a change of type, payload, options or connection is carried to every
  * asset of the group (each keeps its table). Deletes and adds assets, all in one batch; then an
@@ -263,92 +416,13 @@ export async function updateSourceGroup(
   changes: UpdateSourceGroupInput,
   createdBy: string,
 ): Promise<GroupAssetCreated[]> {
-  const errors: FieldProblem[] = [];
-  const shape: GroupShape = {
-    type: changes.type ?? group.type,
-    payload: changes.payload ?? group.payload,
-    options: changes.options ?? (group.options as GroupOptions),
-  };
-  const configChanged =
-    changes.type !== undefined ||
-    changes.payload !== undefined ||
-    changes.options !== undefined ||
-    changes.connection_id !== undefined;
-  const payload = checkShape(shape, changes.payload !== undefined, errors);
-  let connection: ConnectionRow | undefined;
-  if (changes.type !== undefined || changes.connection_id !== undefined) {
-    connection = await checkConnection(
-      db,
-      { tenantId: group.tenantId, id: group.projectId },
-      changes.connection_id ?? group.connectionId,
-      shape.type,
-      { type: changes.type !== undefined, connection: changes.connection_id !== undefined },
-      errors,
-    );
-  }
-  const toDelete = [...new Set(changes.assets_to_delete ?? [])];
-  if (toDelete.length > 0) {
-    const members = await db
-      .select({ id: assets.id })
-      .from(assets)
-      .where(
-        and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id), inJsonList(assets.id, toDelete)),
-      );
-    const found = new Set(members.map((m) => m.id));
-    changes.assets_to_delete?.forEach((id, i) => {
-      if (!found.has(id)) errors.push({ field: `assets_to_delete.${i}`, message: "not an asset of this group" });
-    });
-  }
-  if (errors.length > 0) invalid(errors);
-
+  const checked = await checkUpdate(db, group, changes);
   const now = nowIso();
-  const next: SourceGroupRow = {
-    ...group,
-    ...(changes.name !== undefined ? { name: changes.name } : {}),
-    ...(changes.description !== undefined ? { description: changes.description } : {}),
-    ...(changes.scheduled_upload !== undefined ? scheduleColumns(changes.scheduled_upload) : {}),
-    type: shape.type,
-    payload,
-    options: shape.options,
-    connectionId: connection?.id ?? group.connectionId,
-    dbType: connection ? connection.dbType : group.dbType,
-    updatedAt: now,
-  };
-  const inGroup = and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id));
-  const statements = [];
-  statements.push(
-    db
-      .update(sourceGroups)
-      .set(next)
-      .where(and(eq(sourceGroups.tenantId, group.tenantId), eq(sourceGroups.id, group.id))),
-  );
-  if (toDelete.length > 0) statements.push(db.delete(assets).where(and(inGroup, inJsonList(assets.id, toDelete))));
-  if (configChanged) {
-    const lightScan = shape.options.only_light_scan;
-    statements.push(
-      db
-        .update(assets)
-        .set({
-          type: next.type,
-          connectionId: next.connectionId,
-          dbType: next.dbType,
-          // The new group payload plus each asset's own table.
-          payload: sql`json_patch(${JSON.stringify(payload)}, json_object('table', json_extract(${assets.payload}, '$.table')))`,
-          // Other options of an asset (set through the assets API) are kept.
-          options:
-            lightScan === undefined
-              ? sql`json_remove(${assets.options}, '$.only_light_scan')`
-              : sql`json_set(${assets.options}, '$.only_light_scan', ${String(lightScan)})`,
-          updatedAt: now,
-        })
-        .where(inGroup),
-    );
-  }
+  const next = updatedGroup(group, changes, checked, now);
+  const statements = updateStatements(db, next, checked.toDelete, changesAssetConfig(changes), now);
+  // The inserts come last so that their results, read back by position, are the new asset ids.
   const adds = (changes.assets_to_add ?? []).map((entry) =>
-    db
-      .insert(assets)
-      .values(entryAsset(next, entry, group.id, createdBy, now))
-      .returning({ id: assets.id }),
+    insertGroupAsset(db, next, entry, group.id, createdBy, now),
   );
   const [first, ...rest] = [...statements, ...adds];
   const results = await db.batch([first!, ...rest]);

@@ -1,12 +1,12 @@
 import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
-import type { IncidentRow, JiraIntegrationRow, TicketRequestRow } from "../db/schema";
+import type { IncidentRow, JiraIntegrationRow, TicketRequestRow, TicketTemplateRow } from "../db/schema";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
 import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, NotFoundError } from "../lib/errors";
 import { randomId } from "../lib/ids";
 import type { JiraProps } from "../settings/tickets";
-import { adf, createJiraIssue, JIRA_SUMMARY_MAX, type JiraIssueFields } from "./jira";
+import { adf, createJiraIssue, JIRA_SUMMARY_MAX, type JiraIssueFields, type JiraOutcome } from "./jira";
 
 /** Attempts before a request that keeps failing (429, 5xx, network) is reported FAILED. */
 export const MAX_TICKET_ATTEMPTS = 8;
@@ -127,10 +127,10 @@ export interface TicketEnv {
 }
 
 /**
- * One attempt of a PENDING request. The attempt is claimed first (attempts + 1 where attempts
- * is unchanged), so the cron and a request never call Jira twice for one attempt.
+ * Claims the next attempt of a PENDING request (attempts + 1 where attempts is unchanged);
+ * undefined when another caller claimed it first or the request is no longer PENDING.
  */
-async function attempt(db: Db, box: SecretBox, request: TicketRequestRow, now: Date): Promise<TicketRequestRow> {
+async function claimAttempt(db: Db, request: TicketRequestRow, now: Date): Promise<TicketRequestRow | undefined> {
   const [claimed] = await db
     .update(ticketRequests)
     .set({ attempts: request.attempts + 1, updatedAt: now.toISOString() })
@@ -142,76 +142,121 @@ async function attempt(db: Db, box: SecretBox, request: TicketRequestRow, now: D
       ),
     )
     .returning();
-  if (!claimed)
-    return (await db.query.ticketRequests.findFirst({ where: eq(ticketRequests.id, request.id) })) ?? request;
+  return claimed;
+}
 
-  const finish = async (set: Partial<TicketRequestRow>) => {
-    const [row] = await db
-      .update(ticketRequests)
-      .set({ ...set, updatedAt: new Date().toISOString() })
-      .where(eq(ticketRequests.id, claimed.id))
-      .returning();
-    return row!;
-  };
-  const { tenantId } = claimed;
-  const [integration, template, incident] = await Promise.all([
+/** Records what an attempt came to on its request and returns the row as it now stands. */
+async function settleAttempt(db: Db, requestId: string, set: Partial<TicketRequestRow>): Promise<TicketRequestRow> {
+  const [row] = await db
+    .update(ticketRequests)
+    .set({ ...set, updatedAt: new Date().toISOString() })
+    .where(eq(ticketRequests.id, requestId))
+    .returning();
+  return row!;
+}
+
+/** What an attempt reads, read again each time: the integration, template or incident may be gone since the request. */
+function loadTicketInputs(db: Db, request: TicketRequestRow) {
+  const { tenantId } = request;
+  return Promise.all([
     db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) }),
     db.query.ticketTemplates.findFirst({
-      where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, claimed.templateId)),
+      where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, request.templateId)),
     }),
     db.query.incidents.findFirst({
-      where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, claimed.incidentId)),
+      where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, request.incidentId)),
     }),
   ]);
-  if (!integration) return finish({ status: "FAILED", error: "The tenant's Jira integration was removed" });
-  if (!template) return finish({ status: "FAILED", error: `Ticket template ${claimed.templateId} no longer exists` });
-  if (!incident) return finish({ status: "FAILED", error: `Incident ${claimed.incidentId} no longer exists` });
+}
 
-  let outcome: Awaited<ReturnType<typeof createJiraIssue>>;
+/** Calls Jira once; a failure before Jira answers (the token does not open, say) is worth retrying, never thrown. */
+async function sendToJira(
+  box: SecretBox,
+  integration: JiraIntegrationRow,
+  template: TicketTemplateRow,
+  incident: IncidentRow,
+): Promise<JiraOutcome> {
   try {
-    const apiToken = await box.open<string>(JSON.parse(integration.tokenSecret) as SealedSecret, tokenAad(tenantId));
-    outcome = await createJiraIssue(
+    const apiToken = await box.open<string>(
+      JSON.parse(integration.tokenSecret) as SealedSecret,
+      tokenAad(integration.tenantId),
+    );
+    return await createJiraIssue(
       { baseUrl: integration.baseUrl, email: integration.email, apiToken },
       ticketFields(incident, template.props as unknown as JiraProps),
     );
   } catch (err) {
-    outcome = {
+    return {
       kind: "retry",
       status: null,
       error: `Ticket not sent: ${(err as Error).message}`,
       retryAfterSeconds: null,
     };
   }
+}
+
+/** Marks the request CREATED and links the issue to the incident, in one batch, unless the incident has one already. */
+async function recordCreatedTicket(
+  db: Db,
+  request: TicketRequestRow,
+  incident: IncidentRow,
+  issue: { key: string; url: string },
+): Promise<TicketRequestRow> {
+  const set = { status: "CREATED" as const, ticketKey: issue.key, error: null, updatedAt: new Date().toISOString() };
+  // Ticket fields are not incident state: this module writes them, the AssetMonitor never does.
+  const [rows] = await db.batch([
+    db.update(ticketRequests).set(set).where(eq(ticketRequests.id, request.id)).returning(),
+    db
+      .update(incidents)
+      .set({ ticketKey: issue.key, ticketUrl: issue.url })
+      .where(and(eq(incidents.tenantId, request.tenantId), eq(incidents.id, incident.id), isNull(incidents.ticketKey))),
+  ]);
+  return rows[0]!;
+}
+
+/** Records Jira's answer: created, refused for good, or retried with backoff until the last attempt. */
+async function recordOutcome(
+  db: Db,
+  request: TicketRequestRow,
+  incident: IncidentRow,
+  outcome: JiraOutcome,
+  now: Date,
+): Promise<TicketRequestRow> {
   switch (outcome.kind) {
-    case "created": {
-      const set = {
-        status: "CREATED" as const,
-        ticketKey: outcome.key,
-        error: null,
-        updatedAt: new Date().toISOString(),
-      };
-      // Ticket fields are not incident state: this module writes them, the AssetMonitor never does.
-      const [rows] = await db.batch([
-        db.update(ticketRequests).set(set).where(eq(ticketRequests.id, claimed.id)).returning(),
-        db
-          .update(incidents)
-          .set({ ticketKey: outcome.key, ticketUrl: outcome.url })
-          .where(and(eq(incidents.tenantId, tenantId), eq(incidents.id, incident.id), isNull(incidents.ticketKey))),
-      ]);
-      return rows[0]!;
-    }
+    case "created":
+      return recordCreatedTicket(db, request, incident, outcome);
     case "rejected":
-      return finish({ status: "FAILED", error: outcome.error });
+      return settleAttempt(db, request.id, { status: "FAILED", error: outcome.error });
     case "retry": {
-      if (claimed.attempts >= MAX_TICKET_ATTEMPTS) {
-        return finish({ status: "FAILED", error: `Gave up after ${claimed.attempts} attempts: ${outcome.error}` });
+      if (request.attempts >= MAX_TICKET_ATTEMPTS) {
+        const error = `Gave up after ${request.attempts} attempts: ${outcome.error}`;
+        return settleAttempt(db, request.id, { status: "FAILED", error });
       }
-      return finish({
+      return settleAttempt(db, request.id, {
         error: outcome.error,
-        nextAttemptAt: nextAttemptAt(claimed.attempts, outcome.retryAfterSeconds, now),
+        nextAttemptAt: nextAttemptAt(request.attempts, outcome.retryAfterSeconds, now),
       });
     }
   }
+}
+
+/**
+ * One attempt of a PENDING request. The attempt is claimed first, so the cron and a request
+ * never call Jira twice for one attempt; a request that lost the claim is returned as it stands.
+ */
+async function attempt(db: Db, box: SecretBox, request: TicketRequestRow, now: Date): Promise<TicketRequestRow> {
+  const claimed = await claimAttempt(db, request, now);
+  if (!claimed)
+    return (await db.query.ticketRequests.findFirst({ where: eq(ticketRequests.id, request.id) })) ?? request;
+
+  const [integration, template, incident] = await loadTicketInputs(db, claimed);
+  const fail = (error: string) => settleAttempt(db, claimed.id, { status: "FAILED", error });
+  if (!integration) return fail("The tenant's Jira integration was removed");
+  if (!template) return fail(`Ticket template ${claimed.templateId} no longer exists`);
+  if (!incident) return fail(`Incident ${claimed.incidentId} no longer exists`);
+
+  const outcome = await sendToJira(box, integration, template, incident);
+  return recordOutcome(db, claimed, incident, outcome, now);
 }
 
 export interface TicketRequestInput {
