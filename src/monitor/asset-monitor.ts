@@ -124,63 +124,17 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const [policyRow, dqConfig, open] = await Promise.all([
-      db.query.assetPolicies.findFirst({
-        where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
-      }),
-      getDqScoreConfig(db, asset.tenantId, asset.id),
-      openIncidents(db, asset),
-    ]);
-    const overrides = policyRow ? PolicyOverridesSchema.safeParse(policyRow.overrides) : undefined;
-    const evaluation = evaluate({
-      asset: {
-        id: asset.id,
-        name: asset.name,
-        type: asset.type,
-        ...(asset.idAttributes ? { id_attributes: asset.idAttributes } : {}),
-        ...(asset.timestampAttribute ? { timestamp_attribute: asset.timestampAttribute } : {}),
-      },
-      job_id: input.jobId,
-      scan_time: input.scanTime,
-      profile,
-      previous_schema: this.store.lastSchema,
-      history: this.store.history(),
-      ...(overrides?.success ? { overrides: overrides.data as PolicyOverrides } : {}),
-    });
-
-    const dqScore = dqConfig.enabled
-      ? computeDqScore(profile, evaluation.alerts, dqConfig.weights, {
-          scan_time: input.scanTime,
-          ...(asset.timestampAttribute ? { timestamp_attribute: asset.timestampAttribute } : {}),
-        })
-      : null;
-    const scanAlerts: IncidentAlert[] = evaluation.alerts.map((a) => ({ ...a, attribute: a.attribute ?? "" }));
-    const decisions = planIncidents(open, scanAlerts, policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER);
+    const { evaluation, dqScore, decisions } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const savedAt = nowIso();
-    const statements = [
-      ...resultStatements(db, {
-        ...input,
-        savedAt,
-        alerts: evaluation.alerts,
-        dqScore,
-        ...(profile.freshness ? { freshness: profile.freshness } : {}),
-      }),
-      ...decisionStatements(
-        db,
-        {
-          asset,
-          jobId: input.jobId,
-          scanTime: input.scanTime,
-          impact: opened.length > 0 ? await impactOf(this.env.DB, asset.id) : "LOW",
-        },
-        decisions,
-      ),
-    ] as const;
-
+    const impact = opened.length > 0 ? await impactOf(this.env.DB, asset.id) : "LOW";
+    const freshness = profile.freshness ? { freshness: profile.freshness } : {};
     let replay = false;
     try {
-      await db.batch(statements);
+      await db.batch([
+        ...resultStatements(db, { ...input, savedAt, alerts: evaluation.alerts, dqScore, ...freshness }),
+        ...decisionStatements(db, { asset, jobId: input.jobId, scanTime: input.scanTime, impact }, decisions),
+      ]);
     } catch (err) {
       if (!isAppliedBefore(err)) throw err;
       // Written before this object could record it: D1 has it all; record the history below.
@@ -199,6 +153,41 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       result: { ...result, replay: false },
     });
     return result;
+  }
+
+  /** Evaluates a scan against the asset's history and settings: its alerts, DQ score and incident decisions. */
+  private async judge(db: Db, input: ApplyScanInput) {
+    const { asset, profile } = input;
+    const [policyRow, dqConfig, open] = await Promise.all([
+      db.query.assetPolicies.findFirst({
+        where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
+      }),
+      getDqScoreConfig(db, asset.tenantId, asset.id),
+      openIncidents(db, asset),
+    ]);
+    const overrides = policyRow ? PolicyOverridesSchema.safeParse(policyRow.overrides) : undefined;
+    const timestamp = asset.timestampAttribute ? { timestamp_attribute: asset.timestampAttribute } : {};
+    const evaluation = evaluate({
+      asset: {
+        id: asset.id,
+        name: asset.name,
+        type: asset.type,
+        ...(asset.idAttributes ? { id_attributes: asset.idAttributes } : {}),
+        ...timestamp,
+      },
+      job_id: input.jobId,
+      scan_time: input.scanTime,
+      profile,
+      previous_schema: this.store.lastSchema,
+      history: this.store.history(),
+      ...(overrides?.success ? { overrides: overrides.data as PolicyOverrides } : {}),
+    });
+    const dqScore = dqConfig.enabled
+      ? computeDqScore(profile, evaluation.alerts, dqConfig.weights, { scan_time: input.scanTime, ...timestamp })
+      : null;
+    const alerts: IncidentAlert[] = evaluation.alerts.map((a) => ({ ...a, attribute: a.attribute ?? "" }));
+    const decisions = planIncidents(open, alerts, policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER);
+    return { evaluation, dqScore, decisions };
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {

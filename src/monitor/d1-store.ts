@@ -237,95 +237,99 @@ export interface ScanContext {
  * alerts). Every change of state or alert is a history entry naming its alerts and job.
  */
 export function decisionStatements(db: Db, scan: ScanContext, decisions: IncidentDecision[]): BatchItem<"sqlite">[] {
-  const { asset, jobId, scanTime } = scan;
-  const history = (incidentId: number | ReturnType<typeof openIncidentId>) => ({
-    tenantId: asset.tenantId,
-    incidentId,
-    time: scanTime,
-    actor: "system",
-    jobId,
-  });
-  const statementsOf = (d: IncidentDecision): BatchItem<"sqlite">[] => {
-    switch (d.kind) {
-      case "open":
-        return [
-          db.insert(incidents).values({
-            tenantId: asset.tenantId,
-            assetId: asset.id,
-            projectId: asset.projectId,
-            connectionId: asset.connectionId,
-            connectionType: asset.type,
-            sourceName: asset.name,
-            policy: d.alert.policy,
-            policyName: d.alert.policy_name,
-            attribute: d.alert.attribute,
-            state: "OPEN",
-            severity: d.alert.priority,
-            impact: scan.impact,
-            tag: d.alert.dimension,
-            alertCount: 1,
+  return decisions.flatMap((d) => statementsOf(db, scan, d));
+}
+
+function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem<"sqlite">[] {
+  switch (d.kind) {
+    case "open":
+      return openStatements(db, scan, d.alert);
+    case "join":
+      return [
+        db
+          .update(incidents)
+          .set({
+            alertCount: sql`${incidents.alertCount} + 1`,
+            severity: d.severity,
+            lastAlertAt: scan.scanTime,
             cleanScans: 0,
-            openedAt: scanTime,
-            lastAlertAt: scanTime,
-            updatedAt: scanTime,
-          }),
-          db.insert(incidentHistory).values({
-            ...history(openIncidentId(asset, d.alert)),
-            fromState: null,
-            toState: "OPEN",
-            alertRefs: alertRefs(jobId, d.alert),
-          }),
-        ];
-      case "join":
-        return [
-          db
-            .update(incidents)
-            .set({
-              alertCount: sql`${incidents.alertCount} + 1`,
-              severity: d.severity,
-              lastAlertAt: scanTime,
-              cleanScans: 0,
-              updatedAt: scanTime,
-            })
-            .where(eq(incidents.id, d.incident.id)),
-          db.insert(incidentHistory).values({
-            ...history(d.incident.id),
-            fromState: "OPEN",
-            toState: "OPEN",
-            alertRefs: alertRefs(jobId, d.alert),
-          }),
-        ];
-      case "clean":
-        return [
-          db
-            .update(incidents)
-            .set({ cleanScans: sql`${incidents.cleanScans} + 1`, updatedAt: scanTime })
-            .where(eq(incidents.id, d.incident.id)),
-        ];
-      case "auto_close":
-        return [
-          db
-            .update(incidents)
-            .set({
-              state: "CLOSED",
-              cleanScans: d.cleanScans,
-              closedAt: scanTime,
-              closeReason: "AUTO_RESOLVED",
-              updatedAt: scanTime,
-            })
-            .where(and(eq(incidents.id, d.incident.id), eq(incidents.state, "OPEN"))),
-          db.insert(incidentHistory).values({
-            ...history(d.incident.id),
-            fromState: "OPEN",
-            toState: "CLOSED",
-            alertRefs: [],
-            reason: "AUTO_RESOLVED",
-            note: `${d.cleanScans} consecutive clean scans`,
-          }),
-        ];
-    }
-  };
-  return decisions.flatMap(statementsOf);
+            updatedAt: scan.scanTime,
+          })
+          .where(eq(incidents.id, d.incident.id)),
+        db.insert(incidentHistory).values({
+          ...historyOf(scan, d.incident.id),
+          fromState: "OPEN",
+          toState: "OPEN",
+          alertRefs: alertRefs(scan.jobId, d.alert),
+        }),
+      ];
+    case "clean":
+      return [
+        db
+          .update(incidents)
+          .set({ cleanScans: sql`${incidents.cleanScans} + 1`, updatedAt: scan.scanTime })
+          .where(eq(incidents.id, d.incident.id)),
+      ];
+    case "auto_close":
+      return autoCloseStatements(db, scan, d.incident.id, d.cleanScans);
+  }
+}
+
+/** A new OPEN incident and its first history entry (whose incident id is resolved in the batch). */
+function openStatements(db: Db, scan: ScanContext, alert: IncidentAlert): BatchItem<"sqlite">[] {
+  const { asset, scanTime } = scan;
+  return [
+    db.insert(incidents).values({
+      tenantId: asset.tenantId,
+      assetId: asset.id,
+      projectId: asset.projectId,
+      connectionId: asset.connectionId,
+      connectionType: asset.type,
+      sourceName: asset.name,
+      policy: alert.policy,
+      policyName: alert.policy_name,
+      attribute: alert.attribute,
+      state: "OPEN",
+      severity: alert.priority,
+      impact: scan.impact,
+      tag: alert.dimension,
+      alertCount: 1,
+      cleanScans: 0,
+      openedAt: scanTime,
+      lastAlertAt: scanTime,
+      updatedAt: scanTime,
+    }),
+    db.insert(incidentHistory).values({
+      ...historyOf(scan, openIncidentId(asset, alert)),
+      fromState: null,
+      toState: "OPEN",
+      alertRefs: alertRefs(scan.jobId, alert),
+    }),
+  ];
+}
+
+/** The clean scan that closes an incident (only if it is still OPEN) and its history entry. */
+function autoCloseStatements(db: Db, scan: ScanContext, incidentId: number, cleanScans: number): BatchItem<"sqlite">[] {
+  const { scanTime } = scan;
+  return [
+    db
+      .update(incidents)
+      .set({ state: "CLOSED", cleanScans, closedAt: scanTime, closeReason: "AUTO_RESOLVED", updatedAt: scanTime })
+      .where(and(eq(incidents.id, incidentId), eq(incidents.state, "OPEN"))),
+    db.insert(incidentHistory).values({
+      ...historyOf(scan, incidentId),
+      fromState: "OPEN",
+      toState: "CLOSED",
+      alertRefs: [],
+      reason: "AUTO_RESOLVED",
+      note: `${cleanScans} consecutive clean scans`,
+    }),
+  ];
+}
+
+/** The fields every history entry of a scan shares. */
+function historyOf(scan: ScanContext, incidentId: number | ReturnType<typeof openIncidentId>) {
+  return { tenantId: scan.asset.tenantId, incidentId, time: scan.scanTime, actor: "system", jobId: scan.jobId };
 }
 
 /** A manual state change: the incident's new state and its history entry, in one batch. */
