@@ -3,20 +3,25 @@ import type { Context } from "hono";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./app-env";
 import { createDb } from "./db";
+import { alertsRouter } from "./routes/alerts/alerts.index";
+import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { assetsRouter } from "./routes/assets/assets.index";
-import { authRouter } from "./routes/auth/auth.index";
+import { batchDataRouter } from "./routes/batch-data/batch-data.index";
 import { connectionsRouter } from "./routes/connections/connections.index";
-import { dataRouter } from "./routes/data/data.index";
+import { dqScoreRouter } from "./routes/dq-score/dq-score.index";
 import { incidentsRouter } from "./routes/incidents/incidents.index";
-import { integrationsRouter } from "./routes/integrations/integrations.index";
-import { monitoringRouter } from "./routes/monitoring/monitoring.index";
+import { jiraRouter } from "./routes/jira/jira.index";
+import { membersRouter } from "./routes/members/members.index";
 import { createRouter } from "./routes/openapi";
+import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
 import { scansRouter } from "./routes/scans/scans.index";
-import { settingsRouter } from "./routes/settings/settings.index";
 import { sourceGroupsRouter } from "./routes/source-groups/source-groups.index";
+import { sparkJobConfigRouter } from "./routes/spark-job-config/spark-job-config.index";
 import { tenantsRouter } from "./routes/tenants/tenants.index";
+import { ticketsRouter } from "./routes/tickets/tickets.index";
+import { tokenRouter } from "./routes/token/token.index";
 
 function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.body(JSON.stringify(toProblem(err, c.var.requestId)), err.status, {
@@ -34,18 +39,25 @@ export function createApp() {
     await next();
   });
 
-  app.route("/", authRouter);
+  // One router per resource (src/routes/<resource>/). Order matters where two paths can match one
+  // URL: the first registered wins (e.g. …/incidents/historical/{jobId} before …/incidents/{incidentId}/tickets).
+  app.route("/", tokenRouter);
+  app.route("/", apiKeysRouter);
   app.route("/", tenantsRouter);
   app.route("/", projectsRouter);
+  app.route("/", membersRouter);
   app.route("/", connectionsRouter);
   app.route("/", assetsRouter);
   app.route("/", sourceGroupsRouter);
-  app.route("/", settingsRouter);
+  app.route("/", sparkJobConfigRouter);
+  app.route("/", dqScoreRouter);
   app.route("/", scansRouter);
-  app.route("/", dataRouter);
-  app.route("/", monitoringRouter);
+  app.route("/", batchDataRouter);
+  app.route("/", policiesRouter);
   app.route("/", incidentsRouter);
-  app.route("/", integrationsRouter);
+  app.route("/", alertsRouter);
+  app.route("/", jiraRouter);
+  app.route("/", ticketsRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
+import { loadAssetSchema } from "../../scan/schema";
 import { afterKey, takePage } from "../pagination";
 import type * as routes from "./assets.routes";
 import { assetView, assetViews, NO_EXTRAS } from "./assets.views";
@@ -88,4 +89,10 @@ export const moveAssets: Handler<"moveAssets"> = async (c) => {
     { message: `${moved.length} asset(s) moved to project ${targetProjectId}`, assets: moved.map(String) },
     200,
   );
+};
+
+export const loadSchema: Handler<"loadSchema"> = async (c) => {
+  const { tenant, assetId } = c.req.valid("param");
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  return c.json(await loadAssetSchema(c.env, c.var.db, asset), 200);
 };

@@ -10,4 +10,5 @@ export const assetsRouter = createRouter()
   .openapi(routes.getAsset, handlers.getAsset)
   .openapi(routes.updateAsset, handlers.updateAsset)
   .openapi(routes.deleteAsset, handlers.deleteAsset)
-  .openapi(routes.setAssetLineage, handlers.setAssetLineage);
+  .openapi(routes.setAssetLineage, handlers.setAssetLineage)
+  .openapi(routes.loadSchema, handlers.loadSchema);

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
-import { ProjectParams, TenantParams } from "../params";
+import { authedRoute, jsonBody, jsonResponse, MessageSchema, problem } from "../openapi";
+import { IntId, ProjectParams, TenantParams } from "../params";
 import {
   AssetExtrasQuery,
   AssetListQuery,
@@ -102,4 +102,28 @@ export const moveAssets = authedRoute({
     "every moved asset (400). A moved asset leaves its source group. Returns the ids moved.",
   request: { params: MoveParams, body: jsonBody(MoveAssetsBody) },
   responses: { 200: jsonResponse(MovedAssetsSchema, "Moved") },
+});
+
+export const loadSchema = authedRoute({
+  method: "post",
+  path: "/api/data/{tenant}/assets/{assetId}/schema",
+  tags: ["Assets"],
+  summary: "Load an asset's schema from its source (PROJECT_EDITOR)",
+  description:
+    "Reads the attributes (name, type, nullable) from the source — a file's header or footer, or the " +
+    "database's information schema — and stores them on the asset (up to 2000), shown with with_attributes=true.",
+  request: { params: TenantParams.extend({ assetId: IntId("assetId") }) },
+  responses: {
+    200: jsonResponse(
+      z
+        .object({
+          asset_id: z.string(),
+          attributes: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+          loaded_at: z.string(),
+        })
+        .openapi("AssetSchema"),
+      "The attributes, as stored",
+    ),
+    422: problem("The source refused or failed: bad credentials, missing object or table, unreachable host"),
+  },
 });

@@ -9,7 +9,6 @@ import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ConflictError, NotFoundError } from "../../lib/errors";
 import { assetMonitor } from "../../monitor/client";
-import { alertView } from "../alerts.views";
 import { decodeCursor, takePage } from "../pagination";
 import { ApiError } from "../problems";
 import { backfillView } from "./backfill.views";
@@ -112,12 +111,4 @@ export const updateIncident: Handler<"updateIncident"> = async (c) => {
   }
   const detail = await incidents.incidentDetail(c.var.db, await incidents.getIncident(c.var.db, tenant, incidentId));
   return c.json(incidentDetailView(detail), 200);
-};
-
-export const alertsByFilters: Handler<"alertsByFilters"> = async (c) => {
-  const { tenant } = c.req.valid("param");
-  const { asset_id, alert_refs } = c.req.valid("json");
-  const { asset } = await c.var.access.asset(tenant, Number(asset_id), "PROJECT_VIEWER");
-  const rows = await incidents.alertsByRefs(c.var.db, tenant, asset.id, alert_refs);
-  return c.json(rows.map(alertView), 200);
 };

@@ -10,5 +10,4 @@ export const incidentsRouter = createRouter()
   .openapi(routes.startBackfill, handlers.startBackfill)
   .openapi(routes.getBackfill, handlers.getBackfill)
   .openapi(routes.getIncident, handlers.getIncident)
-  .openapi(routes.updateIncident, handlers.updateIncident)
-  .openapi(routes.alertsByFilters, handlers.alertsByFilters);
+  .openapi(routes.updateIncident, handlers.updateIncident);

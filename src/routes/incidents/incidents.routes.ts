@@ -2,9 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantParams } from "../params";
-import { AlertSchema } from "../scans/scans.schemas";
 import {
-  AlertsByFiltersBody,
   BackfillAcceptedSchema,
   BackfillJobSchema,
   DistributionSchema,
@@ -96,14 +94,4 @@ export const updateIncident = authedRoute({
     "another incident of the same asset, policy and attribute is open.",
   request: { params: incidentParams, body: jsonBody(UpdateIncidentBody) },
   responses: { 200: jsonResponse(IncidentDetailSchema, "The updated incident"), ...CONFLICT_RESPONSE },
-});
-
-export const alertsByFilters = authedRoute({
-  method: "post",
-  path: "/api/backend/{tenant}/configuration/alerts/by_filters",
-  tags,
-  summary: "The alerts of an asset with the given ids, e.g. an incident's alert_refs (PROJECT_VIEWER)",
-  description: "Ids that are not alerts of the asset are left out. At most 1000 ids.",
-  request: { params: TenantParams, body: jsonBody(AlertsByFiltersBody) },
-  responses: { 200: jsonResponse(z.array(AlertSchema), "Alerts, by id (spec 2.6 fields, then the explanation)") },
 });

@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_TYPES, INCIDENT_STATES, LEVELS } from "../../db/schema";
-import { MAX_REFS } from "../../incidents/limits";
 import { POLICY_IDS } from "../../monitor/policies/types";
 
 /** A comma-separated query list of `item`s (blanks ignored), at most `max` of them. */
@@ -169,13 +168,6 @@ export const SummarySchema = z
     closed_by_tag: z.record(z.string(), z.number().int()),
   })
   .openapi("IncidentSummary");
-
-export const AlertsByFiltersBody = z
-  .strictObject({
-    asset_id: z.string().regex(/^[1-9]\d{0,15}$/, "must be an asset id"),
-    alert_refs: z.array(z.number().int().positive()).max(MAX_REFS),
-  })
-  .openapi("AlertsByFilters", { description: "An incident's asset_id and the alert_refs of its history" });
 
 export const BackfillJobSchema = z
   .object({

@@ -4,7 +4,7 @@ import { actorName } from "../../auth/principal";
 import * as projects from "../../tenancy/projects";
 import { afterKey, takePage } from "../pagination";
 import type * as routes from "./projects.routes";
-import { memberView, projectView } from "./projects.views";
+import { projectView } from "./projects.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
@@ -42,55 +42,4 @@ export const deleteProject: Handler<"deleteProject"> = async (c) => {
   const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
   await projects.deleteProject(c.var.db, project);
   return c.json({ message: `Project ${projectId} deleted` }, 200);
-};
-
-export const listProjectMembers: Handler<"listProjectMembers"> = async (c) => {
-  const { tenant, projectId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
-  const rows = await projects.listProjectMembers(c.var.db, project);
-  return c.json(rows.map(memberView), 200);
-};
-
-export const addProjectMember: Handler<"addProjectMember"> = async (c) => {
-  const { tenant, projectId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
-  const { email, role } = c.req.valid("json");
-  const row = await projects.addProjectMember(c.var.db, project, email, role);
-  return c.json(memberView(row), 201);
-};
-
-export const changeProjectMember: Handler<"changeProjectMember"> = async (c) => {
-  const { tenant, projectId, email } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
-  const row = await projects.changeProjectMember(c.var.db, project, email, c.req.valid("json").role);
-  return c.json(memberView(row), 200);
-};
-
-export const removeProjectMember: Handler<"removeProjectMember"> = async (c) => {
-  const { tenant, projectId, email } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
-  await projects.removeProjectMember(c.var.db, project, email);
-  return c.json({ message: `${email} removed from project ${projectId}` }, 200);
-};
-
-export const listTenantMembers: Handler<"listTenantMembers"> = async (c) => {
-  const { tenant } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await projects.listTenantMembers(c.var.db, tenant, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.userEmail]).map(memberView), 200);
-};
-
-export const putTenantMember: Handler<"putTenantMember"> = async (c) => {
-  const { tenant, email } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const { row, created } = await projects.putTenantMember(c.var.db, tenant, email, c.req.valid("json").role);
-  return created ? c.json(memberView(row), 201) : c.json(memberView(row), 200);
-};
-
-export const removeTenantMember: Handler<"removeTenantMember"> = async (c) => {
-  const { tenant, email } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  await projects.removeTenantMember(c.var.db, tenant, email);
-  return c.json({ message: `${email} removed from tenant ${tenant}` }, 200);
 };

@@ -7,11 +7,4 @@ export const projectsRouter = createRouter()
   .openapi(routes.listProjects, handlers.listProjects)
   .openapi(routes.getProject, handlers.getProject)
   .openapi(routes.updateProject, handlers.updateProject)
-  .openapi(routes.deleteProject, handlers.deleteProject)
-  .openapi(routes.listProjectMembers, handlers.listProjectMembers)
-  .openapi(routes.addProjectMember, handlers.addProjectMember)
-  .openapi(routes.changeProjectMember, handlers.changeProjectMember)
-  .openapi(routes.removeProjectMember, handlers.removeProjectMember)
-  .openapi(routes.listTenantMembers, handlers.listTenantMembers)
-  .openapi(routes.putTenantMember, handlers.putTenantMember)
-  .openapi(routes.removeTenantMember, handlers.removeTenantMember);
+  .openapi(routes.deleteProject, handlers.deleteProject);

@@ -3,8 +3,6 @@ import type { AppEnv } from "../../app-env";
 import { getScanJob, listScanJobs } from "../../jobs/scan-jobs";
 import { queueScan } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
-import { alertsOfJob } from "../../monitor/alerts";
-import { alertView } from "../alerts.views";
 import { afterKey, takePage } from "../pagination";
 import type * as routes from "./scans.routes";
 import { scanJobView } from "./scans.views";
@@ -33,13 +31,4 @@ export const getScan: Handler<"getScan"> = async (c) => {
   const job = await getScanJob(c.var.db, tenant, assetId, job_id);
   if (!job) throw new NotFoundError("Scan job");
   return c.json(scanJobView(job), 200);
-};
-
-export const scanAlerts: Handler<"scanAlerts"> = async (c) => {
-  const { tenant, sourceID } = c.req.valid("param");
-  const { job_id } = c.req.valid("query");
-  await c.var.access.asset(tenant, sourceID, "PROJECT_VIEWER");
-  if (!(await getScanJob(c.var.db, tenant, sourceID, job_id))) throw new NotFoundError("Scan job");
-  const rows = await alertsOfJob(c.var.db, tenant, sourceID, job_id);
-  return c.json(rows.map(alertView), 200);
 };

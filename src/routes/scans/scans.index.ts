@@ -5,5 +5,4 @@ import * as routes from "./scans.routes";
 export const scansRouter = createRouter()
   .openapi(routes.triggerScan, handlers.triggerScan)
   .openapi(routes.listScans, handlers.listScans)
-  .openapi(routes.getScan, handlers.getScan)
-  .openapi(routes.scanAlerts, handlers.scanAlerts);
+  .openapi(routes.getScan, handlers.getScan);

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantId } from "../params";
-import { AlertSchema, ScanAcceptedSchema, ScanJobSchema, ScanRequestBody } from "./scans.schemas";
+import { ScanAcceptedSchema, ScanJobSchema, ScanRequestBody } from "./scans.schemas";
 
 const tags = ["Scans"];
 const tenant = TenantId.openapi({ param: { name: "tenant", in: "path" } });
@@ -43,17 +43,4 @@ export const getScan = authedRoute({
   summary: "A scan job: status, progress in rows and bytes, timings, error (PROJECT_VIEWER)",
   request: { params: assetParams.extend({ job_id: jobId }) },
   responses: { 200: jsonResponse(ScanJobSchema, "The job") },
-});
-
-export const scanAlerts = authedRoute({
-  method: "post",
-  path: "/api/backend/{tenant}/configuration/sources/{sourceID}/alerts",
-  tags,
-  summary: "The alerts a scan job raised for an asset (PROJECT_VIEWER)",
-  description: "An empty array while the job has not finished or when the data had no problem.",
-  request: {
-    params: z.object({ tenant, sourceID: IntId("sourceID") }),
-    query: z.object({ job_id: z.string().min(1).max(64).openapi({ description: "The job id of the scan" }) }),
-  },
-  responses: { 200: jsonResponse(z.array(AlertSchema), "Alerts (spec 2.6 fields, then the explanation)") },
 });

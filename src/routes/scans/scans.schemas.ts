@@ -51,27 +51,3 @@ export const ScanJobSchema = z
     duration_ms: z.number().int().nullable(),
   })
   .openapi("ScanJob");
-
-export const AlertSchema = z
-  .object({
-    type: z.string().openapi({ description: "The policy id, e.g. completeness" }),
-    source: z.string().openapi({ description: "The asset id" }),
-    description: z.string(),
-    job_id: z.string(),
-    create_time: z.string().openapi({ description: "Upload (job creation) time" }),
-    save_time: z.string(),
-    is_notification_enabled: z.boolean(),
-    metric_time: z.string(),
-    metric_value: z.string(),
-    policy_name: z.string(),
-    priority: z.enum(["LOW", "MEDIUM", "HIGH"]),
-    source_name: z.string(),
-    source_type: z.string(),
-    id: z.number().int(),
-    attribute: z.string().nullable(),
-    metric: z.string(),
-    details: z
-      .record(z.string(), z.unknown())
-      .openapi({ description: "observed, expected band, strategy, training window and size, dimension" }),
-  })
-  .openapi("Alert");

@@ -1,0 +1,33 @@
+import { z } from "@hono/zod-openapi";
+import { MAX_REFS } from "../../incidents/limits";
+
+export const AlertSchema = z
+  .object({
+    type: z.string().openapi({ description: "The policy id, e.g. completeness" }),
+    source: z.string().openapi({ description: "The asset id" }),
+    description: z.string(),
+    job_id: z.string(),
+    create_time: z.string().openapi({ description: "Upload (job creation) time" }),
+    save_time: z.string(),
+    is_notification_enabled: z.boolean(),
+    metric_time: z.string(),
+    metric_value: z.string(),
+    policy_name: z.string(),
+    priority: z.enum(["LOW", "MEDIUM", "HIGH"]),
+    source_name: z.string(),
+    source_type: z.string(),
+    id: z.number().int(),
+    attribute: z.string().nullable(),
+    metric: z.string(),
+    details: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "observed, expected band, strategy, training window and size, dimension" }),
+  })
+  .openapi("Alert");
+
+export const AlertsByFiltersBody = z
+  .strictObject({
+    asset_id: z.string().regex(/^[1-9]\d{0,15}$/, "must be an asset id"),
+    alert_refs: z.array(z.number().int().positive()).max(MAX_REFS),
+  })
+  .openapi("AlertsByFilters", { description: "An incident's asset_id and the alert_refs of its history" });

@@ -1,0 +1,73 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { createApiKey, deleteApiKey, getApiKey, type KeyOwner, listApiKeys, publicKey } from "../../auth/keys";
+import { actorName } from "../../auth/principal";
+import { NotFoundError } from "../../lib/errors";
+import { deprecationHeaders } from "../openapi";
+import { afterKey, takePage } from "../pagination";
+import type * as routes from "./api-keys.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+// User-scoped keys: any user, for themselves.
+
+const userOwner = (c: { var: AppEnv["Variables"] }): KeyOwner => ({ userEmail: c.var.access.user() });
+
+export const listUserKeys: Handler<"listUserKeys"> = async (c) => {
+  const owner = userOwner(c);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string"));
+  return c.json({ keys: takePage(c, rows, limit, (r) => [r.id]).map(publicKey) }, 200);
+};
+
+export const createUserKey: Handler<"createUserKey"> = async (c) => {
+  const owner = userOwner(c);
+  const { row, secret } = await createApiKey(c.var.db, owner, c.req.valid("json").name, actorName(c.var.principal));
+  return c.json({ ...publicKey(row), key: secret }, 201);
+};
+
+export const getUserKey: Handler<"getUserKey"> = async (c) => {
+  const row = await getApiKey(c.var.db, userOwner(c), c.req.valid("param").keyId);
+  if (!row) throw new NotFoundError("API key");
+  return c.json(publicKey(row), 200);
+};
+
+export const deleteUserKey: Handler<"deleteUserKey"> = async (c) => {
+  const { keyId } = c.req.valid("param");
+  if (!(await deleteApiKey(c.var.db, userOwner(c), keyId))) throw new NotFoundError("API key");
+  return c.json({ message: `API key ${keyId} revoked` }, 200);
+};
+
+// Tenant-scoped keys (deprecated): platform administrator and tenant admins.
+
+async function tenantOwner(c: { var: AppEnv["Variables"]; header(n: string, v: string): void }, tenant: string) {
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  for (const [name, value] of Object.entries(deprecationHeaders("/auth/api_keys"))) c.header(name, value);
+  return { tenantId: tenant } satisfies KeyOwner;
+}
+
+export const listTenantKeys: Handler<"listTenantKeys"> = async (c) => {
+  const owner = await tenantOwner(c, c.req.valid("param").tenant);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string"));
+  return c.json({ keys: takePage(c, rows, limit, (r) => [r.id]).map(publicKey) }, 200);
+};
+
+export const createTenantKey: Handler<"createTenantKey"> = async (c) => {
+  const owner = await tenantOwner(c, c.req.valid("param").tenant);
+  const { row, secret } = await createApiKey(c.var.db, owner, c.req.valid("json").name, actorName(c.var.principal));
+  return c.json({ ...publicKey(row), key: secret }, 201);
+};
+
+export const getTenantKey: Handler<"getTenantKey"> = async (c) => {
+  const { tenant, keyId } = c.req.valid("param");
+  const row = await getApiKey(c.var.db, await tenantOwner(c, tenant), keyId);
+  if (!row) throw new NotFoundError("API key");
+  return c.json(publicKey(row), 200);
+};
+
+export const deleteTenantKey: Handler<"deleteTenantKey"> = async (c) => {
+  const { tenant, keyId } = c.req.valid("param");
+  if (!(await deleteApiKey(c.var.db, await tenantOwner(c, tenant), keyId))) throw new NotFoundError("API key");
+  return c.json({ message: `API key ${keyId} revoked` }, 200);
+};

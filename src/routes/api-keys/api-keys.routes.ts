@@ -1,0 +1,93 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
+import { PageQuery } from "../pagination";
+import { TenantId } from "../params";
+import { ApiKeyListSchema, ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, KeyIdParam } from "./api-keys.schemas";
+
+const tags = ["Auth"];
+
+const userKeyParams = z.object({ keyId: KeyIdParam });
+
+export const listUserKeys = authedRoute({
+  method: "get",
+  path: "/auth/api_keys",
+  tags,
+  summary: "List the caller's own API keys",
+  request: { query: PageQuery },
+  responses: { 200: jsonResponse(ApiKeyListSchema, "The caller's keys (never their secrets)") },
+});
+
+export const createUserKey = authedRoute({
+  method: "post",
+  path: "/auth/api_keys",
+  tags,
+  summary: "Create an API key acting as the caller",
+  request: { body: jsonBody(CreateApiKeyBody) },
+  responses: { 201: jsonResponse(CreatedApiKeySchema, "The key; its secret is shown only here") },
+});
+
+export const getUserKey = authedRoute({
+  method: "get",
+  path: "/auth/api_keys/{keyId}",
+  tags,
+  summary: "Get one of the caller's API keys",
+  request: { params: userKeyParams },
+  responses: { 200: jsonResponse(ApiKeySchema, "The key") },
+});
+
+export const deleteUserKey = authedRoute({
+  method: "delete",
+  path: "/auth/api_keys/{keyId}",
+  tags,
+  summary: "Revoke one of the caller's API keys",
+  request: { params: userKeyParams },
+  responses: { 200: jsonResponse(MessageSchema, "Revoked") },
+});
+
+const tenantParams = z.object({ tenant: TenantId.openapi({ param: { name: "tenant", in: "path" } }) });
+const tenantKeyParams = tenantParams.extend({ keyId: KeyIdParam });
+const deprecatedNote = "Deprecated: use the user-scoped keys under /auth/api_keys.";
+
+export const listTenantKeys = authedRoute({
+  method: "get",
+  path: "/auth/{tenant}/apiKeys",
+  tags,
+  deprecated: true,
+  summary: "List tenant-scoped API keys (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantParams, query: PageQuery },
+  responses: { 200: jsonResponse(ApiKeyListSchema, "The tenant's keys (never their secrets)") },
+});
+
+export const createTenantKey = authedRoute({
+  method: "post",
+  path: "/auth/{tenant}/apiKeys",
+  tags,
+  deprecated: true,
+  summary: "Create a tenant-scoped API key with tenant-admin rights (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantParams, body: jsonBody(CreateApiKeyBody) },
+  responses: { 201: jsonResponse(CreatedApiKeySchema, "The key; its secret is shown only here") },
+});
+
+export const getTenantKey = authedRoute({
+  method: "get",
+  path: "/auth/{tenant}/apiKeys/{keyId}",
+  tags,
+  deprecated: true,
+  summary: "Get a tenant-scoped API key (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantKeyParams },
+  responses: { 200: jsonResponse(ApiKeySchema, "The key") },
+});
+
+export const deleteTenantKey = authedRoute({
+  method: "delete",
+  path: "/auth/{tenant}/apiKeys/{keyId}",
+  tags,
+  deprecated: true,
+  summary: "Revoke a tenant-scoped API key (tenant admin)",
+  description: deprecatedNote,
+  request: { params: tenantKeyParams },
+  responses: { 200: jsonResponse(MessageSchema, "Revoked") },
+});

@@ -1,0 +1,101 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../app-env";
+import { queueScan, queueUpload, UPLOAD_FORMATS } from "../../jobs/scan-requests";
+import { deprecationHeaders } from "../openapi";
+import { ApiError } from "../problems";
+import type { ScanRequestBody } from "../scans/scans.schemas";
+import type * as routes from "./batch-data.routes";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+/**
+ * One upload, whatever its path: a JSON scan request, or the data itself (CSV / NDJSON)
+ * streamed into R2. Returns the queued job's id.
+ */
+async function upload(
+  c: Context<AppEnv>,
+  tenant: string,
+  assetId: number,
+  delimiter: string | undefined,
+  json: () => ScanRequestBody,
+): Promise<string> {
+  const { asset, tenant: tenantRow } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type === "application/json") {
+    return (
+      await queueScan(c.var.db, c.env.SCAN_JOBS, asset, { ...json(), ...(delimiter ? { delimiter } : {}) }, "upload")
+    ).id;
+  }
+  if (!UPLOAD_FORMATS[type]) {
+    throw new ApiError(415, "unsupported_media_type", "Send application/json, text/csv or application/x-ndjson");
+  }
+  // A fixed length lets R2 store the stream without buffering, and the limit be checked first.
+  const length = c.req.header("content-length");
+  const bytes = Number(length);
+  if (length === undefined || !Number.isSafeInteger(bytes) || bytes < 0) {
+    throw new ApiError(411, "length_required", "Uploads need a Content-Length header (e.g. curl --data-binary @file)");
+  }
+  const job = await queueUpload(
+    c.var.db,
+    c.env.SCAN_JOBS,
+    c.env.UPLOADS,
+    asset,
+    {
+      body: c.req.raw.body,
+      contentType: type,
+      bytes,
+      limit: tenantRow.freeUploadLimit,
+    },
+    delimiter,
+  );
+  return job.id;
+}
+
+const accepted = (assetId: number, jobId: string) => ({
+  message: `Data of asset ${assetId} queued for scanning`,
+  job_id: jobId,
+});
+
+function deprecate(c: Context<AppEnv>, tenant: string, assetId: number) {
+  const headers = deprecationHeaders(`/api/backend/${tenant}/configuration/assets/${assetId}/scans`);
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
+}
+
+export const uploadBatch: Handler<"uploadBatch"> = async (c) => {
+  const { tenant, source_id } = c.req.valid("param");
+  const jobId = await upload(
+    c,
+    tenant,
+    source_id,
+    c.req.valid("query").delimiter,
+    () => c.req.valid("json") as ScanRequestBody,
+  );
+  return c.json(accepted(source_id, jobId), 202);
+};
+
+const deprecatedWithSource: Handler<"uploadDeprecatedSource"> = async (c) => {
+  const { tenant, source } = c.req.valid("param");
+  const jobId = await upload(
+    c,
+    tenant,
+    source,
+    c.req.valid("query").delimiter,
+    () => c.req.valid("json") as ScanRequestBody,
+  );
+  deprecate(c, tenant, source);
+  return c.json(accepted(source, jobId), 202);
+};
+
+const deprecatedTenantOnly: Handler<"uploadDeprecatedTenant"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const { source_id, delimiter } = c.req.valid("query");
+  const jobId = await upload(c, tenant, source_id, delimiter, () => c.req.valid("json") as ScanRequestBody);
+  deprecate(c, tenant, source_id);
+  return c.json(accepted(source_id, jobId), 202);
+};
+
+export const uploadDeprecatedSource = deprecatedWithSource;
+export const uploadDeprecatedV2Source = deprecatedWithSource as unknown as Handler<"uploadDeprecatedV2Source">;
+export const uploadDeprecatedTenant = deprecatedTenantOnly;
+export const uploadDeprecatedV2Tenant = deprecatedTenantOnly as unknown as Handler<"uploadDeprecatedV2Tenant">;

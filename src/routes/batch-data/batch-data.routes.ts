@@ -1,0 +1,77 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, jsonResponse, problem } from "../openapi";
+import { IntId, TenantId } from "../params";
+import { ScanAcceptedSchema, ScanRequestBody } from "../scans/scans.schemas";
+
+const tags = ["Data upload"];
+const tenant = TenantId.openapi({ param: { name: "tenant", in: "path" } });
+const successor = "POST /api/backend/{tenant}/configuration/assets/{assetId}/scans";
+
+const uploadBody = {
+  required: true,
+  description:
+    "JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as " +
+    "`text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit).",
+  content: {
+    "application/json": { schema: ScanRequestBody },
+    "text/csv": { schema: z.string().openapi({ format: "binary" }) },
+    "application/x-ndjson": { schema: z.string().openapi({ format: "binary" }) },
+  },
+} as const;
+
+const uploadQuery = z.object({
+  delimiter: z.string().length(1).optional().openapi({ description: "CSV separator of an uploaded text/csv body" }),
+});
+
+const uploadResponses = {
+  202: jsonResponse(ScanAcceptedSchema, "Queued"),
+  411: problem("A data upload without Content-Length"),
+  413: problem("The upload is over the tenant's free_upload_limit"),
+  415: problem("A Content-Type other than JSON, CSV or NDJSON"),
+};
+
+export const uploadBatch = authedRoute({
+  method: "post",
+  path: "/v2/{tenant}/sources/{source_id}/batch_data",
+  tags,
+  summary: "Upload data or point at it, and scan it (PROJECT_EDITOR)",
+  request: { params: z.object({ tenant, source_id: IntId("source_id") }), query: uploadQuery, body: uploadBody },
+  responses: uploadResponses,
+});
+
+const withSource = z.object({ tenant, source: IntId("source") });
+const tenantOnly = z.object({ tenant });
+const deprecation = {
+  method: "post",
+  tags,
+  deprecated: true,
+  summary: `Deprecated upload (use ${successor})`,
+  responses: uploadResponses,
+} as const;
+
+/** A deprecated upload path naming the asset in the path. */
+const deprecatedWithSource = <P extends string>(path: P) =>
+  authedRoute({
+    ...deprecation,
+    path,
+    description: `Deprecated: use ${successor}.`,
+    request: { params: withSource, query: uploadQuery, body: uploadBody },
+  });
+
+/** A deprecated upload path without the asset: it comes as the query parameter source_id. */
+const deprecatedTenantOnly = <P extends string>(path: P) =>
+  authedRoute({
+    ...deprecation,
+    path,
+    description: `Deprecated: use ${successor}. The asset is named by the query parameter source_id.`,
+    request: {
+      params: tenantOnly,
+      query: uploadQuery.extend({ source_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
+      body: uploadBody,
+    },
+  });
+
+export const uploadDeprecatedSource = deprecatedWithSource("/api/data/{tenant}/sources/{source}/batch_data");
+export const uploadDeprecatedV2Source = deprecatedWithSource("/api/data/v2/{tenant}/sources/{source}/batch_data");
+export const uploadDeprecatedTenant = deprecatedTenantOnly("/api/data/{tenant}/batch_data");
+export const uploadDeprecatedV2Tenant = deprecatedTenantOnly("/api/data/v2/{tenant}/batch_data");

@@ -1,0 +1,30 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import * as tickets from "../../integrations/tickets";
+import { secretBox } from "../../lib/crypto";
+import type * as routes from "./jira.routes";
+import { jiraIntegrationView } from "./jira.views";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const putJiraIntegration: Handler<"putJiraIntegration"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const box = secretBox(c.env.ENCRYPTION_KEYS);
+  const { row, created } = await tickets.putJiraIntegration(c.var.db, box, tenant, c.req.valid("json"));
+  const view = jiraIntegrationView(row);
+  return created ? c.json(view, 201) : c.json(view, 200);
+};
+
+export const getJiraIntegration: Handler<"getJiraIntegration"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  return c.json(jiraIntegrationView(await tickets.getJiraIntegration(c.var.db, tenant)), 200);
+};
+
+export const deleteJiraIntegration: Handler<"deleteJiraIntegration"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  await tickets.deleteJiraIntegration(c.var.db, tenant);
+  return c.json({ message: "Jira integration removed" }, 200);
+};

@@ -1,0 +1,21 @@
+import { z } from "@hono/zod-openapi";
+import { PROJECT_ROLES, TENANT_ROLES } from "../../db/schema";
+import { Email } from "../params";
+
+export const ProjectMemberSchema = z
+  .object({ email: z.string(), role: z.enum(PROJECT_ROLES), created_at: z.string() })
+  .openapi("ProjectMember");
+
+export const AddProjectMemberBody = z
+  .strictObject({ email: Email, role: z.enum(PROJECT_ROLES) })
+  .openapi("AddProjectMember");
+
+export const ChangeProjectMemberBody = z.strictObject({ role: z.enum(PROJECT_ROLES) }).openapi("ChangeProjectMember");
+
+export const TenantMemberSchema = z
+  .object({ email: z.string(), role: z.enum(TENANT_ROLES), created_at: z.string() })
+  .openapi("TenantMember");
+
+export const PutTenantMemberBody = z.strictObject({ role: z.enum(TENANT_ROLES) }).openapi("PutTenantMember");
+
+export const EmailParam = Email.openapi({ param: { name: "email", in: "path" } });

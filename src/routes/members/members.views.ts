@@ -1,0 +1,3 @@
+export function memberView<R extends string>(row: { userEmail: string; role: R; createdAt: string }) {
+  return { email: row.userEmail, role: row.role, created_at: row.createdAt };
+}

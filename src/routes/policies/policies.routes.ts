@@ -1,0 +1,64 @@
+import { z } from "@hono/zod-openapi";
+import { PolicyOverridesSchema } from "../../monitor/policies/policies";
+import { authedRoute, jsonBody, jsonResponse } from "../openapi";
+import { IntId, TenantId } from "../params";
+
+const tags = ["Policies and DQ score"];
+const params = z.object({
+  tenant: TenantId.openapi({ param: { name: "tenant", in: "path" } }),
+  assetId: IntId("assetId"),
+});
+const base = "/api/backend/{tenant}/configuration/assets/{assetId}";
+
+const PolicySettingsSchema = z
+  .object({
+    auto_close_after: z.number().int().openapi({ description: "Consecutive clean scans that close an incident" }),
+    overrides: z.record(z.string(), z.unknown()),
+    policies: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        dimension: z.string(),
+        kind: z.enum(["rule", "anomaly"]),
+        enabled: z.boolean(),
+        priority: z.enum(["LOW", "MEDIUM", "HIGH"]),
+        params: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    training: z
+      .array(z.record(z.string(), z.unknown()))
+      .openapi({ description: "Anomaly policies still learning a metric: points so far and points needed" }),
+  })
+  .openapi("AssetPolicies");
+
+export const getPolicies = authedRoute({
+  method: "get",
+  path: `${base}/policies`,
+  tags,
+  summary: "The asset's policies as they apply (defaults + overrides) and their training state (PROJECT_VIEWER)",
+  request: { params },
+  responses: { 200: jsonResponse(PolicySettingsSchema, "Policies") },
+});
+
+export const putPolicies = authedRoute({
+  method: "put",
+  path: `${base}/policies`,
+  tags,
+  summary: "Set the asset's policy overrides and incident auto-close threshold (PROJECT_EDITOR)",
+  description:
+    "`overrides` (per policy id: {enabled?, priority?, params?}) replaces the stored overrides when sent; " +
+    "`auto_close_after` (1-100) when sent. Unknown policies or params are a 400.",
+  request: {
+    params,
+    body: jsonBody(
+      z
+        .strictObject({
+          overrides: PolicyOverridesSchema.optional(),
+          auto_close_after: z.number().int().min(1).max(100).optional(),
+        })
+        .openapi("PutAssetPolicies"),
+    ),
+  },
+  responses: { 200: jsonResponse(PolicySettingsSchema, "Policies") },
+});

@@ -1,0 +1,69 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { actorName } from "../../auth/principal";
+import * as tickets from "../../integrations/tickets";
+import * as templates from "../../settings/tickets";
+import { incidentWithAccess } from "../incidents/incidents.handlers";
+import { afterKey, decodeCursor, takePage } from "../pagination";
+import { ApiError } from "../problems";
+import type * as routes from "./tickets.routes";
+import { ticketRequestView, ticketTemplateView } from "./tickets.views";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const createTicketTemplate: Handler<"createTicketTemplate"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const row = await templates.createTicketTemplate(c.var.db, tenant, c.req.valid("json"), actorName(principal));
+  return c.json(ticketTemplateView(row), 201);
+};
+
+export const listTicketTemplates: Handler<"listTicketTemplates"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  await c.var.access.tenant(tenant);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await templates.listTicketTemplates(c.var.db, tenant, limit, afterKey(cursor, "number"));
+  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(ticketTemplateView), 200);
+};
+
+export const getTicketTemplate: Handler<"getTicketTemplate"> = async (c) => {
+  const { tenant, templateId } = c.req.valid("param");
+  await c.var.access.tenant(tenant);
+  const row = await templates.getTicketTemplate(c.var.db, tenant, templateId);
+  return c.json(ticketTemplateView(row), 200);
+};
+
+export const updateTicketTemplate: Handler<"updateTicketTemplate"> = async (c) => {
+  const { tenant, templateId } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const row = await templates.updateTicketTemplate(c.var.db, tenant, templateId, c.req.valid("json"));
+  return c.json(ticketTemplateView(row), 200);
+};
+
+export const createTicket: Handler<"createTicket"> = async (c) => {
+  const { tenant, incidentId } = c.req.valid("param");
+  await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_EDITOR");
+  const row = await tickets.requestTicket(c.env, {
+    tenantId: tenant,
+    incidentId,
+    templateId: c.req.valid("json").template_id,
+    actor: actorName(c.var.principal),
+  });
+  return c.json(ticketRequestView(row), 201);
+};
+
+export const listTickets: Handler<"listTickets"> = async (c) => {
+  const { tenant, incidentId } = c.req.valid("param");
+  await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_VIEWER");
+  const { limit, cursor } = c.req.valid("query");
+  let after: { createdAt: string; id: string } | undefined;
+  if (cursor !== undefined) {
+    const [createdAt, id, ...rest] = decodeCursor(cursor);
+    if (typeof createdAt !== "string" || typeof id !== "string" || rest.length > 0) {
+      throw ApiError.badRequest("Invalid cursor", [{ path: "query.cursor", message: "not a cursor of this list" }]);
+    }
+    after = { createdAt, id };
+  }
+  const rows = await tickets.listTicketRequests(c.var.db, tenant, incidentId, limit, after);
+  return c.json(takePage(c, rows, limit, (r) => [r.createdAt, r.id]).map(ticketRequestView), 200);
+};
