@@ -49,6 +49,9 @@ export const IntId = (name: string) =>
 
 export const ProjectParams = z.object({ tenant: tenantParam, projectId: IntId("projectId") });
 
+/** The project assets or source groups move to. */
+export const MoveParams = TenantParams.extend({ targetProjectId: IntId("targetProjectId") });
+
 /** A user's e-mail, lower-cased: the identity of users. */
 export const Email = z
   .email()

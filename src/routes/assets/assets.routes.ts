@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema, problem } from "../openapi";
-import { IntId, ProjectParams, TenantParams } from "../params";
+import { IntId, MoveParams, ProjectParams, TenantParams } from "../params";
 import {
   AssetExtrasQuery,
   AssetListQuery,
@@ -10,7 +10,6 @@ import {
   LineageBody,
   MoveAssetsBody,
   MovedAssetsSchema,
-  MoveParams,
   UpdateAssetBody,
 } from "./assets.schemas";
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { AssetOptions, AssetSchedule } from "../../catalog/assets";
 import { CONNECTION_TYPES } from "../../db/schema";
 import { PageQuery } from "../pagination";
-import { IntId, ProjectParams, TenantParams } from "../params";
+import { IntId, ProjectParams } from "../params";
 
 /** Per-type payload shapes, as the OpenAPI description of `payload` tells them. */
 export const PAYLOAD_DOC = [
@@ -110,7 +110,6 @@ export const AssetExtrasQuery = z.object({
 export const AssetListQuery = PageQuery.extend(AssetExtrasQuery.shape);
 
 export const AssetParams = ProjectParams.extend({ assetId: IntId("assetId") });
-export const MoveParams = TenantParams.extend({ targetProjectId: IntId("targetProjectId") });
 
 export const LineageBody = z
   .strictObject({

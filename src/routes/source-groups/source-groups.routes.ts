@@ -1,13 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
-import { ProjectParams, TenantParams } from "../params";
+import { MoveParams, ProjectParams, TenantParams } from "../params";
 import {
   CreatedSourceGroupSchema,
   CreateSourceGroupBody,
   GroupParams,
   MovedSourceGroupsSchema,
-  MoveParams,
   MoveSourceGroupsBody,
   SourceGroupSchema,
   UpdatedSourceGroupSchema,

@@ -3,7 +3,7 @@ import { CronExpression } from "../../catalog/assets";
 import { GroupAssetEntry, GroupOptions } from "../../catalog/source-groups";
 import { SOURCE_GROUP_TYPES } from "../../db/schema";
 import { AssetIdString } from "../assets/assets.schemas";
-import { IntId, ProjectParams, TenantParams } from "../params";
+import { IntId, ProjectParams } from "../params";
 
 /** Per-type payload shapes, as the OpenAPI description of `payload` tells them. */
 const PAYLOAD_DOC =
@@ -102,4 +102,3 @@ export const MovedSourceGroupsSchema = z
   .openapi("MovedSourceGroups");
 
 export const GroupParams = ProjectParams.extend({ sourceGroupId: IntId("sourceGroupId") });
-export const MoveParams = TenantParams.extend({ targetProjectId: IntId("targetProjectId") });

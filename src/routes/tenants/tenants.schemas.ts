@@ -36,7 +36,7 @@ export const StorageInput = z
   })
   .openapi("TenantStorage");
 
-export const DataprocConfig = z
+export const TenantDataprocConfig = z
   .strictObject({
     autoscale_policy: z.string().min(1).max(1024).optional(),
     spark_worker_disk_size_in_gb: z.number().int().positive().max(65536).optional(),
@@ -68,7 +68,7 @@ export const TenantInput = z
       .default(DEFAULT_FREE_UPLOAD_LIMIT)
       .openapi({ description: "Bytes one upload may carry (default 50 GB)" }),
     use_information_schema: z.boolean().default(false),
-    "dataproc-config": DataprocConfig.nullable().optional(),
+    "dataproc-config": TenantDataprocConfig.nullable().optional(),
   })
   .openapi("TenantConfigurationInput");
 export type TenantInput = z.infer<typeof TenantInput>;
@@ -91,7 +91,7 @@ export const TenantSchema = z
     data_ttl: z.number().int(),
     free_upload_limit: z.number().int(),
     use_information_schema: z.boolean(),
-    "dataproc-config": DataprocConfig.nullable(),
+    "dataproc-config": TenantDataprocConfig.nullable(),
     created_at: z.string(),
     updated_at: z.string(),
   })
