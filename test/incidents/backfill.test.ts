@@ -5,9 +5,11 @@ import { createDb } from "../../src/db";
 import { failBackfill, getBackfillJob, runBackfillStep, startBackfill } from "../../src/incidents/backfill";
 import worker from "../../src/index";
 import type { BackfillMessage } from "../../src/jobs/messages";
+import { seedAlert } from "../support/alerts";
 import { type ApiResponse, admin, call } from "../support/api";
-import { createProject, createTenant } from "../support/factories";
-import { seedAlert, seedAsset } from "../support/incidents";
+import { seedAsset } from "../support/assets";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
 
 const DAY = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString();

@@ -2,8 +2,12 @@ import { describe, expect, it } from "vitest";
 import { orders, type Problem, toCsv } from "../scenario/data";
 import { finishedJob } from "../scenario/support";
 import { admin, call } from "../support/api";
-import { createAsset, insertConnection } from "../support/assets";
-import { createProject, createTenant, projectMember, unique, userToken } from "../support/factories";
+import { createAsset } from "../support/assets";
+import { insertConnection } from "../support/connections";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 describe("incidents from real scans, closed and reopened by hand through the AssetMonitor", () => {
   it("a dropped column opens an incident; an editor closes it as EXPECTED and reopens it", async () => {

@@ -4,8 +4,10 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { dispatchDueSchedules, scheduledJobId } from "../../src/jobs/schedules";
 import { admin, call } from "../support/api";
-import { createAsset, insertConnection } from "../support/assets";
-import { createProject, createTenant } from "../support/factories";
+import { createAsset } from "../support/assets";
+import { insertConnection } from "../support/connections";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
 
 async function scheduledAsset(cron = "* * * * *") {
   const tenant = await createTenant();

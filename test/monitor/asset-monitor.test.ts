@@ -6,8 +6,10 @@ import { assetMonitor } from "../../src/monitor/client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders, type Problem } from "../scenario/data";
 import { admin, call } from "../support/api";
-import { createAsset, insertConnection } from "../support/assets";
-import { createProject, createTenant } from "../support/factories";
+import { createAsset } from "../support/assets";
+import { insertConnection } from "../support/connections";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
 
 async function monitoredAsset(): Promise<MonitoredAsset> {
   const tenantId = await createTenant();

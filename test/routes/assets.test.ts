@@ -1,9 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
-import { assetRow, assetsPath, countRows, createAsset, insertConnection, PAYLOADS } from "../support/assets";
+import { assetRow, assetsPath, countRows, createAsset, PAYLOADS } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant, projectMember, tenantMember, unique, userToken } from "../support/factories";
+import { insertConnection } from "../support/connections";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant, tenantMember } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const base = (t: string) => `/api/backend/${t}/configuration`;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

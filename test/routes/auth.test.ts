@@ -3,15 +3,10 @@ import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, admin, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import {
-  createProject,
-  createTenant,
-  forgeToken,
-  tenantKey,
-  tenantMember,
-  unique,
-  userToken,
-} from "../support/factories";
+import { createProject } from "../support/projects";
+import { createTenant, tenantKey, tenantMember } from "../support/tenants";
+import { forgeToken, userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 describeAuthMatrix(
   "tenant-scoped API keys",

@@ -8,7 +8,10 @@ import { admin, type Credential, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { type ConnectionTypeName, createConnection, FAKE_PEM, VALID_CONNECTIONS } from "../support/connections";
-import { createProject, createTenant, projectMember, tenantMember, unique, userToken } from "../support/factories";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant, tenantMember } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const base = (t: string) => `/api/backend/${t}/configuration`;
 const projectPath = (t: string, p: number) => `${base(t)}/projects/${p}/connections`;

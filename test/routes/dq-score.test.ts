@@ -3,9 +3,12 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { getDqScoreConfig } from "../../src/settings/dq-score";
 import { admin, call } from "../support/api";
+import { insertAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant, projectMember, tenantKey, unique, userToken } from "../support/factories";
-import { insertAsset } from "../support/settings";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant, tenantKey } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const path = (t: string, assetId: number | string) => `/api/backend/${t}/configuration/assets/${assetId}/dq_score`;
 const DEFAULTS = {

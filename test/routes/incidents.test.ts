@@ -1,8 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { seedAlert } from "../support/alerts";
 import { type ApiResponse, admin, call } from "../support/api";
+import { type AssetRef, seedAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant, projectMember, tenantKey, unique, userToken } from "../support/factories";
-import { type AssetRef, seedAlert, seedAsset, seedHistory, seedIncident } from "../support/incidents";
+import { seedHistory, seedIncident } from "../support/incidents";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant, tenantKey } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const H = 3_600_000;
 const at = (iso: string, plusHours = 0) => new Date(Date.parse(iso) + plusHours * H).toISOString();

@@ -5,9 +5,12 @@ import { assetMonitor } from "../../src/monitor/client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders } from "../scenario/data";
 import { admin, call } from "../support/api";
+import { type AssetRef, seedAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant, unique } from "../support/factories";
-import { type AssetRef, seedAsset, seedIncident } from "../support/incidents";
+import { seedIncident } from "../support/incidents";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
+import { unique } from "../support/unique";
 
 const jira = inject("jira");
 const MIN = 60_000;

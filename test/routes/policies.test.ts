@@ -4,9 +4,11 @@ import { assetMonitor } from "../../src/monitor/client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders } from "../scenario/data";
 import { admin, call } from "../support/api";
-import { createAsset, insertConnection } from "../support/assets";
+import { createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant } from "../support/factories";
+import { insertConnection } from "../support/connections";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
 
 const base = (tenant: string, assetId: number) => `/api/backend/${tenant}/configuration/assets/${assetId}`;
 

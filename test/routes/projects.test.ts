@@ -1,9 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, call } from "../support/api";
-import { createAsset, insertConnection } from "../support/assets";
+import { createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant, projectMember, tenantKey, unique, userToken } from "../support/factories";
+import { insertConnection } from "../support/connections";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant, tenantKey } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const base = (t: string) => `/api/backend/${t}/configuration`;
 

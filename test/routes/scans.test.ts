@@ -2,9 +2,11 @@ import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, admin, call } from "../support/api";
-import { createAsset, insertConnection } from "../support/assets";
+import { createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant } from "../support/factories";
+import { insertConnection } from "../support/connections";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
 
 const CSV = "id,email,amount\n1,a@example.com,10\n2,b@example.com,20\n";
 

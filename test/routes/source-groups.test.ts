@@ -1,9 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
-import { assetRow, assetsPath, countRows, createAsset, insertConnection } from "../support/assets";
+import { assetRow, assetsPath, countRows, createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createProject, createTenant, projectMember, tenantMember, unique, userToken } from "../support/factories";
+import { insertConnection } from "../support/connections";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant, tenantMember } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const v2 = (t: string) => `/api/backend/v2/${t}/configuration`;
 const groupsPath = (t: string, projectId: number) => `${v2(t)}/projects/${projectId}/source_groups`;

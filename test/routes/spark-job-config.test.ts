@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createTenant, tenantKey } from "../support/factories";
+import { createTenant, tenantKey } from "../support/tenants";
 
 const path = (t: string) => `/configuration/tenants/${t}/spark-job-config`;
 

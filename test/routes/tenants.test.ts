@@ -5,7 +5,7 @@ import { secretBox } from "../../src/lib/crypto";
 import { openTenantStorageSecret } from "../../src/tenancy/tenants";
 import { admin, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { unique } from "../support/factories";
+import { unique } from "../support/unique";
 
 const path = (id: string) => `/backend/private/configuration/tenants/${id}`;
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
-import { createTenant, tenantKey, tenantMember, unique, userToken } from "../support/factories";
+import { createTenant, tenantKey, tenantMember } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const base = (t: string) => `/${t}/configuration/integrations/tickets/template`;
 

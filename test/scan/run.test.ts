@@ -7,7 +7,9 @@ import { MAX_ATTEMPTS, processScanJob } from "../../src/jobs/scan-consumer";
 import { createScanJob } from "../../src/jobs/scan-jobs";
 import { finishedJob } from "../scenario/support";
 import { admin, call } from "../support/api";
-import { createProject, createTenant, unique } from "../support/factories";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
+import { unique } from "../support/unique";
 import { DATABASES, runnerFor, uniqueTable } from "./sql/support/databases";
 
 const servers = inject("objectStores");

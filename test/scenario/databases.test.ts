@@ -2,7 +2,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { SqlRunner } from "../../src/scan/sql";
 import { DATABASES, runnerFor, type TestDatabase, uniqueTable } from "../scan/sql/support/databases";
 import { admin, call } from "../support/api";
-import { createProject, createTenant, unique } from "../support/factories";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
+import { unique } from "../support/unique";
 import { type Order, orders, type Problem } from "./data";
 import { alertKeys, EXPECTED, finishedJob } from "./support";
 

@@ -1,8 +1,10 @@
 import { AwsClient } from "aws4fetch";
 import { describe, expect, inject, it } from "vitest";
 import { admin, call } from "../support/api";
-import { createAsset, insertConnection } from "../support/assets";
-import { createProject, createTenant } from "../support/factories";
+import { createAsset } from "../support/assets";
+import { insertConnection } from "../support/connections";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
 import { orders, type Problem, toCsv } from "./data";
 import { alertKeys, EXPECTED, finishedJob } from "./support";
 

@@ -1,39 +1,8 @@
 import { env } from "cloudflare:workers";
-import { requiredCredentialType } from "../../src/catalog/connection-types";
-import type { ConnectionType } from "../../src/db/schema";
+import { createDb } from "../../src/db";
+import { assets, connections } from "../../src/db/schema";
 import { admin, type Credential, call } from "./api";
-import { unique } from "./factories";
-
-/**
- * Inserts a connection straight into D1 (the connections API is built elsewhere); projectId
- * null makes it GLOBAL. The credential is an opaque sealed-looking string: nothing reads it here.
- */
-export async function insertConnection(
-  tenant: string,
-  opts: { projectId: number | null; type: string; dbType?: string | null },
-): Promise<number> {
-  const now = new Date().toISOString();
-  const row = await env.DB.prepare(
-    `insert into connections (tenant_id, project_id, name, type, payload, db_type, credential_type,
-       credential_secret, created_by, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, 'test', ?, ?) returning id`,
-  )
-    .bind(
-      tenant,
-      opts.projectId,
-      unique("conn"),
-      opts.type,
-      "{}",
-      opts.dbType ?? null,
-      // An Iceberg catalog on S3 by default; the credential itself is never opened here.
-      requiredCredentialType(opts.type as ConnectionType, { location_type: "S3" }),
-      JSON.stringify({ v: 1, kid: "t1", iv: "AAAAAAAAAAAAAAAA", ct: "c2VhbGVk" }),
-      now,
-      now,
-    )
-    .first<{ id: number }>();
-  return row!.id;
-}
+import { unique } from "./unique";
 
 /** A valid payload for an asset of each type. */
 export const PAYLOADS: Record<string, Record<string, unknown>> = {
@@ -79,4 +48,61 @@ export async function countRows(table: string, where: string, ...binds: unknown[
     .bind(...binds)
     .first<{ n: number }>();
   return row!.n;
+}
+
+/**
+ * Inserts an asset (and the connection it reads through) straight into D1, for tests of
+ * asset settings that must not depend on the assets API. Returns the asset id.
+ */
+export async function insertAsset(tenant: string, projectId: number): Promise<number> {
+  const db = createDb(env.DB);
+  const now = new Date().toISOString();
+  const [connection] = await db
+    .insert(connections)
+    .values({
+      tenantId: tenant,
+      projectId,
+      name: unique("conn"),
+      type: "S3",
+      payload: { bucket: "test-bucket" },
+      credentialType: "AWS",
+      credentialSecret: "{}",
+      createdBy: "test",
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning({ id: connections.id });
+  const [asset] = await db
+    .insert(assets)
+    .values({
+      tenantId: tenant,
+      projectId,
+      connectionId: connection!.id,
+      name: unique("asset"),
+      type: "S3",
+      options: {},
+      payload: { path: "data/orders.csv" },
+      createdBy: "test",
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning({ id: assets.id });
+  return asset!.id;
+}
+
+/** An asset seeded straight into D1, with what incident and alert fixtures copy from it. */
+export interface AssetRef {
+  tenant: string;
+  projectId: number;
+  assetId: number;
+  connectionId: number;
+}
+
+/** An asset (and its S3 connection) of a project, straight in D1. */
+export async function seedAsset(tenant: string, projectId: number): Promise<AssetRef> {
+  const assetId = await insertAsset(tenant, projectId);
+  const row = await env.DB.prepare("select connection_id from assets where id = ?")
+    .bind(assetId)
+    .first<{ connection_id: number }>();
+  return { tenant, projectId, assetId, connectionId: row!.connection_id };
 }

@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { type Credential, call } from "./api";
-import {
-  createProject,
-  createTenant,
-  forgeToken,
-  projectMember,
-  tenantKey,
-  tenantMember,
-  unique,
-  userToken,
-} from "./factories";
+import { createProject, projectMember } from "./projects";
+import { createTenant, tenantKey, tenantMember } from "./tenants";
+import { forgeToken, userToken } from "./tokens";
+import { unique } from "./unique";
 
 /** The least role a route needs; everything below it is refused. */
 export type NeededRole =

@@ -1,5 +1,8 @@
+import { env } from "cloudflare:workers";
+import { requiredCredentialType } from "../../src/catalog/connection-types";
+import type { ConnectionType } from "../../src/db/schema";
 import { admin, type Credential, call } from "./api";
-import { unique } from "./factories";
+import { unique } from "./unique";
 
 /** A PEM block shaped like a GCP service-account key (not a real key). */
 export const FAKE_PEM = `-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7testOnlyKey\nAbCdEfGh0123456789+/xyz=\n-----END PRIVATE KEY-----\n`;
@@ -101,4 +104,35 @@ export async function createConnection(tenant: string, opts: ConnectionOptions =
     payload: Record<string, unknown>;
     db_type: string | null;
   };
+}
+
+/**
+ * Inserts a connection straight into D1 (the connections API is built elsewhere); projectId
+ * null makes it GLOBAL. The credential is an opaque sealed-looking string: nothing reads it here.
+ */
+export async function insertConnection(
+  tenant: string,
+  opts: { projectId: number | null; type: string; dbType?: string | null },
+): Promise<number> {
+  const now = new Date().toISOString();
+  const row = await env.DB.prepare(
+    `insert into connections (tenant_id, project_id, name, type, payload, db_type, credential_type,
+       credential_secret, created_by, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, 'test', ?, ?) returning id`,
+  )
+    .bind(
+      tenant,
+      opts.projectId,
+      unique("conn"),
+      opts.type,
+      "{}",
+      opts.dbType ?? null,
+      // An Iceberg catalog on S3 by default; the credential itself is never opened here.
+      requiredCredentialType(opts.type as ConnectionType, { location_type: "S3" }),
+      JSON.stringify({ v: 1, kid: "t1", iv: "AAAAAAAAAAAAAAAA", ct: "c2VhbGVk" }),
+      now,
+      now,
+    )
+    .first<{ id: number }>();
+  return row!.id;
 }
