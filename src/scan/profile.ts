@@ -33,6 +33,13 @@ export interface AttributeProfile {
   stddev?: number;
   /** Numeric attributes only: values at QUANTILE_POINTS, same order. */
   quantiles?: number[];
+  /**
+   * Numeric attributes of file profiles only: the grid the values sit on, the largest s such that
+   * every value is an integer multiple of s (s = g / 10^k, k ≤ 6 decimal places): 0.01 for cents,
+   * 5 for 10, 20, 35. Absent when a value needs more than 6 decimal places, a value × 10^k reaches
+   * 1e15, or every value is 0 (src/scan/profiler/step.ts). SQL pushdown leaves it out.
+   */
+  step?: number;
   /** Most frequent values (as strings) with their counts, most frequent first (up to 20). */
   top_values: Array<{ value: string; count: number }>;
   /** Non-null values per inferred type. */
@@ -61,6 +68,13 @@ export interface AssetProfile {
   freshness?: string;
   /** Rows whose id_attributes repeat an earlier row's, when id_attributes are set. */
   duplicate_count?: number;
+  /**
+   * Rows that exactly repeat an earlier row: every attribute equal, null equal to null (SQL: as
+   * the database compares, so under MySQL's collations 'a' and 'A ' may be equal). Counted over
+   * the profiled rows, with or without id_attributes. File profiles leave it out past
+   * MAX_DISTINCT_ROWS distinct rows (profiler/profile-builder.ts) and in segments' sub-profiles.
+   */
+  duplicate_rows?: number;
   /** Per segment value (asset option `segments`): the same metrics over that segment's rows. */
   segments?: Array<{ attribute: string; value: string; profile: Omit<AssetProfile, "segments"> }>;
   /** True when only a sample was profiled (sample_fraction < 100 or limit reached). */

@@ -3,6 +3,10 @@
  * the sketches (distinct, quantiles, top values, patterns). One `add` per value, no
  * allocation on the common paths.
  *
+ * Each add also leaves the value's 64-bit hash in valueHi/valueLo, for the builder's whole-row
+ * duplicates, where nameHi/nameLo key it by attribute (two stores: the sketches hash the value
+ * anyway).
+ *
  * Memory per attribute: counters ~200 B; distinct ≤ 64 KB while exact (≤ 4096 hashes),
  * then 16 KB of HLL registers; KLL ~12 KB (numeric values only); two SpaceSaving summaries
  * of up to `topCapacity` keys each (values are cut to MAX_TOP_VALUE_LENGTH characters).
@@ -11,12 +15,14 @@
 import type { AttributeProfile, ValueType } from "../profile";
 import { QUANTILE_POINTS } from "../profile";
 import { DistinctCounter } from "./distinct";
-import { HASH, hashNumber, hashString, hashWords, VALUE_SEED } from "./hash";
+import { HASH, hashBytes, hashNumber, hashString, hashWords, NAME_SEED, VALUE_SEED } from "./hash";
 import { KllSketch } from "./kll";
 import { PatternCounter } from "./patterns";
 import { SpaceSaving } from "./space-saving";
+import { StepTracker } from "./step";
 import {
   classifyText,
+  DECIMALS,
   fitsType,
   mapDeclaredType,
   PARSED,
@@ -50,11 +56,17 @@ export interface AttributeOptions {
 
 export class AttributeStats {
   readonly name: string;
+  /** Hash (NAME_SEED) of the name. */
+  readonly nameHi: number;
+  readonly nameLo: number;
   readonly declaredType: string | undefined;
   private readonly inferFromText: boolean;
   count = 0;
   nulls = 0;
   empties = 0;
+  /** Hash (VALUE_SEED) of the value last added; (0, 0) when it was missing. */
+  valueHi = 0;
+  valueLo = 0;
   private readonly typeCounts = new Float64Array(TYPE_NAMES.length);
   private numericCount = 0;
   private mean = 0;
@@ -62,6 +74,7 @@ export class AttributeStats {
   private numericMin = Number.POSITIVE_INFINITY;
   private numericMax = Number.NEGATIVE_INFINITY;
   private kll: KllSketch | null = null;
+  private readonly step = new StepTracker();
   private timeMin = Number.POSITIVE_INFINITY;
   private timeMax = Number.NEGATIVE_INFINITY;
   private trueCount = 0;
@@ -75,6 +88,9 @@ export class AttributeStats {
 
   constructor(name: string, options: AttributeOptions = {}) {
     this.name = name;
+    hashString(name, NAME_SEED);
+    this.nameHi = HASH[0]!;
+    this.nameLo = HASH[1]!;
     this.declaredType = options.declaredType;
     this.inferFromText = options.inferFromText ?? true;
     this.values = new SpaceSaving<TopKey>(options.topCapacity);
@@ -92,6 +108,8 @@ export class AttributeStats {
     this.count++;
     if (v === null || v === undefined) {
       this.nulls++;
+      this.valueHi = 0;
+      this.valueLo = 0;
       return;
     }
     switch (typeof v) {
@@ -118,6 +136,8 @@ export class AttributeStats {
     hashString(s, VALUE_SEED);
     const hi = HASH[0]!;
     const lo = HASH[1]!;
+    this.valueHi = hi;
+    this.valueLo = lo;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s);
     let t = classifyText(s);
@@ -130,9 +150,12 @@ export class AttributeStats {
     this.patterns.addText(s);
     switch (t) {
       case T_INTEGER:
-      case T_NUMBER:
-        this.addNumeric(PARSED[0]!);
+      case T_NUMBER: {
+        const x = PARSED[0]!;
+        this.addNumeric(x);
+        this.step.addDecimal(x, DECIMALS[0]!);
         return;
+      }
       case T_DATE:
       case T_TIMESTAMP:
         this.addTime(PARSED[0]!);
@@ -150,19 +173,20 @@ export class AttributeStats {
     const integral = Number.isInteger(x);
     this.typeCounts[integral ? T_INTEGER : T_NUMBER]!++;
     hashNumber(x, VALUE_SEED);
-    this.distinct.add(HASH[0]!, HASH[1]!);
+    this.identify();
     this.values.add(HASH[0]!, HASH[1]!, x === 0 ? 0 : x);
     const magnitude = Math.abs(x);
     if (integral && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9" : "9");
     else if (magnitude >= 1e-6 && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9.9" : "9.9");
     else this.patterns.addText(String(x));
     this.addNumeric(x);
+    this.step.addFloat(x);
   }
 
   private addBoolean(b: boolean): void {
     this.typeCounts[T_BOOLEAN]!++;
     hashWords(b ? 1 : 0, 0x626f_6f6c, VALUE_SEED);
-    this.distinct.add(HASH[0]!, HASH[1]!);
+    this.identify();
     this.values.add(HASH[0]!, HASH[1]!, b ? "true" : "false");
     this.patterns.addShape("a");
     if (b) this.trueCount++;
@@ -172,10 +196,11 @@ export class AttributeStats {
     const text = v.toString();
     this.typeCounts[T_INTEGER]!++;
     hashString(text, VALUE_SEED);
-    this.distinct.add(HASH[0]!, HASH[1]!);
+    this.identify();
     this.values.add(HASH[0]!, HASH[1]!, text);
     this.patterns.addShape(v < 0n ? "-9" : "9");
     this.addNumeric(Number(v));
+    this.step.addDecimal(Number(v), 0);
   }
 
   private addObject(v: object): void {
@@ -187,15 +212,31 @@ export class AttributeStats {
       }
       this.typeCounts[T_TIMESTAMP]!++;
       hashNumber(ms, VALUE_SEED ^ 0x6461_7465);
-      this.distinct.add(HASH[0]!, HASH[1]!);
+      this.identify();
       this.values.add(HASH[0]!, HASH[1]!, v);
       this.patterns.addShape(DATE_SHAPE);
       this.addTime(ms);
       return;
     }
     // Nested JSON or binary: profiled as text, never inferred as a scalar type.
-    const text = ArrayBuffer.isView(v) ? bytesToHex(v) : safeJson(v);
-    this.addText(text, false);
+    if (!ArrayBuffer.isView(v)) {
+      this.addText(safeJson(v), false);
+      return;
+    }
+    this.addText(bytesToHex(v), false);
+    // The hex text stops at 64 bytes: the value's identity is all of its bytes.
+    hashBytes(v, VALUE_SEED);
+    this.valueHi = HASH[0]!;
+    this.valueLo = HASH[1]!;
+  }
+
+  /** Takes the value hash in HASH as the value's identity: the distinct count's and the row's. */
+  private identify(): void {
+    const hi = HASH[0]!;
+    const lo = HASH[1]!;
+    this.valueHi = hi;
+    this.valueLo = lo;
+    this.distinct.add(hi, lo);
   }
 
   private addNumeric(x: number): void {
@@ -275,6 +316,7 @@ export class AttributeStats {
         // Sample standard deviation, as SQL's stddev_samp (undefined for one value).
         if (this.numericCount > 1) profile.stddev = Math.sqrt(this.m2 / (this.numericCount - 1));
         profile.quantiles = this.kll!.quantiles(QUANTILE_POINTS);
+        if (this.step.step !== undefined) profile.step = this.step.step;
         return;
       case T_DATE:
       case T_TIMESTAMP:

@@ -1,18 +1,37 @@
-/** Exact duplicate count over id tuples: rows whose id hash was already seen. */
+/**
+ * Exact duplicate count over 64-bit hashes (id tuples, whole rows): rows whose hash was already
+ * seen. The set of distinct hashes costs 11-23 bytes each (HashSet64); with a cap the counter
+ * gives up, and frees the set, once it would hold more than that many.
+ */
 
 import { HashSet64 } from "./hash-set64";
 
 export class DuplicateCounter {
   duplicates = 0;
-  private readonly ids = new HashSet64();
+  private ids: HashSet64 | null = new HashSet64();
+  private distinct = 0;
+  private readonly maxDistinct: number;
 
-  /** Records one row's id hash. */
-  add(hi: number, lo: number): void {
-    if (!this.ids.add(hi, lo)) this.duplicates++;
+  /** `maxDistinct`: distinct hashes held at most (no cap by default). */
+  constructor(maxDistinct = Number.POSITIVE_INFINITY) {
+    this.maxDistinct = maxDistinct;
   }
 
-  /** Distinct id tuples seen. */
+  /** Records one row's hash. */
+  add(hi: number, lo: number): void {
+    const ids = this.ids;
+    if (ids === null) return;
+    if (!ids.add(hi, lo)) this.duplicates++;
+    else if (++this.distinct > this.maxDistinct) this.ids = null;
+  }
+
+  /** False once the cap was passed: `duplicates` then covers only the rows before. */
+  get counting(): boolean {
+    return this.ids !== null;
+  }
+
+  /** Distinct hashes seen (up to the cap). */
   get distinctIds(): number {
-    return this.ids.size;
+    return this.distinct;
   }
 }

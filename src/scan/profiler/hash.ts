@@ -1,5 +1,5 @@
 /**
- * 64-bit hashing for the sketches (distinct counting, duplicate ids, sampling).
+ * 64-bit hashing for the sketches (distinct counting, duplicate ids and rows, sampling).
  *
  * Two 32-bit lanes run over the same 32-bit blocks: lane A is MurmurHash3 x86_32, lane B an
  * xxHash32 round; each gets its own avalanche finalizer, then the lanes are cross-mixed as in
@@ -15,6 +15,8 @@ export const HASH = new Int32Array(2);
 export const VALUE_SEED = 0x2f6b_1d3a;
 /** Seed for sampling decisions, independent of VALUE_SEED. */
 export const SAMPLE_SEED = 0x5bd1_e995;
+/** Seed for attribute names, which key their values in whole-row identities. */
+export const NAME_SEED = 0x3c6e_f372;
 
 const C1 = 0xcc9e2d51 | 0;
 const C2 = 0x1b873593 | 0;
@@ -97,6 +99,26 @@ export function hashNumber(x: number, seed: number): void {
   a = roundA(a, w1);
   b = roundB(b, w1);
   finish(a, b, 9);
+}
+
+/** Hashes all bytes of a binary value into HASH. */
+export function hashBytes(view: ArrayBufferView, seed: number): void {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  const len = bytes.length;
+  // The distinct tag keeps bytes from colliding systematically with text of the same code units.
+  let a = seed ^ 0x6279_7465;
+  let b = (seed + P1) ^ 0x6279_7465;
+  let i = 0;
+  for (; i + 3 < len; i += 4) {
+    const block = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    a = roundA(a, block);
+    b = roundB(b, block);
+  }
+  let tail = 0;
+  for (let shift = 0; i < len; i++, shift += 8) tail |= bytes[i]! << shift;
+  a = roundA(a, tail);
+  b = roundB(b, tail);
+  finish(a, b, len);
 }
 
 /** Hashes two 32-bit words (e.g. a row position) into HASH. */

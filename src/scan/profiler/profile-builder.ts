@@ -2,6 +2,11 @@
  * Streaming profiler: rows go in by batches, an AssetProfile comes out of one pass.
  *
  * Batches are processed column by column (each attribute's sketches stay hot).
+ *
+ * Whole-row duplicates: a row's identity is the XOR, over its non-null values, of each value's
+ * hash (the one its attribute's sketches computed anyway) mixed with its attribute's name hash.
+ * So key order does not matter, a missing key equals null (both add nothing), and the cost is one
+ * combineHash per value. Exact up to 64-bit collisions (~n²/2^65 for n distinct rows).
  */
 
 import type { AssetProfile, SchemaField } from "../profile";
@@ -29,7 +34,17 @@ export interface ProfileBuilderOptions {
   inferFromText?: boolean;
   /** SpaceSaving counters per attribute for top values and patterns (default 1000). */
   topCapacity?: number;
+  /** Distinct rows held for duplicate_rows before it is given up (default MAX_DISTINCT_ROWS; 0: not counted). */
+  maxDistinctRows?: number;
 }
+
+/**
+ * Distinct rows held for `duplicate_rows`: past it the count stops and the profile leaves the
+ * field out. It is below the 1.47 M at which HashSet64 would double from 2^21 slots, so the set
+ * stays within 16 MiB (12 bytes a row at the cap; 24 MiB for a moment while it doubles at 734 k)
+ * of a Worker's 128 MB, where the id tuples' set, a batch and the sketches need room too.
+ */
+export const MAX_DISTINCT_ROWS = 1_400_000;
 
 type Row = Record<string, unknown>;
 
@@ -52,6 +67,8 @@ export class ProfileBuilder {
   private bytes = 0;
   private freshnessMs = Number.NEGATIVE_INFINITY;
   private readonly duplicates: DuplicateCounter | null;
+  /** Whole-row duplicates; null when not counted or given up (past maxDistinctRows). */
+  private rowDuplicates: DuplicateCounter | null;
   private segments: Segment[] = [];
   private segmentIndex = new Map<string, Map<string, Segment>>();
   private selection = new Int32Array(1024);
@@ -66,6 +83,8 @@ export class ProfileBuilder {
     if (!(fraction > 0 && fraction <= 100)) throw new RangeError("sampleFraction must be in (0, 100]");
     this.sampleThreshold = fraction >= 100 ? TWO_POW_32 : Math.floor((fraction / 100) * TWO_POW_32);
     this.duplicates = options.idAttributes?.length ? new DuplicateCounter() : null;
+    const maxDistinctRows = options.maxDistinctRows ?? MAX_DISTINCT_ROWS;
+    this.rowDuplicates = maxDistinctRows > 0 ? new DuplicateCounter(maxDistinctRows) : null;
     for (const field of options.declaredSchema ?? []) this.attribute(field.name, field.type);
     for (const [attribute, values] of Object.entries(options.segments ?? {})) {
       const byValue = new Map<string, Segment>();
@@ -104,9 +123,12 @@ export class ProfileBuilder {
     // index), and consecutive rows of one source share their key order, so the attribute
     // is found by comparing with the previous row's order at the same position.
     const order = this.keyOrder;
+    const rowDuplicates = this.rowDuplicates;
     for (let j = 0; j < selected; j++) {
       const row = rows[selection[j]!]!;
       let k = 0;
+      let rowHi = 0;
+      let rowLo = 0;
       for (const key in row) {
         let stats = order[k];
         if (stats === undefined || stats.name !== key) {
@@ -114,9 +136,16 @@ export class ProfileBuilder {
           order[k] = stats;
         }
         stats.add(row[key]);
+        if (rowDuplicates !== null && (stats.valueHi | stats.valueLo) !== 0) {
+          combineHash(stats.nameHi, stats.nameLo, stats.valueHi, stats.valueLo);
+          rowHi ^= HASH[0]!;
+          rowLo ^= HASH[1]!;
+        }
         k++;
       }
+      rowDuplicates?.add(rowHi, rowLo);
     }
+    if (rowDuplicates !== null && !rowDuplicates.counting) this.rowDuplicates = null;
     // Attributes absent from some rows (sparse JSON, new columns) count those rows as missing.
     const expected = this.rowCount + selected;
     for (const stats of this.attributes) if (stats.count < expected) stats.addMissing(expected - stats.count);
@@ -183,7 +212,8 @@ export class ProfileBuilder {
 
   private segmentOptions(): ProfileBuilderOptions {
     const { idAttributes, timestampAttribute, declaredSchema, inferFromText, topCapacity } = this.options;
-    return { idAttributes, timestampAttribute, declaredSchema, inferFromText, topCapacity };
+    // Whole-row duplicates are left to the asset's profile: a set per segment would multiply the memory.
+    return { idAttributes, timestampAttribute, declaredSchema, inferFromText, topCapacity, maxDistinctRows: 0 };
   }
 
   private addToSegments(rows: Row[], selected: number): void {
@@ -232,6 +262,7 @@ export class ProfileBuilder {
       profile.freshness = isoTime(this.freshnessMs, false);
     }
     if (this.duplicates !== null) profile.duplicate_count = this.duplicates.duplicates;
+    if (this.rowDuplicates !== null) profile.duplicate_rows = this.rowDuplicates.duplicates;
     return profile;
   }
 }

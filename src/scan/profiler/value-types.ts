@@ -1,7 +1,8 @@
 /**
  * Type inference from text (CSV fields) and mapping of declared database types, with
  * char-code loops only: no regex, no allocation per value. Parsed values land in PARSED[0]
- * (the number, or epoch milliseconds for dates and timestamps, 1/0 for booleans).
+ * (the number, or epoch milliseconds for dates and timestamps, 1/0 for booleans), and a number's
+ * decimal places in DECIMALS[0].
  */
 
 import type { ValueType } from "../profile";
@@ -20,6 +21,13 @@ export const TYPE_NAMES: readonly ValueType[] = ["integer", "number", "boolean",
 
 /** The value parsed by the last classifyText call. */
 export const PARSED = new Float64Array(1);
+
+/**
+ * Decimal places of the number the last classifyText call parsed (T_INTEGER, T_NUMBER): the
+ * fraction's digits up to its last non-zero one, less the exponent, at least 0. "2.50" → 1,
+ * "1.5e-3" → 4, "1.5e3" → 0. What the numeric step (step.ts) needs, known from the text itself.
+ */
+export const DECIMALS = new Float64Array(1);
 
 const MS_PER_DAY = 86_400_000;
 
@@ -138,9 +146,16 @@ function parseNumber(s: string): number {
   }
   let integral = true;
   let fraction = 0;
+  // Fraction digits up to the last non-zero one: the places the value needs.
+  let places = 0;
   if (i < n && s.charCodeAt(i) === 46) {
     integral = false;
-    for (i++; i < n && digitAt(s, i) >= 0; i++) fraction++;
+    for (i++; i < n; i++) {
+      const d = digitAt(s, i);
+      if (d < 0) break;
+      fraction++;
+      if (d !== 0) places = fraction;
+    }
   }
   if (digits + fraction === 0) return T_STRING;
   if (i < n) {
@@ -150,16 +165,25 @@ function parseNumber(s: string): number {
     i++;
     const sign = s.charCodeAt(i);
     if (sign === 43 || sign === 45) i++;
+    let exponentDigits = 0;
     let exponent = 0;
-    for (; i < n && digitAt(s, i) >= 0; i++) exponent++;
-    if (exponent === 0 || i !== n) return T_STRING;
+    for (; i < n; i++) {
+      const d = digitAt(s, i);
+      if (d < 0) break;
+      exponent = exponent * 10 + d;
+      exponentDigits++;
+    }
+    if (exponentDigits === 0 || i !== n) return T_STRING;
+    places += sign === 45 ? exponent : -exponent;
   }
   if (integral) {
     // Up to 15 digits the running value is exact; beyond, let the engine round correctly.
     PARSED[0] = digits <= 15 ? (negative ? -value : value) : Number(s);
+    DECIMALS[0] = 0;
     return T_INTEGER;
   }
   PARSED[0] = Number(s);
+  DECIMALS[0] = Math.max(places, 0);
   return T_NUMBER;
 }
 

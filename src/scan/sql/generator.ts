@@ -4,9 +4,9 @@
  * leaves the database. Dialect differences live in dialects.ts.
  *
  * Queries per profile: one wide aggregate per chunk of columns (row count, nulls, empties,
- * distinct, min/max, mean, stddev, quantiles, type counts, freshness, duplicates), one
- * UNION ALL per chunk for top values and value patterns, and for MySQL one window query per
- * chunk of numeric columns for exact quantiles.
+ * distinct, min/max, mean, stddev, quantiles, type counts, freshness, duplicate ids and whole
+ * rows), one UNION ALL per chunk for top values and value patterns, and for MySQL one window
+ * query per chunk of numeric columns for exact quantiles.
  */
 
 import { QUANTILE_POINTS } from "../profile";
@@ -99,6 +99,7 @@ export const alias = {
   rowCount: "row_count",
   freshness: "freshness",
   idGroups: "id_groups",
+  distinctRows: "distinct_rows",
   nonNull: (i: number) => `c${i}_nn`,
   empties: (i: number) => `c${i}_empty`,
   distinct: (i: number) => `c${i}_distinct`,
@@ -164,8 +165,9 @@ const countIf = (condition: SqlText) => sql`SUM(${condition})`;
 const textOf = (d: DialectSql, c: ColumnPlan) => d.toText(d.ident(c.name));
 
 /**
- * The wide aggregate over a chunk of columns. `withRowMetrics` adds the row count, freshness
- * and the number of distinct id tuples (duplicates = rows − tuples).
+ * The wide aggregate over a chunk of columns. `withRowMetrics` adds the row count, freshness,
+ * the number of distinct id tuples (duplicates = rows − tuples) and the number of distinct
+ * whole rows over `rowColumns` (every column of the table; duplicate rows = rows − distinct rows).
  */
 export function scalarQuery(
   d: DialectSql,
@@ -173,6 +175,7 @@ export function scalarQuery(
   columns: readonly ColumnPlan[],
   options: SqlProfileOptions,
   withRowMetrics: boolean,
+  rowColumns: readonly ColumnPlan[] = columns,
 ): SqlText {
   const items: SqlText[] = [];
   if (withRowMetrics) {
@@ -189,6 +192,7 @@ export function scalarQuery(
       )}) g)`;
       items.push(as(d, groups, alias.idGroups));
     }
+    if (rowColumns.length) items.push(as(d, distinctRows(d, source, rowColumns), alias.distinctRows));
   }
   for (const c of columns) {
     const x = d.ident(c.name);
@@ -215,6 +219,16 @@ export function scalarQuery(
     }
   }
   return sql`SELECT ${join(items, ", ")} FROM ${source}`;
+}
+
+/**
+ * The number of distinct rows: groups over every column (NULLs equal, as for id tuples). Columns
+ * of kind "other" (json, arrays, geography, binary…), which some dialects cannot group by, are
+ * grouped by their text form, as their distinct count is taken.
+ */
+function distinctRows(d: DialectSql, source: SqlText, columns: readonly ColumnPlan[]): SqlText {
+  const keys = columns.map((c) => (c.kind === "other" ? d.toText(d.ident(c.name)) : d.ident(c.name)));
+  return sql`(SELECT COUNT(*) FROM (SELECT 1 AS one FROM ${source} GROUP BY ${join(keys, ", ")}) g)`;
 }
 
 /** The shape of a text value: letters → a/A, digits → 9, runs collapsed (see profiler/patterns.ts). */

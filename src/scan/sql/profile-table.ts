@@ -117,7 +117,7 @@ async function profileRows(
   const scalarChunks = plan.length ? chunks(plan, SCALAR_CHUNK) : [[]];
   const scalar: Row = {};
   for (const [n, chunk] of scalarChunks.entries()) {
-    const [row] = await run(runner, d, scalarQuery(d, source, chunk, options, n === 0));
+    const [row] = await run(runner, d, scalarQuery(d, source, chunk, options, n === 0, plan));
     Object.assign(scalar, row);
   }
   const rowCount = toNumber(field(scalar, alias.rowCount)) ?? 0;
@@ -165,6 +165,8 @@ async function profileRows(
   if (options.id_attributes?.length) {
     result.duplicate_count = rowCount - (toNumber(field(scalar, alias.idGroups)) ?? 0);
   }
+  const distinctRows = toNumber(field(scalar, alias.distinctRows));
+  if (distinctRows !== undefined) result.duplicate_rows = rowCount - distinctRows;
   return result;
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DuplicateCounter } from "../../../src/scan/profiler/duplicates";
 import { HASH, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
 import { HashSet64 } from "../../../src/scan/profiler/hash-set64";
+import { MAX_DISTINCT_ROWS } from "../../../src/scan/profiler/profile-builder";
 
 function addId(counter: DuplicateCounter, id: string): void {
   hashString(id, VALUE_SEED);
@@ -16,6 +17,13 @@ describe("HashSet64", () => {
     expect(set.size).toBe(10_000);
     expect(set.add(0, 1)).toBe(false); // (0, 0) was remapped onto (0, 1) when i = 0
     expect(HashSet64.fromState(set.toState()).size).toBe(10_000);
+  });
+
+  it("holds the whole-row duplicates' cap of hashes in 16 MiB", () => {
+    const set = new HashSet64();
+    for (let i = 1; i <= MAX_DISTINCT_ROWS + 1; i++) set.add(i, Math.imul(i, 0x9e3779b1));
+    expect(set.size).toBe(MAX_DISTINCT_ROWS + 1);
+    expect(set.byteLength).toBe(16 * 1024 * 1024);
   });
 });
 
@@ -32,5 +40,17 @@ describe("DuplicateCounter", () => {
     const whole = new DuplicateCounter();
     for (const id of ids) addId(whole, id);
     expect(whole.duplicates).toBe(50_000 - 37_000);
+  });
+
+  it("gives up past its cap of distinct hashes, having counted until then", () => {
+    const counter = new DuplicateCounter(3);
+    for (const id of ["a", "b", "a", "c", "c"]) addId(counter, id);
+    expect(counter.counting).toBe(true);
+    expect(counter.duplicates).toBe(2);
+    expect(counter.distinctIds).toBe(3);
+    addId(counter, "d");
+    expect(counter.counting).toBe(false);
+    addId(counter, "a");
+    expect(counter.duplicates).toBe(2);
   });
 });

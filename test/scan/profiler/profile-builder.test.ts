@@ -80,6 +80,7 @@ describe("ProfileBuilder on a hand-made table", () => {
   it("reports asset-level metrics", () => {
     expect(profile.row_count).toBe(5);
     expect(profile.duplicate_count).toBe(1);
+    expect(profile.duplicate_rows).toBe(0);
     expect(profile.freshness).toBe("2024-03-02T10:30:00.000Z");
     expect(profile.sampled).toBe(false);
     expect(profile.schema).toEqual([
@@ -143,6 +144,7 @@ describe("ProfileBuilder on a hand-made table", () => {
       max: 41,
       quantiles: [29, 29, 29, 29, 29, 34, 41, 41, 41, 41, 41],
     });
+    expect(age.step).toBe(1);
     expect(age.mean).toBeCloseTo(mean, 12);
     expect(age.stddev).toBeCloseTo(stddev, 12);
     expect(age.patterns).toEqual([
@@ -157,7 +159,10 @@ describe("ProfileBuilder on a hand-made table", () => {
       min: 1,
       max: 4.5,
       mean: 2.75,
+      // 4.5, 3, 2.5e0, 1: all on the 0.5 grid.
+      step: 0.5,
     });
+    expect(attribute(profile, "email").step).toBeUndefined();
   });
 
   it("profiles booleans, dates and timestamps", () => {
@@ -197,6 +202,7 @@ describe("ProfileBuilder on a hand-made table", () => {
     ]);
     const de = profile.segments![0]!.profile;
     expect(de.duplicate_count).toBe(0);
+    expect(de.duplicate_rows).toBeUndefined();
     expect(de.freshness).toBe("2024-03-01T10:00:00.000Z");
     expect(attribute(de, "age")).toMatchObject({ type_counts: { integer: 2, string: 1 }, min: 34, max: 41 });
     expect("segments" in de).toBe(false);
@@ -254,9 +260,10 @@ describe("ProfileBuilder type inference", () => {
         { value: "1", count: 1 },
       ],
     });
-    expect(attribute(profile, "f")).toMatchObject({ inferred_type: "number", min: -2.25, max: 1.5 });
+    expect(attribute(profile, "n").step).toBe(1);
+    expect(attribute(profile, "f")).toMatchObject({ inferred_type: "number", min: -2.25, max: 1.5, step: 0.75 });
     expect(attribute(profile, "b")).toMatchObject({ inferred_type: "boolean", min: "false", max: "true" });
-    expect(attribute(profile, "big")).toMatchObject({ inferred_type: "integer", nulls: 1, min: -3, max: 10 });
+    expect(attribute(profile, "big")).toMatchObject({ inferred_type: "integer", nulls: 1, min: -3, max: 10, step: 1 });
     expect(attribute(profile, "at")).toMatchObject({
       inferred_type: "timestamp",
       type_counts: { timestamp: 2, integer: 1 },
@@ -365,5 +372,84 @@ describe("ProfileBuilder on a generated table", () => {
     }
     // A sketched attribute still reports its full list of heavy hitters.
     expect(attribute(whole, "email").top_values.length).toBe(20);
+    expect(attribute(whole, "amount").step).toBe(0.01);
+    expect(attribute(whole, "quantity").step).toBe(1);
+  });
+
+  it("counts whole-row duplicates exactly, whatever the key order", () => {
+    // Coarse values repeat whole rows by chance; copies in reversed key order repeat them on purpose.
+    const coarse = generatedRows(20_000).map((row, i) => ({
+      id: String(i % 5000),
+      category: row.category,
+      flag: row.flag,
+      quantity: row.quantity,
+    }));
+    const copies = coarse.slice(0, 3000).map((row) => Object.fromEntries(Object.entries(row).reverse()));
+    const rows: Array<Record<string, unknown>> = [...coarse, ...copies];
+    const builder = new ProfileBuilder();
+    for (let i = 0; i < rows.length; i += 4000) builder.add(rows.slice(i, i + 4000));
+    const distinct = new Set(rows.map((r) => JSON.stringify([r.id, r.category, r.flag, r.quantity]))).size;
+    expect(distinct).toBeLessThan(coarse.length);
+    expect(builder.finish().duplicate_rows).toBe(rows.length - distinct);
+  });
+});
+
+describe("ProfileBuilder whole-row duplicates", () => {
+  it("counts rows repeating an earlier row, in any key order, a missing key as null", () => {
+    const builder = new ProfileBuilder();
+    builder.add([
+      { a: "1", b: "x", c: null },
+      { b: "x", a: "1" }, // repeats the first: c missing is null
+      { c: null, b: "x", a: "1" }, // repeats it again
+      { a: "1", b: "x", c: "" }, // "" is not null
+    ]);
+    builder.add([
+      { a: "1", b: "X" },
+      { a: "x", b: "1" }, // the same values under other attributes
+      { a: null, b: null },
+      {}, // repeats the all-null row
+      { a: "1", b: "X", c: undefined }, // repeats the fifth row
+    ]);
+    const profile = builder.finish();
+    expect(profile.row_count).toBe(9);
+    expect(profile.duplicate_rows).toBe(4);
+    expect(profile.duplicate_count).toBeUndefined();
+  });
+
+  it("compares typed values by type, dates by instant and binary values by every byte", () => {
+    const bytes = (last: number) => Uint8Array.from({ length: 100 }, (_, i) => (i === 99 ? last : i));
+    const builder = new ProfileBuilder({ inferFromText: false });
+    builder.add([
+      { v: 1, at: new Date(0), bin: bytes(1) },
+      { v: "1", at: new Date(0), bin: bytes(1) }, // a string is not the number
+      { v: 1, at: 0, bin: bytes(1) }, // nor is a number the date
+      { v: 1, at: new Date(0), bin: bytes(2) }, // the bytes differ past the 64 shown as text
+      { bin: bytes(1), at: new Date(0), v: 1 }, // repeats the first
+    ]);
+    expect(builder.finish().duplicate_rows).toBe(1);
+  });
+
+  it("counts over the profiled rows only: sampled, limited, filtered", () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ v: String(i % 97) }));
+    const sampled = new ProfileBuilder({ sampleFraction: 30 });
+    sampled.add(rows);
+    const profile = sampled.finish();
+    expect(profile.duplicate_rows).toBe(profile.row_count - profile.attributes[0]!.distinct);
+    const limited = new ProfileBuilder({ limit: 150 });
+    limited.add(rows);
+    expect(limited.finish().duplicate_rows).toBe(150 - 97);
+  });
+
+  it("leaves duplicate_rows out once the distinct rows pass the cap", () => {
+    const rows = (n: number) => Array.from({ length: 1000 }, (_, i) => ({ v: String(i % n) }));
+    const below = new ProfileBuilder({ maxDistinctRows: 100 });
+    below.add(rows(100));
+    expect(below.finish().duplicate_rows).toBe(900);
+    const above = new ProfileBuilder({ maxDistinctRows: 100 });
+    above.add(rows(101));
+    const profile = above.finish();
+    expect(profile.duplicate_rows).toBeUndefined();
+    expect(profile.row_count).toBe(1000);
+    expect(new ProfileBuilder({ maxDistinctRows: 0 }).finish().duplicate_rows).toBeUndefined();
   });
 });

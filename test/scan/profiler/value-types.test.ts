@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   classifyText,
+  DECIMALS,
   mapDeclaredType,
   PARSED,
   T_BOOLEAN,
@@ -27,6 +28,25 @@ describe("classifyText", () => {
     expect(parse("-1.5E-3")).toEqual([T_NUMBER, -0.0015]);
     expect(parse(".5")).toEqual([T_NUMBER, 0.5]);
     expect(parse("3.")).toEqual([T_NUMBER, 3]);
+  });
+
+  it("reports the decimal places a number's text shows", () => {
+    const places = (text: string) => {
+      classifyText(text);
+      return DECIMALS[0];
+    };
+    expect(places("42")).toBe(0);
+    expect(places("12345678901234567890")).toBe(0);
+    expect(places("0.25")).toBe(2);
+    expect(places("-2.50")).toBe(1);
+    expect(places("3.")).toBe(0);
+    expect(places("7.000")).toBe(0);
+    expect(places(".05")).toBe(2);
+    expect(places("1.5e-3")).toBe(4);
+    expect(places("1.5E+1")).toBe(0);
+    expect(places("1.25e1")).toBe(1);
+    expect(places("15e2")).toBe(0);
+    expect(places("3.14159265")).toBe(8);
   });
 
   it("infers booleans, dates and timestamps", () => {

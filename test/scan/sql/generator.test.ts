@@ -87,13 +87,42 @@ describe("SQL generator", () => {
       expect(scalar.sql).not.toContain("DROP TABLE");
       expect(scalar.sql).toContain(placeholder);
       expect(scalar.params.every((p) => p === HOSTILE)).toBe(true);
-      // The filter appears in the main FROM and in the id-groups subquery.
-      expect(scalar.params).toHaveLength(2);
+      // The filter appears in the main FROM and in the id-groups and distinct-rows subqueries.
+      expect(scalar.params).toHaveLength(3);
       expect(freq.params).toHaveLength(COLUMNS.length * 2);
       expect(freq.sql.match(/UNION ALL/g)).toHaveLength(COLUMNS.length * 2 - 1);
       expect(freq.sql).toContain("LIMIT 20");
     },
   );
+
+  it.each([
+    ["postgres", 'CAST("doc" AS TEXT)'],
+    ["mysql", "CAST(`doc` AS CHAR)"],
+    ["snowflake", 'TO_VARCHAR("doc")'],
+    ["bigquery", "CAST(`doc` AS STRING)"],
+    ["databricks", "CAST(`doc` AS STRING)"],
+    ["redshift", 'CAST("doc" AS VARCHAR)'],
+  ] as const)("%s: counts distinct whole rows grouped by every column, other kinds by %s", (dialect, docText) => {
+    const d = dialectSql(dialect);
+    const plan = planColumns([
+      { name: "amount", type: "decimal(10,2)" },
+      { name: "email", type: "varchar(100)" },
+      { name: "doc", type: "jsonb" },
+      { name: "created_at", type: "timestamp" },
+    ]);
+    const id = (name: string) => d.ident(name).parts[0] as string;
+    const source = sourceOf(d, TABLE, { sample_fraction: 25 });
+    // Row metrics ride with the first chunk of columns, but a row is all of them.
+    const first = renderFor(d, scalarQuery(d, source, plan.slice(0, 2), {}, true, plan)).sql;
+    const from = renderFor(d, source).sql;
+    expect(first).toContain(
+      `(SELECT COUNT(*) FROM (SELECT 1 AS one FROM ${from} GROUP BY ${id("amount")}, ${id("email")}, ${docText}, ${id("created_at")}) g) AS ${id("distinct_rows")}`,
+    );
+    const later = renderFor(d, scalarQuery(d, source, plan.slice(2), {}, false, plan)).sql;
+    expect(later).not.toContain("GROUP BY");
+    // A table without columns has no row to group.
+    expect(renderFor(d, scalarQuery(d, source, [], {}, true)).sql).not.toContain("GROUP BY");
+  });
 
   it("numbers PostgreSQL placeholders in text order", () => {
     const { scalar, freq } = generate("postgres");

@@ -81,6 +81,8 @@ describe.each(["postgres", "mysql"] as const)("profileTable on %s", (db: TestDat
     expect(p.sampled).toBe(false);
     expect(p.freshness).toBe(iso(ROWS - 1));
     expect(p.duplicate_count).toBe(3);
+    // The repeated ids come with other values: no row repeats whole.
+    expect(p.duplicate_rows).toBe(0);
     expect(p.schema).toEqual(schema);
 
     // Numbers: nulls, distinct, min/max, mean, stddev against the seed; quantiles against the database.
@@ -246,6 +248,56 @@ describe.each(["postgres", "mysql"] as const)("profileTable on %s", (db: TestDat
     const err = await profileTable(runner, missing, schema).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectorError);
     expect(err).toMatchObject({ kind: "not_found" });
+  });
+});
+
+describe.each(["postgres", "mysql"] as const)("whole-row duplicates on %s", (db: TestDatabase) => {
+  const name = uniqueTable("dq_sql_rows");
+  const table: TableRef = { schema: DATABASES[db].schema, name };
+  const quoted = db === "postgres" ? `"${name}"` : `\`${name}\``;
+  let runner: SqlRunner;
+  let schema: SchemaField[];
+
+  beforeAll(async () => {
+    runner = await runnerFor(db);
+    // `doc` is of kind "other": PostgreSQL's json has no equality, so it is grouped as text.
+    await runner.query(
+      db === "postgres"
+        ? `CREATE TABLE ${quoted} (k integer, label varchar(10), price numeric(10,2), doc json)`
+        : `CREATE TABLE ${quoted} (k INT, label VARCHAR(10), price DECIMAL(10,2), doc VARBINARY(20))`,
+    );
+    await runner.query(
+      `INSERT INTO ${quoted} (k, label, price, doc) VALUES
+        (1, 'a', 1.50, '{"x":1}'), (1, 'a', 1.50, '{"x":1}'), (1, 'a', 1.50, '{"x":2}'),
+        (NULL, NULL, NULL, NULL), (NULL, NULL, NULL, NULL),
+        (2, NULL, 2.00, NULL), (2, NULL, 2.00, NULL), (2, NULL, 2.00, NULL), (2, 'b', 2.00, NULL)`,
+    );
+    schema = await loadSchema(runner, table);
+  });
+
+  afterAll(async () => {
+    if (!runner) return;
+    await runner.query(`DROP TABLE IF EXISTS ${quoted}`);
+    await runner.close();
+  });
+
+  it("counts rows repeating an earlier one, null equal to null, with or without id_attributes", async () => {
+    expect(schema.find((f) => f.name === "doc")?.type).toBe(db === "postgres" ? "json" : "varbinary(20)");
+    const p = await profileTable(runner, table, schema);
+    expect(p.row_count).toBe(9);
+    expect(p.duplicate_rows).toBe(4);
+    expect(p.duplicate_count).toBeUndefined();
+    const withIds = await profileTable(runner, table, schema, { id_attributes: ["k"] });
+    expect(withIds).toMatchObject({ duplicate_rows: 4, duplicate_count: 6 });
+  });
+
+  it("counts over the rows profiled: filtered, per segment", async () => {
+    const p = await profileTable(runner, table, schema, { filter: { k: [2] }, segments: { label: ["a", null] } });
+    expect(p).toMatchObject({ row_count: 4, duplicate_rows: 2 });
+    expect(p.segments?.map((s) => [s.value, s.profile.row_count, s.profile.duplicate_rows])).toEqual([
+      ["a", 0, 0],
+      ["null", 3, 2],
+    ]);
   });
 });
 
