@@ -1,39 +1,53 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { createDb, type Db } from "../db";
-import { type AlertRow, assetPolicies, type CloseReason, incidents, jiraIntegrations } from "../db/schema";
+import {
+  type AlertRow,
+  type AttributeKind,
+  assetPolicies,
+  type CloseReason,
+  incidents,
+  jiraIntegrations,
+} from "../db/schema";
 import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
 import type { AssetProfile } from "../scan/profile";
 import { getDqScoreConfig } from "../settings/dq-score";
 import {
   alertsWithoutIncident,
+  attributesStatement,
   countIncidents,
   decisionStatements,
   impactOf,
   isAppliedBefore,
-  jobsOfIncident,
   type MonitoredAsset,
   openIncidents,
   resultStatements,
   transitionStatements,
 } from "./d1-store";
 import { computeDqScore, type DqScore } from "./dq-score";
-import { HistoryStore } from "./history-store";
+import { type AdoptionPlan, HistoryStore } from "./history-store";
 import {
+  alertsOf,
   checkTransition,
+  DEFAULT_ADAPT_AFTER,
   DEFAULT_AUTO_CLOSE_AFTER,
   type IncidentAlert,
+  type IncidentDecision,
   incidentKey,
   planIncidents,
   type TransitionRefusal,
 } from "./incident-planner";
 import { evaluate } from "./policies/evaluate";
+import { resolveKinds } from "./policies/kinds";
 import { type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
-import type { TrainingState } from "./policies/types";
+import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
 import { SerialQueue } from "./serial";
 
 export type { MonitoredAsset };
+
+/** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
+const ADOPTION_WINDOW = 30;
 
 /** The bindings the monitor uses. */
 export interface MonitorEnv {
@@ -97,8 +111,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
   }
 
   /**
-   * Closes or reopens an incident by hand. Closing as EXPECTED or FALSE_POSITIVE gives the
-   * points its alerts kept out of the baseline back to it, so the detector learns the new normal.
+   * Closes or reopens an incident by hand. Closing as EXPECTED or FALSE_POSITIVE adopts the level
+   * the incident reported at once (see HistoryStore.planAdoption): the detector learns the new normal.
    */
   setIncidentState(change: IncidentStateChange): Promise<IncidentStateResult> {
     return this.serial.run(() => this.transition(change));
@@ -124,16 +138,26 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const { evaluation, dqScore, decisions } = await this.judge(db, input);
+    const { evaluation, dqScore, decisions, kinds } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
+    const alerts = alertsOf(decisions);
+    const adoptions = this.planAdoptions(decisions, input, evaluation.points);
     const savedAt = nowIso();
     const impact = opened.length > 0 ? await impactOf(this.env.DB, asset.id) : "LOW";
     const freshness = profile.freshness ? { freshness: profile.freshness } : {};
+    const scan = {
+      asset,
+      jobId: input.jobId,
+      scanTime: input.scanTime,
+      impact,
+      adoptions: new Map([...adoptions].map(([id, a]) => [id, a.details])),
+    };
     let replay = false;
     try {
       await db.batch([
-        ...resultStatements(db, { ...input, savedAt, alerts: evaluation.alerts, dqScore, ...freshness }),
-        ...decisionStatements(db, { asset, jobId: input.jobId, scanTime: input.scanTime, impact }, decisions),
+        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness }),
+        attributesStatement(db, asset, profile.schema, kinds),
+        ...decisionStatements(db, scan, decisions),
       ]);
     } catch (err) {
       if (!isAppliedBefore(err)) throw err;
@@ -142,7 +166,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     }
 
     if (!replay && opened.length > 0) this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened));
-    const result: ApplyScanResult = { jobId: input.jobId, alerts: evaluation.alerts.length, dqScore, replay };
+    const result: ApplyScanResult = { jobId: input.jobId, alerts: alerts.length, dqScore, replay };
     this.store.recordScan({
       jobId: input.jobId,
       scanTime: input.scanTime,
@@ -150,14 +174,48 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       points: evaluation.points,
       profile,
       training: evaluation.training,
+      kinds,
       result: { ...result, replay: false },
     });
+    for (const { plan } of adoptions.values()) this.store.applyAdoption(plan);
     return result;
+  }
+
+  /**
+   * For each incident this scan adopts as the new normal: how its history moves, and what its
+   * closing entry says (the band before, and the band the moved history draws after).
+   */
+  private planAdoptions(
+    decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
+    input: ApplyScanInput,
+    points: EvaluatedPoint[],
+  ) {
+    const out = new Map<number, { plan: AdoptionPlan; details: Record<string, unknown> }>();
+    for (const d of decisions) {
+      if (d.kind !== "adopt") continue;
+      const plan = this.store.planAdoption({
+        policy: d.alert.policy,
+        attribute: d.alert.attribute,
+        openedAt: d.incident.openedAt,
+        levelSince: d.incident.lastAlertAt,
+        window: ADOPTION_WINDOW,
+        pending: { time: input.scanTime, points },
+      });
+      const before = d.alert.expected;
+      const shift = plan.offsets.find((o) => o.metric === d.alert.metric)?.shift;
+      const after =
+        before !== undefined && typeof before === "object" && shift !== undefined
+          ? { low: before.low + shift, high: before.high + shift }
+          : `the level of the last ${d.levelScans} scans`;
+      out.set(d.incident.id, { plan, details: { band_before: before ?? null, band_after: after } });
+    }
+    return out;
   }
 
   /** Evaluates a scan against the asset's history and settings: its alerts, DQ score and incident decisions. */
   private async judge(db: Db, input: ApplyScanInput) {
     const { asset, profile } = input;
+    const ids = asset.idAttributes ? { id_attributes: asset.idAttributes } : {};
     const [policyRow, dqConfig, open] = await Promise.all([
       db.query.assetPolicies.findFirst({
         where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
@@ -167,14 +225,15 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     ]);
     const overrides = policyRow ? PolicyOverridesSchema.safeParse(policyRow.overrides) : undefined;
     const timestamp = asset.timestampAttribute ? { timestamp_attribute: asset.timestampAttribute } : {};
+    const kinds = resolveKinds(
+      profile.attributes,
+      { ...ids, ...timestamp },
+      this.store.kinds,
+      (policyRow?.attributeKinds ?? {}) as Record<string, AttributeKind>,
+    );
     const evaluation = evaluate({
-      asset: {
-        id: asset.id,
-        name: asset.name,
-        type: asset.type,
-        ...(asset.idAttributes ? { id_attributes: asset.idAttributes } : {}),
-        ...timestamp,
-      },
+      asset: { id: asset.id, name: asset.name, type: asset.type, ...ids, ...timestamp },
+      kinds: Object.fromEntries(Object.entries(kinds).map(([name, k]) => [name, k.kind])),
       job_id: input.jobId,
       scan_time: input.scanTime,
       profile,
@@ -185,9 +244,12 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     const dqScore = dqConfig.enabled
       ? computeDqScore(profile, evaluation.alerts, dqConfig.weights, { scan_time: input.scanTime, ...timestamp })
       : null;
-    const alerts: IncidentAlert[] = evaluation.alerts.map((a) => ({ ...a, attribute: a.attribute ?? "" }));
-    const decisions = planIncidents(open, alerts, policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER);
-    return { evaluation, dqScore, decisions };
+    const findings = evaluation.alerts.map((a) => ({ ...a, attribute: a.attribute ?? "" }));
+    const decisions = planIncidents(open, findings, {
+      autoCloseAfter: policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
+      adaptAfter: policyRow?.adaptAfter ?? DEFAULT_ADAPT_AFTER,
+    });
+    return { evaluation, dqScore, decisions, kinds };
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {
@@ -212,7 +274,15 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       }),
     );
     if (change.state === "CLOSED" && (change.reason === "EXPECTED" || change.reason === "FALSE_POSITIVE")) {
-      this.store.releasePoints(await jobsOfIncident(db, incident), incident.policy, incident.attribute);
+      this.store.applyAdoption(
+        this.store.planAdoption({
+          policy: incident.policy,
+          attribute: incident.attribute,
+          openedAt: incident.openedAt,
+          levelSince: incident.lastAlertAt,
+          window: ADOPTION_WINDOW,
+        }),
+      );
     }
     return { ok: true };
   }
@@ -238,7 +308,11 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
           alerts.some((a) => incidentKey(a.policy, a.attribute) === key),
         ),
       );
-      const decisions = planIncidents(open, alerts, Number.POSITIVE_INFINITY);
+      const decisions = planIncidents(open, alerts, {
+        autoCloseAfter: Number.POSITIVE_INFINITY,
+        adaptAfter: Number.POSITIVE_INFINITY,
+        alreadyAlerts: true,
+      });
       const scan = { asset, jobId, scanTime: jobAlerts[0]!.metricTime, impact };
       const [first, ...rest] = decisionStatements(db, scan, decisions);
       if (first) await db.batch([first, ...rest]);

@@ -7,7 +7,9 @@ import { and, desc, eq, gte, isNotNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import {
+  type AssetAttribute,
   alerts,
+  assets,
   type CloseReason,
   dqScores,
   type IncidentRow,
@@ -17,8 +19,10 @@ import {
   monitorAppliedJobs,
 } from "../db/schema";
 import { inJsonList } from "../lib/sql";
+import type { SchemaField } from "../scan/profile";
 import type { DqScore } from "./dq-score";
 import { type IncidentAlert, type IncidentDecision, incidentKey } from "./incident-planner";
+import type { KnownKind } from "./policies/kinds";
 import type { PolicyAlert } from "./policies/types";
 
 /** The asset as the monitor needs it (and as its incidents and alerts copy it). */
@@ -87,6 +91,23 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
   return statements;
 }
 
+/** The asset's attributes as the scan saw them, with their kinds (GET …/assets?with_attributes=true). */
+export function attributesStatement(
+  db: Db,
+  asset: Pick<MonitoredAsset, "tenantId" | "id">,
+  schema: readonly SchemaField[],
+  kinds: Readonly<Record<string, KnownKind>>,
+): BatchItem<"sqlite"> {
+  const attributes: AssetAttribute[] = schema.map((f) => {
+    const k = kinds[f.name];
+    return { name: f.name, type: f.type, nullable: f.nullable, ...(k ? { kind: k.kind, kind_source: k.source } : {}) };
+  });
+  return db
+    .update(assets)
+    .set({ attributes })
+    .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)));
+}
+
 /** The freshness of the asset's last applied scan that had one: where a delta_only scan starts. */
 export async function lastFreshness(
   db: Db,
@@ -139,6 +160,8 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
       ...(a.strategy ? { strategy: a.strategy } : {}),
       ...(a.training_window ? { training_window: a.training_window } : {}),
       ...(a.training_size !== undefined ? { training_size: a.training_size } : {}),
+      ...(a.attribute_kind ? { attribute_kind: a.attribute_kind } : {}),
+      ...(a.values ? { values: a.values } : {}),
       dimension: a.dimension,
     },
   };
@@ -230,6 +253,19 @@ export interface ScanContext {
   jobId: string;
   scanTime: string;
   impact: Level;
+  /** For each incident adopted as the new normal: what its history entry says (bands before and after). */
+  adoptions?: ReadonlyMap<number, Record<string, unknown>>;
+}
+
+/** What a confirming scan measured, for its history entry. */
+function measured(a: IncidentAlert): Record<string, unknown> {
+  const alert = a as Partial<PolicyAlert>;
+  return {
+    ...(alert.metric ? { metric: alert.metric } : {}),
+    ...(alert.observed !== undefined ? { observed: alert.observed } : {}),
+    ...(alert.expected !== undefined ? { expected: alert.expected } : {}),
+    ...(alert.values ? { values: alert.values } : {}),
+  };
 }
 
 /**
@@ -244,7 +280,7 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
   switch (d.kind) {
     case "open":
       return openStatements(db, scan, d.alert);
-    case "join":
+    case "escalate":
       return [
         db
           .update(incidents)
@@ -253,6 +289,8 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
             severity: d.severity,
             lastAlertAt: scan.scanTime,
             cleanScans: 0,
+            levelScans: 1,
+            deviation: d.alert.deviation ?? null,
             updatedAt: scan.scanTime,
           })
           .where(eq(incidents.id, d.incident.id)),
@@ -261,13 +299,52 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
           fromState: "OPEN",
           toState: "OPEN",
           alertRefs: alertRefs(scan.jobId, d.alert),
+          note: "escalated: the problem got worse",
+        }),
+      ];
+    case "confirm":
+      return [
+        db
+          .update(incidents)
+          .set({ cleanScans: 0, levelScans: d.levelScans, updatedAt: scan.scanTime })
+          .where(eq(incidents.id, d.incident.id)),
+        db.insert(incidentHistory).values({
+          ...historyOf(scan, d.incident.id),
+          fromState: "OPEN",
+          toState: "OPEN",
+          alertRefs: [],
+          note: `confirmed: scan ${d.levelScans} at this level`,
+          details: measured(d.alert),
+        }),
+      ];
+    case "adopt":
+      return [
+        db
+          .update(incidents)
+          .set({
+            state: "CLOSED",
+            cleanScans: 0,
+            levelScans: d.levelScans,
+            closedAt: scan.scanTime,
+            closeReason: "NEW_NORMAL",
+            updatedAt: scan.scanTime,
+          })
+          .where(and(eq(incidents.id, d.incident.id), eq(incidents.state, "OPEN"))),
+        db.insert(incidentHistory).values({
+          ...historyOf(scan, d.incident.id),
+          fromState: "OPEN",
+          toState: "CLOSED",
+          alertRefs: [],
+          reason: "NEW_NORMAL",
+          note: `${d.levelScans} scans at this level: adopted as the new baseline`,
+          details: { ...measured(d.alert), ...(scan.adoptions?.get(d.incident.id) ?? {}) },
         }),
       ];
     case "clean":
       return [
         db
           .update(incidents)
-          .set({ cleanScans: sql`${incidents.cleanScans} + 1`, updatedAt: scan.scanTime })
+          .set({ cleanScans: sql`${incidents.cleanScans} + 1`, levelScans: 0, updatedAt: scan.scanTime })
           .where(eq(incidents.id, d.incident.id)),
       ];
     case "auto_close":
@@ -295,6 +372,8 @@ function openStatements(db: Db, scan: ScanContext, alert: IncidentAlert): BatchI
       tag: alert.dimension,
       alertCount: 1,
       cleanScans: 0,
+      levelScans: 1,
+      deviation: alert.deviation ?? null,
       openedAt: scanTime,
       lastAlertAt: scanTime,
       updatedAt: scanTime,

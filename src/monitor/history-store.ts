@@ -1,11 +1,35 @@
 /**
  * The AssetMonitor's own SQLite storage: the asset's metric history, the jobs it applied (with
- * their results, so a replay answers the same), and a little state (last schema, training). Nothing here reads D1.
+ * their results, so a replay answers the same), and a little state (last schema, training,
+ * attribute kinds). Nothing here reads D1.
+ *
+ * Adopting a new level (a change point): a metric's points before the level began get an
+ * `offset` (the level minus their median), so the baseline keeps the history's spread around the
+ * new level instead of waiting for a window of new points; share metrics (categories, patterns)
+ * start their baseline at the change point instead (`change_points`), since a category that did
+ * not exist before has no old points to move.
  */
 
 import type { AssetProfile, SchemaField } from "../scan/profile";
+import { median } from "./policies/anomaly";
+import type { KnownKind } from "./policies/kinds";
 import { escapeName } from "./policies/metrics";
 import type { EvaluatedPoint, HistoryPoint, MetricHistory, TrainingState } from "./policies/types";
+
+/** What adopting an incident's level changes in the history; planned before, written after the D1 batch. */
+export interface AdoptionPlan {
+  policy: string;
+  attribute: string;
+  /** Points excluded by the policy from this time on are released into the baseline. */
+  releaseSince: string;
+  /** Scalar metrics: points before `before` move by `shift`. */
+  offsets: Array<{ metric: string; shift: number; before: string }>;
+  /** Share metrics under `prefix` count only from `since` on. */
+  changePoints: Array<{ prefix: string; since: string }>;
+}
+
+/** Metric name parts whose metrics are shares of a whole, restarted at a change point rather than moved. */
+const SHARE_PARTS = [":value:", ":pattern:"];
 
 /** Past points per metric the detectors look at (the longest default window is 30, weekly needs more). */
 const HISTORY_PER_METRIC = 120;
@@ -26,6 +50,11 @@ export class HistoryStore {
       excluded INTEGER NOT NULL, excluded_by TEXT, PRIMARY KEY (metric, job_id))`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS metric_points_job ON metric_points (job_id)");
     this.sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(metric_points)").toArray();
+    if (!columns.some((c) => c.name === "offset")) {
+      this.sql.exec("ALTER TABLE metric_points ADD COLUMN offset REAL NOT NULL DEFAULT 0");
+    }
+    this.sql.exec("CREATE TABLE IF NOT EXISTS change_points (prefix TEXT PRIMARY KEY, since TEXT NOT NULL)");
   }
 
   /** The result recorded for a job already applied, or undefined. */
@@ -36,18 +65,25 @@ export class HistoryStore {
     return row ? (JSON.parse(row.result) as T) : undefined;
   }
 
-  /** The newest HISTORY_PER_METRIC points of every metric, oldest first. */
+  /**
+   * The newest HISTORY_PER_METRIC points of every metric, oldest first, as the baselines see them:
+   * moved by their offset, and without share points from before their change point.
+   */
   history(): MetricHistory {
     const rows = this.sql
       .exec<{ metric: string; job_id: string; time: string; value: number; excluded: number }>(
-        `SELECT metric, job_id, time, value, excluded FROM (
+        `SELECT metric, job_id, time, value + offset AS value, excluded FROM (
            SELECT *, ROW_NUMBER() OVER (PARTITION BY metric ORDER BY time DESC) AS rn FROM metric_points)
          WHERE rn <= ? ORDER BY metric, time`,
         HISTORY_PER_METRIC,
       )
       .toArray();
+    const changes = this.sql
+      .exec<{ prefix: string; since: string }>("SELECT prefix, since FROM change_points")
+      .toArray();
     const history: MetricHistory = {};
     for (const r of rows) {
+      if (changes.some((c) => r.time < c.since && r.metric.startsWith(c.prefix))) continue;
       const point: HistoryPoint = { job_id: r.job_id, time: r.time, value: r.value, excluded: r.excluded === 1 };
       const points = history[r.metric];
       if (points) points.push(point);
@@ -65,6 +101,11 @@ export class HistoryStore {
     return this.getState<TrainingState[]>("training") ?? [];
   }
 
+  /** The attribute kinds as of the last scan. */
+  get kinds(): Record<string, KnownKind> {
+    return this.getState<Record<string, KnownKind>>("kinds") ?? {};
+  }
+
   /** Records an applied scan in one transaction: its points, the asset's state, and the job with its result. */
   recordScan(scan: {
     jobId: string;
@@ -73,6 +114,7 @@ export class HistoryStore {
     points: EvaluatedPoint[];
     profile: AssetProfile;
     training: TrainingState[];
+    kinds: Record<string, KnownKind>;
     result: unknown;
   }): void {
     this.storage.transactionSync(() => {
@@ -90,6 +132,7 @@ export class HistoryStore {
       }
       this.setState("last_schema", scan.profile.schema);
       this.setState("training", scan.training);
+      this.setState("kinds", scan.kinds);
       this.sql.exec(
         "INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)",
         scan.jobId,
@@ -100,33 +143,116 @@ export class HistoryStore {
     });
   }
 
+  /** Whether a metric belongs to an incident of `attribute` ("" = the asset-level metrics). */
+  private static owns(metric: string, attribute: string): boolean {
+    if (metric === "duplicate_count") return true;
+    return attribute === "" ? !metric.startsWith("attr:") : metric.startsWith(`attr:${escapeName(attribute)}:`);
+  }
+
   /**
-   * Puts back into the baseline the points of these jobs that a policy's alerts kept out of it,
-   * for one attribute (or all, for an asset-level incident).
+   * What adopting an incident's level would change: every metric the policy kept out of the
+   * baseline for this attribute since the incident opened. A scalar metric moves its older points
+   * by (median of its points since `levelSince`) − (median of its last `window` baseline points
+   * before the incident); a share metric restarts its baseline at `levelSince`. `pending` are the
+   * points of a scan not recorded yet (the one that adopts). Reads only.
    */
-  releasePoints(jobIds: readonly string[], policy: string, attribute: string): void {
-    const prefix = `attr:${escapeName(attribute)}:`;
-    for (const jobId of jobIds) {
+  planAdoption(input: {
+    policy: string;
+    attribute: string;
+    openedAt: string;
+    levelSince: string;
+    window: number;
+    pending?: { time: string; points: readonly EvaluatedPoint[] };
+  }): AdoptionPlan {
+    const { policy, attribute, openedAt, levelSince } = input;
+    const rows = this.sql
+      .exec<{ metric: string; time: string; value: number; excluded_by: string | null }>(
+        "SELECT metric, time, value + offset AS value, excluded_by FROM metric_points WHERE excluded = 1 AND time >= ?",
+        openedAt,
+      )
+      .toArray()
+      .map((r) => ({ ...r, by: r.excluded_by ? (JSON.parse(r.excluded_by) as string[]) : [] }));
+    for (const p of input.pending?.points ?? []) {
+      if (p.excluded)
+        rows.push({
+          metric: p.metric,
+          time: input.pending!.time,
+          value: p.value,
+          excluded_by: null,
+          by: p.excluded_by ?? [],
+        });
+    }
+    const level = new Map<string, number[]>();
+    for (const r of rows) {
+      if (!r.by.includes(policy) || !HistoryStore.owns(r.metric, attribute)) continue;
+      const values = level.get(r.metric) ?? [];
+      if (r.time >= levelSince) values.push(r.value);
+      level.set(r.metric, values);
+    }
+    const plan: AdoptionPlan = { policy, attribute, releaseSince: openedAt, offsets: [], changePoints: [] };
+    const prefixes = new Set<string>();
+    for (const [metric, values] of level) {
+      const part = SHARE_PARTS.find((sp) => metric.includes(sp));
+      if (part) {
+        prefixes.add(metric.slice(0, metric.indexOf(part) + part.length));
+        continue;
+      }
+      if (values.length === 0) continue;
+      const base = this.sql
+        .exec<{ value: number }>(
+          `SELECT value + offset AS value FROM metric_points WHERE metric = ? AND excluded = 0 AND time < ?
+           ORDER BY time DESC LIMIT ?`,
+          metric,
+          openedAt,
+          input.window,
+        )
+        .toArray()
+        .map((r) => r.value);
+      if (base.length === 0) continue;
+      const shift = median(values) - median(base);
+      if (shift !== 0 && Number.isFinite(shift)) plan.offsets.push({ metric, shift, before: levelSince });
+    }
+    for (const prefix of prefixes) plan.changePoints.push({ prefix, since: levelSince });
+    return plan;
+  }
+
+  /** Writes an adoption: moves the old points, sets change points, releases the incident's points. */
+  applyAdoption(plan: AdoptionPlan): void {
+    this.storage.transactionSync(() => {
+      for (const o of plan.offsets) {
+        this.sql.exec(
+          "UPDATE metric_points SET offset = offset + ? WHERE metric = ? AND time < ?",
+          o.shift,
+          o.metric,
+          o.before,
+        );
+      }
+      for (const c of plan.changePoints) {
+        this.sql.exec(
+          "INSERT INTO change_points (prefix, since) VALUES (?, ?) ON CONFLICT (prefix) DO UPDATE SET since = excluded.since",
+          c.prefix,
+          c.since,
+        );
+      }
       const points = this.sql
-        .exec<{ metric: string; excluded_by: string | null }>(
-          "SELECT metric, excluded_by FROM metric_points WHERE job_id = ? AND excluded = 1",
-          jobId,
+        .exec<{ metric: string; job_id: string; excluded_by: string | null }>(
+          "SELECT metric, job_id, excluded_by FROM metric_points WHERE excluded = 1 AND time >= ?",
+          plan.releaseSince,
         )
         .toArray();
       for (const p of points) {
         const by = p.excluded_by ? (JSON.parse(p.excluded_by) as string[]) : [];
-        const mine = attribute === "" || p.metric.startsWith(prefix) || p.metric === "duplicate_count";
-        if (!by.includes(policy) || !mine) continue;
-        const rest = by.filter((x) => x !== policy);
+        if (!by.includes(plan.policy) || !HistoryStore.owns(p.metric, plan.attribute)) continue;
+        const rest = by.filter((x) => x !== plan.policy);
         this.sql.exec(
           "UPDATE metric_points SET excluded = ?, excluded_by = ? WHERE metric = ? AND job_id = ?",
           rest.length > 0 ? 1 : 0,
           rest.length > 0 ? JSON.stringify(rest) : null,
           p.metric,
-          jobId,
+          p.job_id,
         );
       }
-    }
+    });
   }
 
   private getState<T>(key: string): T | undefined {

@@ -1,13 +1,16 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
-import { assetPolicies } from "../db/schema";
+import { type AttributeKind, assetPolicies } from "../db/schema";
 import { nowIso } from "../lib/time";
-import { DEFAULT_AUTO_CLOSE_AFTER } from "./incident-planner";
+import { DEFAULT_ADAPT_AFTER, DEFAULT_AUTO_CLOSE_AFTER } from "./incident-planner";
 import { type PolicyOverrides, PolicyOverridesSchema, resolvePolicies } from "./policies/policies";
 
 type AssetRef = { tenantId: string; id: number };
 
-/** The asset's policies as they apply: defaults, overrides, and the incident auto-close threshold. */
+/**
+ * The asset's policies as they apply: defaults, overrides, the incident auto-close and adoption
+ * thresholds, and the attribute kinds a user set.
+ */
 export async function assetPolicySettings(db: Db, asset: AssetRef) {
   const row = await db.query.assetPolicies.findFirst({
     where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
@@ -17,6 +20,8 @@ export async function assetPolicySettings(db: Db, asset: AssetRef) {
   const resolved = resolvePolicies(overrides);
   return {
     auto_close_after: row?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
+    adapt_after: row?.adaptAfter ?? DEFAULT_ADAPT_AFTER,
+    attribute_kinds: (row?.attributeKinds ?? {}) as Record<string, AttributeKind>,
     overrides,
     policies: Object.values(resolved).map((p) => ({
       id: p.id,
@@ -31,20 +36,31 @@ export async function assetPolicySettings(db: Db, asset: AssetRef) {
   };
 }
 
-/** Replaces the asset's overrides and/or auto-close threshold (each only when sent). */
+/** Replaces the asset's overrides, thresholds and attribute kinds (each only when sent). */
 export async function putAssetPolicySettings(
   db: Db,
   asset: AssetRef,
-  input: { overrides?: PolicyOverrides; auto_close_after?: number },
+  input: {
+    overrides?: PolicyOverrides;
+    auto_close_after?: number;
+    adapt_after?: number;
+    attribute_kinds?: Record<string, AttributeKind>;
+  },
 ) {
   const current = await db.query.assetPolicies.findFirst({
     where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
   });
   const overrides = input.overrides ?? (current?.overrides as PolicyOverrides | undefined) ?? {};
-  const autoCloseAfter = input.auto_close_after ?? current?.autoCloseAfter ?? null;
+  const settings = {
+    overrides,
+    autoCloseAfter: input.auto_close_after ?? current?.autoCloseAfter ?? null,
+    adaptAfter: input.adapt_after ?? current?.adaptAfter ?? null,
+    attributeKinds: input.attribute_kinds ?? current?.attributeKinds ?? null,
+    updatedAt: nowIso(),
+  };
   await db
     .insert(assetPolicies)
-    .values({ assetId: asset.id, tenantId: asset.tenantId, overrides, autoCloseAfter, updatedAt: nowIso() })
-    .onConflictDoUpdate({ target: assetPolicies.assetId, set: { overrides, autoCloseAfter, updatedAt: nowIso() } });
+    .values({ assetId: asset.id, tenantId: asset.tenantId, ...settings })
+    .onConflictDoUpdate({ target: assetPolicies.assetId, set: settings });
   return assetPolicySettings(db, asset);
 }

@@ -51,6 +51,7 @@ interface IncidentRow {
   state: string;
   alert_count: number;
   clean_scans: number;
+  level_scans: number;
   close_reason: string | null;
   severity: string;
   impact: string;
@@ -59,10 +60,14 @@ interface IncidentRow {
 const incidentsOf = (a: MonitoredAsset) =>
   rows<IncidentRow>("select * from incidents where tenant_id = ? and asset_id = ? order by id", a.tenantId, a.id);
 const historyOf = (incidentId: number) =>
-  rows<{ from_state: string | null; to_state: string; alert_refs: string; actor: string; reason: string | null }>(
-    "select * from incident_history where incident_id = ? order by id",
-    incidentId,
-  );
+  rows<{
+    from_state: string | null;
+    to_state: string;
+    alert_refs: string;
+    actor: string;
+    reason: string | null;
+    details: string | null;
+  }>("select * from incident_history where incident_id = ? order by id", incidentId);
 
 describe("AssetMonitor incident aggregation", () => {
   it("opens, collects, auto-closes after 3 clean scans, and reopens as a new incident", async () => {
@@ -99,9 +104,16 @@ describe("AssetMonitor incident aggregation", () => {
       }),
     ]);
 
-    await apply("null_spike");
+    // The same problem again is no new alert: the incident records the scan.
+    expect((await apply("null_spike")).alerts).toBe(0);
     [incident] = await incidentsOf(asset);
-    expect(incident).toMatchObject({ state: "OPEN", alert_count: 2, clean_scans: 0 });
+    expect(incident).toMatchObject({ state: "OPEN", alert_count: 1, clean_scans: 0, level_scans: 2 });
+    expect((await historyOf(incident!.id))[1]).toMatchObject({
+      from_state: "OPEN",
+      to_state: "OPEN",
+      alert_refs: "[]",
+      details: expect.stringContaining('"metric":"attr:email:missing_rate"'),
+    });
 
     await apply();
     await apply();
@@ -359,9 +371,157 @@ describe("AssetMonitor is serial", () => {
     expect(await outcome(together)).toEqual(await outcome(inTurn));
     // And what running in turn means: the second close finds the incident closed, the later scans open a new one.
     expect(expected[4]).toMatchObject({ ok: false, problem: "conflict" });
+    // Repeated duplicates confirm their incident without a new alert.
     expect((await outcome(inTurn)).map((i) => [i.state, i.alert_count])).toEqual([
-      ["CLOSED", 2],
-      ["OPEN", 2],
+      ["CLOSED", 1],
+      ["OPEN", 1],
     ]);
+  });
+});
+
+describe("AssetMonitor: one change, one alert", () => {
+  /** An asset trained on 8 clean scans, and a way to apply the next ones (optionally edited). */
+  async function trained() {
+    const asset = await monitoredAsset();
+    const stub = assetMonitor(env, asset.tenantId, asset.id);
+    const start = Date.parse("2026-10-01T00:00:00Z");
+    let n = 0;
+    const apply = async (problem?: Problem, edit?: (p: ReturnType<typeof profileOf>) => void) => {
+      n += 1;
+      const profile = profileOf(n, problem);
+      edit?.(profile);
+      const time = new Date(start + n * 86_400_000).toISOString();
+      return stub.applyScan({ asset, jobId: `job_one_${asset.id}_${n}`, createdAt: time, scanTime: time, profile });
+    };
+    for (let i = 0; i < 8; i++) expect((await apply()).alerts).toBe(0);
+    return { asset, stub, apply, job: (k: number) => `job_one_${asset.id}_${k}` };
+  }
+
+  it("a persisting shift alerts once, is adopted after adapt_after scans (NEW_NORMAL), then is quiet", async () => {
+    const { asset, apply } = await trained();
+    expect((await apply("row_drop")).alerts).toBe(1);
+    expect((await apply("row_drop")).alerts).toBe(0);
+    let [incident] = await incidentsOf(asset);
+    expect(incident).toMatchObject({ state: "OPEN", alert_count: 1, level_scans: 2 });
+    // The third scan at the new level: adopted, the incident closes itself.
+    expect((await apply("row_drop")).alerts).toBe(0);
+    [incident] = await incidentsOf(asset);
+    expect(incident).toMatchObject({ state: "CLOSED", close_reason: "NEW_NORMAL", alert_count: 1 });
+    const last = (await historyOf(incident!.id)).at(-1)!;
+    expect(last).toMatchObject({ from_state: "OPEN", to_state: "CLOSED", reason: "NEW_NORMAL", actor: "system" });
+    const details = JSON.parse(last.details!);
+    expect(details.band_before.high).toBeGreaterThan(900);
+    expect(details.band_after.low).toBeLessThan(410);
+    expect(details.band_after.high).toBeGreaterThan(390);
+    // The new level is the baseline now: more scans at it are quiet, and no new incident opens.
+    for (let i = 0; i < 3; i++) expect((await apply("row_drop")).alerts).toBe(0);
+    expect(await incidentsOf(asset)).toHaveLength(1);
+  });
+
+  it("an escalation (a band's width further) alerts again on the same incident", async () => {
+    const { asset, apply } = await trained();
+    await env.DB.prepare(
+      "insert into asset_policies (asset_id, tenant_id, overrides, adapt_after, updated_at) values (?, ?, '{}', 5, ?)",
+    )
+      .bind(asset.id, asset.tenantId, new Date().toISOString())
+      .run();
+    expect((await apply("row_drop")).alerts).toBe(1);
+    // Much further down than the first alert: an escalation, a second alert on the same incident.
+    expect(
+      (
+        await apply("row_drop", (p) => {
+          p.row_count = 20;
+        })
+      ).alerts,
+    ).toBe(1);
+    const [incident] = await incidentsOf(asset);
+    expect(incident).toMatchObject({ state: "OPEN", alert_count: 2, level_scans: 1 });
+    expect((await historyOf(incident!.id)).map((h) => JSON.parse(h.alert_refs).length)).toEqual([1, 1]);
+  });
+
+  it("a one-scan excursion that returns is not adopted", async () => {
+    const { asset, stub, apply, job } = await trained();
+    expect((await apply("row_drop")).alerts).toBe(1);
+    expect((await apply()).alerts).toBe(0);
+    const [incident] = await incidentsOf(asset);
+    expect(incident).toMatchObject({ state: "OPEN", clean_scans: 1, level_scans: 0 });
+    // The excursion's row count stays out of the baseline: the drop is still a drop.
+    const excluded = await runInDurableObject(
+      stub,
+      (_i, state) =>
+        state.storage.sql
+          .exec<{ excluded: number }>(
+            "select excluded from metric_points where job_id = ? and metric = 'row_count'",
+            job(9),
+          )
+          .one().excluded,
+    );
+    expect(excluded).toBe(1);
+    expect((await apply("row_drop")).alerts).toBe(0);
+    expect((await incidentsOf(asset))[0]).toMatchObject({ state: "OPEN", level_scans: 1 });
+  });
+
+  it("closing as EXPECTED adopts the level at once", async () => {
+    const { asset, stub, apply } = await trained();
+    expect((await apply("row_drop")).alerts).toBe(1);
+    const [incident] = await incidentsOf(asset);
+    expect(
+      await stub.setIncidentState({
+        tenantId: asset.tenantId,
+        incidentId: incident!.id,
+        state: "CLOSED",
+        reason: "EXPECTED",
+        actor: "ada@example.com",
+      }),
+    ).toEqual({ ok: true });
+    expect((await apply("row_drop")).alerts).toBe(0);
+    expect((await apply("row_drop")).alerts).toBe(0);
+    expect(await incidentsOf(asset)).toHaveLength(1);
+  });
+});
+
+describe("AssetMonitor: attribute kinds", () => {
+  it("stores each attribute's kind with the asset's attributes; a user's kind wins and changes the policies", async () => {
+    const asset = await monitoredAsset();
+    const stub = assetMonitor(env, asset.tenantId, asset.id);
+    const time = new Date().toISOString();
+    await stub.applyScan({
+      asset,
+      jobId: `job_kinds_${asset.id}_1`,
+      createdAt: time,
+      scanTime: time,
+      profile: profileOf(1),
+    });
+    const stored = async () => {
+      const [row] = await rows<{ attributes: string }>("select attributes from assets where id = ?", asset.id);
+      return Object.fromEntries(
+        (JSON.parse(row!.attributes) as Array<{ name: string; kind: string; kind_source: string }>).map((a) => [
+          a.name,
+          `${a.kind}/${a.kind_source}`,
+        ]),
+      );
+    };
+    expect(await stored()).toEqual({
+      id: "identifier/inferred",
+      email: "identifier/inferred",
+      amount: "quantity/inferred",
+      country: "code/inferred",
+      updated_at: "timestamp/inferred",
+    });
+    await env.DB.prepare(
+      `insert into asset_policies (asset_id, tenant_id, overrides, attribute_kinds, updated_at) values (?, ?, '{}', ?, ?)`,
+    )
+      .bind(asset.id, asset.tenantId, JSON.stringify({ amount: "code" }), time)
+      .run();
+    await stub.applyScan({
+      asset,
+      jobId: `job_kinds_${asset.id}_2`,
+      createdAt: time,
+      scanTime: time,
+      profile: profileOf(2),
+    });
+    expect((await stored()).amount).toBe("code/user");
+    // A code is not averaged: value_range no longer trains on amount.
+    expect((await stub.training()).filter((t) => t.policy === "value_range")).toEqual([]);
   });
 });

@@ -112,6 +112,7 @@ describe("GET /api/backend/{tenant}/incidents: filters", () => {
       tag: "completeness",
       alert_count: 1,
       clean_scans: 0,
+      level_scans: 1,
       opened_at: "2026-03-05T10:00:00.000Z",
       last_alert_at: "2026-03-05T10:00:00.000Z",
       closed_at: null,
@@ -447,6 +448,7 @@ describe("GET /api/backend/{tenant}/incidents/{incidentId}", () => {
         note: null,
         reason: null,
         job_id: "j1",
+        details: null,
       },
       expect.objectContaining({ from_state: "OPEN", to_state: "OPEN", alert_refs: [a2] }),
       expect.objectContaining({

@@ -40,6 +40,8 @@ describe("asset policies", () => {
     const defaults = await call("GET", path, { as: admin });
     expect(defaults.status).toBe(200);
     expect(defaults.body.auto_close_after).toBe(3);
+    expect(defaults.body.adapt_after).toBe(3);
+    expect(defaults.body.attribute_kinds).toEqual({});
     expect(defaults.body.policies.map((p: { id: string }) => p.id).sort()).toEqual([
       "cardinality_drift",
       "completeness",
@@ -59,13 +61,19 @@ describe("asset policies", () => {
       as: admin,
       body: {
         auto_close_after: 5,
+        adapt_after: 4,
+        attribute_kinds: { PULocationID: "code", fare: "quantity" },
         overrides: { completeness: { priority: "HIGH", params: { max_rate: 0.2 } }, pattern_drift: { enabled: false } },
       },
     });
     expect(put.status).toBe(200);
-    expect(put.body.auto_close_after).toBe(5);
+    expect(put.body).toMatchObject({
+      auto_close_after: 5,
+      adapt_after: 4,
+      attribute_kinds: { PULocationID: "code", fare: "quantity" },
+    });
     const byId = Object.fromEntries(put.body.policies.map((p: { id: string }) => [p.id, p]));
-    expect(byId.completeness).toMatchObject({ priority: "HIGH", params: { max_rate: 0.2, margin: 0.05 } });
+    expect(byId.completeness).toMatchObject({ priority: "HIGH", params: { max_rate: 0.2, margin: 0.005 } });
     expect(byId.pattern_drift.enabled).toBe(false);
     // Sending only the threshold keeps the overrides.
     const again = await call("PUT", path, { as: admin, body: { auto_close_after: 4 } });
@@ -88,6 +96,8 @@ describe("asset policies", () => {
         "body.overrides.row_count_anomaly.params.min_history",
       ],
       [{ auto_close_after: 0 }, "body.auto_close_after"],
+      [{ adapt_after: 0 }, "body.adapt_after"],
+      [{ attribute_kinds: { fare: "money" } }, "body.attribute_kinds.fare"],
     ];
     for (const [body, field] of cases) {
       const res = await call("PUT", path, { as: admin, body });

@@ -1,6 +1,24 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { CONNECTION_TYPES, connections } from "./connections";
 import { projects, tenants } from "./tenancy";
+/**
+ * What an attribute's values are, which decides the policies that judge it: identifiers (keys) and
+ * codes (categories, also low-cardinality integers) are never averaged; quantities get bands and
+ * distribution tests; free text gets patterns; timestamps feed freshness.
+ */
+export const ATTRIBUTE_KINDS = ["identifier", "code", "quantity", "text", "timestamp"] as const;
+export type AttributeKind = (typeof ATTRIBUTE_KINDS)[number];
+
+/** One attribute of an asset as stored: its type from the source, and its kind once a scan saw it. */
+export interface AssetAttribute {
+  name: string;
+  type: string;
+  nullable: boolean;
+  kind?: AttributeKind;
+  /** "inferred" from the scans, or "user" when set by PUT …/policies. */
+  kind_source?: "inferred" | "user";
+}
+
 /** One monitored table or file, under a project, read through a connection. */
 export const assets = sqliteTable(
   "assets",
@@ -23,8 +41,8 @@ export const assets = sqliteTable(
     options: text("options", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     dbType: text("db_type"),
-    /** The schema read from the source: [{name, type, nullable}] (POST …/schema). */
-    attributes: text("attributes", { mode: "json" }).$type<Array<{ name: string; type: string; nullable: boolean }>>(),
+    /** The schema read from the source (POST …/schema, and every scan), with each attribute's kind. */
+    attributes: text("attributes", { mode: "json" }).$type<AssetAttribute[]>(),
     scheduleCron: text("schedule_cron"),
     scheduleTimezone: text("schedule_timezone").notNull().default("UTC"),
     scheduleEnabled: integer("schedule_enabled", { mode: "boolean" }).notNull().default(false),

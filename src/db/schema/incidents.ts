@@ -1,13 +1,24 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { tenants } from "./tenancy";
 
 export const INCIDENT_STATES = ["OPEN", "CLOSED"] as const;
 export type IncidentState = (typeof INCIDENT_STATES)[number];
 export const LEVELS = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Level = (typeof LEVELS)[number];
-/** Why an incident was closed; EXPECTED and FALSE_POSITIVE teach the detector the points were normal. */
-export const CLOSE_REASONS = ["FIXED", "EXPECTED", "FALSE_POSITIVE", "NO_ACTION_NEEDED", "AUTO_RESOLVED"] as const;
+/**
+ * Why an incident was closed. EXPECTED and FALSE_POSITIVE (by a user) make the detector adopt the
+ * level the incident reported; NEW_NORMAL is the detector adopting it by itself after the asset's
+ * `adapt_after` scans at that level; AUTO_RESOLVED follows clean scans.
+ */
+export const CLOSE_REASONS = [
+  "FIXED",
+  "EXPECTED",
+  "FALSE_POSITIVE",
+  "NO_ACTION_NEEDED",
+  "AUTO_RESOLVED",
+  "NEW_NORMAL",
+] as const;
 export type CloseReason = (typeof CLOSE_REASONS)[number];
 
 /**
@@ -43,6 +54,13 @@ export const incidents = sqliteTable(
     alertCount: integer("alert_count").notNull(),
     /** Consecutive clean scans of the asset since the last alert (auto-close at the asset's threshold). */
     cleanScans: integer("clean_scans").notNull().default(0),
+    /** Consecutive scans at the level the last alert reported (the detector adopts it at the asset's adapt_after). */
+    levelScans: integer("level_scans").notNull().default(1),
+    /**
+     * How far the last alert was from its baseline, signed, in units of the allowed change (|x| > 1 is
+     * outside): a later finding escalates when it goes the other way or two units further.
+     */
+    deviation: real("deviation"),
     openedAt: text("opened_at").notNull(),
     lastAlertAt: text("last_alert_at").notNull(),
     closedAt: text("closed_at"),
@@ -83,6 +101,11 @@ export const incidentHistory = sqliteTable(
     reason: text("reason"),
     /** The scan job the entry came from, when a scan caused it (idempotency of replays). */
     jobId: text("job_id"),
+    /**
+     * What the scan measured, for an entry that confirms the incident without a new alert
+     * (metric, observed, expected), or the bands before and after a NEW_NORMAL adoption.
+     */
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>(),
   },
   (t) => [
     index("incident_history_incident_idx").on(t.incidentId, t.time),

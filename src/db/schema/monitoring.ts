@@ -69,6 +69,10 @@ export const assetPolicies = sqliteTable("asset_policies", {
   overrides: text("overrides", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   /** Consecutive clean scans after which an incident closes itself (default 3). */
   autoCloseAfter: integer("auto_close_after"),
+  /** Scans at a new level after which the detector adopts it and closes the incident as NEW_NORMAL (default 3). */
+  adaptAfter: integer("adapt_after"),
+  /** Attribute kinds set by a user (attribute name → kind); they win over the inferred kinds. */
+  attributeKinds: text("attribute_kinds", { mode: "json" }).$type<Record<string, string>>(),
   updatedAt: text("updated_at").notNull(),
 });
 

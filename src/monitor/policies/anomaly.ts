@@ -118,16 +118,27 @@ export function robustZ(values: readonly number[], x: number, params: Partial<An
   return zBand("robust_z", w, x, p);
 }
 
+/**
+ * The spread of values around their centre as a standard deviation: the larger of MAD/0.6745 and
+ * 1.2533 × the mean absolute deviation. MAD alone is erratic on short windows (with 7 points it
+ * is often a third of the true spread) and 0 when most values are equal; the mean absolute
+ * deviation is steadier there, and the estimate stays robust since anomalies are kept out of it.
+ */
+export function robustSigma(values: readonly number[], centre: number): number {
+  if (values.length === 0) return 0;
+  const deviations = values.map((v) => Math.abs(v - centre));
+  const meanAd = deviations.reduce((s, d) => s + d, 0) / deviations.length;
+  return Math.max(median(deviations) / MAD_TO_SIGMA, meanAd * MEAN_AD_TO_SIGMA);
+}
+
+/** How far from its centre a new value may be, given a few past ones: the studentized z × robustSigma. */
+export function spreadBound(values: readonly number[], centre: number, z: number): number {
+  return studentized(z, values.length) * robustSigma(values, centre);
+}
+
 function zBand(strategy: StrategyName, w: readonly number[], x: number, p: AnomalyParams): AnomalyResult {
   const centre = median(w);
-  const deviations = w.map((v) => Math.abs(v - centre));
-  const mad = median(deviations);
-  const meanAd = deviations.reduce((s, d) => s + d, 0) / deviations.length;
-  // The larger of two spread estimates: MAD alone is erratic on short windows (with 7 points it
-  // is often a third of the true spread) and 0 when most values are equal; the mean absolute
-  // deviation is steadier there, and the band stays robust since anomalies are kept out of it.
-  const sigma = Math.max(mad / MAD_TO_SIGMA, meanAd * MEAN_AD_TO_SIGMA);
-  const half = Math.max(studentized(p.threshold, w.length) * sigma, minChange(centre, p));
+  const half = Math.max(spreadBound(w, centre, p.threshold), minChange(centre, p));
   return verdict(strategy, x, centre, half, w.length, p);
 }
 

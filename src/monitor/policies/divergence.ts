@@ -97,6 +97,10 @@ export interface ComponentBaseline {
   scans: number;
   /** Component name (metric name minus the prefix) → median over those scans. */
   values: Map<string, number>;
+  /** Component name → its value in each of those scans, oldest first (`missing` where it had none). */
+  series: Map<string, number[]>;
+  /** The scans, oldest first. */
+  jobs: Array<{ job: string; time: string }>;
   from?: string;
   to?: string;
 }
@@ -107,9 +111,9 @@ export type Parts = { prefix: string } | { metrics: readonly string[] };
 /**
  * The baseline of a multi-part metric (quantiles, pattern shares, category shares): the last
  * `window` past scans that have a non-excluded point among the parts (a policy that fires
- * excludes every part of its scan), and per part the median over those scans, a missing part
- * counting as `missing` (0 for shares: the pattern did not occur). Parts are keyed by their
- * metric name minus the prefix, or by their full name.
+ * excludes every part of its scan), and per part its series over those scans and their median,
+ * a missing part counting as `missing` (0 for shares: the pattern did not occur; undefined leaves
+ * it out). Parts are keyed by their metric name minus the prefix, or by their full name.
  */
 export function componentBaseline(
   history: MetricHistory,
@@ -135,9 +139,19 @@ export function componentBaseline(
     .sort((a, b) => a.t - b.t || (a.job < b.job ? -1 : a.job > b.job ? 1 : 0))
     .slice(-window);
   const values = new Map<string, number>();
+  const series = new Map<string, number[]>();
   for (const [part, byJob] of byPart) {
-    const series = ordered.map((o) => byJob.get(o.job) ?? missing).filter((v): v is number => v !== undefined);
-    if (series.length > 0) values.set(part, median(series));
+    const xs = ordered.map((o) => byJob.get(o.job) ?? missing).filter((v): v is number => v !== undefined);
+    if (xs.length === 0) continue;
+    series.set(part, xs);
+    values.set(part, median(xs));
   }
-  return { scans: ordered.length, values, from: ordered[0]?.time, to: ordered[ordered.length - 1]?.time };
+  return {
+    scans: ordered.length,
+    values,
+    series,
+    jobs: ordered.map(({ job, time }) => ({ job, time })),
+    from: ordered[0]?.time,
+    to: ordered[ordered.length - 1]?.time,
+  };
 }

@@ -16,8 +16,9 @@ import {
   typeMismatch,
   uniqueness,
   valueRange,
-} from "./checks";
+} from "./checks/index";
 import type { EvaluationInput } from "./input";
+import { resolveKinds } from "./kinds";
 import { extractMetrics } from "./metrics";
 import { resolvePolicies } from "./policies";
 import type { EvaluatedPoint, Evaluation, PolicyAlert, PolicyId, TrainingState } from "./types";
@@ -39,13 +40,19 @@ const CHECKS: { [P in PolicyId]: Check<P> } = {
 /** Alerts of one scan, its metric points (anomalous ones marked excluded), and what is still training. */
 export function evaluate(input: EvaluationInput): Evaluation {
   const policies = resolvePolicies(input.overrides);
-  const metricPoints = extractMetrics(input.profile, input.asset, input.scan_time);
+  const kinds =
+    input.kinds ??
+    Object.fromEntries(
+      Object.entries(resolveKinds(input.profile.attributes, input.asset, {}, {})).map(([name, k]) => [name, k.kind]),
+    );
+  const metricPoints = extractMetrics(input.profile, input.asset, input.scan_time, kinds);
   const ctx: CheckContext = {
     input,
     profile: input.profile,
     history: input.history,
     current: new Map(metricPoints.map((p) => [p.metric, p.value])),
     idAttributes: new Set(input.asset.id_attributes ?? []),
+    kinds,
   };
   const alerts: PolicyAlert[] = [];
   const training: TrainingState[] = [];
@@ -61,12 +68,14 @@ export function evaluate(input: EvaluationInput): Evaluation {
       if (seen.has(f.attribute)) continue; // one alert per (policy, attribute) per scan
       seen.add(f.attribute);
       const { exclude, metric_value, ...rest } = f;
+      const kind = f.attribute !== undefined ? kinds[f.attribute] : undefined;
       alerts.push({
         policy: id,
         policy_name: policy.name,
         priority: policy.priority,
         dimension: policy.dimension,
         ...rest,
+        ...(kind ? { attribute_kind: kind } : {}),
         metric_value: metric_value ?? String(f.observed),
       });
       for (const m of exclude) {

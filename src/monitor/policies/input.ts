@@ -1,3 +1,4 @@
+import type { AttributeKind } from "../../db/schema";
 import type { AssetProfile, SchemaField } from "../../scan/profile";
 import type { PolicyOverrides } from "./policies";
 import type { AssetRef, MetricHistory } from "./types";
@@ -13,4 +14,6 @@ export interface EvaluationInput {
   previous_schema?: SchemaField[];
   history: MetricHistory;
   overrides?: PolicyOverrides;
+  /** The kind of each attribute (see kinds.ts); inferred from this profile when absent. */
+  kinds?: Readonly<Record<string, AttributeKind>>;
 }

@@ -9,6 +9,8 @@
  * `attr:<name>:value:<value>`. Attribute names, patterns and values are escaped (`%` and `:`)
  * so a name can never read as another metric's prefix.
  */
+
+import type { AttributeKind } from "../../db/schema";
 import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../scan/profile";
 import type { AssetRef, MetricPoint } from "./types";
 
@@ -21,7 +23,8 @@ export type MetricKind = "count" | "distinct" | "rate" | "value";
  * on a change of a hair.
  */
 export const MIN_CHANGE_BY_KIND: Record<MetricKind, { absolute: number; relative: number }> = {
-  count: { absolute: 10, relative: 0 },
+  // Batches of a steady size still move by a percent: ±10 rows is no band for 10,000 rows.
+  count: { absolute: 10, relative: 0.01 },
   distinct: { absolute: 5, relative: 0 },
   rate: { absolute: 0.02, relative: 0 },
   value: { absolute: 0, relative: 0.02 },
@@ -89,20 +92,28 @@ export function categoryShares(a: AttributeProfile): Map<string, number> {
 const HOUR_MS = 3_600_000;
 
 /** Every metric point of a scan. `scanTime` is the scan's ISO time (freshness is relative to it). */
-export function extractMetrics(profile: AssetProfile, asset: AssetRef, scanTime: string): MetricPoint[] {
+export function extractMetrics(
+  profile: AssetProfile,
+  asset: AssetRef,
+  scanTime: string,
+  kinds: Readonly<Record<string, AttributeKind>> = {},
+): MetricPoint[] {
   const points: MetricPoint[] = [{ metric: "row_count", value: profile.row_count }];
   if (profile.duplicate_count !== undefined && (asset.id_attributes?.length ?? 0) > 0) {
     points.push({ metric: "duplicate_count", value: profile.duplicate_count });
+  }
+  if (profile.duplicate_rows !== undefined && profile.row_count > 0) {
+    points.push({ metric: "duplicate_row_rate", value: profile.duplicate_rows / profile.row_count });
   }
   if (asset.timestamp_attribute && profile.freshness) {
     const age = (Date.parse(scanTime) - Date.parse(profile.freshness)) / HOUR_MS;
     if (Number.isFinite(age)) points.push({ metric: "freshness_age_hours", value: age });
   }
-  for (const a of profile.attributes) points.push(...attributeMetrics(a));
+  for (const a of profile.attributes) points.push(...attributeMetrics(a, kinds[a.name]));
   return points.filter((p) => Number.isFinite(p.value));
 }
 
-function attributeMetrics(a: AttributeProfile): MetricPoint[] {
+function attributeMetrics(a: AttributeProfile, kind: AttributeKind | undefined): MetricPoint[] {
   const out: MetricPoint[] = [];
   const add = (stat: string, value: number) => {
     out.push({ metric: attrMetric(a.name, stat), value, attribute: a.name });
@@ -132,7 +143,8 @@ function attributeMetrics(a: AttributeProfile): MetricPoint[] {
     add("top_pattern_share", Math.max(...a.patterns.map((p) => p.share)));
     for (const p of a.patterns) add(`pattern:${escapeName(p.pattern)}`, p.share);
   }
-  if (isCategorical(a)) {
+  // Category shares of codes: every value when all are listed, else the most frequent ones.
+  if (kind === "code" || (kind === undefined && isCategorical(a))) {
     for (const [value, share] of categoryShares(a)) add(`value:${escapeName(value)}`, share);
   }
   return out;

@@ -25,12 +25,28 @@ const anomalyShape = {
 };
 
 const driftShape = {
-  threshold: z.number().positive().max(10),
   window,
   min_history: minHistory,
   /** Fewer non-null values than this and the distribution is too noisy to judge. */
   min_values: z.number().int().min(1),
+  /** Significance of the G-test a share shift must pass (and of the KS test of quantities). */
+  alpha: z.number().positive().max(0.5),
+  /** Smallest move of a value's share worth an alert (0.05 = 5 points). */
+  min_shift: z.number().min(0).max(1),
+  /** A never-seen value needs this share and this many rows to be a new category. */
+  min_share: z.number().min(0).max(1),
+  min_count: z.number().int().min(1),
+  /** A value with at least this share in the baseline that is gone now has vanished. */
+  vanish_share: z.number().min(0).max(1),
   ignore_attributes: ignoreAttributes,
+};
+
+/** Share tests (completeness, type_mismatch, duplicate rows): see checks/common.ts shareTest. */
+const shareShape = {
+  window,
+  min_history: z.number().int().min(1).max(1000),
+  z: z.number().positive().max(10),
+  margin: z.number().min(0).max(1),
 };
 
 export const VALUE_RANGE_STATS = ["min", "max", "mean", "p50"] as const;
@@ -39,16 +55,16 @@ export const VALUE_RANGE_STATS = ["min", "max", "mean", "p50"] as const;
 export const POLICY_PARAM_SCHEMAS = {
   row_count_anomaly: z.strictObject(anomalyShape),
   completeness: z.strictObject({
+    ...shareShape,
     max_rate: z.number().min(0).max(1),
-    margin: z.number().min(0).max(1),
-    window,
     ignore_attributes: ignoreAttributes,
   }),
   uniqueness: z.strictObject({
+    ...shareShape,
     max_duplicates: z.number().int().min(0),
+    duplicate_rows: z.boolean(),
     watch_unique_attributes: z.boolean(),
     min_unique_scans: z.number().int().min(1).max(1000),
-    window,
     ignore_attributes: ignoreAttributes,
   }),
   schema_change: z.strictObject({ added: z.boolean(), removed: z.boolean(), type_changed: z.boolean() }),
@@ -61,7 +77,11 @@ export const POLICY_PARAM_SCHEMAS = {
   distribution_drift: z.strictObject(driftShape),
   pattern_drift: z.strictObject(driftShape),
   cardinality_drift: z.strictObject({ ...anomalyShape, ignore_attributes: ignoreAttributes }),
-  type_mismatch: z.strictObject({ max_rate: z.number().min(0).max(1), ignore_attributes: ignoreAttributes }),
+  type_mismatch: z.strictObject({
+    ...shareShape,
+    max_rate: z.number().min(0).max(1),
+    ignore_attributes: ignoreAttributes,
+  }),
 } satisfies Record<PolicyId, z.ZodType>;
 
 export type PolicyParams<P extends PolicyId> = z.infer<(typeof POLICY_PARAM_SCHEMAS)[P]>;
@@ -83,7 +103,20 @@ const anomalyDefaults = (kind: keyof typeof MIN_CHANGE_BY_KIND) => ({
   min_rel_change: MIN_CHANGE_BY_KIND[kind].relative,
 });
 
-const driftDefaults = { window: 30, min_history: 7, min_values: 50, ignore_attributes: [] as string[] };
+const driftDefaults = {
+  window: 30,
+  min_history: 7,
+  min_values: 50,
+  alpha: 1e-6,
+  min_shift: 0.05,
+  min_share: 0.005,
+  min_count: 5,
+  vanish_share: 0.01,
+  ignore_attributes: [] as string[],
+};
+
+/** Share tests: 3 past scans, 3.5 standard errors, half a percentage point at least. */
+const shareDefaults = { window: 30, min_history: 3, z: 3.5, margin: 0.005 };
 
 export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
   row_count_anomaly: {
@@ -99,25 +132,26 @@ export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
     id: "completeness",
     name: "Completeness",
     description:
-      "The share of null or empty values of an attribute exceeds max_rate and its usual share (median of past scans) plus margin.",
+      "The share of null or empty values of an attribute rises above its usual share (median of the past scans) plus the larger of margin and the history's spread, judged on the Wilson lower bound at z for the row count; before min_history scans, above max_rate.",
     dimension: "completeness",
     priority: "MEDIUM",
     kind: "rule",
-    params: { max_rate: 0.05, margin: 0.05, window: 30, ignore_attributes: [] },
+    params: { ...shareDefaults, max_rate: 0.05, ignore_attributes: [] },
   },
   uniqueness: {
     id: "uniqueness",
     name: "Uniqueness",
     description:
-      "Rows repeat the id attributes of earlier rows, or an attribute that was unique in every recent scan is no longer.",
+      "Rows repeat the id attributes of earlier rows (more than max_duplicates); the share of rows that repeat an earlier row exactly rises (a share test, like completeness); or an identifier attribute that was unique in every recent scan is no longer.",
     dimension: "consistency",
     priority: "HIGH",
     kind: "rule",
     params: {
+      ...shareDefaults,
       max_duplicates: 0,
+      duplicate_rows: true,
       watch_unique_attributes: true,
       min_unique_scans: 7,
-      window: 30,
       ignore_attributes: [],
     },
   },
@@ -142,7 +176,8 @@ export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
   value_range: {
     id: "value_range",
     name: "Value range",
-    description: "The min, max, mean or median of a numeric attribute leaves the band its history predicts.",
+    description:
+      "The mean or median of a quantity leaves the band its history predicts (never narrower than the values' grid); min and max: more values beyond the baseline's 1st or 99th percentile than the past scans had (a share test), never one record.",
     dimension: "accuracy",
     priority: "MEDIUM",
     kind: "anomaly",
@@ -152,21 +187,21 @@ export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
     id: "distribution_drift",
     name: "Distribution drift",
     description:
-      "The value distribution of an attribute (quantile bins, or category shares for categorical attributes) drifts from its baseline: PSI above threshold.",
+      "Quantities: the quantile profile's largest CDF gap from the baseline (a KS distance) exceeds both the KS critical distance at alpha for the row count and the past scans' own distances. Codes: a new category (min_share and min_count), a vanished one (had vanish_share), or shares moved by at least min_shift beyond their history's spread with a G-test below alpha.",
     dimension: "accuracy",
     priority: "LOW",
     kind: "anomaly",
-    params: { ...driftDefaults, threshold: 0.2 },
+    params: { ...driftDefaults },
   },
   pattern_drift: {
     id: "pattern_drift",
     name: "Pattern drift",
     description:
-      "The mix of value patterns of a non-numeric attribute changes from its baseline: Jensen-Shannon divergence above threshold.",
+      "The value shapes of a text attribute change from its baseline, by the rules of categories: a new shape (not for free text), a vanished one, or shares that moved.",
     dimension: "consistency",
     priority: "MEDIUM",
     kind: "anomaly",
-    params: { ...driftDefaults, threshold: 0.2 },
+    params: { ...driftDefaults },
   },
   cardinality_drift: {
     id: "cardinality_drift",
@@ -181,11 +216,12 @@ export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
   type_mismatch: {
     id: "type_mismatch",
     name: "Type mismatch",
-    description: "The share of non-null values not of the attribute's type exceeds max_rate.",
+    description:
+      "The share of non-null values not of the attribute's type rises above its usual share, by the share test of completeness; before min_history scans, above max_rate.",
     dimension: "accuracy",
     priority: "MEDIUM",
     kind: "rule",
-    params: { max_rate: 0.01, ignore_attributes: [] },
+    params: { ...shareDefaults, max_rate: 0.01, ignore_attributes: [] },
   },
 };
 

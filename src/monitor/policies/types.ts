@@ -3,6 +3,7 @@
  * throughout: the AssetMonitor stores the points and the alerts as they are.
  */
 
+import type { AttributeKind } from "../../db/schema";
 import type { DqDimension } from "../../settings/dq-score";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
@@ -75,6 +76,33 @@ export interface PolicyAlert {
   training_size?: number;
   /** The incident tag. */
   dimension: DqDimension;
+  /** The kind of the alert's attribute, for attribute-level policies. */
+  attribute_kind?: AttributeKind;
+  /** Categorical policies: the values that moved, with their baseline and observed shares. */
+  values?: MovedValue[];
+  /**
+   * Signed distance from the baseline in units of the allowed change (beyond ±1 is outside): a later
+   * finding of the same incident alerts again only when it goes the other way, or further by two
+   * units (a band's width beyond the level already reported).
+   */
+  deviation?: number;
+  /**
+   * True when the finding measures a level the detector can adopt as its new baseline (NEW_NORMAL
+   * after adapt_after scans); false for fixed limits (freshness, id duplicates, schema changes).
+   */
+  adaptable: boolean;
+  /** True when each finding is a new event (a schema change): it alerts even with its incident open. */
+  event?: boolean;
+}
+
+/** A value of a categorical attribute whose share changed. */
+export interface MovedValue {
+  value: string;
+  /** Share in the baseline (0 for a new category). */
+  expected: number;
+  /** Share in this scan (0 for a vanished category). */
+  observed: number;
+  change: "new" | "vanished" | "up" | "down";
 }
 
 /** An anomaly policy that cannot judge a metric yet: it has `points` of the `needed` past scans. */

@@ -72,6 +72,10 @@ export const IncidentSchema = z
     tag: z.string().openapi({ description: "The policy's dimension" }),
     alert_count: z.number().int(),
     clean_scans: z.number().int().openapi({ description: "Consecutive clean scans since the last alert" }),
+    level_scans: z.number().int().openapi({
+      description:
+        "Consecutive scans at the level of the last alert (adopted as NEW_NORMAL at the asset's adapt_after)",
+    }),
     opened_at: z.string(),
     last_alert_at: z.string(),
     closed_at: z.string().nullable(),
@@ -93,6 +97,10 @@ export const HistoryEntrySchema = z
     note: z.string().nullable(),
     reason: z.string().nullable(),
     job_id: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()).nullable().openapi({
+      description:
+        "What a scan that confirmed the incident without a new alert measured (metric, observed, expected); for NEW_NORMAL, band_before and band_after",
+    }),
   })
   .openapi("IncidentHistoryEntry");
 
@@ -100,7 +108,7 @@ export const IncidentDetailSchema = IncidentSchema.extend({
   metrics: z
     .array(
       z.object({
-        alert_id: z.number().int(),
+        alert_id: z.number().int().nullable().openapi({ description: "null for a scan that confirmed the incident" }),
         job_id: z.string(),
         metric: z.string(),
         metric_value: z.string(),
@@ -110,7 +118,9 @@ export const IncidentDetailSchema = IncidentSchema.extend({
         expected: z.unknown(),
       }),
     )
-    .openapi({ description: "The incident's alerts (the newest 1000), oldest first" }),
+    .openapi({
+      description: "The incident's alerts (the newest 1000) and the scans that confirmed it, oldest first",
+    }),
   history: z.array(HistoryEntrySchema),
 }).openapi("IncidentDetail");
 

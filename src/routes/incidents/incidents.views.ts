@@ -18,6 +18,7 @@ export function incidentView(row: IncidentRow) {
     tag: row.tag,
     alert_count: row.alertCount,
     clean_scans: row.cleanScans,
+    level_scans: row.levelScans,
     opened_at: row.openedAt,
     last_alert_at: row.lastAlertAt,
     closed_at: row.closedAt,
@@ -37,23 +38,42 @@ export function historyView(row: IncidentHistoryRow) {
     note: row.note,
     reason: row.reason,
     job_id: row.jobId,
+    details: row.details ?? null,
   };
 }
 
-/** The detail: the incident, the metrics of its alerts (observed and expected from each alert's details), its history. */
+/**
+ * The detail: the incident, its metrics (each alert's observed and expected, and each scan that
+ * confirmed it without a new alert), its history.
+ */
 export function incidentDetailView(detail: IncidentDetail) {
+  const alerted = detail.metrics.map((m) => ({
+    alert_id: m.id as number | null,
+    job_id: m.jobId,
+    metric: m.metric,
+    metric_value: m.metricValue,
+    metric_time: m.metricTime,
+    priority: m.priority,
+    observed: m.details.observed ?? null,
+    expected: m.details.expected ?? null,
+  }));
+  const confirmed = detail.history
+    .filter((h) => h.jobId && h.alertRefs.length === 0 && typeof h.details?.metric === "string")
+    .map((h) => ({
+      alert_id: null,
+      job_id: h.jobId!,
+      metric: String(h.details!.metric),
+      metric_value: String(h.details!.observed ?? ""),
+      metric_time: h.time,
+      priority: detail.incident.severity,
+      observed: h.details!.observed ?? null,
+      expected: h.details!.expected ?? null,
+    }));
   return {
     ...incidentView(detail.incident),
-    metrics: detail.metrics.map((m) => ({
-      alert_id: m.id,
-      job_id: m.jobId,
-      metric: m.metric,
-      metric_value: m.metricValue,
-      metric_time: m.metricTime,
-      priority: m.priority,
-      observed: m.details.observed ?? null,
-      expected: m.details.expected ?? null,
-    })),
+    metrics: [...alerted, ...confirmed].sort((a, b) =>
+      a.metric_time < b.metric_time ? -1 : a.metric_time > b.metric_time ? 1 : 0,
+    ),
     history: detail.history.map(historyView),
   };
 }

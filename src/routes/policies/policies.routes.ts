@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ATTRIBUTE_KINDS } from "../../db/schema";
 import { PolicyOverridesSchema } from "../../monitor/policies/policies";
 import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { IntId, TenantId } from "../params";
@@ -13,6 +14,12 @@ const base = "/api/backend/{tenant}/configuration/assets/{assetId}";
 const PolicySettingsSchema = z
   .object({
     auto_close_after: z.number().int().openapi({ description: "Consecutive clean scans that close an incident" }),
+    adapt_after: z.number().int().openapi({
+      description: "Scans at a new level after which the detector adopts it and the incident closes as NEW_NORMAL",
+    }),
+    attribute_kinds: z
+      .record(z.string(), z.enum(ATTRIBUTE_KINDS))
+      .openapi({ description: "Attribute kinds set by a user; the others are inferred (assets?with_attributes=true)" }),
     overrides: z.record(z.string(), z.unknown()),
     policies: z.array(
       z.object({
@@ -45,10 +52,10 @@ export const putPolicies = authedRoute({
   method: "put",
   path: `${base}/policies`,
   tags,
-  summary: "Set the asset's policy overrides and incident auto-close threshold (PROJECT_EDITOR)",
+  summary: "Set the asset's policy overrides, incident thresholds and attribute kinds (PROJECT_EDITOR)",
   description:
     "`overrides` (per policy id: {enabled?, priority?, params?}) replaces the stored overrides when sent; " +
-    "`auto_close_after` (1-100) when sent. Unknown policies or params are a 400.",
+    "`auto_close_after` (1-100), `adapt_after` (1-100) and `attribute_kinds` likewise. Unknown policies, params or kinds are a 400.",
   request: {
     params,
     body: jsonBody(
@@ -56,6 +63,15 @@ export const putPolicies = authedRoute({
         .strictObject({
           overrides: PolicyOverridesSchema.optional(),
           auto_close_after: z.number().int().min(1).max(100).optional(),
+          adapt_after: z.number().int().min(1).max(100).optional(),
+          attribute_kinds: z
+            .record(z.string().min(1).max(1000), z.enum(ATTRIBUTE_KINDS))
+            .refine((r) => Object.keys(r).length <= 2000, "at most 2000 attributes")
+            .optional()
+            .openapi({
+              description:
+                "Per attribute name, its kind (identifier, code, quantity, text, timestamp), replacing the inferred one; replaces the stored map when sent",
+            }),
         })
         .openapi("PutAssetPolicies"),
     ),

@@ -4,7 +4,9 @@
  * on request, one real problem.
  */
 
+import type { AttributeKind } from "../../../src/db/schema";
 import { type AssetRef, type Evaluation, evaluate, type MetricHistory } from "../../../src/monitor/policies";
+import { resolveKinds } from "../../../src/monitor/policies/kinds";
 import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS, type ValueType } from "../../../src/scan/profile";
 
 /** mulberry32: small, fast and the same everywhere. */
@@ -221,6 +223,12 @@ export function ordersScan(i: number, problem?: Problem) {
   return { job_id: `job-${i}${problem ? `-${problem}` : ""}`, scan_time: time, profile };
 }
 
+/** The kinds of the orders' attributes, as the AssetMonitor settles them from the clean scans. */
+export function orderKinds(): Record<string, AttributeKind> {
+  const known = resolveKinds(ordersScan(0).profile.attributes, ORDERS, {}, {});
+  return Object.fromEntries(Object.entries(known).map(([name, k]) => [name, k.kind]));
+}
+
 /** Appends a scan's evaluated points to a history (a copy), as the AssetMonitor would. */
 export function record(
   history: MetricHistory,
@@ -258,6 +266,7 @@ export function runOrders(
     profile: scan.profile,
     previous_schema: previous?.profile.schema,
     history,
+    kinds: orderKinds(),
   });
   return { scan, evaluation, history: record(history, scan, evaluation) };
 }

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
+import type { MetricHistory } from "../../../src/monitor/policies";
 import {
   evaluate,
   POLICY_DEFAULTS,
   POLICY_IDS,
+  type PolicyOverrides,
   PolicyOverridesSchema,
   resolvePolicies,
 } from "../../../src/monitor/policies";
 import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
-import { alertKeys, cleanOrders, ORDERS, ordersScan, runOrders } from "./fixtures";
+import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, rng, runOrders } from "./fixtures";
 
 const base = cleanOrders(8);
 const attr = (p: AssetProfile, name: string) => p.attributes.find((a) => a.name === name)!;
@@ -24,6 +26,7 @@ function judge(edit: (p: AssetProfile) => void, overrides?: Parameters<typeof ev
     previous_schema: base.previous.profile.schema,
     history: base.history,
     overrides,
+    kinds: orderKinds(),
   });
 }
 
@@ -49,7 +52,8 @@ describe("POLICY_DEFAULTS", () => {
     expect(POLICY_DEFAULTS.freshness.params.max_age_hours).toBe(24);
     expect(POLICY_DEFAULTS.type_mismatch.params.max_rate).toBe(0.01);
     expect(POLICY_DEFAULTS.row_count_anomaly.params).toMatchObject({ threshold: 3.5, window: 30, min_history: 7 });
-    expect(POLICY_DEFAULTS.distribution_drift.params.threshold).toBe(0.2);
+    expect(POLICY_DEFAULTS.distribution_drift.params).toMatchObject({ alpha: 1e-6, min_shift: 0.05 });
+    expect(POLICY_DEFAULTS.completeness.params).toMatchObject({ margin: 0.005, z: 3.5, min_history: 3 });
   });
 });
 
@@ -64,11 +68,13 @@ describe("rule policies fire from the first scan", () => {
       priority: "MEDIUM",
       expected: { low: 0, high: 0.05 },
     });
-    expect(e.alerts[0]!.description).toMatch(/^30\.0% of the values of attribute country in orders are null or empty/);
+    expect(e.alerts[0]!.description).toMatch(
+      /^30\.0% of the values of attribute country \(code\) in orders are null or empty/,
+    );
     expect(alertKeys(firstScan(() => {}))).toEqual([]);
   });
 
-  it("completeness: a column usually 30 % null stays quiet; a usually full one alerts at +5 points", () => {
+  it("completeness: a column usually 30 % null stays quiet at 31 %; a usually 1 % one alerts", () => {
     // Three accepted scans at 30 % nulls teach the usual share.
     const hist = (v: number) =>
       [0, 1, 2].map((i) => ({ job_id: `h${i}`, time: `2025-01-0${i + 1}T00:00:00.000Z`, value: v, excluded: false }));
@@ -86,7 +92,9 @@ describe("rule policies fire from the first scan", () => {
     expect(alertKeys(run(0.3))).toEqual([]);
     const spike = run(0.01);
     expect(alertKeys(spike)).toEqual(["completeness:country"]);
-    expect(spike.alerts[0]!.expected).toEqual({ low: 0, high: 0.06 });
+    // A steady history allows its share plus the margin (half a point), judged on the Wilson bound.
+    expect(spike.alerts[0]!.expected).toEqual({ low: 0, high: 0.015 });
+    expect(spike.alerts[0]).toMatchObject({ strategy: "wilson_share", attribute_kind: "code", adaptable: true });
     expect(spike.points.find((p) => p.metric === "attr:country:missing_rate")).toMatchObject({
       excluded: true,
       excluded_by: ["completeness"],
@@ -165,44 +173,206 @@ describe("rule policies fire from the first scan", () => {
 });
 
 describe("anomaly policies", () => {
-  it("value_range: one alert per attribute naming every stat out of band", () => {
+  it("value_range: one alert per quantity naming every band stat out of band; one odd record is no alert", () => {
     const e = judge((p) => {
-      const a = attr(p, "amount");
-      a.mean = 140;
-      a.max = 900;
+      attr(p, "amount").mean = 140;
     });
     expect(alertKeys(e)).toEqual(["value_range:amount"]);
     const alert = e.alerts[0]!;
-    // The furthest out of its band leads (a mean is steadier than a max), the others follow.
-    expect(alert.metric).toBe("attr:amount:mean");
     expect(alert.description).toMatch(
-      /^The mean of attribute amount in orders is 140, outside the expected .*; also max 900 /,
+      /^The mean of attribute amount \(quantity\) in orders is 140, outside the expected /,
     );
-    expect(alert).toMatchObject({ strategy: "robust_z", training_size: 8, dimension: "accuracy" });
+    expect(alert).toMatchObject({
+      strategy: "robust_z",
+      training_size: 8,
+      dimension: "accuracy",
+      attribute_kind: "quantity",
+      adaptable: true,
+    });
+    expect(alert.deviation).toBeGreaterThan(1);
     const excluded = e.points.filter((p) => p.excluded).map((p) => p.metric);
-    expect(excluded.sort()).toEqual(["attr:amount:max", "attr:amount:mean"]);
+    expect(excluded).toEqual(["attr:amount:mean"]);
+    // A single record beyond every earlier one moves the max, not the tail: no alert.
+    const record = judge((p) => {
+      attr(p, "amount").max = 900;
+      attr(p, "amount").quantiles![10] = 900;
+    });
+    expect(alertKeys(record)).toEqual([]);
   });
 
-  it("distribution_drift: shifted quantiles of a numeric attribute, changed shares of a categorical one", () => {
+  it("value_range: min/max as tails, more values beyond the baseline's 1st/99th percentile", () => {
+    const e = judge((p) => {
+      const a = attr(p, "amount");
+      // A tenth of the amounts in cents: the 1st..10th percentiles fall far below the usual 1st.
+      a.quantiles = a.quantiles!.map((q, i) => (i >= 1 && i <= 3 ? q / 100 : q));
+      a.quantiles[0] = a.quantiles[0]! / 100;
+      a.min = a.quantiles[0];
+    });
+    expect(alertKeys(e)).toContain("value_range:amount");
+    const alert = e.alerts.find((x) => x.policy === "value_range")!;
+    expect(alert).toMatchObject({ strategy: "tail_share", metric: "attr:amount:tail_below" });
+    expect(alert.description).toMatch(
+      /of the values of attribute amount \(quantity\) in orders are below [\d.]+ \(the 1st percentile/,
+    );
+  });
+
+  it("value_range: a median on a price grid never has a band narrower than one step", () => {
+    // Medians that sat on 10.0 or 10.5 (a $0.50 grid): a move to 11.0 is one step, not news... twice is.
+    const hist = [10, 10.5, 10, 10, 10.5, 10, 10, 10.5].map((v, i) => ({
+      job_id: `h${i}`,
+      time: `2025-01-0${i + 1}T00:00:00.000Z`,
+      value: v,
+      excluded: false,
+    }));
+    const run = (median: number) => {
+      const scan = ordersScan(0);
+      const a = attr(scan.profile, "amount");
+      a.quantiles![5] = median;
+      a.step = 0.5;
+      return evaluate({
+        asset: ORDERS,
+        job_id: "x",
+        scan_time: "2025-02-01T00:00:00.000Z",
+        profile: scan.profile,
+        history: { "attr:amount:p50": hist },
+        kinds: orderKinds(),
+        overrides: { value_range: { params: { stats: ["p50"] } } } as PolicyOverrides,
+      });
+    };
+    expect(alertKeys(run(10.5))).toEqual([]);
+    const far = run(12);
+    expect(alertKeys(far)).toEqual(["value_range:amount"]);
+    const band = far.alerts[0]!.expected as { low: number; high: number };
+    expect(band.high - band.low).toBeGreaterThanOrEqual(1);
+  });
+
+  it("value_range and distribution_drift leave codes and identifiers alone", () => {
+    const e = judge((p) => {
+      attr(p, "quantity").mean = 40;
+      attr(p, "quantity").quantiles = attr(p, "quantity").quantiles!.map((q) => q * 2);
+      attr(p, "id").mean = 1e6;
+    });
+    expect(alertKeys(e).filter((k) => k.startsWith("value_range") || k.startsWith("distribution_drift:id"))).toEqual(
+      [],
+    );
+  });
+
+  it("distribution_drift: a reshaped quantity (KS distance on the quantile profile)", () => {
     const shifted = judge((p) => {
       const a = attr(p, "amount");
       // The centre moves while min, max, mean and median stay: a reshaped distribution.
       a.quantiles = a.quantiles!.map((q, i) => (i >= 2 && i <= 4 ? q + 20 : i >= 6 && i <= 8 ? q - 20 : q));
     });
     expect(alertKeys(shifted)).toEqual(["distribution_drift:amount"]);
-    expect(shifted.alerts[0]).toMatchObject({ strategy: "psi_quantiles", expected: { low: 0, high: 0.2 } });
+    const alert = shifted.alerts[0]!;
+    expect(alert).toMatchObject({ strategy: "ks_quantiles", attribute_kind: "quantity" });
+    expect(Number(alert.observed)).toBeGreaterThan((alert.expected as { high: number }).high);
+    expect(alert.description).toMatch(/the CDFs differ by [\d.]+% at [\d.]+, above the allowed/);
+  });
+
+  it("distribution_drift of a code: a share shift names the values that moved", () => {
     const categories = judge((p) => {
       const c = attr(p, "country");
       const total = c.count - c.nulls;
-      const counts = [0.05, 0.05, 0.15, 0.15, 0.12, 0.48].map((s) => Math.round(s * total));
-      counts[5]! += total - counts.reduce((s, v) => s + v, 0);
-      c.top_values = c.top_values.map((t, i) => ({ value: t.value, count: counts[i]! }));
+      // Germany 30 % -> 20 %, France 20 % -> 30 %: a 10-point move (in ~1000 rows a share moves by ±1.5 points).
+      const shares = new Map([
+        ["Germany", 0.2],
+        ["France", 0.3],
+      ]);
+      c.top_values = c.top_values.map((t) => ({
+        value: t.value,
+        count: shares.has(t.value) ? Math.round(shares.get(t.value)! * total) : t.count,
+      }));
     });
     expect(alertKeys(categories)).toEqual(["distribution_drift:country"]);
-    expect(categories.alerts[0]!.description).toMatch(/PSI [\d.]+ above 0\.2 over 7 categories; largest change: "/);
+    const alert = categories.alerts[0]!;
+    expect(alert.strategy).toBe("category_shares");
+    expect(alert.values?.map((v) => `${v.value}:${v.change}`)).toContain("Germany:down");
+    expect(alert.description).toMatch(/"Germany" [23]\d\.\d% -> 20\.0%/);
   });
 
-  it("pattern_drift: the dominant pattern gives way", () => {
+  it("distribution_drift of a code: a 7-point move in 10,000 rows fires, not in 500", () => {
+    const r = rng(5);
+    const history: MetricHistory = {};
+    for (let i = 0; i < 8; i++) {
+      // Daily card/cash shares of 10,000 payments: 75 % card, binomial noise.
+      let card = 0;
+      for (let k = 0; k < 10_000; k++) if (r() < 0.75) card++;
+      const time = `2025-01-0${i + 1}T00:00:00.000Z`;
+      for (const [value, share] of [
+        ["card", card / 10_000],
+        ["cash", 1 - card / 10_000],
+      ] as const) {
+        const metric = `attr:payment:value:${value}`;
+        history[metric] = [...(history[metric] ?? []), { job_id: `h${i}`, time, value: share, excluded: false }];
+      }
+    }
+    const payment = (n: number, card: number): AttributeProfile => ({
+      name: "payment",
+      inferred_type: "string",
+      count: n,
+      nulls: 0,
+      empties: 0,
+      distinct: 2,
+      distinct_exact: true,
+      top_values: [
+        { value: "card", count: Math.round(card * n) },
+        { value: "cash", count: n - Math.round(card * n) },
+      ],
+      type_counts: { string: n },
+      type_mismatches: 0,
+      patterns: [{ pattern: "a", share: 1 }],
+    });
+    const run = (n: number, card: number) =>
+      evaluate({
+        asset: { id: 1, name: "payments", type: "CSV" },
+        job_id: "x",
+        scan_time: "2025-02-01T00:00:00.000Z",
+        profile: { row_count: n, schema: [], attributes: [payment(n, card)], sampled: false },
+        history,
+        kinds: { payment: "code" },
+      });
+    const big = run(10_000, 0.68);
+    expect(alertKeys(big)).toEqual(["distribution_drift:payment"]);
+    expect(big.alerts[0]!.values?.map((v) => v.value).sort()).toEqual(["card", "cash"]);
+    expect(alertKeys(run(10_000, 0.74))).toEqual([]);
+    // 500 rows: a 7-point move is within what the G-test expects by chance.
+    expect(alertKeys(run(500, 0.68))).toEqual([]);
+  });
+
+  it("distribution_drift of a code: a new category at 1 % of the rows, and one that vanished", () => {
+    const fresh = judge((p) => {
+      const c = attr(p, "country");
+      c.top_values = [...c.top_values, { value: "Poland", count: 10 }];
+      c.distinct += 1;
+      c.count += 10;
+      p.row_count += 10;
+    });
+    expect(alertKeys(fresh)).toContain("distribution_drift:country");
+    const alert = fresh.alerts.find((a) => a.policy === "distribution_drift")!;
+    expect(alert.values).toEqual([{ value: "Poland", expected: 0, observed: expect.closeTo(0.01, 3), change: "new" }]);
+    // Five rows of a new value are not enough to call it a category.
+    const few = judge((p) => {
+      const c = attr(p, "country");
+      c.top_values = [...c.top_values, { value: "Poland", count: 3 }];
+      c.distinct += 1;
+      c.count += 3;
+    });
+    expect(alertKeys(few).filter((k) => k.startsWith("distribution_drift"))).toEqual([]);
+    const gone = judge((p) => {
+      const c = attr(p, "country");
+      const nl = c.top_values.find((t) => t.value === "Netherlands")!;
+      c.top_values = c.top_values.filter((t) => t !== nl);
+      c.top_values[0]!.count += nl.count;
+      c.distinct -= 1;
+    });
+    const vanished = gone.alerts.find((a) => a.policy === "distribution_drift")!;
+    expect(vanished.values).toContainEqual(
+      expect.objectContaining({ value: "Netherlands", change: "vanished", observed: 0 }),
+    );
+  });
+
+  it("pattern_drift: a new shape of an identifier", () => {
     const e = judge((p) => {
       attr(p, "email").patterns = [
         { pattern: "a9@a.a", share: 0.2 },
@@ -210,9 +380,8 @@ describe("anomaly policies", () => {
       ];
     });
     expect(alertKeys(e)).toEqual(["pattern_drift:email"]);
-    expect(e.alerts[0]!.description).toMatch(
-      /the usual dominant pattern "a9@a\.a" covers 20\.0% of the values \(usually [67]\d\.\d%\), the most frequent now is "a 9 a" \(80\.0%\)/,
-    );
+    expect(e.alerts[0]!.description).toMatch(/new "a 9 a" at 80\.0%/);
+    expect(e.alerts[0]!.values).toContainEqual(expect.objectContaining({ value: "a 9 a", change: "new" }));
   });
 
   it("cardinality_drift: new categories alert; a distinct count that follows the values does not", () => {
@@ -238,7 +407,7 @@ describe("anomaly policies", () => {
     expect(e.training).toContainEqual({ policy: "row_count_anomaly", metric: "row_count", points: 2, needed: 7 });
     expect(e.training).toContainEqual({
       policy: "pattern_drift",
-      metric: "attr:email:pattern_js",
+      metric: "attr:email:pattern_shares",
       attribute: "email",
       points: 2,
       needed: 7,
@@ -262,7 +431,7 @@ describe("overrides", () => {
   it("disable a policy, change its priority or its parameters", () => {
     expect(alertKeys(judge(spike, { completeness: { enabled: false } }))).toEqual([]);
     expect(judge(spike, { completeness: { priority: "HIGH" } }).alerts[0]!.priority).toBe("HIGH");
-    expect(alertKeys(judge(spike, { completeness: { params: { max_rate: 0.5 } } }))).toEqual([]);
+    expect(alertKeys(judge(spike, { completeness: { params: { margin: 0.5 } } }))).toEqual([]);
     expect(alertKeys(judge(spike, { completeness: { params: { ignore_attributes: ["amount"] } } }))).toEqual([]);
     const quick = judge(() => {}, { row_count_anomaly: { params: { min_history: 9, window: 10 } } });
     expect(quick.training).toContainEqual({ policy: "row_count_anomaly", metric: "row_count", points: 8, needed: 9 });

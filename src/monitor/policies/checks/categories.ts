@@ -1,0 +1,272 @@
+/**
+ * Categorical policies: distribution_drift of codes (new, vanished and moved categories),
+ * pattern_drift (the same rules over value shapes) and cardinality_drift (distinct counts).
+ *
+ * A category is judged by its count, not its share alone:
+ * - new: a value never seen in the training window, with at least `min_count` rows and
+ *   `min_share` of the values (only when both the baseline and this scan list every value);
+ * - vanished: a value that had at least `vanish_share` in the baseline, absent now;
+ * - moved: the shares differ by a G-test (p below `alpha`, row count aware), and a value's share
+ *   moved by at least `min_shift` and beyond its own history's spread.
+ * The values that moved are named in the alert (`values`).
+ */
+import type { AttributeProfile } from "../../../scan/profile";
+import { baselinePoints, detect, median, spreadBound } from "../anomaly";
+import { componentBaseline, OTHER } from "../divergence";
+import {
+  attrMetric,
+  escapeName,
+  isCategorical,
+  isNumeric,
+  nonNull,
+  patternPrefix,
+  unescapeName,
+  valuePrefix,
+} from "../metrics";
+import type { PolicyParams } from "../policies";
+import { chiSquareTail, gStatistic } from "../stats";
+import type { MovedValue } from "../types";
+import {
+  anomalyFields,
+  assetName,
+  bandText,
+  type Check,
+  type CheckContext,
+  type CheckResult,
+  deviationFrom,
+  type Finding,
+  ignored,
+  kindOf,
+  pct,
+  round,
+  roundBand,
+  SPREAD_Z,
+  trainingWindow,
+} from "./common";
+import { quantityDrift } from "./quantities";
+
+type ShareParams = PolicyParams<"distribution_drift">;
+
+interface ShareJudgement {
+  moved: MovedValue[];
+  /** How far the largest move went, in units of its allowed move. */
+  deviation: number;
+  p: number;
+  scans: number;
+  from?: string;
+  to?: string;
+}
+
+/**
+ * Compares this scan's parts (value → count) with the baseline of the parts under `prefix`.
+ * `complete` says whether the parts are every value (not only the most frequent ones).
+ */
+function judgeShares(
+  ctx: CheckContext,
+  prefix: string,
+  counts: ReadonlyMap<string, number>,
+  total: number,
+  complete: boolean,
+  p: ShareParams,
+  newAllowed: boolean,
+): ShareJudgement | { training: number } | undefined {
+  const base = componentBaseline(ctx.history, { prefix }, ctx.input.job_id, p.window, 0);
+  if (base.scans < p.min_history) return { training: base.scans };
+  if (total < p.min_values) return undefined;
+  const baseSum = [...base.values.values()].reduce((s, v) => s + v, 0);
+  const baseComplete = baseSum >= 0.99;
+  const names = [...new Set([...base.values.keys(), ...counts.keys()])].sort();
+  const observed: number[] = [];
+  const expected: number[] = [];
+  const moved: MovedValue[] = [];
+  let deviation = 0;
+  for (const name of names) {
+    const count = counts.get(name) ?? 0;
+    const share = count / total;
+    const usual = base.values.get(name) ?? 0;
+    const series = base.series.get(name) ?? [];
+    const seen = series.some((v) => v > 0);
+    observed.push(count);
+    expected.push(usual);
+    const value = unescapeName(name);
+    if (!seen) {
+      if (newAllowed && complete && baseComplete && count >= p.min_count && share >= p.min_share) {
+        moved.push({ value, expected: 0, observed: round(share), change: "new" });
+        deviation = Math.max(deviation, share / p.min_share);
+      }
+      continue;
+    }
+    if (count === 0 && complete && usual >= p.vanish_share) {
+      moved.push({ value, expected: round(usual), observed: 0, change: "vanished" });
+      deviation = Math.max(deviation, usual / p.vanish_share);
+      continue;
+    }
+    const allowed = Math.max(p.min_shift, spreadBound(series, usual, SPREAD_Z));
+    if (Math.abs(share - usual) > allowed) {
+      moved.push({ value, expected: round(usual), observed: round(share), change: share > usual ? "up" : "down" });
+      deviation = Math.max(deviation, Math.abs(share - usual) / allowed);
+    }
+  }
+  // The rest (values not listed) as one more part, when the lists are not complete.
+  const listed = observed.reduce((s, v) => s + v, 0);
+  observed.push(Math.max(0, total - listed));
+  expected.push(Math.max(0, 1 - baseSum));
+  const { g, df } = gStatistic(observed, expected);
+  const pValue = chiSquareTail(g, df);
+  const shifts = moved.filter((m) => m.change === "up" || m.change === "down");
+  // A shift must also be more than the row count explains; new and vanished values speak for themselves.
+  const kept = pValue < p.alpha ? moved : moved.filter((m) => !shifts.includes(m));
+  if (kept.length === 0) return { moved: [], deviation: 0, p: pValue, scans: base.scans };
+  kept.sort((u, v) => Math.abs(v.observed - v.expected) - Math.abs(u.observed - u.expected));
+  return { moved: kept, deviation, p: pValue, scans: base.scans, from: base.from, to: base.to };
+}
+
+function movedText(moved: readonly MovedValue[]): string {
+  const shown = moved.slice(0, 5).map((m) => {
+    const name = m.value === OTHER ? "other values" : `"${m.value}"`;
+    switch (m.change) {
+      case "new":
+        return `new ${name} at ${pct(m.observed)}`;
+      case "vanished":
+        return `${name} gone (was ${pct(m.expected)})`;
+      default:
+        return `${name} ${pct(m.expected)} -> ${pct(m.observed)}`;
+    }
+  });
+  return shown.join(", ") + (moved.length > shown.length ? ` and ${moved.length - shown.length} more` : "");
+}
+
+function codeDrift(
+  ctx: CheckContext,
+  p: ShareParams,
+  a: AttributeProfile,
+): { finding?: Finding; training?: CheckResult["training"][number] } {
+  const metric = attrMetric(a.name, "category_shares");
+  const counts = new Map(a.top_values.map((t) => [escapeName(t.value), t.count]));
+  const judged = judgeShares(ctx, valuePrefix(a.name), counts, nonNull(a), isCategorical(a), p, true);
+  if (!judged) return {};
+  if ("training" in judged)
+    return { training: { metric, attribute: a.name, points: judged.training, needed: p.min_history } };
+  if (judged.moved.length === 0) return {};
+  return {
+    finding: {
+      attribute: a.name,
+      metric,
+      observed: judged.moved.length,
+      metric_value: movedText(judged.moved),
+      expected: `the category shares of the last ${judged.scans} scans`,
+      description: `The categories of attribute ${a.name} (code) in ${assetName(ctx)} changed from its baseline of the last ${judged.scans} scans: ${movedText(judged.moved)} (G-test p = ${judged.p.toExponential(1)} on ${nonNull(a)} values).`,
+      strategy: "category_shares",
+      training_size: judged.scans,
+      ...trainingWindow(judged.from, judged.to),
+      values: judged.moved,
+      deviation: judged.deviation,
+      adaptable: true,
+      exclude: [...counts.keys()].map((v) => `${valuePrefix(a.name)}${v}`),
+    },
+  };
+}
+
+export const distributionDrift: Check<"distribution_drift"> = (ctx, p) => {
+  const findings: Finding[] = [];
+  const training: CheckResult["training"] = [];
+  for (const a of ctx.profile.attributes) {
+    if (ignored(p, a)) continue;
+    const kind = kindOf(ctx, a);
+    const r =
+      kind === "quantity" && isNumeric(a)
+        ? quantityDrift(ctx, p, a)
+        : kind === "code" && a.top_values.length > 0
+          ? codeDrift(ctx, p, a)
+          : {};
+    if (r.finding) findings.push(r.finding);
+    if (r.training) training.push(r.training);
+  }
+  return { findings, training };
+};
+
+export const patternDrift: Check<"pattern_drift"> = (ctx, p) => {
+  const findings: Finding[] = [];
+  const training: CheckResult["training"] = [];
+  for (const a of ctx.profile.attributes) {
+    // Numeric shapes follow the values, which value_range and distribution_drift watch.
+    if (ignored(p, a) || isNumeric(a) || a.patterns.length === 0) continue;
+    const kind = kindOf(ctx, a);
+    if (kind === "timestamp") continue;
+    const metric = attrMetric(a.name, "pattern_shares");
+    const total = nonNull(a);
+    const counts = new Map(a.patterns.map((pt) => [escapeName(pt.pattern), Math.round(pt.share * total)]));
+    const complete = a.patterns.reduce((s, pt) => s + pt.share, 0) >= 0.999;
+    // Free text takes new shapes all the time; codes and identifiers do not.
+    const judged = judgeShares(ctx, patternPrefix(a.name), counts, total, complete, p, kind !== "text");
+    if (!judged) continue;
+    if ("training" in judged) {
+      training.push({ metric, attribute: a.name, points: judged.training, needed: p.min_history });
+      continue;
+    }
+    if (judged.moved.length === 0) continue;
+    findings.push({
+      attribute: a.name,
+      metric,
+      observed: judged.moved.length,
+      metric_value: movedText(judged.moved),
+      expected: `the value patterns of the last ${judged.scans} scans`,
+      description: `The value patterns of attribute ${a.name} (${kind}) in ${assetName(ctx)} changed from its baseline of the last ${judged.scans} scans: ${movedText(judged.moved)} (G-test p = ${judged.p.toExponential(1)} on ${total} values).`,
+      strategy: "pattern_shares",
+      training_size: judged.scans,
+      ...trainingWindow(judged.from, judged.to),
+      values: judged.moved,
+      deviation: judged.deviation,
+      adaptable: true,
+      exclude: [
+        ...[...counts.keys()].map((k) => `${patternPrefix(a.name)}${k}`),
+        attrMetric(a.name, "top_pattern_share"),
+      ],
+    });
+  }
+  return { findings, training };
+};
+
+export const cardinalityDrift: Check<"cardinality_drift"> = (ctx, p, earlier) => {
+  const findings: Finding[] = [];
+  const training: CheckResult["training"] = [];
+  // A lost key explains its distinct drop; uniqueness has already said so.
+  const flagged = new Set(earlier.filter((al) => al.policy === "uniqueness").map((al) => al.attribute));
+  for (const a of ctx.profile.attributes) {
+    const kind = kindOf(ctx, a);
+    if (ignored(p, a) || ctx.idAttributes.has(a.name) || flagged.has(a.name)) continue;
+    // Identifiers are as many as the rows; timestamps as many as the moments.
+    if (kind === "identifier" || kind === "timestamp") continue;
+    const metric = attrMetric(a.name, "distinct");
+    const r = detect(ctx.history[metric], a.distinct, ctx.input.job_id, ctx.input.scan_time, p);
+    if (r.state === "training") {
+      training.push({ metric, attribute: a.name, points: r.window_size, needed: r.needed });
+      continue;
+    }
+    if (!r.anomalous || !r.expected || r.baseline === undefined) continue;
+    // Fewer (more) values can only show fewer (more) distinct ones, and at most in proportion:
+    // scale the band by the change in non-null values so a row drop is row_count's alert alone.
+    const pastValues = baselinePoints(ctx.history[attrMetric(a.name, "non_null")], ctx.input.job_id)
+      .slice(-Math.max(p.window, p.min_history))
+      .map((h) => h.value);
+    const usualValues = pastValues.length > 0 ? median(pastValues) : nonNull(a);
+    const f = usualValues > 0 ? nonNull(a) / usualValues : 1;
+    const half = (r.expected.high - r.expected.low) / 2;
+    const band = { low: Math.min(1, f) * r.baseline - half, high: Math.max(1, f) * r.baseline + half };
+    if (a.distinct >= band.low && a.distinct <= band.high) continue;
+    const { strategyText: how, ...fields } = anomalyFields(r, p);
+    const scaled = f === 1 ? "" : `, scaled to ${nonNull(a)} non-null values against the usual ${usualValues}`;
+    findings.push({
+      attribute: a.name,
+      metric,
+      observed: a.distinct,
+      expected: roundBand(band),
+      description: `Attribute ${a.name} (${kind}) of ${assetName(ctx)} has ${a.distinct} distinct values, outside the expected ${bandText(band)} (${how}${scaled}).`,
+      ...fields,
+      deviation: deviationFrom(a.distinct, band),
+      adaptable: true,
+      exclude: [metric],
+    });
+  }
+  return { findings, training };
+};

@@ -1,0 +1,176 @@
+/**
+ * What every check shares: its context and result shapes, the number formats of the alert texts,
+ * and the share test the rate policies use (a Wilson interval against the metric's own history).
+ */
+import type { AttributeKind } from "../../../db/schema";
+import type { AttributeProfile } from "../../../scan/profile";
+import { type AnomalyParams, type AnomalyResult, baselinePoints, median, spreadBound } from "../anomaly";
+import type { EvaluationInput } from "../input";
+import type { PolicyParams } from "../policies";
+import { wilson } from "../stats";
+import type { Band, HistoryPoint, MetricHistory, MovedValue, PolicyAlert, PolicyId, TrainingState } from "../types";
+
+export interface CheckContext {
+  input: EvaluationInput;
+  profile: EvaluationInput["profile"];
+  history: MetricHistory;
+  /** This scan's metric values by name. */
+  current: Map<string, number>;
+  idAttributes: Set<string>;
+  /** The kind of every attribute of the scan. */
+  kinds: Readonly<Record<string, AttributeKind>>;
+}
+
+export interface Finding {
+  attribute?: string;
+  metric: string;
+  observed: number | string;
+  metric_value?: string;
+  expected?: Band | string;
+  description: string;
+  strategy?: string;
+  training_window?: { from: string; to: string };
+  training_size?: number;
+  values?: MovedValue[];
+  /** See PolicyAlert.deviation. */
+  deviation?: number;
+  /** See PolicyAlert.adaptable. */
+  adaptable: boolean;
+  /** See PolicyAlert.event. */
+  event?: boolean;
+  /** Metric points of this scan to keep out of future baselines. */
+  exclude: string[];
+}
+
+export interface CheckResult {
+  findings: Finding[];
+  training: Omit<TrainingState, "policy">[];
+}
+
+export type Check<P extends PolicyId> = (
+  ctx: CheckContext,
+  params: PolicyParams<P>,
+  earlier: readonly PolicyAlert[],
+) => CheckResult;
+
+/** Standard deviations of a metric's own history that are still ordinary (the anomaly policies' default threshold). */
+export const SPREAD_Z = 3.5;
+
+/** A number as a reader wants it: integers whole, others to 4 significant digits. */
+export function fmt(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(4)));
+}
+
+export function pct(rate: number): string {
+  const digits = rate !== 0 && Math.abs(rate) < 0.001 ? 3 : rate !== 0 && Math.abs(rate) < 0.01 ? 2 : 1;
+  return `${(rate * 100).toFixed(digits)}%`;
+}
+
+export const round = (n: number) => Number(n.toPrecision(6));
+export const roundBand = (b: Band): Band => ({ low: round(b.low), high: round(b.high) });
+
+export function bandText(b: Band): string {
+  return `${fmt(b.low)} to ${fmt(b.high)}`;
+}
+
+function strategyText(r: AnomalyResult, p: AnomalyParams): string {
+  switch (r.strategy) {
+    case "rate_of_change":
+      return `rate of change against the previous scan, at most ${pct(p.max_change)}`;
+    case "weekly_seasonal":
+      return `weekly-seasonal baseline: robust z-score over ${r.window_size} past scans on the same weekday and hour, threshold ${p.threshold}`;
+    default:
+      return `robust z-score on median/MAD of the last ${r.window_size} scans, threshold ${p.threshold}`;
+  }
+}
+
+export function trainingWindow(from?: string, to?: string) {
+  return from && to ? { training_window: { from, to } } : {};
+}
+
+export function anomalyFields(r: AnomalyResult, p: AnomalyParams) {
+  return {
+    strategy: r.strategy,
+    training_size: r.window_size,
+    ...trainingWindow(r.from, r.to),
+    strategyText: strategyText(r, p),
+  };
+}
+
+/** Signed distance of x from a band's centre in half-widths (beyond ±1 is outside). */
+export function deviationFrom(x: number, band: Band): number {
+  const centre = (band.low + band.high) / 2;
+  const half = (band.high - band.low) / 2;
+  return half > 0 ? (x - centre) / half : x === centre ? 0 : Math.sign(x - centre) * Number.MAX_VALUE;
+}
+
+export function ignored(params: { ignore_attributes?: string[] }, a: AttributeProfile): boolean {
+  return params.ignore_attributes?.includes(a.name) ?? false;
+}
+
+export const assetName = (ctx: CheckContext) => ctx.input.asset.name;
+
+export const kindOf = (ctx: CheckContext, a: AttributeProfile): AttributeKind => ctx.kinds[a.name] ?? "code";
+
+/** Parameters of a share test (completeness, type mismatch, duplicate rows). */
+export interface ShareTestParams {
+  window: number;
+  /** Past scans needed before the history decides; fewer and `max_rate` alone does. */
+  min_history: number;
+  /** Standard errors of the Wilson interval: the share must be above the limit even at its lower bound. */
+  z: number;
+  /** The smallest rise worth an alert, in share points (0.005 = half a percentage point). */
+  margin: number;
+  /** Without history: the share above which it alerts. */
+  max_rate: number;
+}
+
+export interface ShareVerdict {
+  fires: boolean;
+  /** The highest share that is still normal. */
+  limit: number;
+  /** The share the history says is usual (median), when there is history. */
+  usual?: number;
+  /** The Wilson interval of the observed share. */
+  interval: { low: number; high: number };
+  past: HistoryPoint[];
+  why: string;
+  deviation: number;
+}
+
+/**
+ * Is `k` of `n` more than the history allows? The limit is the usual share (median of past scans)
+ * plus the larger of `margin` and the history's own spread (robust z-score bound, as the anomaly
+ * policies draw it); it alerts when even the Wilson lower bound of k/n is above it, so a share
+ * measured on few rows needs a larger rise. Without `min_history` past scans: above `max_rate`.
+ */
+export function shareTest(
+  history: readonly HistoryPoint[] | undefined,
+  jobId: string,
+  k: number,
+  n: number,
+  p: ShareTestParams,
+): ShareVerdict {
+  const share = n > 0 ? k / n : 0;
+  const interval = wilson(k, n, p.z);
+  const past = baselinePoints(history, jobId).slice(-p.window);
+  if (past.length < p.min_history) {
+    const fires = share > p.max_rate;
+    return {
+      fires,
+      limit: p.max_rate,
+      interval,
+      past,
+      why: "no history yet",
+      deviation: p.max_rate > 0 ? share / p.max_rate : 1,
+    };
+  }
+  const values = past.map((h) => h.value);
+  const usual = median(values);
+  const allowed = Math.max(p.margin, spreadBound(values, usual, SPREAD_Z));
+  const limit = Math.min(1, usual + allowed);
+  const fires = interval.low > limit;
+  const why = `its usual ${pct(usual)} over the last ${past.length} scans plus ${pct(allowed)}, judged on the Wilson lower bound ${pct(interval.low)} of ${fmt(k)} in ${fmt(n)}`;
+  return { fires, limit, usual, interval, past, why, deviation: allowed > 0 ? (share - usual) / allowed : 1 };
+}

@@ -1,0 +1,262 @@
+/**
+ * value_range and, for quantities, distribution_drift: numbers that are amounts, not labels.
+ *
+ * - The mean and median are judged against bands (see anomaly.ts) whose half-width never falls
+ *   below the metric's resolution: the grid the values sit on (the profile's `step`) for the
+ *   median, and the smallest move the metric has ever made between scans.
+ * - Extremes are judged as tails, never by one record: the fences are the baseline's 1st and 99th
+ *   percentiles; the share of this scan's values beyond them (from its quantile profile) is tested
+ *   against the shares the past scans had beyond the same fences (shareTest).
+ * - Drift is a Kolmogorov–Smirnov-like distance between the quantile profiles (the largest gap
+ *   between the two CDFs at the baseline's quantiles), alerting above both the two-sample KS
+ *   critical distance for the row counts and the distances the past scans themselves had.
+ */
+import type { AttributeProfile } from "../../../scan/profile";
+import { QUANTILE_POINTS } from "../../../scan/profile";
+import { baselinePoints, detect, median, spreadBound } from "../anomaly";
+import { componentBaseline, quantileCdf } from "../divergence";
+import { attrMetric, isNumeric, nonNull, QUANTILE_STATS } from "../metrics";
+import { ksCritical } from "../stats";
+import type { HistoryPoint, MetricHistory } from "../types";
+import {
+  anomalyFields,
+  assetName,
+  bandText,
+  type Check,
+  type CheckContext,
+  type CheckResult,
+  deviationFrom,
+  type Finding,
+  fmt,
+  ignored,
+  kindOf,
+  pct,
+  round,
+  roundBand,
+  SPREAD_Z,
+  shareTest,
+  trainingWindow,
+} from "./common";
+
+/** Significance of the KS test: with ten thousand scans of hundreds of attributes, rare enough. */
+const KS_ALPHA = 1e-6;
+
+const isQuantity = (ctx: CheckContext, a: AttributeProfile) => isNumeric(a) && kindOf(ctx, a) === "quantity";
+
+/** The smallest non-zero move of a metric between two of its past values (its observed grid). */
+function resolution(points: readonly HistoryPoint[]): number {
+  const values = [...new Set(points.map((p) => p.value))].sort((a, b) => a - b);
+  let smallest = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < values.length; i++) smallest = Math.min(smallest, values[i]! - values[i - 1]!);
+  return Number.isFinite(smallest) ? smallest : 0;
+}
+
+interface QuantileBaseline {
+  /** Per quantile point, the median over the past scans, made non-decreasing. */
+  quantiles: number[];
+  /** Each past scan's own quantile profile, oldest first. */
+  past: Array<{ job: string; time: string; quantiles: number[] }>;
+  from?: string;
+  to?: string;
+}
+
+function quantileBaseline(
+  history: MetricHistory,
+  a: AttributeProfile,
+  jobId: string,
+  window: number,
+): QuantileBaseline {
+  const metrics = QUANTILE_STATS.map((s) => attrMetric(a.name, s));
+  const base = componentBaseline(history, { metrics }, jobId, window, undefined);
+  const byJob = new Map(base.jobs.map((j) => [j.job, [] as number[]]));
+  for (const m of metrics) {
+    for (const h of baselinePoints(history[m], jobId)) byJob.get(h.job_id)?.push(h.value);
+  }
+  const past = base.jobs
+    .map((j) => ({ ...j, quantiles: byJob.get(j.job) ?? [] }))
+    .filter((j) => j.quantiles.length === metrics.length);
+  let running = Number.NEGATIVE_INFINITY;
+  const quantiles = metrics.map((m) => {
+    running = Math.max(running, base.values.get(m) ?? Number.NaN);
+    return running;
+  });
+  return { quantiles, past, from: base.from, to: base.to };
+}
+
+/** Largest gap between two CDFs known by their quantiles, at the baseline's quantiles. */
+function ksDistance(baseline: readonly number[], current: readonly number[]): { d: number; at: number } {
+  let d = 0;
+  let at = baseline[0] ?? 0;
+  for (let i = 1; i < baseline.length - 1; i++) {
+    const t = baseline[i]!;
+    const gap = Math.abs(quantileCdf(baseline, t) - quantileCdf(current, t));
+    if (gap > d) {
+      d = gap;
+      at = t;
+    }
+  }
+  return { d, at };
+}
+
+/** Shares of values below the low fence and above the high fence, from a quantile profile. */
+function tailShares(quantiles: readonly number[], low: number, high: number): { below: number; above: number } {
+  const below = low > quantiles[0]! ? quantileCdf(quantiles, low - Number.EPSILON * Math.abs(low)) : 0;
+  return { below: Math.max(0, below), above: Math.max(0, 1 - quantileCdf(quantiles, high)) };
+}
+
+const P1 = QUANTILE_POINTS.indexOf(0.01);
+const P99 = QUANTILE_POINTS.indexOf(0.99);
+
+/** Band stats of value_range: judged against their own history's band. */
+const BAND_STATS = new Set(["mean", "p50"]);
+
+export const valueRange: Check<"value_range"> = (ctx, p) => {
+  const findings: Finding[] = [];
+  const training: CheckResult["training"] = [];
+  for (const a of ctx.profile.attributes) {
+    if (ignored(p, a) || !isQuantity(ctx, a)) continue;
+    const out: Array<{ stat: string; metric: string; x: number; r: ReturnType<typeof detect> }> = [];
+    for (const stat of p.stats) {
+      if (!BAND_STATS.has(stat)) continue;
+      const metric = attrMetric(a.name, stat);
+      const x = ctx.current.get(metric);
+      if (x === undefined) continue;
+      const past = baselinePoints(ctx.history[metric], ctx.input.job_id).slice(-p.window);
+      const floor = Math.max(stat === "p50" ? (a.step ?? 0) : 0, resolution(past));
+      const r = detect(ctx.history[metric], x, ctx.input.job_id, ctx.input.scan_time, {
+        ...p,
+        min_abs_change: Math.max(p.min_abs_change, floor),
+      });
+      if (r.state === "training") training.push({ metric, attribute: a.name, points: r.window_size, needed: r.needed });
+      else if (r.anomalous) out.push({ stat, metric, x, r });
+    }
+    if (out.length > 0) {
+      out.sort((u, v) => v.r.score - u.r.score);
+      const [first, ...rest] = out as [(typeof out)[number], ...typeof out];
+      const { strategyText: how, ...fields } = anomalyFields(first.r, p);
+      const also = rest.map((o) => `; also ${o.stat} ${fmt(o.x)} (expected ${bandText(o.r.expected!)})`).join("");
+      findings.push({
+        attribute: a.name,
+        metric: first.metric,
+        observed: round(first.x),
+        metric_value: fmt(first.x),
+        expected: roundBand(first.r.expected!),
+        description: `The ${first.stat} of attribute ${a.name} (quantity) in ${assetName(ctx)} is ${fmt(first.x)}, outside the expected ${bandText(first.r.expected!)} (${how})${also}.`,
+        ...fields,
+        deviation: deviationFrom(first.x, first.r.expected!),
+        adaptable: true,
+        exclude: out.map((o) => o.metric),
+      });
+      continue;
+    }
+    if (p.stats.includes("min") || p.stats.includes("max")) {
+      const tail = tailFinding(ctx, p, a);
+      if (tail) findings.push(tail);
+    }
+  }
+  return { findings, training };
+};
+
+/** The tails of a quantity: more values beyond the baseline's 1st/99th percentiles than the past scans had. */
+function tailFinding(
+  ctx: CheckContext,
+  p: Parameters<Check<"value_range">>[1],
+  a: AttributeProfile,
+): Finding | undefined {
+  const cur = a.quantiles;
+  if (cur?.length !== QUANTILE_POINTS.length) return undefined;
+  const base = quantileBaseline(ctx.history, a, ctx.input.job_id, p.window);
+  if (base.past.length < p.min_history) return undefined;
+  const low = base.quantiles[P1]!;
+  const high = base.quantiles[P99]!;
+  const n = nonNull(a);
+  const now = tailShares(cur, low, high);
+  const sides = [
+    {
+      side: "below",
+      fence: low,
+      share: now.below,
+      past: base.past.map((j) => tailShares(j.quantiles, low, high).below),
+    },
+    {
+      side: "above",
+      fence: high,
+      share: now.above,
+      past: base.past.map((j) => tailShares(j.quantiles, low, high).above),
+    },
+  ].filter((s) => (s.side === "below" ? p.stats.includes("min") : p.stats.includes("max")));
+  for (const s of sides) {
+    const history = base.past.map((j, i) => ({ job_id: j.job, time: j.time, value: s.past[i]!, excluded: false }));
+    const v = shareTest(history, ctx.input.job_id, s.share * n, n, {
+      window: p.window,
+      min_history: p.min_history,
+      z: 3.5,
+      margin: 0.005,
+      max_rate: 1,
+    });
+    if (!v.fires) continue;
+    const stat = s.side === "below" ? "min" : "max";
+    return {
+      attribute: a.name,
+      metric: attrMetric(a.name, `tail_${s.side}`),
+      observed: round(s.share),
+      metric_value: fmt(s.share),
+      expected: { low: 0, high: round(v.limit) },
+      description: `${pct(s.share)} of the values of attribute ${a.name} (quantity) in ${assetName(ctx)} are ${s.side} ${fmt(s.fence)} (the ${s.side === "below" ? "1st" : "99th"} percentile of its last ${base.past.length} scans), above the allowed ${pct(v.limit)} (${v.why}); ${stat} ${fmt(Number(s.side === "below" ? a.min : a.max))}.`,
+      strategy: "tail_share",
+      training_size: base.past.length,
+      ...trainingWindow(base.from, base.to),
+      deviation: v.deviation,
+      adaptable: true,
+      exclude: [
+        attrMetric(a.name, "min"),
+        attrMetric(a.name, "max"),
+        attrMetric(a.name, "p1"),
+        attrMetric(a.name, "p99"),
+      ],
+    };
+  }
+  return undefined;
+}
+
+/** distribution_drift of a quantity: the KS-like distance of its quantile profile from the baseline's. */
+export function quantityDrift(
+  ctx: CheckContext,
+  p: { window: number; min_history: number; min_values: number },
+  a: AttributeProfile,
+): { finding?: Finding; training?: CheckResult["training"][number] } {
+  const metric = attrMetric(a.name, "ks");
+  const cur = a.quantiles;
+  if (cur?.length !== QUANTILE_POINTS.length) return {};
+  const base = quantileBaseline(ctx.history, a, ctx.input.job_id, p.window);
+  if (base.past.length < p.min_history) {
+    return { training: { metric, attribute: a.name, points: base.past.length, needed: p.min_history } };
+  }
+  const n = nonNull(a);
+  if (n < p.min_values) return {};
+  const { d, at } = ksDistance(base.quantiles, cur);
+  const pastD = base.past.map((j) => ksDistance(base.quantiles, j.quantiles).d);
+  const centre = median(pastD);
+  const learned = centre + spreadBound(pastD, centre, SPREAD_Z);
+  const critical = ksCritical(n, n * base.past.length, KS_ALPHA);
+  const limit = Math.max(learned, critical);
+  if (!(d > limit)) return {};
+  const mid = QUANTILE_STATS.indexOf("p50");
+  const q = base.quantiles;
+  return {
+    finding: {
+      attribute: a.name,
+      metric,
+      observed: round(d),
+      metric_value: fmt(d),
+      expected: { low: 0, high: round(limit) },
+      description: `The value distribution of attribute ${a.name} (quantity) in ${assetName(ctx)} drifted from its baseline of the last ${base.past.length} scans: the CDFs differ by ${pct(d)} at ${fmt(at)}, above the allowed ${pct(limit)} (the larger of the KS critical distance ${pct(critical)} for ${n} values and the past scans' own distances); median ${fmt(q[mid]!)} -> ${fmt(cur[mid]!)}, 1st to 99th percentile ${fmt(q[P1]!)}..${fmt(q[P99]!)} -> ${fmt(cur[P1]!)}..${fmt(cur[P99]!)}.`,
+      strategy: "ks_quantiles",
+      training_size: base.past.length,
+      ...trainingWindow(base.from, base.to),
+      deviation: limit > 0 ? d / limit : 1,
+      adaptable: true,
+      exclude: QUANTILE_STATS.map((s) => attrMetric(a.name, s)),
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * row_count_anomaly and uniqueness: how many rows, and how many of them repeat an earlier one (by
+ * the asset's id attributes, by every attribute, or within an identifier attribute).
+ */
+import { baselinePoints, detect } from "../anomaly";
+import { attrMetric, nonNull } from "../metrics";
+import {
+  anomalyFields,
+  assetName,
+  bandText,
+  type Check,
+  deviationFrom,
+  type Finding,
+  fmt,
+  ignored,
+  pct,
+  round,
+  roundBand,
+  shareTest,
+  trainingWindow,
+} from "./common";
+
+export const rowCountAnomaly: Check<"row_count_anomaly"> = (ctx, p) => {
+  const x = ctx.profile.row_count;
+  const r = detect(ctx.history.row_count, x, ctx.input.job_id, ctx.input.scan_time, p);
+  if (r.state === "training") {
+    return { findings: [], training: [{ metric: "row_count", points: r.window_size, needed: r.needed }] };
+  }
+  if (!r.anomalous || !r.expected) return { findings: [], training: [] };
+  const { strategyText: how, ...fields } = anomalyFields(r, p);
+  return {
+    findings: [
+      {
+        metric: "row_count",
+        observed: x,
+        expected: roundBand(r.expected),
+        description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(r.expected)} (${how}).`,
+        ...fields,
+        deviation: deviationFrom(x, r.expected),
+        adaptable: true,
+        exclude: ["row_count"],
+      },
+    ],
+    training: [],
+  };
+};
+
+/** The metric of the share of rows that repeat an earlier row exactly. */
+export const DUPLICATE_ROW_RATE = "duplicate_row_rate";
+
+export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
+  const findings: Finding[] = [];
+  const ids = [...ctx.idAttributes];
+  const dup = ctx.profile.duplicate_count;
+  const dupFired = ids.length > 0 && dup !== undefined && dup > p.max_duplicates;
+  if (dupFired) {
+    findings.push({
+      attribute: ids.join(","),
+      metric: "duplicate_count",
+      observed: dup,
+      expected: { low: 0, high: p.max_duplicates },
+      description: `${dup} rows of ${assetName(ctx)} repeat the id (${ids.join(", ")}) of an earlier row; expected ${p.max_duplicates === 0 ? "none" : `at most ${p.max_duplicates}`}.`,
+      strategy: "threshold",
+      adaptable: false,
+      exclude: ["duplicate_count"],
+    });
+  }
+  // Whole rows repeated: found without id attributes; rows with a repeated id already said so.
+  const rows = ctx.profile.row_count;
+  const repeated = ctx.profile.duplicate_rows;
+  if (p.duplicate_rows && !dupFired && repeated !== undefined && rows > 0) {
+    const v = shareTest(ctx.history[DUPLICATE_ROW_RATE], ctx.input.job_id, repeated, rows, {
+      ...p,
+      max_rate: 1,
+    });
+    if (v.fires) {
+      const rate = repeated / rows;
+      findings.push({
+        metric: DUPLICATE_ROW_RATE,
+        observed: round(rate),
+        metric_value: fmt(rate),
+        expected: { low: 0, high: round(v.limit) },
+        description: `${repeated} rows of ${assetName(ctx)} (${pct(rate)}) repeat an earlier row exactly, above the allowed ${pct(v.limit)} (${v.why}).`,
+        strategy: "wilson_share",
+        training_size: v.past.length,
+        ...trainingWindow(v.past[0]?.time, v.past[v.past.length - 1]?.time),
+        deviation: v.deviation,
+        adaptable: true,
+        exclude: [DUPLICATE_ROW_RATE],
+      });
+    }
+  }
+  if (!p.watch_unique_attributes) return { findings, training: [] };
+  for (const a of ctx.profile.attributes) {
+    const present = nonNull(a);
+    // A lost key is already reported by the duplicate count.
+    if (ignored(p, a) || present < 2 || (dupFired && ctx.idAttributes.has(a.name))) continue;
+    // Only identifiers are keys; measures and timestamps are unique by chance and lose it by
+    // chance (two events in the same millisecond are not a data problem).
+    if (ctx.kinds[a.name] !== "identifier" || a.name === ctx.input.asset.timestamp_attribute) continue;
+    // An estimated distinct count is within ~2 %: do not read estimation noise as lost uniqueness.
+    const tolerance = a.distinct_exact ? 0 : 0.03;
+    const metric = attrMetric(a.name, "unique_ratio");
+    const ratio = Math.min(1, a.distinct / present);
+    const past = baselinePoints(ctx.history[metric], ctx.input.job_id).slice(-p.window);
+    const wasUnique = past.length >= p.min_unique_scans && past.every((h) => h.value >= 1 - tolerance);
+    if (!wasUnique || ratio >= 1 - tolerance) continue;
+    findings.push({
+      attribute: a.name,
+      metric,
+      observed: round(ratio),
+      metric_value: fmt(ratio),
+      expected: { low: 1 - tolerance, high: 1 },
+      description: `Attribute ${a.name} (identifier) of ${assetName(ctx)} was unique in the last ${past.length} scans and now has ${a.distinct} distinct values among ${present} (${pct(ratio)} unique).`,
+      strategy: "threshold",
+      training_size: past.length,
+      ...trainingWindow(past[0]?.time, past[past.length - 1]?.time),
+      adaptable: true,
+      exclude: [metric],
+    });
+  }
+  return { findings, training: [] };
+};

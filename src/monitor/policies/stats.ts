@@ -1,0 +1,77 @@
+/**
+ * The statistics the policies judge shares and distributions with: tests that know how many rows
+ * a share was measured on, so 1 % of 10,000 rows is evidence and 1 % of 50 rows is not.
+ *
+ * - Wilson score interval of a binomial share (Wilson 1927): the share's plausible range at z.
+ * - G-test of counts against expected shares (the log-likelihood ratio form of Pearson's
+ *   chi-square), with the chi-square tail by the Wilson–Hilferty approximation.
+ * - Kolmogorov–Smirnov critical distance for two samples of n and m values.
+ */
+
+/** The Wilson score interval of k successes in n trials at z standard errors. */
+export function wilson(k: number, n: number, z: number): { low: number; high: number } {
+  if (!(n > 0)) return { low: 0, high: 1 };
+  const p = Math.min(1, Math.max(0, k / n));
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+/**
+ * G statistic of observed counts against expected shares (which need not sum to exactly 1; they
+ * are normalised), over the categories with an expected share above 0; a count where nothing was
+ * expected is judged by the new-category rule instead.
+ */
+export function gStatistic(observed: readonly number[], expectedShares: readonly number[]): { g: number; df: number } {
+  let total = 0;
+  let shareSum = 0;
+  for (let i = 0; i < observed.length; i++) {
+    if (expectedShares[i]! > 0) {
+      total += observed[i]!;
+      shareSum += expectedShares[i]!;
+    }
+  }
+  if (total <= 0 || shareSum <= 0) return { g: 0, df: 0 };
+  let g = 0;
+  let df = -1;
+  for (let i = 0; i < observed.length; i++) {
+    const share = expectedShares[i]!;
+    if (!(share > 0)) continue;
+    df++;
+    const o = observed[i]!;
+    const e = (total * share) / shareSum;
+    if (o > 0) g += o * Math.log(o / e);
+  }
+  return { g: 2 * g, df: Math.max(df, 0) };
+}
+
+/**
+ * Upper tail P(X > x) of a chi-square distribution with df degrees of freedom, by the
+ * Wilson–Hilferty cube-root normal approximation (good to a few percent of the p-value down to
+ * the tiny tails the policies use).
+ */
+export function chiSquareTail(x: number, df: number): number {
+  if (df <= 0) return 1;
+  if (x <= 0) return 1;
+  const v = 2 / (9 * df);
+  const z = ((x / df) ** (1 / 3) - (1 - v)) / Math.sqrt(v);
+  return normalTail(z);
+}
+
+/** Upper tail of the standard normal distribution (Abramowitz & Stegun 26.2.17, |error| < 7.5e-8). */
+export function normalTail(z: number): number {
+  if (z < 0) return 1 - normalTail(-z);
+  const t = 1 / (1 + 0.2316419 * z);
+  const poly = t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+  return Math.exp((-z * z) / 2) * 0.3989422804014327 * poly;
+}
+
+/**
+ * The two-sample Kolmogorov–Smirnov distance beyond which two samples of n and m values differ
+ * at significance alpha: c(α)·√((n + m)/(n·m)), c(α) = √(−ln(α/2)/2).
+ */
+export function ksCritical(n: number, m: number, alpha: number): number {
+  if (!(n > 0) || !(m > 0)) return 1;
+  return Math.sqrt(-Math.log(alpha / 2) / 2) * Math.sqrt((n + m) / (n * m));
+}

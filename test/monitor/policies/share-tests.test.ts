@@ -1,0 +1,120 @@
+/**
+ * The rules that judge a share by the row count it was measured on: completeness, type_mismatch
+ * and duplicate rows (Wilson interval against the metric's own history), and the row-count band
+ * of steady batch sizes.
+ */
+import { describe, expect, it } from "vitest";
+import { evaluate, type MetricHistory } from "../../../src/monitor/policies";
+import { wilson } from "../../../src/monitor/policies/stats";
+import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
+import { alertKeys } from "./fixtures";
+
+const ASSET = { id: 1, name: "trips", type: "CSV" };
+
+function amount(n: number, nulls: number, mismatches = 0): AttributeProfile {
+  return {
+    name: "amount",
+    inferred_type: "number",
+    count: n,
+    nulls,
+    empties: 0,
+    distinct: Math.max(1, Math.round((n - nulls) / 2)),
+    distinct_exact: true,
+    top_values: [],
+    type_counts: { number: n - nulls - mismatches },
+    type_mismatches: mismatches,
+    patterns: [],
+  };
+}
+
+/** 8 past scans where `metric` was `value` (and the row count `rows`). */
+function history(metrics: Record<string, number>): MetricHistory {
+  const h: MetricHistory = {};
+  for (const [metric, value] of Object.entries(metrics)) {
+    h[metric] = Array.from({ length: 8 }, (_, i) => ({
+      job_id: `h${i}`,
+      time: `2025-01-0${i + 1}T00:00:00.000Z`,
+      value,
+      excluded: false,
+    }));
+  }
+  return h;
+}
+
+function run(profile: AssetProfile, past: MetricHistory) {
+  return evaluate({
+    asset: ASSET,
+    job_id: "now",
+    scan_time: "2025-02-01T00:00:00.000Z",
+    profile,
+    history: past,
+    kinds: { amount: "quantity" },
+  });
+}
+
+const scan = (n: number, attrs: AttributeProfile[], extra: Partial<AssetProfile> = {}): AssetProfile => ({
+  row_count: n,
+  schema: [],
+  attributes: attrs,
+  sampled: false,
+  ...extra,
+});
+
+describe("share tests know the row count", () => {
+  it("wilson: the interval narrows with n", () => {
+    expect(wilson(100, 10_000, 3.5).low).toBeGreaterThan(0.0065);
+    expect(wilson(1, 50, 3.5).low).toBeLessThan(0.002);
+    expect(wilson(0, 0, 3.5)).toEqual({ low: 0, high: 1 });
+  });
+
+  it("completeness: 1 % new nulls in a never-null column of 10,000 rows fire; the same share of 50 rows does not", () => {
+    const past = history({ "attr:amount:missing_rate": 0 });
+    const big = run(scan(10_000, [amount(10_000, 100)]), past);
+    expect(alertKeys(big)).toEqual(["completeness:amount"]);
+    expect(big.alerts[0]).toMatchObject({ strategy: "wilson_share", expected: { low: 0, high: 0.005 } });
+    expect(big.alerts[0]!.description).toMatch(/Wilson lower bound 0\.\d+% of 100 in 10000/);
+    expect(alertKeys(run(scan(50, [amount(50, 1)]), past))).toEqual([]);
+    // Exactly 5 % is no longer under a fixed 5 % floor.
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 500)]), past))).toEqual(["completeness:amount"]);
+  });
+
+  it("completeness: a column whose share wanders keeps its own spread as the band", () => {
+    const wandering: MetricHistory = {
+      "attr:amount:missing_rate": [0.1, 0.14, 0.12, 0.09, 0.13, 0.11, 0.1, 0.12].map((value, i) => ({
+        job_id: `h${i}`,
+        time: `2025-01-0${i + 1}T00:00:00.000Z`,
+        value,
+        excluded: false,
+      })),
+    };
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 1_500)]), wandering))).toEqual([]);
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 3_000)]), wandering))).toEqual(["completeness:amount"]);
+  });
+
+  it("type_mismatch: 1 % of 10,000 values not of the type fire against a clean history", () => {
+    const past = history({ "attr:amount:type_mismatch_rate": 0 });
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 0, 100)]), past))).toEqual(["type_mismatch:amount"]);
+    expect(alertKeys(run(scan(60, [amount(60, 0, 1)]), past))).toEqual([]);
+  });
+
+  it("uniqueness: exact duplicate rows are found without id attributes", () => {
+    const past = history({ duplicate_row_rate: 0 });
+    const dup = run(scan(10_000, [amount(10_000, 0)], { duplicate_rows: 100 }), past);
+    expect(alertKeys(dup)).toEqual(["uniqueness:"]);
+    expect(dup.alerts[0]).toMatchObject({ metric: "duplicate_row_rate", observed: 0.01, adaptable: true });
+    expect(dup.alerts[0]!.description).toMatch(/100 rows of trips \(1\.0%\) repeat an earlier row exactly/);
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 0)], { duplicate_rows: 2 }), past))).toEqual([]);
+    // A table that always had a few duplicates keeps having them.
+    const usual = history({ duplicate_row_rate: 0.02 });
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 0)], { duplicate_rows: 210 }), usual))).toEqual([]);
+  });
+
+  it("row_count_anomaly: identical batch sizes get a relative band, not ±10 rows", () => {
+    const past = history({ row_count: 10_000 });
+    const judge = (n: number) => run(scan(n, []), past);
+    expect(alertKeys(judge(9_950))).toEqual([]);
+    const short = judge(9_800);
+    expect(alertKeys(short)).toEqual(["row_count_anomaly:"]);
+    expect(short.alerts[0]!.expected).toEqual({ low: 9_900, high: 10_100 });
+  });
+});
