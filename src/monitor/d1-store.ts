@@ -162,6 +162,7 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
       ...(a.training_size !== undefined ? { training_size: a.training_size } : {}),
       ...(a.attribute_kind ? { attribute_kind: a.attribute_kind } : {}),
       ...(a.values ? { values: a.values } : {}),
+      ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
       dimension: a.dimension,
     },
   };

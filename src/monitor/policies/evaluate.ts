@@ -9,6 +9,7 @@ import {
   cardinalityDrift,
   completeness,
   distributionDrift,
+  type Finding,
   freshness,
   patternDrift,
   rowCountAnomaly,
@@ -37,6 +38,29 @@ const CHECKS: { [P in PolicyId]: Check<P> } = {
   cardinality_drift: cardinalityDrift,
 };
 
+/**
+ * Attribute findings one policy may raise in one scan; more become one asset-level finding that
+ * lists them, so a flood (thousands of new, empty columns) is one incident, not thousands.
+ */
+export const MAX_FINDINGS_PER_POLICY = 20;
+
+function capped(findings: readonly Finding[], asset: string, policyName: string): readonly Finding[] {
+  const attributes = findings.filter((f) => f.attribute !== undefined);
+  if (attributes.length <= MAX_FINDINGS_PER_POLICY) return findings;
+  const names = attributes.map((f) => f.attribute!);
+  const summary: Finding = {
+    metric: "attributes",
+    observed: names.length,
+    metric_value: `${names.length} attributes`,
+    expected: `at most ${MAX_FINDINGS_PER_POLICY} attributes alerting separately`,
+    description: `${policyName}: ${names.length} attributes of ${asset} at once, more than ${MAX_FINDINGS_PER_POLICY} are reported as one: ${names.slice(0, MAX_FINDINGS_PER_POLICY).join(", ")} and ${names.length - MAX_FINDINGS_PER_POLICY} more. First: ${attributes[0]!.description}`,
+    strategy: "summary",
+    adaptable: false,
+    exclude: attributes.flatMap((f) => f.exclude),
+  };
+  return [...findings.filter((f) => f.attribute === undefined), summary];
+}
+
 /** Alerts of one scan, its metric points (anomalous ones marked excluded), and what is still training. */
 export function evaluate(input: EvaluationInput): Evaluation {
   const policies = resolvePolicies(input.overrides);
@@ -64,7 +88,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
     const result = check(ctx, policy.params as never, alerts);
     for (const t of result.training) training.push({ policy: id, ...t });
     const seen = new Set<string | undefined>();
-    for (const f of result.findings) {
+    for (const f of capped(result.findings, input.asset.name, policy.name)) {
       if (seen.has(f.attribute)) continue; // one alert per (policy, attribute) per scan
       seen.add(f.attribute);
       const { exclude, metric_value, ...rest } = f;

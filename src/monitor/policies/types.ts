@@ -80,6 +80,8 @@ export interface PolicyAlert {
   attribute_kind?: AttributeKind;
   /** Categorical policies: the values that moved, with their baseline and observed shares. */
   values?: MovedValue[];
+  /** schema_change: every attribute that changed (up to 200). */
+  schema_changes?: SchemaChange[];
   /**
    * Signed distance from the baseline in units of the allowed change (beyond ±1 is outside): a later
    * finding of the same incident alerts again only when it goes the other way, or further by two
@@ -93,6 +95,15 @@ export interface PolicyAlert {
   adaptable: boolean;
   /** True when each finding is a new event (a schema change): it alerts even with its incident open. */
   event?: boolean;
+}
+
+/** An attribute added, removed or retyped since the previous scan. */
+export interface SchemaChange {
+  attribute: string;
+  change: "added" | "removed" | "retyped";
+  /** Its type now (added, retyped) or before (removed). */
+  type: string;
+  previous_type?: string;
 }
 
 /** A value of a categorical attribute whose share changed. */

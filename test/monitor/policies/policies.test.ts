@@ -142,19 +142,28 @@ describe("rule policies fire from the first scan", () => {
     expect(alertKeys(chance)).toEqual([]);
   });
 
-  it("schema_change: one alert per added, removed or retyped attribute; quiet without a previous schema", () => {
+  it("schema_change: one alert per scan listing every added, removed or retyped attribute", () => {
     const e = judge((p) => {
       p.schema = p.schema.filter((f) => f.name !== "quantity");
       p.schema.push({ name: "discount", type: "number", nullable: true });
       p.schema.find((f) => f.name === "country")!.type = "integer";
     });
-    expect(alertKeys(e)).toEqual(["schema_change:country", "schema_change:discount", "schema_change:quantity"]);
-    const byAttr = Object.fromEntries(e.alerts.map((a) => [a.attribute, a]));
-    expect(byAttr.quantity).toMatchObject({ observed: "removed", expected: "present (integer)" });
-    expect(byAttr.country).toMatchObject({ observed: "integer", expected: "string" });
-    expect(byAttr.discount!.description).toBe(
-      "Attribute discount (number) was added to orders since the previous scan.",
+    expect(alertKeys(e)).toEqual(["schema_change:"]);
+    expect(e.alerts[0]).toMatchObject({ observed: 3, event: true, adaptable: false });
+    expect(e.alerts[0]!.schema_changes).toEqual([
+      { attribute: "country", change: "retyped", type: "integer", previous_type: "string" },
+      { attribute: "quantity", change: "removed", type: "integer" },
+      { attribute: "discount", change: "added", type: "number" },
+    ]);
+    expect(e.alerts[0]!.description).toBe(
+      "3 attributes of orders changed since the previous scan: country changed type from string to integer; quantity (integer) was removed; discount (number) was added.",
     );
+    // One attribute: the alert names it.
+    const one = judge((p) => {
+      p.schema.push({ name: "discount", type: "number", nullable: true });
+    });
+    expect(alertKeys(one)).toEqual(["schema_change:discount"]);
+    expect(one.alerts[0]!.description).toBe("Attribute discount (number) was added to orders since the previous scan.");
     expect(alertKeys(firstScan((p) => void p.schema.pop()))).toEqual([]);
   });
 
@@ -524,5 +533,29 @@ describe("evaluate", () => {
       history: {},
     });
     expect(one.alerts).toEqual([]);
+  });
+});
+
+describe("bounds", () => {
+  it("more than 20 attributes alerting for one policy in one scan become one summarising alert", () => {
+    const scan = ordersScan(0);
+    const wide = Array.from({ length: 300 }, (_, i) => ({
+      ...scan.profile.attributes.find((a) => a.name === "country")!,
+      name: `extra_${i}`,
+      nulls: scan.profile.attributes[0]!.count,
+    }));
+    const e = evaluate({
+      asset: ORDERS,
+      job_id: "wide",
+      scan_time: scan.scan_time,
+      profile: { ...scan.profile, attributes: [...scan.profile.attributes, ...wide] },
+      history: {},
+    });
+    const completeness = e.alerts.filter((a) => a.policy === "completeness");
+    expect(completeness).toHaveLength(1);
+    expect(completeness[0]).toMatchObject({ observed: 300, strategy: "summary" });
+    expect(completeness[0]!.attribute).toBeUndefined();
+    expect(completeness[0]!.description).toMatch(/^Completeness: 300 attributes of orders at once, more than 20/);
+    expect(e.points.filter((p) => p.metric.endsWith(":missing_rate") && p.excluded)).toHaveLength(300);
   });
 });

@@ -8,7 +8,16 @@ import { type AnomalyParams, type AnomalyResult, baselinePoints, median, spreadB
 import type { EvaluationInput } from "../input";
 import type { PolicyParams } from "../policies";
 import { wilson } from "../stats";
-import type { Band, HistoryPoint, MetricHistory, MovedValue, PolicyAlert, PolicyId, TrainingState } from "../types";
+import type {
+  Band,
+  HistoryPoint,
+  MetricHistory,
+  MovedValue,
+  PolicyAlert,
+  PolicyId,
+  SchemaChange,
+  TrainingState,
+} from "../types";
 
 export interface CheckContext {
   input: EvaluationInput;
@@ -32,6 +41,7 @@ export interface Finding {
   training_window?: { from: string; to: string };
   training_size?: number;
   values?: MovedValue[];
+  schema_changes?: SchemaChange[];
   /** See PolicyAlert.deviation. */
   deviation?: number;
   /** See PolicyAlert.adaptable. */
@@ -52,6 +62,8 @@ export type Check<P extends PolicyId> = (
   params: PolicyParams<P>,
   earlier: readonly PolicyAlert[],
 ) => CheckResult;
+
+export const NOTHING: CheckResult = { findings: [], training: [] };
 
 /** Standard deviations of a metric's own history that are still ordinary (the anomaly policies' default threshold). */
 export const SPREAD_Z = 3.5;

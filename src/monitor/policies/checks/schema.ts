@@ -1,57 +1,93 @@
 /** schema_change and freshness: fixed rules that need no baseline. */
-import { assetName, type Check, type Finding, fmt, round } from "./common";
+import type { SchemaChange } from "../types";
+import { assetName, type Check, type Finding, fmt, NOTHING, round } from "./common";
 
+/**
+ * One finding per scan, however many attributes changed: it names the attribute when one changed,
+ * else it is asset-level and lists them (`values`), so a flood of new columns is one incident.
+ */
 export const schemaChange: Check<"schema_change"> = (ctx, p) => {
   const before = ctx.input.previous_schema;
-  if (!before) return { findings: [], training: [] };
+  if (!before) return NOTHING;
   const now = new Map(ctx.profile.schema.map((f) => [f.name, f]));
   const was = new Map(before.map((f) => [f.name, f]));
-  const findings: Finding[] = [];
-  const asset = assetName(ctx);
+  const changes: Array<SchemaChange & { text: string; observed: string; expected: string; value: string }> = [];
   for (const f of before) {
     const g = now.get(f.name);
     if (!g && p.removed) {
-      findings.push({
+      changes.push({
         attribute: f.name,
-        metric: "schema",
+        change: "removed",
+        type: f.type,
+        text: `${f.name} (${f.type}) was removed`,
         observed: "removed",
-        metric_value: "removed",
         expected: `present (${f.type})`,
-        description: `Attribute ${f.name} (${f.type}) was removed from ${asset} since the previous scan.`,
-        adaptable: false,
-        event: true,
-        exclude: [],
+        value: "removed",
       });
     } else if (g && g.type !== f.type && p.type_changed) {
-      findings.push({
+      changes.push({
         attribute: f.name,
-        metric: "schema",
+        change: "retyped",
+        type: g.type,
+        previous_type: f.type,
+        text: `${f.name} changed type from ${f.type} to ${g.type}`,
         observed: g.type,
-        metric_value: `type ${f.type} -> ${g.type}`,
         expected: f.type,
-        description: `Attribute ${f.name} of ${asset} changed type from ${f.type} to ${g.type} since the previous scan.`,
-        adaptable: false,
-        event: true,
-        exclude: [],
+        value: `type ${f.type} -> ${g.type}`,
       });
     }
   }
   for (const g of ctx.profile.schema) {
     if (was.has(g.name) || !p.added) continue;
-    findings.push({
+    changes.push({
       attribute: g.name,
-      metric: "schema",
+      change: "added",
+      type: g.type,
+      text: `${g.name} (${g.type}) was added`,
       observed: `added (${g.type})`,
-      metric_value: "added",
       expected: "absent",
-      description: `Attribute ${g.name} (${g.type}) was added to ${asset} since the previous scan.`,
-      adaptable: false,
-      event: true,
-      exclude: [],
+      value: "added",
     });
   }
-  return { findings, training: [] };
+  if (changes.length === 0) return NOTHING;
+  const asset = assetName(ctx);
+  const shown = changes.slice(0, MAX_LISTED).map((c) => c.text);
+  const more = changes.length > MAX_LISTED ? ` and ${changes.length - MAX_LISTED} more` : "";
+  const one = changes.length === 1 ? changes[0]! : undefined;
+  const finding: Finding = one
+    ? {
+        attribute: one.attribute,
+        metric: "schema",
+        observed: one.observed,
+        metric_value: one.value,
+        expected: one.expected,
+        description: `Attribute ${one.text} ${one.change === "added" ? "to" : one.change === "removed" ? "from" : "in"} ${asset} since the previous scan.`,
+        adaptable: false,
+        event: true,
+        exclude: [],
+      }
+    : {
+        metric: "schema",
+        observed: changes.length,
+        metric_value: `${changes.length} attributes changed`,
+        expected: "the previous scan's schema",
+        description: `${changes.length} attributes of ${asset} changed since the previous scan: ${shown.join("; ")}${more}.`,
+        schema_changes: changes.slice(0, MAX_VALUES).map(({ attribute, change, type, previous_type }) => ({
+          attribute,
+          change,
+          type,
+          ...(previous_type ? { previous_type } : {}),
+        })),
+        adaptable: false,
+        event: true,
+        exclude: [],
+      };
+  return { findings: [finding], training: [] };
 };
+
+/** Attributes a schema change's text lists by name, and its `values` (the alert stays small). */
+const MAX_LISTED = 20;
+const MAX_VALUES = 200;
 
 export const freshness: Check<"freshness"> = (ctx, p) => {
   const ts = ctx.input.asset.timestamp_attribute;
