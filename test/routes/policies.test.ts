@@ -73,7 +73,7 @@ describe("asset policies", () => {
       attribute_kinds: { PULocationID: "code", fare: "quantity" },
     });
     const byId = Object.fromEntries(put.body.policies.map((p: { id: string }) => [p.id, p]));
-    expect(byId.completeness).toMatchObject({ priority: "HIGH", params: { max_rate: 0.2, margin: 0.005 } });
+    expect(byId.completeness).toMatchObject({ priority: "HIGH", params: { max_rate: 0.2, margin: 0.002 } });
     expect(byId.pattern_drift.enabled).toBe(false);
     // Sending only the threshold keeps the overrides.
     const again = await call("PUT", path, { as: admin, body: { auto_close_after: 4 } });

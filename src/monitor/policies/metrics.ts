@@ -23,8 +23,8 @@ export type MetricKind = "count" | "distinct" | "rate" | "value";
  * on a change of a hair.
  */
 export const MIN_CHANGE_BY_KIND: Record<MetricKind, { absolute: number; relative: number }> = {
-  // Batches of a steady size still move by a percent: ±10 rows is no band for 10,000 rows.
-  count: { absolute: 10, relative: 0.01 },
+  // Batches of a steady size: ±10 rows is no band for 10,000 rows, half a percent is.
+  count: { absolute: 10, relative: 0.005 },
   distinct: { absolute: 5, relative: 0 },
   rate: { absolute: 0.02, relative: 0 },
   value: { absolute: 0, relative: 0.02 },

@@ -115,8 +115,11 @@ const driftDefaults = {
   ignore_attributes: [] as string[],
 };
 
-/** Share tests: 3 past scans, 3.5 standard errors, half a percentage point at least. */
-const shareDefaults = { window: 30, min_history: 3, z: 3.5, margin: 0.005 };
+/**
+ * Share tests: 3 past scans, 3.5 standard errors, a fifth of a percentage point at least: 1 % new
+ * nulls fire in 1,000 rows of a never-null column, 1 of 50 rows does not.
+ */
+const shareDefaults = { window: 30, min_history: 3, z: 3.5, margin: 0.002 };
 
 export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
   row_count_anomaly: {

@@ -53,7 +53,7 @@ describe("POLICY_DEFAULTS", () => {
     expect(POLICY_DEFAULTS.type_mismatch.params.max_rate).toBe(0.01);
     expect(POLICY_DEFAULTS.row_count_anomaly.params).toMatchObject({ threshold: 3.5, window: 30, min_history: 7 });
     expect(POLICY_DEFAULTS.distribution_drift.params).toMatchObject({ alpha: 1e-6, min_shift: 0.05 });
-    expect(POLICY_DEFAULTS.completeness.params).toMatchObject({ margin: 0.005, z: 3.5, min_history: 3 });
+    expect(POLICY_DEFAULTS.completeness.params).toMatchObject({ margin: 0.002, z: 3.5, min_history: 3 });
   });
 });
 
@@ -93,7 +93,7 @@ describe("rule policies fire from the first scan", () => {
     const spike = run(0.01);
     expect(alertKeys(spike)).toEqual(["completeness:country"]);
     // A steady history allows its share plus the margin (half a point), judged on the Wilson bound.
-    expect(spike.alerts[0]!.expected).toEqual({ low: 0, high: 0.015 });
+    expect(spike.alerts[0]!.expected).toEqual({ low: 0, high: 0.012 });
     expect(spike.alerts[0]).toMatchObject({ strategy: "wilson_share", attribute_kind: "code", adaptable: true });
     expect(spike.points.find((p) => p.metric === "attr:country:missing_rate")).toMatchObject({
       excluded: true,

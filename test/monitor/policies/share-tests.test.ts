@@ -71,7 +71,9 @@ describe("share tests know the row count", () => {
     const past = history({ "attr:amount:missing_rate": 0 });
     const big = run(scan(10_000, [amount(10_000, 100)]), past);
     expect(alertKeys(big)).toEqual(["completeness:amount"]);
-    expect(big.alerts[0]).toMatchObject({ strategy: "wilson_share", expected: { low: 0, high: 0.005 } });
+    expect(big.alerts[0]).toMatchObject({ strategy: "wilson_share", expected: { low: 0, high: 0.002 } });
+    // 1 % of ~900 rows (a yearly batch) is evidence too: 9 nulls where 7,200 rows had none.
+    expect(alertKeys(run(scan(907, [amount(907, 9)]), past))).toEqual(["completeness:amount"]);
     expect(big.alerts[0]!.description).toMatch(/Wilson lower bound 0\.\d+% of 100 in 10000/);
     expect(alertKeys(run(scan(50, [amount(50, 1)]), past))).toEqual([]);
     // Exactly 5 % is no longer under a fixed 5 % floor.
@@ -112,9 +114,9 @@ describe("share tests know the row count", () => {
   it("row_count_anomaly: identical batch sizes get a relative band, not ±10 rows", () => {
     const past = history({ row_count: 10_000 });
     const judge = (n: number) => run(scan(n, []), past);
-    expect(alertKeys(judge(9_950))).toEqual([]);
-    const short = judge(9_800);
+    expect(alertKeys(judge(9_960))).toEqual([]);
+    const short = judge(9_900);
     expect(alertKeys(short)).toEqual(["row_count_anomaly:"]);
-    expect(short.alerts[0]!.expected).toEqual({ low: 9_900, high: 10_100 });
+    expect(short.alerts[0]!.expected).toEqual({ low: 9_950, high: 10_050 });
   });
 });

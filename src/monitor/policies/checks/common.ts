@@ -132,7 +132,7 @@ export interface ShareTestParams {
   min_history: number;
   /** Standard errors of the Wilson interval: the share must be above the limit even at its lower bound. */
   z: number;
-  /** The smallest rise worth an alert, in share points (0.005 = half a percentage point). */
+  /** The smallest rise worth an alert, in share points (0.002 = a fifth of a percentage point). */
   margin: number;
   /** Without history: the share above which it alerts. */
   max_rate: number;
