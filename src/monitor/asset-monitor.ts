@@ -156,7 +156,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     try {
       await db.batch([
         ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness }),
-        attributesStatement(db, asset, profile.schema, kinds),
+        attributesStatement(db, asset, profile, kinds, input.scanTime),
         ...decisionStatements(db, scan, decisions),
       ]);
     } catch (err) {

@@ -8,6 +8,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import {
   type AssetAttribute,
+  type AttributeStats,
   alerts,
   assets,
   type CloseReason,
@@ -19,7 +20,7 @@ import {
   monitorAppliedJobs,
 } from "../db/schema";
 import { inJsonList } from "../lib/sql";
-import type { SchemaField } from "../scan/profile";
+import type { AssetProfile, AttributeProfile } from "../scan/profile";
 import type { DqScore } from "./dq-score";
 import { type IncidentAlert, type IncidentDecision, incidentKey } from "./incident-planner";
 import type { KnownKind } from "./policies/kinds";
@@ -95,17 +96,48 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
 export function attributesStatement(
   db: Db,
   asset: Pick<MonitoredAsset, "tenantId" | "id">,
-  schema: readonly SchemaField[],
+  profile: Pick<AssetProfile, "schema" | "attributes">,
   kinds: Readonly<Record<string, KnownKind>>,
+  scanTime: string,
 ): BatchItem<"sqlite"> {
-  const attributes: AssetAttribute[] = schema.map((f) => {
+  const profiled = new Map(profile.attributes.map((a) => [a.name, a]));
+  const attributes: AssetAttribute[] = profile.schema.map((f) => {
     const k = kinds[f.name];
-    return { name: f.name, type: f.type, nullable: f.nullable, ...(k ? { kind: k.kind, kind_source: k.source } : {}) };
+    const a = profiled.get(f.name);
+    return {
+      name: f.name,
+      type: f.type,
+      nullable: f.nullable,
+      ...(k ? { kind: k.kind, kind_source: k.source } : {}),
+      ...(a ? { stats: statsOf(a, scanTime) } : {}),
+    };
   });
   return db
     .update(assets)
     .set({ attributes })
     .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)));
+}
+
+/** Top values shown per attribute (the profile keeps 20). */
+const STATS_TOP_VALUES = 10;
+
+function statsOf(a: AttributeProfile, scanTime: string): AttributeStats {
+  return {
+    scanned_at: scanTime,
+    count: a.count,
+    nulls: a.nulls,
+    empties: a.empties,
+    distinct: a.distinct,
+    distinct_exact: a.distinct_exact,
+    inferred_type: a.inferred_type,
+    type_mismatches: a.type_mismatches,
+    ...(a.min !== undefined ? { min: a.min } : {}),
+    ...(a.max !== undefined ? { max: a.max } : {}),
+    ...(a.mean !== undefined ? { mean: a.mean } : {}),
+    ...(a.stddev !== undefined ? { stddev: a.stddev } : {}),
+    ...(a.quantiles ? { quantiles: a.quantiles } : {}),
+    ...(a.top_values.length > 0 ? { top_values: a.top_values.slice(0, STATS_TOP_VALUES) } : {}),
+  };
 }
 
 /** The freshness of the asset's last applied scan that had one: where a delta_only scan starts. */

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
-import type { AssetRow } from "../db/schema";
+import type { AssetAttribute, AssetRow } from "../db/schema";
 import { assets, connections } from "../db/schema";
 import type { Env } from "../env";
 import { nowIso } from "../lib/time";
@@ -38,11 +38,18 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
 
 /**
  * Reads an asset's attributes (name, type, nullable) from its source and stores them on the
- * asset (shown with with_attributes=true); at most 2000 attributes are kept.
+ * asset (shown with with_attributes=true), keeping what the scans learnt of the attributes that
+ * remain (kind, statistics); at most 2000 attributes are kept.
  */
 export async function loadAssetSchema(env: Env, db: Db, asset: AssetRow) {
   // A ConnectorError (the source said no) goes up as it is: the edge answers 422.
-  const attributes = (await readAttributes(env, db, asset)).slice(0, MAX_SCHEMA_ATTRIBUTES);
+  const known = new Map((asset.attributes ?? []).map((a) => [a.name, a]));
+  const attributes: AssetAttribute[] = (await readAttributes(env, db, asset))
+    .slice(0, MAX_SCHEMA_ATTRIBUTES)
+    .map((f) => {
+      const { name: _n, type: _t, nullable: _u, ...learnt } = known.get(f.name) ?? {};
+      return { ...f, ...learnt };
+    });
   const loadedAt = nowIso();
   await db
     .update(assets)

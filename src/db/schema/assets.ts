@@ -17,6 +17,27 @@ export interface AssetAttribute {
   kind?: AttributeKind;
   /** "inferred" from the scans, or "user" when set by PUT …/policies. */
   kind_source?: "inferred" | "user";
+  /** The latest scan's statistics of the attribute (absent until a scan profiled it). */
+  stats?: AttributeStats;
+}
+
+/** What the latest scan measured of an attribute, as GET …/assets?with_attributes=true shows it. */
+export interface AttributeStats {
+  scanned_at: string;
+  count: number;
+  nulls: number;
+  empties: number;
+  distinct: number;
+  distinct_exact: boolean;
+  inferred_type: string;
+  type_mismatches: number;
+  min?: number | string;
+  max?: number | string;
+  mean?: number;
+  stddev?: number;
+  /** The values at p0, p1, p5, p10, p25, p50, p75, p90, p95, p99, p100. */
+  quantiles?: number[];
+  top_values?: Array<{ value: string; count: number }>;
 }
 
 /** One monitored table or file, under a project, read through a connection. */

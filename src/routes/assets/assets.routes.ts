@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema, problem } from "../openapi";
 import { IntId, MoveParams, ProjectParams, TenantParams } from "../params";
 import {
+  AssetAttributeSchema,
   AssetExtrasQuery,
   AssetListQuery,
   AssetParams,
@@ -117,7 +118,7 @@ export const loadSchema = authedRoute({
       z
         .object({
           asset_id: z.string(),
-          attributes: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+          attributes: z.array(AssetAttributeSchema),
           loaded_at: z.string(),
         })
         .openapi("AssetSchema"),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AssetOptions, AssetSchedule } from "../../catalog/assets";
-import { CONNECTION_TYPES } from "../../db/schema";
+import { ATTRIBUTE_KINDS, CONNECTION_TYPES } from "../../db/schema";
 import { PageQuery } from "../pagination";
 import { IntId, ProjectParams } from "../params";
 
@@ -45,6 +45,36 @@ export const ScheduledUploadSchema = z
   })
   .openapi("AssetSchedule");
 
+/** One attribute of an asset: its source type, and once a scan saw it, its kind and latest statistics. */
+export const AssetAttributeSchema = z
+  .object({
+    name: z.string(),
+    type: z.string(),
+    nullable: z.boolean(),
+    kind: z.enum(ATTRIBUTE_KINDS).optional().openapi({ description: "What the values are; decides the policies" }),
+    kind_source: z.enum(["inferred", "user"]).optional(),
+    stats: z
+      .object({
+        scanned_at: z.string(),
+        count: z.number(),
+        nulls: z.number(),
+        empties: z.number(),
+        distinct: z.number(),
+        distinct_exact: z.boolean(),
+        inferred_type: z.string(),
+        type_mismatches: z.number(),
+        min: z.union([z.number(), z.string()]).optional(),
+        max: z.union([z.number(), z.string()]).optional(),
+        mean: z.number().optional(),
+        stddev: z.number().optional(),
+        quantiles: z.array(z.number()).optional().openapi({ description: "p0 p1 p5 p10 p25 p50 p75 p90 p95 p99 p100" }),
+        top_values: z.array(z.object({ value: z.string(), count: z.number() })).optional(),
+      })
+      .optional()
+      .openapi({ description: "The latest scan's statistics" }),
+  })
+  .openapi("AssetAttribute");
+
 export const AssetSchema = z
   .object({
     id: z.number().int(),
@@ -58,10 +88,10 @@ export const AssetSchema = z
     created_at: z.string(),
     connection_id: z.number().int(),
     db_type: z.string().nullable(),
-    attributes: z
-      .array(z.record(z.string(), z.unknown()))
-      .optional()
-      .openapi({ description: "with_attributes=true: the schema read from the source ([] until loaded)" }),
+    attributes: z.array(AssetAttributeSchema).optional().openapi({
+      description:
+        "with_attributes=true: the attributes as the last scan (or schema load) saw them, with their kind and latest statistics ([] until then)",
+    }),
     scheduled_upload: ScheduledUploadSchema.nullable()
       .optional()
       .openapi({ description: "with_schedules=true: the schedule, or null" }),
