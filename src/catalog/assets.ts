@@ -328,9 +328,16 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
   return row;
 }
 
-/** Deletes an asset; its lineage edges and DQ score configuration go with it (FK cascade). */
+/**
+ * Deletes an asset; its lineage edges and DQ score configuration go with it (FK cascade). Of
+ * concurrent deletes one removes the row and the others find none: 404.
+ */
 export async function deleteAsset(db: Db, asset: AssetRow): Promise<void> {
-  await db.delete(assets).where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)));
+  const gone = await db
+    .delete(assets)
+    .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)))
+    .returning({ id: assets.id });
+  if (gone.length === 0) throw new NotFoundError("Asset");
 }
 
 /** Which ids of a list are assets of the tenant in the given projects (all projects when undefined). */

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { ConnectionRow } from "../db/schema";
 import { type ConnectionType, connections } from "../db/schema";
+import { claimUnique, conflictOf, uniqueViolation } from "../db/unique";
 import type { SealedSecret, SecretBox } from "../lib/crypto";
 import { ConflictError, type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../lib/outbound";
@@ -115,7 +116,12 @@ export function listConnections(
   });
 }
 
-/** Names are unique within a scope: among a project's connections, or among the GLOBAL ones. */
+const nameTaken = (name: string) => `A connection named '${name}' already exists here`;
+
+/**
+ * Names are unique within a scope: among a project's connections, or among the GLOBAL ones. The
+ * unique indexes decide (see db/unique.ts); this only answers early, before any sealing.
+ */
 async function assertNameFree(db: Db, tenantId: string, projectId: number | null, name: string, exceptId?: number) {
   const clash = await db.query.connections.findFirst({
     where: and(
@@ -125,7 +131,7 @@ async function assertNameFree(db: Db, tenantId: string, projectId: number | null
     ),
     columns: { id: true },
   });
-  if (clash && clash.id !== exceptId) throw new ConflictError(`A connection named '${name}' already exists here`);
+  if (clash && clash.id !== exceptId) throw new ConflictError(nameTaken(name));
 }
 
 /**
@@ -149,10 +155,8 @@ const invalid = (errors: FieldProblem[]) => new InvalidInputError(errors);
 
 /** Whether a failed insert collided on the primary key (another request took the id first). */
 function isIdClash(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    if (/UNIQUE constraint failed: connections\.id/.test(e.message)) return true;
-  }
-  return false;
+  const violation = uniqueViolation(err);
+  return violation?.table === "connections" && violation.columns.join() === "id";
 }
 
 const ID_ATTEMPTS = 8;
@@ -160,7 +164,8 @@ const ID_ATTEMPTS = 8;
 /**
  * Creates a connection (projectId null = GLOBAL) with its credential sealed. The aad names the
  * row id, so the id is chosen before the one INSERT (max + 1) and the insert retried on a clash
- * with a concurrent create: nothing is ever written half-done.
+ * with a concurrent create: nothing is ever written half-done. A concurrent create of the same
+ * name loses on the unique index: 409.
  */
 export async function createConnection(
   db: Db,
@@ -199,7 +204,8 @@ export async function createConnection(
         .returning();
       return row!;
     } catch (err) {
-      if (attempt >= ID_ATTEMPTS || !isIdClash(err)) throw err;
+      if (attempt < ID_ATTEMPTS && isIdClash(err)) continue;
+      throw conflictOf(err, nameTaken(input.name)) ?? err;
     }
   }
 }
@@ -262,23 +268,26 @@ export async function updateConnection(
     await assertNameFree(db, row.tenantId, row.projectId, changes.name, row.id);
   }
 
-  const [updated] = await db
-    .update(connections)
-    .set({
-      name: changes.name ?? row.name,
-      type,
-      payload,
-      dbType: deriveDbType(type, payload),
-      ...(changes.credential
-        ? {
-            credentialType: changes.credential.type,
-            credentialSecret: await sealCredential(box, row.tenantId, row.id, changes.credential),
-          }
-        : {}),
-      updatedAt: nowIso(),
-    })
-    .where(and(eq(connections.tenantId, row.tenantId), eq(connections.id, row.id)))
-    .returning();
+  const [updated] = await claimUnique(
+    db
+      .update(connections)
+      .set({
+        name: changes.name ?? row.name,
+        type,
+        payload,
+        dbType: deriveDbType(type, payload),
+        ...(changes.credential
+          ? {
+              credentialType: changes.credential.type,
+              credentialSecret: await sealCredential(box, row.tenantId, row.id, changes.credential),
+            }
+          : {}),
+        updatedAt: nowIso(),
+      })
+      .where(and(eq(connections.tenantId, row.tenantId), eq(connections.id, row.id)))
+      .returning(),
+    nameTaken(changes.name ?? row.name),
+  );
   if (!updated) throw new NotFoundError("Connection");
   return updated;
 }

@@ -430,12 +430,19 @@ export async function updateSourceGroup(
   return analyzeJobs(db, queue, group.tenantId, group.id, addedIds);
 }
 
-/** Deletes a group and all of its assets, in one batch. */
+/**
+ * Deletes a group and all of its assets, in one batch. Of concurrent deletes one removes the
+ * group and the others find none: 404.
+ */
 export async function deleteSourceGroup(db: Db, group: SourceGroupRow): Promise<void> {
-  await db.batch([
+  const [, gone] = await db.batch([
     db.delete(assets).where(and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id))),
-    db.delete(sourceGroups).where(and(eq(sourceGroups.tenantId, group.tenantId), eq(sourceGroups.id, group.id))),
+    db
+      .delete(sourceGroups)
+      .where(and(eq(sourceGroups.tenantId, group.tenantId), eq(sourceGroups.id, group.id)))
+      .returning({ id: sourceGroups.id }),
   ]);
+  if (gone.length === 0) throw new NotFoundError("Source group");
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { conflictOf } from "../db/unique";
 import {
   ConflictError,
   DomainError,
@@ -142,6 +143,9 @@ export function toApiError(err: unknown, method: string): ApiError {
   if (err instanceof DomainError) return fromDomainError(err, method);
   // A data source that refused a synchronous read (schema load): the request was fine, the source said no.
   if (err instanceof ConnectorError) return new ApiError(422, "source_error", `${err.kind}: ${err.message}`);
+  // A write that lost a race on a unique name the domain did not catch is still that name's 409.
+  const duplicate = conflictOf(err);
+  if (duplicate) return fromDomainError(duplicate, method);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /malformed json/i.test(err.message)) {
       return new ApiError(400, "malformed_json", "The request body is not valid JSON");

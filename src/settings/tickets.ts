@@ -1,6 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../db";
 import { ticketTemplates } from "../db/schema";
+import { claimUnique } from "../db/unique";
 import { ConflictError, NotFoundError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 
@@ -24,12 +25,14 @@ export interface TicketTemplateInput {
 
 import type { TicketTemplateRow } from "../db/schema";
 
+const nameTaken = (name: string) => `A ticket template named '${name}' already exists`;
+
 async function assertNameFree(db: Db, tenantId: string, name: string, exceptId?: number) {
   const clash = await db.query.ticketTemplates.findFirst({
     where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.name, name)),
     columns: { id: true },
   });
-  if (clash && clash.id !== exceptId) throw new ConflictError(`A ticket template named '${name}' already exists`);
+  if (clash && clash.id !== exceptId) throw new ConflictError(nameTaken(name));
 }
 
 /** Creates a template; a name already used in the tenant is a 409. */
@@ -47,7 +50,7 @@ export async function createTicketTemplate(
     .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
     .onConflictDoNothing()
     .returning();
-  if (!row) throw new ConflictError(`A ticket template named '${input.name}' already exists`);
+  if (!row) throw new ConflictError(nameTaken(input.name));
   return row;
 }
 
@@ -78,11 +81,15 @@ export async function updateTicketTemplate(
 ): Promise<TicketTemplateRow> {
   const current = await getTicketTemplate(db, tenantId, id);
   if (input.name !== current.name) await assertNameFree(db, tenantId, input.name, id);
-  const [row] = await db
-    .update(ticketTemplates)
-    .set({ ...input, updatedAt: nowIso() })
-    .where(and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, id)))
-    .returning();
+  // The unique index settles a race between two renames onto one name.
+  const [row] = await claimUnique(
+    db
+      .update(ticketTemplates)
+      .set({ ...input, updatedAt: nowIso() })
+      .where(and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, id)))
+      .returning(),
+    nameTaken(input.name),
+  );
   if (!row) throw new NotFoundError("Ticket template");
   return row;
 }

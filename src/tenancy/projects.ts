@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, notExists } from "drizzle-orm";
 import type { Db } from "../db";
 import type { ProjectRow } from "../db/schema";
 import {
@@ -10,6 +10,7 @@ import {
   type TenantRole,
   tenantMembers,
 } from "../db/schema";
+import { claimUnique } from "../db/unique";
 import { ConflictError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
@@ -17,15 +18,18 @@ import { nowIso } from "../lib/time";
 type ProjectMemberRow = typeof projectMembers.$inferSelect;
 type TenantMemberRow = typeof tenantMembers.$inferSelect;
 
+const nameTaken = (name: string) => `A project named '${name}' already exists`;
+
+/** Answers a taken name early; the unique index (tenant, name) decides a race (db/unique.ts). */
 async function assertNameFree(db: Db, tenantId: string, name: string, exceptId?: number) {
   const clash = await db.query.projects.findFirst({
     where: and(eq(projects.tenantId, tenantId), eq(projects.name, name)),
     columns: { id: true },
   });
-  if (clash && clash.id !== exceptId) throw new ConflictError(`A project named '${name}' already exists`);
+  if (clash && clash.id !== exceptId) throw new ConflictError(nameTaken(name));
 }
 
-/** Creates a project; a creating user becomes its PROJECT_ADMIN. */
+/** Creates a project (a taken name is a 409); a creating user becomes its PROJECT_ADMIN. */
 export async function createProject(
   db: Db,
   tenantId: string,
@@ -35,10 +39,13 @@ export async function createProject(
 ): Promise<ProjectRow> {
   await assertNameFree(db, tenantId, input.name);
   const now = nowIso();
-  const [row] = await db
-    .insert(projects)
-    .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
-    .returning();
+  const [row] = await claimUnique(
+    db
+      .insert(projects)
+      .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
+      .returning(),
+    nameTaken(input.name),
+  );
   if (adminEmail) {
     await db
       .insert(projectMembers)
@@ -69,30 +76,48 @@ export async function updateProject(
   if (changes.name !== undefined && changes.name !== project.name) {
     await assertNameFree(db, project.tenantId, changes.name, project.id);
   }
-  const [row] = await db
-    .update(projects)
-    .set({ ...changes, updatedAt: nowIso() })
-    .where(and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)))
-    .returning();
-  return row!;
+  const [row] = await claimUnique(
+    db
+      .update(projects)
+      .set({ ...changes, updatedAt: nowIso() })
+      .where(and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)))
+      .returning(),
+    nameTaken(changes.name ?? project.name),
+  );
+  if (!row) throw new NotFoundError("Project");
+  return row;
 }
 
 /**
  * Deletes a project with its memberships and connections; refused (409) while it still holds
- * assets or source groups, which must be deleted or moved first.
+ * assets or source groups, which must be deleted or moved first. One conditional statement, so
+ * an asset created meanwhile is never orphaned, and of concurrent deletes one succeeds and the
+ * others find no project (404).
  */
 export async function deleteProject(db: Db, project: ProjectRow): Promise<void> {
   const inProject = (table: typeof assets | typeof sourceGroups) =>
     db
       .select({ id: table.id })
       .from(table)
-      .where(and(eq(table.tenantId, project.tenantId), eq(table.projectId, project.id)))
-      .limit(1);
-  const [asset, group] = await Promise.all([inProject(assets), inProject(sourceGroups)]);
-  if (asset.length > 0 || group.length > 0) {
-    throw new ConflictError("The project still has assets or source groups: delete or move them first");
-  }
-  await db.delete(projects).where(and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)));
+      .where(and(eq(table.tenantId, project.tenantId), eq(table.projectId, project.id)));
+  const gone = await db
+    .delete(projects)
+    .where(
+      and(
+        eq(projects.tenantId, project.tenantId),
+        eq(projects.id, project.id),
+        notExists(inProject(assets)),
+        notExists(inProject(sourceGroups)),
+      ),
+    )
+    .returning({ id: projects.id });
+  if (gone.length > 0) return;
+  const still = await db.query.projects.findFirst({
+    where: and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)),
+    columns: { id: true },
+  });
+  if (!still) throw new NotFoundError("Project");
+  throw new ConflictError("The project still has assets or source groups: delete or move them first");
 }
 
 export function listProjectMembers(db: Db, project: ProjectRow) {
@@ -101,6 +126,8 @@ export function listProjectMembers(db: Db, project: ProjectRow) {
     orderBy: asc(projectMembers.userEmail),
   });
 }
+
+const alreadyMember = (email: string) => `${email} is already a member of this project`;
 
 /** Adds a member to a project (409 if already one); the user becomes a TENANT_MEMBER if not in the tenant. */
 export async function addProjectMember(
@@ -112,7 +139,7 @@ export async function addProjectMember(
   const existing = await db.query.projectMembers.findFirst({
     where: and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)),
   });
-  if (existing) throw new ConflictError(`${email} is already a member of this project`);
+  if (existing) throw new ConflictError(alreadyMember(email));
   const row: ProjectMemberRow = {
     tenantId: project.tenantId,
     projectId: project.id,
@@ -120,13 +147,17 @@ export async function addProjectMember(
     role,
     createdAt: nowIso(),
   };
-  await db.batch([
-    db
-      .insert(tenantMembers)
-      .values({ tenantId: project.tenantId, userEmail: email, role: "TENANT_MEMBER", createdAt: row.createdAt })
-      .onConflictDoNothing(),
-    db.insert(projectMembers).values(row),
-  ]);
+  // The primary key (project, user) settles a race between two adds: the loser's batch rolls back.
+  await claimUnique(
+    db.batch([
+      db
+        .insert(tenantMembers)
+        .values({ tenantId: project.tenantId, userEmail: email, role: "TENANT_MEMBER", createdAt: row.createdAt })
+        .onConflictDoNothing(),
+      db.insert(projectMembers).values(row),
+    ]),
+    alreadyMember(email),
+  );
   return row;
 }
 
@@ -164,22 +195,32 @@ export function listTenantMembers(db: Db, tenantId: string, limit: number, after
   });
 }
 
-/** Sets a user's tenant role; `created` tells whether the user was new to the tenant. */
+/** Insert-or-update rounds of a PUT before it gives up on a row that keeps appearing and vanishing. */
+const UPSERT_ROUNDS = 3;
+
+/**
+ * Sets a user's tenant role; `created` tells whether the user was new to the tenant. The insert
+ * decides it (ON CONFLICT DO NOTHING), so of concurrent first PUTs exactly one creates.
+ */
 export async function putTenantMember(
   db: Db,
   tenantId: string,
   email: string,
   role: TenantRole,
 ): Promise<{ row: TenantMemberRow; created: boolean }> {
-  const existing = await db.query.tenantMembers.findFirst({
-    where: and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, email)),
-  });
-  const row: TenantMemberRow = { tenantId, userEmail: email, role, createdAt: existing?.createdAt ?? nowIso() };
-  await db
-    .insert(tenantMembers)
-    .values(row)
-    .onConflictDoUpdate({ target: [tenantMembers.tenantId, tenantMembers.userEmail], set: { role } });
-  return { row, created: !existing };
+  const member = and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, email));
+  // A member removed between the two statements is added on the next round.
+  for (let round = 0; round < UPSERT_ROUNDS; round++) {
+    const [inserted] = await db
+      .insert(tenantMembers)
+      .values({ tenantId, userEmail: email, role, createdAt: nowIso() })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted) return { row: inserted, created: true };
+    const [updated] = await db.update(tenantMembers).set({ role }).where(member).returning();
+    if (updated) return { row: updated, created: false };
+  }
+  throw new ConflictError("The membership kept changing while it was set; try again");
 }
 
 /** Removes a user from a tenant and from all of its projects. */

@@ -34,14 +34,17 @@ interface StorageSecret {
 
 const storageAad = (tenantId: string) => `tenant:${tenantId}:storage`;
 
-/** Creates or replaces a tenant's configuration; storage secrets are sealed before they are stored. */
+/**
+ * Creates or replaces a tenant's configuration; storage secrets are sealed before they are stored.
+ * The insert decides `created` (ON CONFLICT DO NOTHING), so of concurrent first PUTs exactly one
+ * creates (201) and the others replace (200); created_at stays the creator's.
+ */
 export async function putTenant(
   db: Db,
   box: SecretBox,
   id: string,
   input: TenantConfiguration,
 ): Promise<{ row: TenantRow; created: boolean }> {
-  const existing = await db.query.tenants.findFirst({ where: eq(tenants.id, id), columns: { createdAt: true } });
   const now = nowIso();
   let storage: Record<string, unknown> | null = null;
   let storageSecret: string | null = null;
@@ -60,8 +63,7 @@ export async function putTenant(
     };
     if (Object.keys(secret).length > 0) storageSecret = JSON.stringify(await box.seal(secret, storageAad(id)));
   }
-  const row: TenantRow = {
-    id,
+  const changes = {
     name: input.name,
     description: input.description,
     storage,
@@ -70,12 +72,17 @@ export async function putTenant(
     freeUploadLimit: input.free_upload_limit,
     useInformationSchema: input.use_information_schema,
     dataprocConfig: input["dataproc-config"] ?? null,
-    createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
-  const { id: _id, createdAt: _c, ...changes } = row;
-  await db.insert(tenants).values(row).onConflictDoUpdate({ target: tenants.id, set: changes });
-  return { row, created: !existing };
+  const [inserted] = await db
+    .insert(tenants)
+    .values({ id, ...changes, createdAt: now })
+    .onConflictDoNothing()
+    .returning();
+  if (inserted) return { row: inserted, created: true };
+  // Tenants are never deleted, so the row the insert ran into is there to replace.
+  const [replaced] = await db.update(tenants).set(changes).where(eq(tenants.id, id)).returning();
+  return { row: replaced!, created: false };
 }
 
 /** The decrypted storage secrets of a tenant (for the scan pipeline); never returned by the API. */

@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { projects, tenants } from "./tenancy";
 
 export const CONNECTION_TYPES = [
@@ -20,6 +21,7 @@ export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 /**
  * Location of an external store plus its credential. projectId null = GLOBAL scope (visible in
  * the whole tenant). The credential is sealed (lib/crypto SealedSecret JSON), never returned.
+ * Names are unique per scope; NULLs are distinct in a unique index, so the GLOBAL scope has its own.
  */
 export const connections = sqliteTable(
   "connections",
@@ -39,5 +41,11 @@ export const connections = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [index("connections_tenant_project_idx").on(t.tenantId, t.projectId, t.id)],
+  (t) => [
+    index("connections_tenant_project_idx").on(t.tenantId, t.projectId, t.id),
+    uniqueIndex("connections_project_name_uq")
+      .on(t.tenantId, t.projectId, t.name)
+      .where(sql`${t.projectId} is not null`),
+    uniqueIndex("connections_global_name_uq").on(t.tenantId, t.name).where(sql`${t.projectId} is null`),
+  ],
 );

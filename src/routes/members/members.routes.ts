@@ -70,7 +70,12 @@ export const putTenantMember = authedRoute({
   tags: memberTags,
   summary: "Add a user to the tenant or change their tenant role (TENANT_ADMIN)",
   request: { params: tenantMemberParams, body: jsonBody(PutTenantMemberBody) },
-  responses: { 200: jsonResponse(TenantMemberSchema, "Changed"), 201: jsonResponse(TenantMemberSchema, "Added") },
+  responses: {
+    200: jsonResponse(TenantMemberSchema, "Changed"),
+    201: jsonResponse(TenantMemberSchema, "Added"),
+    // Only when concurrent removals keep undoing the PUT.
+    ...CONFLICT_RESPONSE,
+  },
 });
 
 export const removeTenantMember = authedRoute({

@@ -1,0 +1,2 @@
+CREATE UNIQUE INDEX `connections_project_name_uq` ON `connections` (`tenant_id`,`project_id`,`name`) WHERE "connections"."project_id" is not null;--> statement-breakpoint
+CREATE UNIQUE INDEX `connections_global_name_uq` ON `connections` (`tenant_id`,`name`) WHERE "connections"."project_id" is null;
