@@ -1,6 +1,16 @@
-import { createRemoteJWKSet, decodeJwt, type JWTPayload, errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import {
+  createRemoteJWKSet,
+  customFetch,
+  decodeJwt,
+  type JWTPayload,
+  errors as joseErrors,
+  jwtVerify,
+  SignJWT,
+} from "jose";
 import type { Env } from "../env";
 import { UnauthenticatedError } from "../lib/errors";
+import { type OutboundPolicy, OutboundTargetError, outboundPolicy } from "../lib/outbound";
+import { outboundFetch } from "../lib/outbound-fetch";
 import type { Principal } from "./principal";
 
 /** The algorithm of the service's own tokens; pinned on verification. */
@@ -56,9 +66,28 @@ export interface VerifiedToken {
   keyId?: string;
 }
 
-let jwksCache: { url: string; jwks: ReturnType<typeof createRemoteJWKSet> } | undefined;
-function remoteJwks(url: string) {
-  if (jwksCache?.url !== url) jwksCache = { url, jwks: createRemoteJWKSet(new URL(url)) };
+let jwksCache: { key: string; jwks: ReturnType<typeof createRemoteJWKSet> } | undefined;
+/**
+ * The issuer's key set, fetched through the outbound guard: a JWKS URL on a private, loopback
+ * or metadata address (or plain http) is refused when deployed, and redirects are checked too.
+ */
+function remoteJwks(url: string, policy: OutboundPolicy) {
+  const key = `${policy.allowPrivateTargets}|${url}`;
+  if (jwksCache?.key !== key) {
+    const jwks = createRemoteJWKSet(new URL(url), {
+      [customFetch]: async (target: string, init: RequestInit) => {
+        try {
+          // https even without credentials: whoever can alter the key set can sign as any user.
+          return await outboundFetch(target, init, { policy });
+        } catch (err) {
+          // An operator's misconfiguration: say so in the logs, the caller only sees "Invalid token".
+          if (err instanceof OutboundTargetError) console.error(JSON.stringify({ oidc_jwks: err.message }));
+          throw err;
+        }
+      },
+    });
+    jwksCache = { key, jwks };
+  }
   return jwksCache.jwks;
 }
 
@@ -98,7 +127,7 @@ export async function verifyBearer(env: Env, token: string): Promise<VerifiedTok
     if (env.OIDC_ISSUER && issuer === env.OIDC_ISSUER && env.OIDC_JWKS_URL) {
       const algorithms = oidcAlgorithms(env);
       if (algorithms.length === 0) throw new UnauthenticatedError("No acceptable OIDC algorithm is configured");
-      const { payload } = await jwtVerify(token, remoteJwks(env.OIDC_JWKS_URL), {
+      const { payload } = await jwtVerify(token, remoteJwks(env.OIDC_JWKS_URL, outboundPolicy(env)), {
         algorithms,
         issuer: env.OIDC_ISSUER,
         audience: env.OIDC_AUDIENCE || undefined,

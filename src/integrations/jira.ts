@@ -4,6 +4,10 @@
  * https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-post
  */
 
+import { type OutboundPolicy, OutboundTargetError } from "../lib/outbound";
+import { outboundFetch } from "../lib/outbound-fetch";
+import { basicAuthSecrets, EXCERPT_MAX, excerpt, logUpstreamFailure } from "../lib/redact";
+
 /** Jira's summary field holds at most 255 characters. */
 export const JIRA_SUMMARY_MAX = 255;
 /** How long one call may take before it counts as a network failure (retried). */
@@ -31,7 +35,7 @@ export interface JiraIssueFields {
 /** What one attempt came to: created, a final refusal, or a failure worth retrying. */
 export type JiraOutcome =
   | { kind: "created"; id: string; key: string; url: string }
-  | { kind: "rejected"; status: number; error: string }
+  | { kind: "rejected"; status: number | null; error: string }
   | { kind: "retry"; status: number | null; error: string; retryAfterSeconds: number | null };
 
 export const adf = {
@@ -56,7 +60,10 @@ export function basicAuth(email: string, apiToken: string): string {
   return `Basic ${btoa(s)}`;
 }
 
-/** Jira's error body `{errorMessages: [], errors: {field: message}}` as one line; else the raw text. */
+/**
+ * Jira's error body `{errorMessages: [], errors: {field: message}}` as one line; else the raw
+ * text. Unbounded and unredacted: only jiraError() output may be stored or shown.
+ */
 export function jiraErrorText(status: number, text: string): string {
   try {
     const body = JSON.parse(text) as { errorMessages?: unknown; errors?: unknown };
@@ -69,8 +76,40 @@ export function jiraErrorText(status: number, text: string): string {
   } catch {
     // not JSON: fall through to the text
   }
-  const trimmed = text.trim().slice(0, 500);
+  const trimmed = text.trim();
   return trimmed ? `Jira answered ${status}: ${trimmed}` : `Jira answered ${status}`;
+}
+
+/** What Jira's answers must never show: the e-mail, the API token, and the Basic header made of them. */
+export function jiraSecrets(creds: Pick<JiraCredentials, "email" | "apiToken">): string[] {
+  return [...basicAuthSecrets(creds.email, creds.apiToken), basicAuth(creds.email, creds.apiToken)];
+}
+
+/**
+ * A failure message fit for a ticket request (stored, and shown to project viewers): the
+ * credentials and anything like one removed, at most EXCERPT_MAX characters. The whole text,
+ * redacted the same way, is logged with the ticket request's id.
+ */
+export function jiraError(
+  message: string,
+  creds: Pick<JiraCredentials, "email" | "apiToken">,
+  context: { status: number | null; requestId?: string | undefined },
+): string {
+  const secrets = jiraSecrets(creds);
+  logUpstreamFailure(
+    { source: "jira", status: context.status, ...(context.requestId ? { request_id: context.requestId } : {}) },
+    message,
+    secrets,
+  );
+  return excerpt(message, secrets, EXCERPT_MAX);
+}
+
+/** How createJiraIssue runs: the clock (Retry-After), where it may call, and the ticket request it serves (logs). */
+export interface JiraCallOptions {
+  now?: () => Date;
+  /** Default: the deployment's (ALLOW_PRIVATE_TARGETS). */
+  policy?: OutboundPolicy;
+  requestId?: string;
 }
 
 /** Retry-After as seconds (delta-seconds or an HTTP date), or null. */
@@ -88,34 +127,46 @@ export function browseUrl(baseUrl: string, key: string): string {
 
 /**
  * Creates one issue, once. 201 is created; 429, 5xx and network failures are worth retrying;
- * any other status is a final refusal carrying Jira's messages.
+ * a base URL the outbound policy refuses, and any other status, are final refusals. Error
+ * messages are excerpts of Jira's with the credentials removed (jiraError).
  */
 export async function createJiraIssue(
   creds: JiraCredentials,
   fields: JiraIssueFields,
-  now: () => Date = () => new Date(),
+  options: JiraCallOptions = {},
 ): Promise<JiraOutcome> {
+  const now = options.now ?? (() => new Date());
+  const error = (message: string, status: number | null) =>
+    jiraError(message, creds, { status, requestId: options.requestId });
   let res: Response;
   try {
-    res = await fetch(`${creds.baseUrl}/rest/api/3/issue`, {
-      method: "POST",
-      headers: {
-        Authorization: basicAuth(creds.email, creds.apiToken),
-        Accept: "application/json",
-        "Content-Type": "application/json",
+    res = await outboundFetch(
+      `${creds.baseUrl}/rest/api/3/issue`,
+      {
+        method: "POST",
+        headers: {
+          Authorization: basicAuth(creds.email, creds.apiToken),
+          Accept: "application/json",
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({ fields }),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       },
-      body: JSON.stringify({ fields }),
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+      options.policy ? { policy: options.policy } : {},
+    );
   } catch (err) {
+    if (err instanceof OutboundTargetError) {
+      // Retrying changes nothing: the integration's base_url must change.
+      return { kind: "rejected", status: null, error: error(`Jira base_url refused: ${err.message}`, null) };
+    }
     return {
       kind: "retry",
       status: null,
-      error: `Jira unreachable: ${(err as Error).message}`,
+      error: error(`Jira unreachable: ${(err as Error).message}`, null),
       retryAfterSeconds: null,
     };
   }
-  const text = await res.text();
+  const text = await res.text().catch(() => "");
   if (res.status === 201 || res.status === 200) {
     try {
       const body = JSON.parse(text) as { id?: unknown; key?: unknown };
@@ -128,14 +179,14 @@ export async function createJiraIssue(
     // Not retried: the issue may exist, and a retry would open a second one.
     return { kind: "rejected", status: res.status, error: "Jira answered without an issue key" };
   }
-  const error = jiraErrorText(res.status, text);
+  const message = error(jiraErrorText(res.status, text), res.status);
   if (res.status === 429 || res.status >= 500) {
     return {
       kind: "retry",
       status: res.status,
-      error,
+      error: message,
       retryAfterSeconds: retryAfterSeconds(res.headers.get("Retry-After"), now()),
     };
   }
-  return { kind: "rejected", status: res.status, error };
+  return { kind: "rejected", status: res.status, error: message };
 }

@@ -5,8 +5,11 @@ import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "..
 import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, NotFoundError } from "../lib/errors";
 import { randomId } from "../lib/ids";
+import { checkOutboundUrl, type OutboundPolicy, OutboundTargetError, outboundPolicy } from "../lib/outbound";
+import { deploymentOutboundPolicy } from "../lib/outbound-fetch";
+import { excerpt } from "../lib/redact";
 import type { JiraProps } from "../settings/tickets";
-import { adf, createJiraIssue, JIRA_SUMMARY_MAX, type JiraIssueFields, type JiraOutcome } from "./jira";
+import { adf, createJiraIssue, JIRA_SUMMARY_MAX, type JiraIssueFields, type JiraOutcome, jiraError } from "./jira";
 
 /** Attempts before a request that keeps failing (429, 5xx, network) is reported FAILED. */
 export const MAX_TICKET_ATTEMPTS = 8;
@@ -44,8 +47,24 @@ async function assertTemplate(db: Db, tenantId: string, templateId: number, fiel
   }
 }
 
-/** Creates or replaces the tenant's integration; the token is sealed, bound to the tenant. */
-export async function putJiraIntegration(db: Db, box: SecretBox, tenantId: string, input: JiraIntegrationInput) {
+/**
+ * Creates or replaces the tenant's integration; the token is sealed, bound to the tenant.
+ * `base_url` must be one the outbound policy lets the token go to (https, a public host) —
+ * default policy: the deployment's (ALLOW_PRIVATE_TARGETS).
+ */
+export async function putJiraIntegration(
+  db: Db,
+  box: SecretBox,
+  tenantId: string,
+  input: JiraIntegrationInput,
+  policy: OutboundPolicy = deploymentOutboundPolicy(),
+) {
+  try {
+    checkOutboundUrl(input.base_url, policy);
+  } catch (err) {
+    if (!(err instanceof OutboundTargetError)) throw err;
+    throw new InvalidInputError([{ field: "base_url", message: err.message }]);
+  }
   const current = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
   if (input.api_token === undefined && !current) {
     throw new InvalidInputError([{ field: "api_token", message: "is required when the integration is created" }]);
@@ -124,6 +143,8 @@ export function nextAttemptAt(attempts: number, retryAfterSeconds: number | null
 export interface TicketEnv {
   DB: D1Database;
   ENCRYPTION_KEYS: string;
+  /** "true" lets Jira calls go to private/loopback addresses over http (local development, tests). */
+  ALLOW_PRIVATE_TARGETS?: string | undefined;
 }
 
 /**
@@ -171,28 +192,44 @@ function loadTicketInputs(db: Db, request: TicketRequestRow) {
 
 /** Calls Jira once; a failure before Jira answers (the token does not open, say) is worth retrying, never thrown. */
 async function sendToJira(
-  box: SecretBox,
+  ctx: AttemptContext,
+  requestId: string,
   integration: JiraIntegrationRow,
   template: TicketTemplateRow,
   incident: IncidentRow,
 ): Promise<JiraOutcome> {
+  let apiToken = "";
   try {
-    const apiToken = await box.open<string>(
+    apiToken = await ctx.box.open<string>(
       JSON.parse(integration.tokenSecret) as SealedSecret,
       tokenAad(integration.tenantId),
     );
     return await createJiraIssue(
       { baseUrl: integration.baseUrl, email: integration.email, apiToken },
       ticketFields(incident, template.props as unknown as JiraProps),
+      { policy: ctx.policy, requestId },
     );
   } catch (err) {
     return {
       kind: "retry",
       status: null,
-      error: `Ticket not sent: ${(err as Error).message}`,
+      error: jiraError(
+        `Ticket not sent: ${(err as Error).message}`,
+        { email: integration.email, apiToken },
+        {
+          status: null,
+          requestId,
+        },
+      ),
       retryAfterSeconds: null,
     };
   }
+}
+
+/** What every attempt of one run shares: the sealing box and where Jira calls may go. */
+interface AttemptContext {
+  box: SecretBox;
+  policy: OutboundPolicy;
 }
 
 /** Marks the request CREATED and links the issue to the incident, in one batch, unless the incident has one already. */
@@ -229,7 +266,8 @@ async function recordOutcome(
       return settleAttempt(db, request.id, { status: "FAILED", error: outcome.error });
     case "retry": {
       if (request.attempts >= MAX_TICKET_ATTEMPTS) {
-        const error = `Gave up after ${request.attempts} attempts: ${outcome.error}`;
+        // outcome.error is redacted already; the whole message stays within the excerpt's length.
+        const error = excerpt(`Gave up after ${request.attempts} attempts: ${outcome.error}`);
         return settleAttempt(db, request.id, { status: "FAILED", error });
       }
       return settleAttempt(db, request.id, {
@@ -244,7 +282,7 @@ async function recordOutcome(
  * One attempt of a PENDING request. The attempt is claimed first, so the cron and a request
  * never call Jira twice for one attempt; a request that lost the claim is returned as it stands.
  */
-async function attempt(db: Db, box: SecretBox, request: TicketRequestRow, now: Date): Promise<TicketRequestRow> {
+async function attempt(db: Db, ctx: AttemptContext, request: TicketRequestRow, now: Date): Promise<TicketRequestRow> {
   const claimed = await claimAttempt(db, request, now);
   if (!claimed)
     return (await db.query.ticketRequests.findFirst({ where: eq(ticketRequests.id, request.id) })) ?? request;
@@ -255,8 +293,12 @@ async function attempt(db: Db, box: SecretBox, request: TicketRequestRow, now: D
   if (!template) return fail(`Ticket template ${claimed.templateId} no longer exists`);
   if (!incident) return fail(`Incident ${claimed.incidentId} no longer exists`);
 
-  const outcome = await sendToJira(box, integration, template, incident);
+  const outcome = await sendToJira(ctx, claimed.id, integration, template, incident);
   return recordOutcome(db, claimed, incident, outcome, now);
+}
+
+function attemptContext(env: TicketEnv): AttemptContext {
+  return { box: secretBox(env.ENCRYPTION_KEYS), policy: outboundPolicy(env) };
 }
 
 export interface TicketRequestInput {
@@ -303,10 +345,10 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput): 
         sql`${ticketRequests.status} in ('PENDING', 'CREATED')`,
       ),
     });
-    if (active) return active;
+    if (active) return shownTicketRequest(active);
     return requestTicket(env, input);
   }
-  const result = await attempt(db, secretBox(env.ENCRYPTION_KEYS), mine, new Date());
+  const result = await attempt(db, attemptContext(env), mine, new Date());
   console.log(
     JSON.stringify({
       ticket_request: result.id,
@@ -316,7 +358,7 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput): 
       status: result.status,
     }),
   );
-  return result;
+  return shownTicketRequest(result);
 }
 
 /**
@@ -325,7 +367,7 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput): 
  */
 export async function retryPendingTickets(env: TicketEnv, now: Date) {
   const db = createDb(env.DB);
-  const box = secretBox(env.ENCRYPTION_KEYS);
+  const ctx = attemptContext(env);
   // Exactly the due requests, soonest first (ticket_requests_due_idx), however many wait longer.
   const due = await db
     .select()
@@ -335,7 +377,7 @@ export async function retryPendingTickets(env: TicketEnv, now: Date) {
     .limit(RETRIES_PER_RUN);
   const counts = { attempted: 0, created: 0, failed: 0, pending: 0 };
   for (const row of due) {
-    const result = await attempt(db, box, row, now);
+    const result = await attempt(db, ctx, row, now);
     counts.attempted += 1;
     if (result.status === "CREATED") counts.created += 1;
     else if (result.status === "FAILED") counts.failed += 1;
@@ -344,8 +386,16 @@ export async function retryPendingTickets(env: TicketEnv, now: Date) {
   return counts;
 }
 
-/** One page of an incident's ticket requests, oldest first (`limit + 1` rows). */
-export function listTicketRequests(
+/**
+ * A ticket request as it may be shown: its error redacted and cut short again, for rows
+ * stored before errors were (the excerpt of an excerpt is the same text).
+ */
+export function shownTicketRequest(row: TicketRequestRow): TicketRequestRow {
+  return row.error ? { ...row, error: excerpt(row.error) } : row;
+}
+
+/** One page of an incident's ticket requests, oldest first (`limit + 1` rows), errors as shownTicketRequest. */
+export async function listTicketRequests(
   db: Db,
   tenantId: string,
   incidentId: number,
@@ -365,5 +415,6 @@ export function listTicketRequests(
       ),
     )
     .orderBy(asc(ticketRequests.createdAt), asc(ticketRequests.id))
-    .limit(limit + 1);
+    .limit(limit + 1)
+    .then((rows) => rows.map(shownTicketRequest));
 }

@@ -8,6 +8,7 @@ import { admin, call } from "../support/api";
 import { type AssetRef, seedAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { seedIncident } from "../support/incidents";
+import { asDeployed } from "../support/outbound";
 import { createProject } from "../support/projects";
 import { createTenant } from "../support/tenants";
 import { unique } from "../support/unique";
@@ -26,8 +27,9 @@ async function jiraSite(email = "dq-bot@example.com", token = unique("jira-token
     baseUrl: `${jira.url}/${site}`,
     email,
     token,
-    script: (answers: Array<{ status: number; body?: unknown; headers?: Record<string, string> }>) =>
-      fetch(`${jira.url}/__sites/${site}/script`, { method: "POST", body: JSON.stringify(answers) }),
+    script: (
+      answers: Array<{ status: number; body?: unknown; headers?: Record<string, string>; echo?: "text" | "json" }>,
+    ) => fetch(`${jira.url}/__sites/${site}/script`, { method: "POST", body: JSON.stringify(answers) }),
     requests: async () => (await (await fetch(`${jira.url}/__sites/${site}/requests`)).json()) as any[],
   };
 }
@@ -369,6 +371,88 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
     });
     expect(down.body.status).toBe("PENDING");
     expect(down.body.error).toMatch(/^Jira unreachable/);
+  });
+
+  it("an echoing Jira's answer is data: no credential is stored or shown, only a short excerpt; the rest is logged", async () => {
+    const { tenant, asset, site, templateId } = world;
+    const basic = btoa(`${site.email}:${site.token}`);
+    const logged: string[] = [];
+    vi.spyOn(console, "error").mockImplementation((line: unknown) => {
+      logged.push(String(line));
+    });
+    try {
+      for (const [status, echo, expected] of [
+        [400, "text", "FAILED"],
+        [400, "json", "FAILED"],
+        [503, "text", "PENDING"],
+      ] as const) {
+        const incidentId = await seedIncident(asset);
+        await site.script([{ status, echo }]);
+        const res = await call("POST", ticketsPath(tenant, incidentId), {
+          as: admin,
+          body: { template_id: templateId },
+        });
+        expect(res.body.status).toBe(expected);
+        const listed = await call("GET", ticketsPath(tenant, incidentId), { as: admin });
+        const row = await env.DB.prepare("select error from ticket_requests where id = ?")
+          .bind(res.body.request_id)
+          .first<{ error: string }>();
+        for (const [what, value] of [
+          ["POST response", res.body],
+          ["GET response", listed.body],
+          ["stored error", row],
+        ] as const) {
+          const text = JSON.stringify(value);
+          expect(text, `${what} (${status} ${echo})`).not.toContain(site.token);
+          expect(text, `${what} (${status} ${echo})`).not.toContain(basic);
+          expect(text, `${what} (${status} ${echo})`).not.toMatch(/Basic [A-Za-z0-9+/]{8,}/);
+          expect(text, `${what} (${status} ${echo})`).not.toContain(site.email);
+        }
+        expect(row!.error).toMatch(new RegExp(`^Jira answered ${status}: `));
+        expect(row!.error.length).toBeLessThanOrEqual(300);
+        expect(res.body.error).toBe(row!.error);
+        // The whole answer, redacted the same way, is in the logs under the ticket request's id.
+        const line = logged.find((l) => l.includes(res.body.request_id));
+        expect(line).toBeDefined();
+        expect(JSON.parse(line!)).toMatchObject({ event: "upstream_failure", source: "jira", status });
+        expect(line).not.toContain(site.token);
+        expect(line).not.toContain(basic);
+      }
+      expect((await site.requests()).length).toBeGreaterThan(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("deployed, a Jira base_url on a loopback or private address is refused: at PUT (400) and at send (FAILED, nothing sent)", async () => {
+    const tenant = await createTenant();
+    const asset = await seedAsset(tenant, await createProject(tenant));
+    const site = await jiraSite();
+    const templateId = await createTemplate(tenant);
+    // Written while private targets are allowed (local development) …
+    const put = await call("PUT", jiraPath(tenant), {
+      as: admin,
+      body: { base_url: site.baseUrl, email: site.email, api_token: site.token },
+    });
+    expect(put.status).toBe(201);
+    await asDeployed(async () => {
+      // … a deployed Worker neither accepts such a base URL …
+      const again = await call("PUT", jiraPath(tenant), {
+        as: admin,
+        body: { base_url: "http://127.0.0.1:9", email: site.email, api_token: site.token },
+      });
+      expect(again.status).toBe(400);
+      expect(again.body.errors).toEqual([{ path: "body.base_url", message: expect.stringMatching(/refused/) }]);
+      // … nor sends the token to one stored before.
+      const res = await call("POST", ticketsPath(tenant, await seedIncident(asset)), {
+        as: admin,
+        body: { template_id: templateId },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.status).toBe("FAILED");
+      expect(res.body.error).toMatch(/^Jira base_url refused: .*127\.0\.0\.1.*(https|loopback)/);
+    });
+    expect(await site.requests()).toEqual([]);
   });
 
   it("needs an integration (409), a template of the tenant (400) and an incident of the tenant (404)", async () => {

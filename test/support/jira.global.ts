@@ -14,6 +14,12 @@ interface Scripted {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * Answer with the request echoed back, as a misconfigured proxy or a verbose error page does:
+   * "text" a plain-text dump of every header and the body, "json" Jira's error shape quoting the
+   * Authorization header in errorMessages.
+   */
+  echo?: "text" | "json";
 }
 
 interface RecordedRequest {
@@ -190,6 +196,24 @@ export default async function setup(project: TestProject) {
         return json(res, 400, { errorMessages: recorded.problems, errors: {} });
       }
       const next = site.script.shift();
+      if (next?.echo === "text") {
+        const headers = Object.entries(req.headers).map(([name, value]) => `${name}: ${String(value)}`);
+        res
+          .writeHead(next.status, { "content-type": "text/plain", ...next.headers })
+          .end(`Bad request.\nRequest headers:\n${headers.join("\n")}\nRequest body:\n${raw}`);
+        return;
+      }
+      if (next?.echo === "json") {
+        return json(
+          res,
+          next.status,
+          {
+            errorMessages: [`Invalid request; headers were ${JSON.stringify(req.headers)}`],
+            errors: { authorization: String(req.headers.authorization) },
+          },
+          next.headers,
+        );
+      }
       if (next) return json(res, next.status, next.body ?? {}, next.headers);
       site.issues += 1;
       const id = String(10_000 + site.issues);

@@ -12,8 +12,11 @@ declare module "vitest" {
     /**
      * An attacker's HTTP server: every request under `{url}/{box}/…` is recorded (method, path,
      * headers) and answered 401; `GET {url}/__received/{box}` lists a box's requests.
+     * `{url}/{box}/redirect?to=<url>[&status=307]` is recorded too and answered with that
+     * redirect (302 by default). `otherUrl` is the same trap on another port (another origin),
+     * sharing the boxes: a redirect from `url` to `otherUrl` changes hosts.
      */
-    httpTrap: { url: string };
+    httpTrap: { url: string; otherUrl: string };
   }
 }
 
@@ -103,10 +106,21 @@ export default async function setup(project: TestProject) {
     const box = path.split("/")[1] ?? "";
     boxes.set(box, [...(boxes.get(box) ?? []), { method: req.method ?? "", path, headers: req.headers }]);
     req.resume();
+    const redirect = /^\/[^/]+\/redirect\?(.*)$/.exec(path);
+    if (redirect) {
+      const query = new URLSearchParams(redirect[1]);
+      res.writeHead(Number(query.get("status") ?? 302), { location: query.get("to") ?? "/" }).end();
+      return;
+    }
     res.writeHead(401, { "content-type": "application/json" }).end('{"message":"who are you?"}');
   });
+  const otherTrap = createHttpServer((req, res) => httpTrap.emit("request", req, res));
   await new Promise<void>((resolve) => httpTrap.listen(0, "127.0.0.1", resolve));
-  project.provide("httpTrap", { url: `http://127.0.0.1:${(httpTrap.address() as AddressInfo).port}` });
+  await new Promise<void>((resolve) => otherTrap.listen(0, "127.0.0.1", resolve));
+  project.provide("httpTrap", {
+    url: `http://127.0.0.1:${(httpTrap.address() as AddressInfo).port}`,
+    otherUrl: `http://127.0.0.1:${(otherTrap.address() as AddressInfo).port}`,
+  });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   project.provide("cleartextPostgres", {
     host: "127.0.0.1",
@@ -118,6 +132,8 @@ export default async function setup(project: TestProject) {
     await new Promise<void>((resolve) => pg.close(() => resolve()));
     await new Promise<void>((resolve) => http.close(() => resolve()));
     httpTrap.closeAllConnections();
+    otherTrap.closeAllConnections();
     await new Promise<void>((resolve) => httpTrap.close(() => resolve()));
+    await new Promise<void>((resolve) => otherTrap.close(() => resolve()));
   };
 }

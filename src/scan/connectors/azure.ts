@@ -1,3 +1,5 @@
+import type { OutboundPolicy } from "../../lib/outbound";
+import { outboundFetch } from "../../lib/outbound-fetch";
 import { encodeKeyPath, type ListingPage, listMatching, queryString } from "./glob";
 import {
   bodyOrEmpty,
@@ -5,6 +7,7 @@ import {
   decodeXmlText,
   fetchOrUnreachable,
   kindForStatus,
+  logProviderFailure,
   type ObjectStore,
   rangeBytes,
   redactUrl,
@@ -26,6 +29,8 @@ export interface AzureBlobStoreOptions {
   endpoint?: string;
   /** Blobs per List Blobs page; Azure's default and maximum is 5000. */
   pageSize?: number;
+  /** Where requests may go; default the deployment's (ALLOW_PRIVATE_TARGETS). */
+  policy?: OutboundPolicy;
 }
 
 const NOT_FOUND_CODES = new Set(["ContainerNotFound", "BlobNotFound", "ResourceNotFound"]);
@@ -53,6 +58,9 @@ export class AzureBlobStore implements ObjectStore {
   private readonly sas: string;
   private readonly label: string;
   private readonly pageSize: number | undefined;
+  private readonly policy: OutboundPolicy | undefined;
+  /** The SAS token and its signature: never in a message. */
+  private readonly secrets: string[];
 
   constructor(options: AzureBlobStoreOptions) {
     const endpoint = (options.endpoint || `https://${options.account}.blob.core.windows.net`).replace(/\/+$/, "");
@@ -60,6 +68,10 @@ export class AzureBlobStore implements ObjectStore {
     this.sas = sasQuery(options.sasToken);
     this.label = `container '${options.container}' of storage account '${options.account}'`;
     this.pageSize = options.pageSize;
+    this.policy = options.policy;
+    this.secrets = [options.sasToken, this.sas, new URLSearchParams(this.sas).get("sig") ?? undefined].filter(
+      (v): v is string => !!v,
+    );
   }
 
   list(pattern: string): Promise<StoredObject[]> {
@@ -101,14 +113,22 @@ export class AzureBlobStore implements ObjectStore {
   }
 
   private async send(url: string, headers: Record<string, string>, what: string): Promise<Response> {
-    const res = await fetchOrUnreachable(url, () =>
-      fetch(url, { method: "GET", headers: { "x-ms-version": AZURE_API_VERSION, ...headers } }),
+    const res = await fetchOrUnreachable(
+      url,
+      () =>
+        outboundFetch(
+          url,
+          { method: "GET", headers: { "x-ms-version": AZURE_API_VERSION, ...headers } },
+          { policy: this.policy },
+        ),
+      this.secrets,
     );
     if (res.ok) return res;
     const xml = await res.text().catch(() => "");
+    logProviderFailure("azure-blob", res.status, url, xml, this.secrets);
     // The error's Message and Code only: AuthenticationErrorDetail quotes the string that was signed.
-    const code = xmlText(xml, "Code") ?? res.headers.get("x-ms-error-code") ?? "";
-    const message = safeDetail(xmlText(xml, "Message")?.split("\n")[0]);
+    const code = safeDetail(xmlText(xml, "Code") ?? res.headers.get("x-ms-error-code"), this.secrets, 100);
+    const message = safeDetail(xmlText(xml, "Message")?.split("\n")[0], this.secrets);
     const detail = code ? ` (${code}${message ? `: ${message}` : ""})` : "";
     if (res.status === 404 || NOT_FOUND_CODES.has(code)) {
       const missing = code === "ContainerNotFound" ? this.label : `${what} in ${this.label}`;

@@ -1,11 +1,13 @@
 import { importPKCS8, SignJWT } from "jose";
-import { GOOGLE_TOKEN_URI } from "../../lib/outbound";
+import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../../lib/outbound";
+import { outboundFetch } from "../../lib/outbound-fetch";
 import { encodeRfc3986, type ListingPage, listMatching, queryString } from "./glob";
 import {
   bodyOrEmpty,
   ConnectorError,
   fetchOrUnreachable,
   kindForStatus,
+  logProviderFailure,
   type ObjectStore,
   rangeBytes,
   redactUrl,
@@ -30,6 +32,8 @@ export interface GcsStoreOptions {
   endpoint?: string;
   /** Objects per list page; GCS's default and maximum is 1000. */
   pageSize?: number;
+  /** Where requests may go; default the deployment's (ALLOW_PRIVATE_TARGETS). */
+  policy?: OutboundPolicy;
 }
 
 interface CachedToken {
@@ -56,6 +60,7 @@ export class GcsStore implements ObjectStore {
   private readonly account: GcsServiceAccount;
   private readonly tokenUri: string;
   private readonly pageSize: number | undefined;
+  private readonly policy: OutboundPolicy | undefined;
   private cacheKey: string | undefined;
   private signingIn: Promise<CachedToken> | undefined;
 
@@ -65,6 +70,7 @@ export class GcsStore implements ObjectStore {
     this.account = options.serviceAccount;
     this.tokenUri = options.serviceAccount.token_uri || GOOGLE_TOKEN_URI;
     this.pageSize = options.pageSize;
+    this.policy = options.policy;
   }
 
   list(pattern: string): Promise<StoredObject[]> {
@@ -115,8 +121,15 @@ export class GcsStore implements ObjectStore {
   private async send(url: string, headers: Record<string, string>, what: string): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       const { token, cached } = await this.accessToken(attempt > 0);
-      const res = await fetchOrUnreachable(url, () =>
-        fetch(url, { method: "GET", headers: { ...headers, authorization: `Bearer ${token}` } }),
+      const res = await fetchOrUnreachable(
+        url,
+        () =>
+          outboundFetch(
+            url,
+            { method: "GET", headers: { ...headers, authorization: `Bearer ${token}` } },
+            { policy: this.policy },
+          ),
+        [token],
       );
       if (res.ok) return res;
       if (res.status === 401 && cached && attempt === 0) {
@@ -124,24 +137,26 @@ export class GcsStore implements ObjectStore {
         await res.body?.cancel();
         continue;
       }
-      throw await this.failure(res, url, what);
+      throw await this.failure(res, url, what, token);
     }
   }
 
-  private async failure(res: Response, url: string, what: string): Promise<ConnectorError> {
+  private async failure(res: Response, url: string, what: string, token: string): Promise<ConnectorError> {
     const text = await res.text().catch(() => "");
+    const secrets = [token, ...accountSecrets(this.account)];
+    logProviderFailure("gcs", res.status, url, text, secrets);
     let message = "";
     try {
-      message = safeDetail((JSON.parse(text) as { error?: { message?: string } }).error?.message);
+      message = safeDetail((JSON.parse(text) as { error?: { message?: string } }).error?.message, secrets);
     } catch {
-      message = safeDetail(text.slice(0, 200));
+      message = safeDetail(text, secrets, 200);
     }
     const detail = message ? ` (${message})` : "";
     const bucket = `gs://${this.bucket}`;
     switch (kindForStatus(res.status)) {
       case "auth":
         return new ConnectorError(
-          `access denied to bucket ${bucket} for ${this.account.client_email}: check the credential${detail}`,
+          `access denied to bucket ${bucket} for the connection's service account: check the credential${detail}`,
           "auth",
         );
       case "not_found":
@@ -193,8 +208,13 @@ export class GcsStore implements ObjectStore {
 
   /** Signs an RS256 assertion and exchanges it at the token URI (OAuth 2.0 JWT bearer grant). */
   private exchangeAssertion(): Promise<CachedToken> {
-    return exchangeServiceAccountAssertion(this.account, GCS_READ_SCOPE);
+    return exchangeServiceAccountAssertion(this.account, GCS_READ_SCOPE, this.policy);
   }
+}
+
+/** What a service account's errors must never show: the key, its id and the account's e-mail. */
+export function accountSecrets(account: GcsServiceAccount): string[] {
+  return [account.private_key, account.private_key_id, account.client_email];
 }
 
 /**
@@ -204,9 +224,11 @@ export class GcsStore implements ObjectStore {
 export async function exchangeServiceAccountAssertion(
   account: GcsServiceAccount,
   scope: string,
+  policy?: OutboundPolicy,
 ): Promise<{ accessToken: string; refreshAt: number }> {
   const tokenUri = account.token_uri || GOOGLE_TOKEN_URI;
-  const who = `service account ${account.client_email}`;
+  // The e-mail is part of the credential: messages say "the service account", the logs redact it.
+  const who = "the connection's service account";
   let key: CryptoKey;
   try {
     key = await importPKCS8(account.private_key, "RS256");
@@ -222,12 +244,20 @@ export async function exchangeServiceAccountAssertion(
     .setIssuedAt(now)
     .setExpirationTime(now + 3600)
     .sign(key);
-  const res = await fetchOrUnreachable(tokenUri, () =>
-    fetch(tokenUri, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
-    }),
+  const secrets = [assertion, ...accountSecrets(account)];
+  const res = await fetchOrUnreachable(
+    tokenUri,
+    () =>
+      outboundFetch(
+        tokenUri,
+        {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }),
+        },
+        { policy },
+      ),
+    secrets,
   );
   const text = await res.text().catch(() => "");
   let body: { access_token?: string; expires_in?: number; error?: string; error_description?: string } = {};
@@ -243,7 +273,8 @@ export async function exchangeServiceAccountAssertion(
       refreshAt: Date.now() + Math.max(lifetimeMs - REFRESH_MARGIN_MS, lifetimeMs / 2),
     };
   }
-  const reason = safeDetail([body.error, body.error_description].filter(Boolean).join(": "));
+  logProviderFailure("google-oauth", res.status, tokenUri, text, secrets);
+  const reason = safeDetail([body.error, body.error_description].filter(Boolean).join(": "), secrets);
   const detail = reason ? ` (${reason})` : "";
   // Google answers a refused assertion (bad signature, unknown key, disabled account) with 400 invalid_grant.
   if (res.status === 400 || res.status === 401 || res.status === 403) {

@@ -2,6 +2,7 @@ import { AzurePayload, GcsPayload, S3Payload } from "../../catalog/connection-ty
 import type { ConnectionCredential } from "../../catalog/connections";
 import type { ConnectionType } from "../../db/schema";
 import type { Env } from "../../env";
+import { type OutboundPolicy, outboundPolicy } from "../../lib/outbound";
 import { AzureBlobStore } from "./azure";
 import { GcsStore } from "./gcs";
 import { S3Store } from "./s3";
@@ -22,13 +23,16 @@ export interface StorageConnection {
 
 /**
  * The object store of a file connection (S3, GCS, AZURE) with its decrypted credential.
- * `env` is the deployment's, for settings that apply to every tenant.
+ * `env` is the deployment's, for settings that apply to every tenant: ALLOW_PRIVATE_TARGETS
+ * decides where the store may send requests (without `env`, the deployment's own).
  */
 export function createObjectStore(
   connection: StorageConnection,
   credential: ConnectionCredential,
-  _env?: Partial<Env>,
+  env?: Partial<Env>,
 ): ObjectStore {
+  const policy: OutboundPolicy | undefined = env ? outboundPolicy(env) : undefined;
+  const withPolicy = policy ? { policy } : {};
   switch (connection.type) {
     case "S3": {
       const payload = parsePayload(S3Payload, connection);
@@ -39,6 +43,7 @@ export function createObjectStore(
         ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
         accessKeyId: secret.access_key,
         secretAccessKey: secret.secret_key,
+        ...withPolicy,
       });
     }
     case "GCS": {
@@ -53,6 +58,7 @@ export function createObjectStore(
           ...(secret.token_uri ? { token_uri: secret.token_uri } : {}),
         },
         ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
+        ...withPolicy,
       });
     }
     case "AZURE": {
@@ -63,6 +69,7 @@ export function createObjectStore(
         container: payload.bucket,
         sasToken: secret.sas_key,
         ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
+        ...withPolicy,
       });
     }
     case "HIVE_ICEBERG":

@@ -1,10 +1,13 @@
 import { AwsClient } from "aws4fetch";
+import type { OutboundPolicy } from "../../lib/outbound";
+import { outboundFetch } from "../../lib/outbound-fetch";
 import { encodeKeyPath, type ListingPage, listMatching, queryString } from "./glob";
 import {
   bodyOrEmpty,
   ConnectorError,
   fetchOrUnreachable,
   kindForStatus,
+  logProviderFailure,
   type ObjectStore,
   rangeBytes,
   redactUrl,
@@ -24,6 +27,8 @@ export interface S3StoreOptions {
   secretAccessKey: string;
   /** Keys per ListObjectsV2 page; S3's default and maximum is 1000. */
   pageSize?: number;
+  /** Where requests may go; default the deployment's (ALLOW_PRIVATE_TARGETS). */
+  policy?: OutboundPolicy;
 }
 
 /** S3 error codes that mean "not there", whatever the status says. */
@@ -45,11 +50,16 @@ export class S3Store implements ObjectStore {
   private readonly base: string;
   private readonly bucket: string;
   private readonly pageSize: number | undefined;
+  private readonly policy: OutboundPolicy | undefined;
+  /** What no error message may show: the keys, and their forms in an echoed request. */
+  private readonly secrets: string[];
 
   constructor(options: S3StoreOptions) {
     const region = options.region || "us-east-1";
     this.bucket = options.bucket;
     this.pageSize = options.pageSize;
+    this.policy = options.policy;
+    this.secrets = [options.secretAccessKey, options.accessKeyId];
     // The job queue retries with backoff; aws4fetch's own retries (10 by default) would multiply that.
     this.client = new AwsClient({
       accessKeyId: options.accessKeyId,
@@ -111,15 +121,23 @@ export class S3Store implements ObjectStore {
 
   /** A signed GET; any answer but 2xx becomes a ConnectorError naming `what`. */
   private async send(url: string, headers: Record<string, string>, what: string): Promise<Response> {
-    const res = await fetchOrUnreachable(url, () => this.client.fetch(url, { method: "GET", headers }));
+    const res = await fetchOrUnreachable(
+      url,
+      async () => {
+        const signed = await this.client.sign(url, { method: "GET", headers });
+        return outboundFetch(signed.url, { method: "GET", headers: signed.headers }, { policy: this.policy });
+      },
+      this.secrets,
+    );
     if (res.ok) return res;
     throw await this.failure(res, url, what);
   }
 
   private async failure(res: Response, url: string, what: string): Promise<ConnectorError> {
     const xml = await res.text().catch(() => "");
-    const code = xmlText(xml, "Code") ?? "";
-    const message = safeDetail(xmlText(xml, "Message"));
+    logProviderFailure("s3", res.status, url, xml, this.secrets);
+    const code = safeDetail(xmlText(xml, "Code"), this.secrets, 100);
+    const message = safeDetail(xmlText(xml, "Message"), this.secrets);
     const detail = code ? ` (${code}${message ? `: ${message}` : ""})` : "";
     const bucket = `s3://${this.bucket}`;
     if (res.status === 404 || NOT_FOUND_CODES.has(code)) {
@@ -130,7 +148,7 @@ export class S3Store implements ObjectStore {
       return new ConnectorError(`access denied to bucket ${bucket}: check the credential${detail}`, "auth");
     }
     if (res.status === 301 || code === "PermanentRedirect") {
-      const endpoint = safeDetail(xmlText(xml, "Endpoint"));
+      const endpoint = safeDetail(xmlText(xml, "Endpoint"), this.secrets, 200);
       return new ConnectorError(
         `bucket ${bucket} is in another region${endpoint ? ` (endpoint ${endpoint})` : ""}: set the connection's region`,
         "invalid",

@@ -1,3 +1,6 @@
+import { OutboundTargetError } from "../../lib/outbound";
+import { EXCERPT_MAX, excerpt, logUpstreamFailure, redactSecrets } from "../../lib/redact";
+
 /** An object (file) in object storage. */
 export interface StoredObject {
   key: string;
@@ -46,25 +49,53 @@ export function redactUrl(url: string | URL): string {
   }
 }
 
-/** A provider's message cut short, with anything that looks like a query string removed. */
-export function safeDetail(text: string | undefined, max = 300): string {
-  if (!text) return "";
-  const cleaned = text
-    .replace(/\?[^\s"'<>]*/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
-  return cleaned.length > max ? `${cleaned.slice(0, max)}…` : cleaned;
+/**
+ * A provider's message fit for an error: every secret of the request (and anything that looks
+ * like one) removed, query strings dropped, whitespace collapsed, at most `max` characters.
+ */
+export function safeDetail(
+  text: unknown,
+  secrets: readonly (string | null | undefined)[] = [],
+  max: number = EXCERPT_MAX,
+): string {
+  const raw = typeof text === "string" ? text : text === undefined || text === null ? "" : String(text);
+  return excerpt(redactSecrets(raw, secrets).replace(/\?[^\s"'<>]*/g, ""), [], max);
+}
+
+/**
+ * Logs a provider's whole error answer, redacted (see lib/redact.ts), beside the short message
+ * the user sees; `source` names the provider, `url` where it was asked (without query).
+ */
+export function logProviderFailure(
+  source: string,
+  status: number | string | null,
+  url: string | URL | undefined,
+  text: unknown,
+  secrets: readonly (string | null | undefined)[],
+): void {
+  logUpstreamFailure({ source, status, ...(url ? { target: redactUrl(url) } : {}) }, text, secrets);
+}
+
+/** A refused target (lib/outbound.ts) as the connector error the user sees: not retried, names the target. */
+export function refusedTarget(err: OutboundTargetError): ConnectorError {
+  return new ConnectorError(err.message, "invalid");
 }
 
 /**
  * Sends a request; a network failure (the fetch itself throws) becomes an "unreachable"
- * ConnectorError that names the host, never the full URL.
+ * ConnectorError that names the host, never the full URL. A target the outbound policy refuses
+ * is an "invalid" one (the user must change the endpoint; retrying changes nothing).
  */
-export async function fetchOrUnreachable(url: string | URL, send: () => Promise<Response>): Promise<Response> {
+export async function fetchOrUnreachable(
+  url: string | URL,
+  send: () => Promise<Response>,
+  secrets: readonly (string | null | undefined)[] = [],
+): Promise<Response> {
   try {
     return await send();
   } catch (err) {
     if (err instanceof ConnectorError) throw err;
+    if (err instanceof OutboundTargetError) throw refusedTarget(err);
     const host = (() => {
       try {
         return new URL(url).host;
@@ -72,7 +103,7 @@ export async function fetchOrUnreachable(url: string | URL, send: () => Promise<
         return "the storage endpoint";
       }
     })();
-    const reason = err instanceof Error ? safeDetail(err.message) : "";
+    const reason = err instanceof Error ? safeDetail(err.message, secrets) : "";
     throw new ConnectorError(`cannot reach ${host}${reason ? `: ${reason}` : ""}`, "unreachable");
   }
 }

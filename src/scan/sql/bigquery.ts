@@ -5,15 +5,16 @@
  * service account (JWT bearer grant, shared with the GCS connector).
  */
 
-import { exchangeServiceAccountAssertion, type GcsServiceAccount } from "../connectors/gcs";
-import { ConnectorError, fetchOrUnreachable, kindForStatus } from "../connectors/types";
+import { outboundFetch } from "../../lib/outbound-fetch";
+import { accountSecrets, exchangeServiceAccountAssertion, type GcsServiceAccount } from "../connectors/gcs";
+import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
 import type { SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
   exactNumber,
-  jsonBody,
   PollBudget,
+  parseJson,
   trimSlash,
   type WarehouseRunnerOptions,
 } from "./warehouse-api";
@@ -66,7 +67,7 @@ export async function createBigQueryRunner(
     ...config.serviceAccount,
     ...(options.tokenUri ? { token_uri: options.tokenUri } : {}),
   };
-  const secrets = [account.private_key];
+  const secrets = accountSecrets(account);
   let token: { accessToken: string; refreshAt: number } | undefined;
   let running: { jobId: string; location?: string | undefined } | undefined;
   let closed = false;
@@ -74,18 +75,21 @@ export async function createBigQueryRunner(
   async function call(method: string, url: string, body?: unknown): Promise<QueryAnswer> {
     for (let attempt = 0; ; attempt++) {
       if (!token || attempt > 0 || Date.now() > token.refreshAt) {
-        token = await exchangeServiceAccountAssertion(account, BIGQUERY_SCOPE);
+        token = await exchangeServiceAccountAssertion(account, BIGQUERY_SCOPE, options.policy);
       }
       const init: RequestInit = {
         method,
         headers: { authorization: `Bearer ${token.accessToken}`, "content-type": "application/json" },
       };
       if (body !== undefined) init.body = JSON.stringify(body);
-      const res = await fetchOrUnreachable(url, () => fetch(url, init));
-      const parsed = ((await jsonBody(res)) ?? {}) as QueryAnswer;
+      const sent = [...secrets, token.accessToken];
+      const res = await fetchOrUnreachable(url, () => outboundFetch(url, init, { policy: options.policy }), sent);
+      const text = await res.text().catch(() => "");
+      const parsed = (parseJson(text) ?? {}) as QueryAnswer;
       if (res.ok) return parsed;
       // A token revoked or expired early: sign in again once.
       if (res.status === 401 && attempt === 0) continue;
+      logProviderFailure("bigquery", res.status, url, text, sent);
       throw failure(res.status, parsed);
     }
   }
@@ -101,7 +105,7 @@ export async function createBigQueryRunner(
     else if (reason === "invalidQuery" || reason === "invalid") kind = "invalid";
     if (kind === "auth") {
       return new ConnectorError(
-        `BigQuery refused ${account.client_email} in project ${config.project}${suffix}`,
+        `BigQuery refused the connection's service account in project ${config.project}${suffix}`,
         "auth",
       );
     }

@@ -5,14 +5,15 @@
  * chunks followed through `next_chunk_internal_link`.
  */
 
-import { ConnectorError, fetchOrUnreachable, kindForStatus } from "../connectors/types";
+import { outboundFetch } from "../../lib/outbound-fetch";
+import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
 import type { SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
   exactNumber,
-  jsonBody,
   PollBudget,
+  parseJson,
   trimSlash,
   type WarehouseRunnerOptions,
 } from "./warehouse-api";
@@ -82,9 +83,11 @@ export async function createDatabricksRunner(
       headers: { authorization: `Bearer ${config.token}`, "content-type": "application/json" },
     };
     if (body !== undefined) init.body = JSON.stringify(body);
-    const res = await fetchOrUnreachable(url, () => fetch(url, init));
-    const parsed = ((await jsonBody(res)) ?? {}) as StatementAnswer;
+    const res = await fetchOrUnreachable(url, () => outboundFetch(url, init, { policy: options.policy }), secrets);
+    const text = await res.text().catch(() => "");
+    const parsed = (parseJson(text) ?? {}) as StatementAnswer;
     if (res.ok) return parsed;
+    logProviderFailure("databricks", res.status, url, text, secrets);
     const detail = cleanDetail(parsed.message, secrets);
     const suffix = detail ? `: ${detail}` : "";
     const kind = kindForStatus(res.status);
@@ -105,6 +108,7 @@ export async function createDatabricksRunner(
     const state = answer.status?.state ?? "UNKNOWN";
     const error = answer.status?.error;
     const text = `${error?.error_code ?? ""} ${error?.message ?? ""}`;
+    logProviderFailure("databricks", state, base, text, secrets);
     const detail = cleanDetail(error?.message, secrets);
     const suffix = detail ? `: ${detail}` : "";
     if (state !== "FAILED") {

@@ -1,5 +1,6 @@
 /** SQL pushdown: runners, the generator and table profiling. */
 
+import type { OutboundPolicy } from "../../lib/outbound";
 import { ConnectorError } from "../connectors/types";
 import { type JdbcPayload, jdbcConfig } from "./jdbc-config";
 import { createMysqlRunner } from "./mysql";
@@ -10,14 +11,19 @@ import { createWarehouseRunner, WAREHOUSE_TYPES } from "./warehouses";
 /**
  * A runner for a GENERIC_JDBC connection (see jdbc-config.ts for which payload and credential
  * keys it reads): postgresql → PostgreSQL, mysql and mariadb → MySQL; other databases are unsupported.
+ * `policy` decides which hosts may be reached (default: the deployment's, ALLOW_PRIVATE_TARGETS).
  */
-export async function createJdbcRunner(payload: JdbcPayload, credential: Record<string, string>): Promise<SqlRunner> {
+export async function createJdbcRunner(
+  payload: JdbcPayload,
+  credential: Record<string, string>,
+  policy?: OutboundPolicy,
+): Promise<SqlRunner> {
   switch (payload.db_type) {
     case "postgresql":
-      return createPostgresRunner(jdbcConfig(payload, credential, 5432));
+      return createPostgresRunner(jdbcConfig(payload, credential, 5432), policy);
     case "mysql":
     case "mariadb":
-      return createMysqlRunner(jdbcConfig(payload, credential, 3306));
+      return createMysqlRunner(jdbcConfig(payload, credential, 3306), policy);
     default:
       throw new ConnectorError(`GENERIC_JDBC with db_type ${payload.db_type} is not supported yet`, "unsupported");
   }
@@ -40,16 +46,24 @@ export const SQL_TYPES = new Set(["GENERIC_JDBC", ...WAREHOUSE_TYPES]);
 
 /**
  * The SQL runner of a database or warehouse connection with its opened credential; undefined
- * for connection types that are not SQL (files, HIVE_ICEBERG).
+ * for connection types that are not SQL (files, HIVE_ICEBERG). `policy` decides where it may
+ * connect (default: the deployment's, ALLOW_PRIVATE_TARGETS).
  */
 export async function createSqlRunner(
   connection: { type: string; payload: Record<string, unknown> },
   credential: { type: string; payload: Record<string, unknown> },
+  policy?: OutboundPolicy,
 ): Promise<SqlRunner | undefined> {
   if (connection.type === "GENERIC_JDBC") {
-    return createJdbcRunner(connection.payload as unknown as JdbcPayload, credential.payload as Record<string, string>);
+    return createJdbcRunner(
+      connection.payload as unknown as JdbcPayload,
+      credential.payload as Record<string, string>,
+      policy,
+    );
   }
-  if (WAREHOUSE_TYPES.includes(connection.type)) return createWarehouseRunner(connection, credential);
+  if (WAREHOUSE_TYPES.includes(connection.type)) {
+    return createWarehouseRunner(connection, credential, policy ? { policy } : {});
+  }
   return undefined;
 }
 

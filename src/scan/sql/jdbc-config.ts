@@ -14,7 +14,9 @@
  * over the same key in connection_properties; explicit keys win over the `url`.
  */
 
-import { ConnectorError } from "../connectors/types";
+import { checkOutboundHost, type OutboundPolicy, OutboundTargetError } from "../../lib/outbound";
+import { deploymentOutboundPolicy } from "../../lib/outbound-fetch";
+import { ConnectorError, refusedTarget, safeDetail } from "../connectors/types";
 
 export interface JdbcPayload {
   db_type: string;
@@ -34,6 +36,11 @@ export interface JdbcConfig {
   schema?: string;
   tls: TlsMode;
   connectTimeoutSeconds: number;
+  /**
+   * What no message may show: the password, the user name, and whatever of host, port,
+   * database and url the credential (not the visible payload) holds.
+   */
+  secrets: string[];
 }
 
 const JDBC_URL = /^jdbc:(?:postgresql|mysql|mariadb):\/\/([^/:?#]+|\[[^\]]+\])(?::(\d{1,5}))?(?:\/([^?#;]*))?/i;
@@ -71,9 +78,35 @@ export function jdbcConfig(payload: JdbcPayload, credential: Record<string, stri
     schema: props.schema || props.currentSchema || undefined,
     tls: tlsMode,
     connectTimeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : 10,
+    secrets: [
+      credential.password,
+      user,
+      credential.user,
+      credential.username,
+      credential.url,
+      credential.host,
+      credential.database,
+      ...Object.values(stripUndefined(fromUrl(credential.url))),
+    ].filter((v): v is string => typeof v === "string" && v !== ""),
   };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The host of a JDBC connection, checked against the outbound policy before any connection is
+ * opened (a public address; TLS unless private targets are allowed). A refusal is an "invalid"
+ * ConnectorError naming the host (unless the credential holds it).
+ */
+export function checkDatabaseHost(config: JdbcConfig, policy: OutboundPolicy | undefined): void {
+  try {
+    checkOutboundHost(config.host, policy ?? deploymentOutboundPolicy(), { plaintext: config.tls === "disable" });
+  } catch (err) {
+    if (err instanceof OutboundTargetError) {
+      throw refusedTarget(new OutboundTargetError(safeDetail(err.message, config.secrets, 500), err.target));
+    }
+    throw err;
+  }
 }

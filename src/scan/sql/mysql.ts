@@ -6,9 +6,10 @@
  */
 
 import mysql from "mysql2/promise";
-import { ConnectorError } from "../connectors/types";
-import type { JdbcConfig } from "./jdbc-config";
-import { redact, type SqlRunner } from "./runner";
+import type { OutboundPolicy } from "../../lib/outbound";
+import { ConnectorError, logProviderFailure, safeDetail } from "../connectors/types";
+import { checkDatabaseHost, type JdbcConfig } from "./jdbc-config";
+import type { SqlRunner } from "./runner";
 
 const AUTH = new Set([
   "ER_ACCESS_DENIED_ERROR",
@@ -53,21 +54,30 @@ function kindOf(err: { code?: unknown; errno?: unknown; message?: unknown }): Co
   return "invalid";
 }
 
-/** A driver error as a ConnectorError with a readable message and no secret in it. */
-export function mysqlError(err: unknown, password: string): ConnectorError {
+/**
+ * A driver error as a ConnectorError with a readable message and no secret in it (the
+ * server's "Access denied for user '…'" loses the user name like the password).
+ */
+export function mysqlError(err: unknown, config: Pick<JdbcConfig, "secrets">): ConnectorError {
   if (err instanceof ConnectorError) return err;
   const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  const text = String(e.message ?? err);
+  logProviderFailure("mysql", typeof e.code === "string" ? e.code : null, undefined, text, config.secrets);
   if (e.code === "HANDSHAKE_NO_SSL_SUPPORT") {
     return new ConnectorError(
       "MySQL: the server declined TLS; the password is only sent over TLS (set connection_properties.ssl to disable for a server without it)",
       "invalid",
     );
   }
-  return new ConnectorError(`MySQL: ${redact(String(e.message ?? err), password)}`, kindOf(e));
+  return new ConnectorError(`MySQL: ${safeDetail(text, config.secrets)}`, kindOf(e));
 }
 
-/** A runner on one MySQL/MariaDB connection, opened now (auth and reachability errors surface here). */
-export async function createMysqlRunner(config: JdbcConfig): Promise<SqlRunner> {
+/**
+ * A runner on one MySQL/MariaDB connection, opened now (auth and reachability errors surface
+ * here). `policy` decides which hosts may be reached (default: the deployment's).
+ */
+export async function createMysqlRunner(config: JdbcConfig, policy?: OutboundPolicy): Promise<SqlRunner> {
+  checkDatabaseHost(config, policy);
   let conn: mysql.Connection;
   try {
     conn = await mysql.createConnection({
@@ -87,7 +97,7 @@ export async function createMysqlRunner(config: JdbcConfig): Promise<SqlRunner> 
       ...(config.tls === "disable" ? {} : { ssl: {} }),
     });
   } catch (err) {
-    throw mysqlError(err, config.password);
+    throw mysqlError(err, config);
   }
   // A fatal error between queries is emitted as an event; without a listener it would throw.
   let broken: unknown;
@@ -98,12 +108,12 @@ export async function createMysqlRunner(config: JdbcConfig): Promise<SqlRunner> 
   return {
     dialect: "mysql",
     async query<T>(text: string, params: unknown[] = []): Promise<T[]> {
-      if (broken) throw mysqlError(broken, config.password);
+      if (broken) throw mysqlError(broken, config);
       try {
         const [rows] = await conn.execute(text, params as never[]);
         return rows as T[];
       } catch (err) {
-        throw mysqlError(err, config.password);
+        throw mysqlError(err, config);
       }
     },
     close() {

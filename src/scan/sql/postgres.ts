@@ -12,9 +12,10 @@ import { connect } from "cloudflare:sockets";
 import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
 import postgres from "postgres";
-import { ConnectorError } from "../connectors/types";
-import type { JdbcConfig } from "./jdbc-config";
-import { redact, type SqlRunner } from "./runner";
+import type { OutboundPolicy } from "../../lib/outbound";
+import { ConnectorError, logProviderFailure, safeDetail } from "../connectors/types";
+import { checkDatabaseHost, type JdbcConfig } from "./jdbc-config";
+import type { SqlRunner } from "./runner";
 
 type Socket = ReturnType<typeof connect>;
 
@@ -108,10 +109,11 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => 
 }
 
 /** Opens the TCP connection and, unless the connection says `ssl: disable`, TLS (or fails). */
-async function openSocket(config: JdbcConfig): Promise<WorkerSocket> {
-  const where = `${config.host}:${config.port}`;
+async function openSocket(config: JdbcConfig, policy: OutboundPolicy | undefined): Promise<WorkerSocket> {
+  checkDatabaseHost(config, policy);
+  const where = safeDetail(`${config.host}:${config.port}`, config.secrets);
   const unreachable = (err: unknown) =>
-    new ConnectorError(`PostgreSQL at ${where} is unreachable: ${errorText(err, config.password)}`, "unreachable");
+    new ConnectorError(`PostgreSQL at ${where} is unreachable: ${errorText(err, config)}`, "unreachable");
   let raw: Socket;
   try {
     raw = connect(
@@ -169,18 +171,31 @@ function kindOf(code: string): ConnectorError["kind"] {
   return "invalid";
 }
 
-const errorText = (err: unknown, password: string) =>
-  redact(err instanceof Error ? err.message : String(err), password);
-
-/** A driver error as a ConnectorError with a readable message and no secret in it. */
-export function postgresError(err: unknown, password: string): ConnectorError {
-  if (err instanceof ConnectorError) return err;
-  const code = String((err as { code?: unknown })?.code ?? "");
-  return new ConnectorError(`PostgreSQL: ${errorText(err, password)}`, kindOf(code));
+/** A driver or server message, logged in full and cut short, without the password, user name or any credential. */
+function errorText(err: unknown, config: Pick<JdbcConfig, "secrets">): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown })?.code;
+  logProviderFailure("postgres", typeof code === "string" ? code : null, undefined, text, config.secrets);
+  return safeDetail(text, config.secrets);
 }
 
-/** A runner on one PostgreSQL connection (opened at the first query). */
-export function createPostgresRunner(config: JdbcConfig): SqlRunner {
+/**
+ * A driver error as a ConnectorError with a readable message and no secret in it (the
+ * server's messages quote the user name: it is removed like the password).
+ */
+export function postgresError(err: unknown, config: Pick<JdbcConfig, "secrets">): ConnectorError {
+  if (err instanceof ConnectorError) return err;
+  const code = String((err as { code?: unknown })?.code ?? "");
+  return new ConnectorError(`PostgreSQL: ${errorText(err, config)}`, kindOf(code));
+}
+
+/**
+ * A runner on one PostgreSQL connection (opened at the first query). `policy` decides which
+ * hosts may be reached (default: the deployment's).
+ */
+export function createPostgresRunner(config: JdbcConfig, policy?: OutboundPolicy): SqlRunner {
+  // Checked now as well as at connect: a refused host fails before the runner is handed out.
+  checkDatabaseHost(config, policy);
   const options = {
     host: config.host,
     port: config.port,
@@ -194,7 +209,7 @@ export function createPostgresRunner(config: JdbcConfig): SqlRunner {
     connect_timeout: config.connectTimeoutSeconds,
     onnotice: () => {},
     connection: { application_name: "dq-monitor", ...(config.schema ? { search_path: config.schema } : {}) },
-    socket: () => openSocket(config),
+    socket: () => openSocket(config, policy),
   };
   // `socket` is a documented option the package's types leave out.
   const sql = postgres(options as unknown as postgres.Options<Record<string, postgres.PostgresType>>);
@@ -206,7 +221,7 @@ export function createPostgresRunner(config: JdbcConfig): SqlRunner {
         const rows = await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
         return [...rows] as T[];
       } catch (err) {
-        throw postgresError(err, config.password);
+        throw postgresError(err, config);
       }
     },
     close() {

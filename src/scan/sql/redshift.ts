@@ -14,14 +14,15 @@
  */
 
 import { AwsClient } from "aws4fetch";
-import { ConnectorError, fetchOrUnreachable } from "../connectors/types";
+import { outboundFetch } from "../../lib/outbound-fetch";
+import { ConnectorError, fetchOrUnreachable, logProviderFailure } from "../connectors/types";
 import type { SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
   exactNumber,
-  jsonBody,
   PollBudget,
+  parseJson,
   trimSlash,
   type WarehouseRunnerOptions,
 } from "./warehouse-api";
@@ -117,21 +118,30 @@ export async function createRedshiftRunner(
     // The scan queue retries with backoff; aws4fetch's own retries would multiply that.
     retries: 0,
   });
-  const secrets = [config.secretAccessKey, config.sessionToken];
+  // DbUser is the credential's user name: Redshift's messages may quote it, ours never do.
+  const secrets = [config.secretAccessKey, config.sessionToken, config.accessKeyId, config.username];
   const where = target.workgroupName ? `workgroup ${target.workgroupName}` : `cluster ${target.clusterIdentifier}`;
   let running: string | undefined;
   let closed = false;
 
   async function call(action: string, body: Record<string, unknown>): Promise<DataApiAnswer> {
-    const res = await fetchOrUnreachable(url, () =>
-      client.fetch(url, {
-        method: "POST",
-        headers: { "content-type": "application/x-amz-json-1.1", "x-amz-target": `RedshiftData.${action}` },
-        body: JSON.stringify(body),
-      }),
+    const init = {
+      method: "POST",
+      headers: { "content-type": "application/x-amz-json-1.1", "x-amz-target": `RedshiftData.${action}` },
+      body: JSON.stringify(body),
+    };
+    const res = await fetchOrUnreachable(
+      url,
+      async () => {
+        const signed = await client.sign(url, init);
+        return outboundFetch(signed.url, { ...init, headers: signed.headers }, { policy: options.policy });
+      },
+      secrets,
     );
-    const parsed = ((await jsonBody(res)) ?? {}) as DataApiAnswer;
+    const text = await res.text().catch(() => "");
+    const parsed = (parseJson(text) ?? {}) as DataApiAnswer;
     if (res.ok) return parsed;
+    logProviderFailure("redshift-data", res.status, url, text, secrets);
     // JSON 1.1 errors: "__type" names the exception (sometimes prefixed with its namespace).
     const type = (parsed.__type ?? "").split("#").pop() ?? "";
     const detail = cleanDetail(parsed.message ?? parsed.Message, secrets);
@@ -205,6 +215,7 @@ export async function createRedshiftRunner(
 
 /** A FAILED or ABORTED statement as an error of the right kind (the message is PostgreSQL-like). */
 function statementError(status: DataApiAnswer, secrets: readonly (string | undefined)[]): ConnectorError {
+  logProviderFailure("redshift-data", status.Status ?? null, undefined, status.Error, secrets);
   const detail = cleanDetail(status.Error, secrets);
   const suffix = detail ? `: ${detail}` : "";
   if (status.Status === "ABORTED")

@@ -23,8 +23,3 @@ export interface TableRef {
 
 /** The table reference as text for messages (not for SQL). */
 export const tableLabel = (t: TableRef): string => [t.catalog, t.schema, t.name].filter(Boolean).join(".");
-
-/** Removes a secret from a driver message, so no error can carry the password. */
-export function redact(message: string, secret: string | undefined): string {
-  return secret ? message.split(secret).join("***") : message;
-}

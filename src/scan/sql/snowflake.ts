@@ -7,14 +7,15 @@
  */
 
 import { importPKCS8, SignJWT } from "jose";
-import { ConnectorError, fetchOrUnreachable, kindForStatus } from "../connectors/types";
+import { outboundFetch } from "../../lib/outbound-fetch";
+import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
 import type { SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
   exactNumber,
-  jsonBody,
   PollBudget,
+  parseJson,
   trimSlash,
   type WarehouseRunnerOptions,
 } from "./warehouse-api";
@@ -64,7 +65,8 @@ export async function createSnowflakeRunner(
     );
   }
   const base = trimSlash(options.endpoint ?? `https://${config.account}.snowflakecomputing.com`);
-  const secrets = [config.password, config.privateKey];
+  // The user name is part of the credential: no message shows it (Snowflake's own quote it).
+  const secrets = [config.password, config.privateKey, config.username];
   const keyPair = config.privateKey ? await keyPairSigner(config) : undefined;
   let jwt: { token: string; expiresAt: number } | undefined;
   let running: string | undefined;
@@ -92,9 +94,14 @@ export async function createSnowflakeRunner(
     const url = `${base}${path}`;
     const init: RequestInit = { method, headers: await headers() };
     if (body !== undefined) init.body = JSON.stringify(body);
-    const res = await fetchOrUnreachable(url, () => fetch(url, init));
-    const parsed = ((await jsonBody(res)) ?? {}) as SnowflakeBody;
+    const res = await fetchOrUnreachable(url, () => outboundFetch(url, init, { policy: options.policy }), [
+      ...secrets,
+      ...(jwt ? [jwt.token] : []),
+    ]);
+    const text = await res.text().catch(() => "");
+    const parsed = (parseJson(text) ?? {}) as SnowflakeBody;
     if (res.status === 200 || res.status === 202) return { status: res.status, body: parsed };
+    logProviderFailure("snowflake", res.status, url, text, [...secrets, ...(jwt ? [jwt.token] : [])]);
     throw failure(res.status, parsed);
   }
 
@@ -103,7 +110,7 @@ export async function createSnowflakeRunner(
     const suffix = detail ? `: ${detail}` : "";
     if (status === 401 || status === 403) {
       return new ConnectorError(
-        `Snowflake refused user ${config.username} on account ${config.account}${suffix}`,
+        `Snowflake refused the connection's user on account ${config.account}${suffix}`,
         "auth",
       );
     }
@@ -243,7 +250,7 @@ async function keyPairSigner(config: SnowflakeConfig): Promise<() => Promise<{ t
     fingerprint = btoa(String.fromCharCode(...digest));
   } catch {
     throw new ConnectorError(
-      `the private key of Snowflake user ${config.username} is not a valid PKCS#8 RSA key`,
+      "the private key of the Snowflake connection's user is not a valid PKCS#8 RSA key",
       "auth",
     );
   }

@@ -3,8 +3,8 @@
  * the polling policy, secret-free error messages and small response helpers.
  */
 
+import type { OutboundPolicy } from "../../lib/outbound";
 import { ConnectorError, safeDetail } from "../connectors/types";
-import { redact } from "./runner";
 
 /** Knobs every warehouse runner takes; the defaults suit production, tests shorten the pauses. */
 export interface WarehouseRunnerOptions {
@@ -20,6 +20,8 @@ export interface WarehouseRunnerOptions {
   timeoutMs?: number;
   /** Most status polls per statement (default 2000). */
   maxPolls?: number;
+  /** Where requests may go; default the deployment's (ALLOW_PRIVATE_TARGETS). */
+  policy?: OutboundPolicy;
 }
 
 /** Pauses without holding the CPU (workerd's scheduler.wait where there is one). */
@@ -65,16 +67,16 @@ export class PollBudget {
   }
 }
 
-/** A provider's message fit for an error: short, no query string, none of the secrets. */
+/**
+ * A provider's message fit for an error: short, no query string, none of the secrets (the
+ * credential's, the user name, anything that looks like a credential).
+ */
 export function cleanDetail(message: unknown, secrets: readonly (string | undefined)[]): string {
-  let s = typeof message === "string" ? message : message === undefined || message === null ? "" : String(message);
-  for (const secret of secrets) s = redact(s, secret);
-  return safeDetail(s);
+  return safeDetail(message, secrets);
 }
 
-/** Reads a JSON body; undefined when it is not JSON (a proxy's error page). */
-export async function jsonBody(res: Response): Promise<unknown> {
-  const text = await res.text().catch(() => "");
+/** Parses JSON; undefined when it is not JSON (a proxy's error page). */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
