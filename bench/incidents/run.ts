@@ -14,20 +14,23 @@
  *
  * Every figure is measured in this run.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
-import { cpus, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createDb } from "../../src/db";
 import { type IncidentFilters, resolveRange } from "../../src/incidents/filters";
 import { distributionQuery, listIncidentsQuery, summaryQueries } from "../../src/incidents/incidents";
+import {
+  applyMigrations,
+  dropStateDir,
+  log,
+  startWorker,
+  tempStateDir,
+  type WorkerProcess,
+} from "../support/wrangler-dev";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const ADMIN_KEY = "bench-admin-key";
 const DAY = 86_400_000;
 const TENANT = "bench";
 const POLICIES = [
@@ -73,10 +76,6 @@ function prng(seed: number) {
 }
 const rand = prng(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-
-function log(message: string) {
-  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
-}
 
 function findSqlite(dir: string): string {
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -297,31 +296,6 @@ async function timeIt(runs: number, fn: () => unknown | Promise<unknown>) {
   return { p50: percentile(times, 50), p95: percentile(times, 95) };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(base: string, child: ChildProcess) {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${base}/health`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("wrangler dev did not come up within 2 minutes");
-}
-
 /** A read of the benchmark: its query string through the Worker, its SQL on the file. */
 interface Read {
   name: string;
@@ -331,17 +305,11 @@ interface Read {
 }
 
 async function main() {
-  const persist = mkdtempSync(join(tmpdir(), "dq-bench-incidents-"));
-  const env = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true" };
-  let worker: ChildProcess | undefined;
+  const persist = tempStateDir("dq-bench-incidents-");
+  let worker: WorkerProcess | undefined;
   try {
     log(`applying migrations into ${persist}`);
-    const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    if (migrate.status !== 0) throw new Error("wrangler d1 migrations apply failed");
+    applyMigrations(persist);
     const file = findSqlite(persist);
 
     const now = Date.now();
@@ -439,32 +407,11 @@ async function main() {
     }
     sqlite.close();
 
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    log(`starting the Worker (wrangler dev) on ${base}`);
-    worker = spawn(
-      "wrangler",
-      [
-        "dev",
-        "--local",
-        "--persist-to",
-        persist,
-        "--port",
-        String(port),
-        "--ip",
-        "127.0.0.1",
-        "--show-interactive-dev-session=false",
-        "--var",
-        `ADMIN_API_KEY:${ADMIN_KEY}`,
-        "--var",
-        "TOKEN_SIGNING_SECRET:bench-token-signing-secret-0123456789abcdef",
-        "--var",
-        "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
-      ],
-      { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"], detached: true },
-    );
-    await waitForHealth(base, worker);
-    const headers = { "X-SVC-Key": ADMIN_KEY };
+    log("starting the Worker (wrangler dev)");
+    worker = await startWorker(persist, { verbose: true });
+    const base = worker.base;
+    log(`Worker on ${base}`);
+    const headers = { "X-SVC-Key": worker.adminKey };
     const get = async (path: string) => {
       const res = await fetch(`${base}${path}`, { headers });
       if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
@@ -526,15 +473,8 @@ async function main() {
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
   } finally {
-    if (worker?.pid && worker.exitCode === null) {
-      try {
-        process.kill(-worker.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-    }
-    if (!args.keep) rmSync(persist, { recursive: true, force: true });
-    else log(`kept ${persist}`);
+    worker?.stop();
+    dropStateDir(persist, args.keep);
   }
 }
 

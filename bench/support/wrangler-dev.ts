@@ -1,0 +1,164 @@
+/**
+ * bench/support: the Worker as the benchmarks run it — `wrangler dev` on a temporary
+ * --persist-to directory, migrations applied with wrangler first, the secrets passed as --var
+ * (a bench admin key), on a free port, running a bundle of the code made at its start. Each
+ * benchmark starts its own and stops it at the end (also on Ctrl-C).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (wrangler.toml, migrations). */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** The platform administrator key of a bench Worker. */
+export const BENCH_ADMIN_KEY = "bench-admin-key";
+
+/** wrangler without metrics or prompts (a machine without internet could not send them). */
+const WRANGLER_ENV = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true" };
+
+/** A progress line on stderr, with the time of day. */
+export function log(message: string) {
+  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
+}
+
+/** A new, empty state directory for `--persist-to`. */
+export function tempStateDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Removes a state directory, unless it is to be kept (then says where it is). */
+export function dropStateDir(dir: string, keep: boolean) {
+  if (keep) log(`kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
+/** Applies the D1 migrations to the local database under `persist` (wrangler d1 migrations apply). */
+export function applyMigrations(persist: string) {
+  const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
+    cwd: ROOT,
+    env: WRANGLER_ENV,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (migrate.status !== 0) throw new Error("wrangler d1 migrations apply failed");
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(base: string, child: ChildProcess) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("wrangler dev did not come up within 2 minutes");
+}
+
+/** A running `wrangler dev`. */
+export interface WorkerProcess {
+  /** http://127.0.0.1:<port> */
+  base: string;
+  adminKey: string;
+  /** Stops wrangler dev and the workerd it started (its process group). */
+  stop(): void;
+}
+
+/**
+ * Bundles the Worker once (`wrangler deploy --dry-run --outdir`) and returns the bundle's entry.
+ * `wrangler dev` on src/ would rebuild and reload the Worker whenever a source file changes, in
+ * the middle of a run (and fail its requests meanwhile); on the bundle, a run measures one version
+ * of the code, the one of its start.
+ */
+export function bundleWorker(outDir: string): string {
+  const r = spawnSync("wrangler", ["deploy", "--dry-run", "--outdir", outDir], {
+    cwd: ROOT,
+    env: WRANGLER_ENV,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (r.status !== 0) throw new Error("wrangler deploy --dry-run (bundling the Worker) failed");
+  return join(outDir, "index.js");
+}
+
+/**
+ * Starts the Worker with `wrangler dev --local` on the state in `persist` (migrated already) and
+ * waits for /health: by default on a bundle of the code made now (see bundleWorker), with `live`
+ * on src/ as it changes. Its output goes to stderr only with `verbose`.
+ */
+export async function startWorker(
+  persist: string,
+  opts: { verbose?: boolean; live?: boolean } = {},
+): Promise<WorkerProcess> {
+  // With a script named, wrangler looks for its config next to it: name ours.
+  const script = opts.live
+    ? []
+    : [bundleWorker(join(persist, "worker-bundle")), "--no-bundle", "--config", join(ROOT, "wrangler.toml")];
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    "wrangler",
+    [
+      "dev",
+      ...script,
+      "--local",
+      "--persist-to",
+      persist,
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--show-interactive-dev-session=false",
+      "--var",
+      `ADMIN_API_KEY:${BENCH_ADMIN_KEY}`,
+      "--var",
+      "TOKEN_SIGNING_SECRET:bench-token-signing-secret-0123456789abcdef",
+      "--var",
+      "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+    ],
+    // Its own process group, so stop() reaches workerd too.
+    { cwd: ROOT, env: WRANGLER_ENV, stdio: ["ignore", "ignore", opts.verbose ? "inherit" : "ignore"], detached: true },
+  );
+  // Ctrl-C or a kill of the benchmark stops the Worker too (its process group is not ours).
+  const onSignal = () => {
+    stop();
+    process.exit(130);
+  };
+  const stop = () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    process.off("exit", stop);
+    if (child.pid && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  process.once("exit", stop);
+  try {
+    await waitForHealth(base, child);
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  return { base, adminKey: BENCH_ADMIN_KEY, stop };
+}
