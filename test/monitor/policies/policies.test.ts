@@ -255,6 +255,34 @@ describe("anomaly policies", () => {
     expect(band.high - band.low).toBeGreaterThanOrEqual(1);
   });
 
+  it("value_range: a median of values mostly in tens (the odd one in ones) moves by ten without alerting", () => {
+    const hist = Array.from({ length: 8 }, (_, i) => ({
+      job_id: `h${i}`,
+      time: `2025-01-0${i + 1}T00:00:00.000Z`,
+      value: 140,
+      excluded: false,
+    }));
+    const run = (median: number) => {
+      const scan = ordersScan(0);
+      const a = attr(scan.profile, "amount");
+      a.quantiles![5] = median;
+      a.step = 1;
+      a.top_values = ["120", "140", "150", "200", "100", "135"].map((value, i) => ({ value, count: 50 - i }));
+      return evaluate({
+        asset: ORDERS,
+        job_id: "x",
+        scan_time: "2025-02-01T00:00:00.000Z",
+        profile: scan.profile,
+        history: { "attr:amount:p50": hist },
+        kinds: orderKinds(),
+        overrides: { value_range: { params: { stats: ["p50"] } } } as PolicyOverrides,
+      });
+    };
+    // The frequent values sit on a grid of 5 (135): one or two notches are no news; more are.
+    expect(alertKeys(run(145))).toEqual([]);
+    expect(alertKeys(run(170))).toEqual(["value_range:amount"]);
+  });
+
   it("value_range and distribution_drift leave codes and identifiers alone", () => {
     const e = judge((p) => {
       attr(p, "quantity").mean = 40;

@@ -51,6 +51,24 @@ function resolution(points: readonly HistoryPoint[]): number {
   return Number.isFinite(smallest) ? smallest : 0;
 }
 
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/**
+ * The grid a median moves on: the values' own step (every value a multiple of it), or, when a
+ * few odd values make that step fine, the step of the most frequent values (speeds reported in
+ * tens of knots with the odd 135: the median still moves by ten).
+ */
+function grid(a: AttributeProfile): number {
+  const frequent = a.top_values.map((t) => Number(t.value)).filter((v) => Number.isFinite(v) && v !== 0);
+  let common = 0;
+  if (frequent.length >= 3) {
+    const scale = 10 ** Math.min(6, Math.max(0, ...frequent.map((v) => (String(v).split(".")[1] ?? "").length)));
+    const ints = frequent.map((v) => Math.round(Math.abs(v) * scale));
+    if (ints.every((v) => Number.isSafeInteger(v))) common = ints.reduce((g, v) => gcd(g, v), 0) / scale;
+  }
+  return Math.max(a.step ?? 0, common);
+}
+
 interface QuantileBaseline {
   /** Per quantile point, the median over the past scans, made non-decreasing. */
   quantiles: number[];
@@ -122,7 +140,7 @@ export const valueRange: Check<"value_range"> = (ctx, p) => {
       const x = ctx.current.get(metric);
       if (x === undefined) continue;
       const past = baselinePoints(ctx.history[metric], ctx.input.job_id).slice(-p.window);
-      const floor = Math.max(stat === "p50" ? (a.step ?? 0) : 0, resolution(past));
+      const floor = Math.max(stat === "p50" ? grid(a) : 0, resolution(past));
       const r = detect(ctx.history[metric], x, ctx.input.job_id, ctx.input.scan_time, {
         ...p,
         min_abs_change: Math.max(p.min_abs_change, floor),
