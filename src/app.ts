@@ -12,7 +12,7 @@ import { dqScoreRouter } from "./routes/dq-score/dq-score.index";
 import { incidentsRouter } from "./routes/incidents/incidents.index";
 import { jiraRouter } from "./routes/jira/jira.index";
 import { membersRouter } from "./routes/members/members.index";
-import { createRouter } from "./routes/openapi";
+import { checkInput, createRouter } from "./routes/openapi";
 import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
@@ -38,6 +38,7 @@ export function createApp() {
     c.set("db", createDb(c.env.DB));
     await next();
   });
+  app.use("*", checkInput);
 
   // One router per resource (src/routes/<resource>/). Order matters where two paths can match one
   // URL: the first registered wins (e.g. …/incidents/historical/{jobId} before …/incidents/{incidentId}/tickets).

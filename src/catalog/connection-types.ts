@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import type { ConnectionType, CredentialType } from "../db/schema";
+import { jdbcUrlProblem } from "../scan/sql/jdbc-config";
 
 // ---- Connection payloads, one per connection type (spec 2.2) ----
 
@@ -113,6 +114,11 @@ export const GenericJdbcPayload = z
     connection_properties: z
       .record(z.string().min(1).max(256), z.string().max(4096))
       .refine((m) => Object.keys(m).length <= 100, "at most 100 properties")
+      .superRefine((m, ctx) => {
+        // A JDBC url is parsed here once, so a malformed one is a 400 now, not a failed scan later.
+        const problem = m.url === undefined ? undefined : jdbcUrlProblem(m.url);
+        if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
+      })
       .default({})
       .meta({ description: "Driver properties (host, port, custom parameters…), string to string" }),
   })

@@ -4,6 +4,7 @@ import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
+import { DomainError, InvalidInputError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 import { runScanJob } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";
@@ -19,10 +20,19 @@ export function backoffSeconds(attempt: number): number {
 
 type Outcome = "done" | "retry";
 
-/** A readable, secret-free reason for a failed job. */
+/**
+ * A readable, secret-free reason for a failed job: a connector's or the domain's own message
+ * (input the user can fix), else a pointer to the logs.
+ */
 function describe(err: unknown): string {
   if (err instanceof ConnectorError) return err.message;
+  if (err instanceof DomainError) return domainReason(err);
   return "internal error while scanning; the operators have the details in the logs";
+}
+
+function domainReason(err: DomainError): string {
+  if (!(err instanceof InvalidInputError) || err.fields.length === 0) return err.message;
+  return err.fields.map((f) => `${f.field}: ${f.message}`).join("; ");
 }
 
 async function finish(db: Db, job: ScanJobRow, status: "SUCCEEDED" | "FAILED", error: string | null) {
@@ -57,7 +67,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
     return "done";
   } catch (err) {
     const transient = err instanceof ConnectorError && err.transient;
-    if (!(err instanceof ConnectorError)) {
+    if (!(err instanceof ConnectorError) && !(err instanceof DomainError)) {
       console.error(JSON.stringify({ job_id: job.id, error: String(err), stack: (err as Error)?.stack }));
     }
     if (transient && attempt < MAX_ATTEMPTS) {

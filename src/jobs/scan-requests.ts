@@ -1,6 +1,7 @@
 import type { Db } from "../db";
 import { type AssetRow, CONNECTION_TYPES, type ScanJobRow } from "../db/schema";
 import { InvalidInputError, LimitExceededError } from "../lib/errors";
+import { storeInflated } from "./inflate-upload";
 import type { ScanJobMessage } from "./messages";
 import { createScanJob, enqueueScanJobs } from "./scan-jobs";
 
@@ -68,28 +69,46 @@ export async function queueScan(
   return job;
 }
 
+/** What an upload carries: its body, media type, length as sent, the tenant's limit and its Content-Encoding. */
+export interface UploadBody {
+  body: ReadableStream<Uint8Array> | null;
+  contentType: string;
+  /** Bytes as sent (the Content-Length): compressed ones when `encoding` is gzip. */
+  bytes: number;
+  limit: number;
+  /** gzip: inflated on the way into the bucket, the limit counting inflated bytes. */
+  encoding?: "gzip";
+}
+
 /**
  * Streams an uploaded body of a known length into the UPLOADS bucket and queues its scan. The
  * length is checked against the tenant's free_upload_limit before any byte is stored, so an
- * oversized upload changes nothing.
+ * oversized upload changes nothing. A gzip body is stored inflated, the limit applied to the
+ * inflated bytes as they come (src/jobs/inflate-upload.ts).
  */
 export async function queueUpload(
   db: Db,
   queue: Queue<ScanJobMessage>,
   bucket: R2Bucket,
   asset: AssetRow,
-  upload: { body: ReadableStream<Uint8Array> | null; contentType: string; bytes: number; limit: number },
+  upload: UploadBody,
   delimiter: string | undefined,
 ): Promise<ScanJobRow> {
   const format = UPLOAD_FORMATS[upload.contentType]!;
-  const { bytes } = upload;
-  if (bytes > upload.limit) {
-    throw new LimitExceededError(`The upload is ${bytes} bytes; this tenant's limit is ${upload.limit}`);
+  const { limit } = upload;
+  if (upload.bytes > limit) {
+    throw new LimitExceededError(`The upload is ${upload.bytes} bytes; this tenant's limit is ${limit}`);
   }
-  if (bytes === 0 || !upload.body) throw new InvalidInputError([], "The upload is empty");
+  if (upload.bytes === 0 || !upload.body) throw new InvalidInputError([], "The upload is empty");
   const key = `uploads/${asset.tenantId}/${asset.id}/${crypto.randomUUID()}.${format}`;
-  // A body with a Content-Length is a fixed-length stream, which R2 stores without buffering.
-  await bucket.put(key, upload.body, { httpMetadata: { contentType: upload.contentType } });
+  const httpMetadata = { contentType: upload.contentType };
+  let bytes = upload.bytes;
+  if (upload.encoding === "gzip") {
+    bytes = await storeInflated(bucket, key, upload.body, { contentType: upload.contentType, limit });
+  } else {
+    // A body with a Content-Length is a fixed-length stream, which R2 stores without buffering.
+    await bucket.put(key, upload.body, { httpMetadata });
+  }
   const request: ScanJobRequest = { upload: { key, format, bytes }, ...(delimiter ? { delimiter } : {}) };
   return queueScan(db, queue, asset, request, "upload", bytes);
 }

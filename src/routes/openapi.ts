@@ -1,7 +1,11 @@
 import { createRoute, OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../app-env";
 import { authenticate } from "../auth/authenticate";
+import type { FieldProblem } from "../lib/errors";
+import { jsonValueProblems, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, pathProblems, queryProblems } from "../lib/input";
 import { ApiError, type FieldError } from "./problems";
 
 export const ProblemSchema = z
@@ -56,6 +60,83 @@ export function createRouter() {
     },
   });
 }
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+const fieldErrors = (prefix: string, problems: FieldProblem[]): FieldError[] =>
+  problems.map((p) => ({ path: p.field ? `${prefix}.${p.field}` : prefix, message: p.message }));
+
+const tooLarge = () =>
+  new ApiError(413, "payload_too_large", `A JSON body may have at most ${MAX_JSON_BODY_BYTES} bytes`);
+
+/** A body's bytes, read until `limit` bytes at most: a longer one is a 413, whatever its Content-Length said. */
+async function readBytes(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
+}
+
+/** Checks a JSON body (size, encoding, depth, strings) and hands its bytes on to the route's validator. */
+async function checkJsonBody(c: Context<AppEnv>, body: ReadableStream<Uint8Array>): Promise<void> {
+  const encoding = c.req.header("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw new ApiError(415, "unsupported_media_type", "A JSON body must be sent as is, without Content-Encoding");
+  }
+  if (Number(c.req.header("content-length")) > MAX_JSON_BODY_BYTES) throw tooLarge();
+  const bytes = await readBytes(body, MAX_JSON_BODY_BYTES);
+  // The stream is spent: the request goes on with the bytes read (as Hono's bodyLimit does).
+  c.req.raw = new Request(c.req.raw, { body: bytes });
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return; // The route's validator reports malformed JSON (and a route without a body ignores it).
+  }
+  const problems = jsonValueProblems(value);
+  if (problems.length > 0) {
+    throw ApiError.badRequest(
+      `The body has strings that are not well-formed Unicode, or is nested deeper than ${MAX_JSON_DEPTH} levels; see errors`,
+      fieldErrors("body", problems),
+    );
+  }
+}
+
+/**
+ * Refuses, before any handler runs, input that must not reach the domain (src/lib/input.ts): a
+ * path or query string that is not percent-encoded UTF-8, and a JSON body over MAX_JSON_BODY_BYTES
+ * (413), with a Content-Encoding (415), nested deeper than MAX_JSON_DEPTH or holding a lone
+ * surrogate (400). Each 400 names its fields (`path.tenant`, `query.delimiter`, `body.payload.path`).
+ */
+export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const url = new URL(c.req.url);
+  // The route that will answer names the path's parameters (middleware routes are method ALL).
+  const template = matchedRoutes(c).find((route) => route.method !== "ALL")?.path;
+  const errors = [
+    ...fieldErrors("path", pathProblems(url.pathname, template)),
+    ...fieldErrors("query", queryProblems(url.search)),
+  ];
+  if (errors.length > 0) throw ApiError.badRequest("The URL is not valid percent-encoded UTF-8; see errors", errors);
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
+  if (c.req.raw.body && JSON_MEDIA_TYPE.test(type)) await checkJsonBody(c, c.req.raw.body);
+  await next();
+};
 
 /** A route that requires credentials: adds security, the authenticate middleware and the error responses. */
 export function authedRoute<const R extends Omit<RouteConfig, "middleware" | "security">>(config: R) {

@@ -1,5 +1,5 @@
 import { ConnectorError, type ObjectStore, type StoredObject } from "./connectors/types";
-import { type FileFormat, objectSource, readRecords } from "./formats";
+import { AttributeNames, type FileFormat, MAX_ATTRIBUTES, objectSource, readRecords } from "./formats";
 import type { AssetProfile } from "./profile";
 import { ProfileBuilder, type ProfileBuilderOptions } from "./profiler/profile-builder";
 
@@ -38,7 +38,9 @@ function keep(filter: FileScanOptions["filter"], since: FileScanOptions["since"]
 
 /**
  * Profiles the objects of one scan, streamed one after another through their format's reader
- * into one ProfileBuilder: memory holds a batch and the sketches, never a file.
+ * into one ProfileBuilder: memory holds a batch and the sketches, never a file. Data past a limit
+ * of src/scan/formats/limits.ts (more than MAX_ATTRIBUTES attributes over the files, a value longer
+ * than MAX_VALUE_CHARS, JSON deeper than MAX_RECORD_DEPTH) fails the scan as invalid input.
  */
 export async function profileObjects(
   store: ObjectStore,
@@ -48,6 +50,8 @@ export async function profileObjects(
   if (objects.length === 0) throw new ConnectorError("no file matches the asset's path", "not_found");
   const builder = new ProfileBuilder(options.profile);
   const accept = options.filter || options.since ? keep(options.filter, options.since) : undefined;
+  // Over all the files: an attribute beyond what an asset's schema holds could not be kept.
+  const attributes = new AttributeNames(MAX_ATTRIBUTES);
   let rows = 0;
   let bytesBefore = 0;
   let lastReport = Date.now();
@@ -56,6 +60,7 @@ export async function profileObjects(
     for await (const batch of readRecords(objectSource(store, object), options.format, {
       ...(options.separator ? { separator: options.separator } : {}),
       batchSize: 2000,
+      attributes,
     })) {
       const batchRows = accept ? batch.rows.filter(accept) : batch.rows;
       builder.add(batchRows);

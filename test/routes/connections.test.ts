@@ -227,6 +227,17 @@ describe("connections: create", () => {
         ["body.credential.payload.private_key"],
       ],
       [
+        "JDBC url with malformed percent-encoding",
+        {
+          ...validBody("GENERIC_JDBC"),
+          payload: {
+            ...VALID_CONNECTIONS.GENERIC_JDBC.payload,
+            connection_properties: { url: "jdbc:postgresql://db.example.com:5432/%ff" },
+          },
+        },
+        ["body.payload.connection_properties.url"],
+      ],
+      [
         "bad thrift_uri",
         {
           ...validBody("HIVE_ICEBERG"),

@@ -2,24 +2,13 @@ import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ADMIN_KEY, admin, call } from "../support/api";
-import { createAsset } from "../support/assets";
+import { createAsset, csvAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { insertConnection } from "../support/connections";
-import { createProject } from "../support/projects";
-import { createTenant } from "../support/tenants";
 
 const CSV = "id,email,amount\n1,a@example.com,10\n2,b@example.com,20\n";
 
-async function fileAsset(tenantOverrides: Record<string, unknown> = {}) {
-  const tenant = await createTenant(tenantOverrides);
-  const projectId = await createProject(tenant);
-  const connection = await insertConnection(tenant, { projectId, type: "S3" });
-  const asset = await createAsset(tenant, projectId, connection, {
-    type: "S3",
-    payload: { path: "in/*.csv", format: "csv" },
-  });
-  return { tenant, projectId, asset };
-}
+const fileAsset = (tenantOverrides: Record<string, unknown> = {}) => csvAsset(tenantOverrides);
 
 const scans = (tenant: string, assetId: number | string) =>
   `/api/backend/${tenant}/configuration/assets/${assetId}/scans`;

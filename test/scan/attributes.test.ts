@@ -12,7 +12,10 @@ import { createTenant } from "../support/tenants";
 
 const CSV = [
   "id,payment_type,fare,comment",
-  ...Array.from({ length: 60 }, (_, i) => `${i + 1},${(i % 3) + 1},${(5 + (i % 7) * 0.5).toFixed(2)},ride number ${i} was fine`),
+  ...Array.from(
+    { length: 60 },
+    (_, i) => `${i + 1},${(i % 3) + 1},${(5 + (i % 7) * 0.5).toFixed(2)},ride number ${i} was fine`,
+  ),
 ].join("\n");
 
 describe("attributes after a scan", () => {
@@ -26,9 +29,13 @@ describe("attributes after a scan", () => {
       options: { id_attributes: ["id"] },
     });
     const get = () =>
-      call("GET", `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${asset.id}?with_attributes=true`, {
-        as: admin,
-      });
+      call(
+        "GET",
+        `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${asset.id}?with_attributes=true`,
+        {
+          as: admin,
+        },
+      );
     expect((await get()).body.attributes).toEqual([]);
     const upload = await call("POST", `/v2/${tenant}/sources/${asset.id}/batch_data`, {
       as: admin,

@@ -2,6 +2,9 @@ import { env } from "cloudflare:workers";
 import { createDb } from "../../src/db";
 import { assets, connections } from "../../src/db/schema";
 import { admin, type Credential, call } from "./api";
+import { insertConnection } from "./connections";
+import { createProject } from "./projects";
+import { createTenant } from "./tenants";
 import { unique } from "./unique";
 
 /** A valid payload for an asset of each type. */
@@ -35,6 +38,22 @@ export async function createAsset(
   });
   if (res.status !== 201) throw new Error(`create asset: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** A new tenant with one project and an S3 asset of CSV files (`in/*.csv`): what upload tests scan. */
+export async function csvAsset(
+  tenantOverrides: Record<string, unknown> = {},
+  assetOverrides: Record<string, unknown> = {},
+) {
+  const tenant = await createTenant(tenantOverrides);
+  const projectId = await createProject(tenant);
+  const connectionId = await insertConnection(tenant, { projectId, type: "S3" });
+  const asset = await createAsset(tenant, projectId, connectionId, {
+    type: "S3",
+    payload: { path: "in/*.csv", format: "csv" },
+    ...assetOverrides,
+  });
+  return { tenant, projectId, connectionId, asset };
 }
 
 /** Reads an asset row straight from D1 (to check what was or was not written). */

@@ -10,6 +10,17 @@ import type * as routes from "./batch-data.routes";
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
 /**
+ * The Content-Encoding of a data upload: none, or gzip (inflated on the way in, the limit counting
+ * inflated bytes). Anything else is a 415: stored undecoded, it would be profiled as binary.
+ */
+function uploadEncoding(header: string | undefined): "identity" | "gzip" {
+  const encoding = (header ?? "").trim().toLowerCase();
+  if (encoding === "" || encoding === "identity") return "identity";
+  if (encoding === "gzip" || encoding === "x-gzip") return "gzip";
+  throw new ApiError(415, "unsupported_media_type", "Send the data as it is, or with Content-Encoding: gzip");
+}
+
+/**
  * One upload, whatever its path: a JSON scan request, or the data itself (CSV / NDJSON)
  * streamed into R2. Returns the queued job's id.
  */
@@ -30,6 +41,7 @@ async function upload(
   if (!UPLOAD_FORMATS[type]) {
     throw new ApiError(415, "unsupported_media_type", "Send application/json, text/csv or application/x-ndjson");
   }
+  const encoding = uploadEncoding(c.req.header("content-encoding"));
   // A fixed length lets R2 store the stream without buffering, and the limit be checked first.
   const length = c.req.header("content-length");
   const bytes = Number(length);
@@ -46,6 +58,7 @@ async function upload(
       contentType: type,
       bytes,
       limit: tenantRow.freeUploadLimit,
+      ...(encoding === "gzip" ? { encoding } : {}),
     },
     delimiter,
   );

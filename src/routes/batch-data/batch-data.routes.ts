@@ -11,7 +11,8 @@ const uploadBody = {
   required: true,
   description:
     "JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as " +
-    "`text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit).",
+    "`text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), " +
+    "as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes).",
   content: {
     "application/json": { schema: ScanRequestBody },
     "text/csv": { schema: z.string().openapi({ format: "binary" }) },
@@ -26,8 +27,8 @@ const uploadQuery = z.object({
 const uploadResponses = {
   202: jsonResponse(ScanAcceptedSchema, "Queued"),
   411: problem("A data upload without Content-Length"),
-  413: problem("The upload is over the tenant's free_upload_limit"),
-  415: problem("A Content-Type other than JSON, CSV or NDJSON"),
+  413: problem("The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB"),
+  415: problem("A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip"),
 };
 
 export const uploadBatch = authedRoute({

@@ -8,8 +8,9 @@
  * missing fields as null, a longer one drops (and counts) the extra fields.
  */
 import { ConnectorError } from "../connectors/types";
-import { MAX_CARRY_CHARS, RowBuffer, type TextParser, tooLong, where } from "./text";
-import type { Row } from "./types";
+import { MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
+import { RowBuffer, type TextParser, where } from "./text";
+import type { AttributeLimit, Row } from "./types";
 
 const QUOTE = 34;
 const LF = 10;
@@ -59,6 +60,8 @@ export interface CsvParserOptions {
   columns?: string[];
   /** For error messages. */
   name?: string;
+  /** The scan's attribute names: a header taking them past their limit is an input error. */
+  attributes?: AttributeLimit;
 }
 
 /** A streaming CSV parser producing one object per record, keyed by the (made unique) header names. */
@@ -71,6 +74,7 @@ export class CsvParser extends RowBuffer implements TextParser {
   private readonly sep: number;
   private readonly columns?: string[];
   private readonly name?: string;
+  private readonly attributes?: AttributeLimit;
   /** Output names and, per name, the index of its field in a record (-1: absent from the file). */
   private names: string[] = [];
   private indexes: number[] = [];
@@ -89,6 +93,7 @@ export class CsvParser extends RowBuffer implements TextParser {
     this.sep = csvSeparator(options.separator).charCodeAt(0);
     this.columns = options.columns;
     this.name = options.name;
+    this.attributes = options.attributes;
   }
 
   push(s: string): void {
@@ -199,10 +204,20 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   private carry(s: string, start: number, end: number): void {
     if (end > start) this.pending += s.slice(start, end);
-    if (this.pending.length > MAX_CARRY_CHARS) throw tooLong(this.name, `CSV record ${this.records + 1}: a field`);
+    // Also bounds the memory a broken file (an unbalanced quote) takes.
+    if (this.pending.length > MAX_VALUE_CHARS) throw this.valueTooLong(" (wrong separator or an unbalanced quote?)");
+  }
+
+  /** The input error of a field longer than MAX_VALUE_CHARS, naming its record and attribute. */
+  private valueTooLong(hint = ""): ConnectorError {
+    const k = this.fields.length;
+    const attribute = this.header?.[k] ?? `column_${k + 1}`;
+    const record = this.header === null ? "CSV header" : `CSV record ${this.records + 1}`;
+    return recordError(this.name, record, `${valueTooLong(attribute)}${hint}`);
   }
 
   private endField(text: string): void {
+    if (text.length > MAX_VALUE_CHARS) throw this.valueTooLong();
     this.fields.push(text.length === 0 && !this.quoted ? null : text);
     this.pending = "";
     this.quoted = false;
@@ -241,6 +256,10 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   private setHeader(fields: Array<string | null>): void {
     const header = uniqueNames(fields);
+    const attributes = this.attributes;
+    if (attributes && !(this.columns ?? header).every((name) => attributes.add(name))) {
+      throw recordError(this.name, "CSV header", tooManyAttributes(attributes.max));
+    }
     this.header = header;
     this.width = header.length;
     this.names = this.columns ?? header;

@@ -21,12 +21,13 @@ import {
   type SchemaOptions,
 } from "./types";
 
+export { AttributeNames, MAX_ATTRIBUTES, MAX_RECORD_DEPTH, MAX_VALUE_CHARS } from "./limits";
 export { bytesSource, objectSource } from "./source";
 export type { FileFormat, ReadOptions, RecordBatch, RecordSource, Row, SchemaOptions } from "./types";
 export { FILE_FORMATS } from "./types";
 
 function textParser(source: RecordSource, format: Exclude<FileFormat, "parquet">, options: ReadOptions): TextParser {
-  const common = { columns: options.columns, name: source.name };
+  const common = { columns: options.columns, name: source.name, attributes: options.attributes };
   switch (format) {
     case "csv":
       return new CsvParser({ ...common, separator: options.separator });
@@ -49,6 +50,8 @@ function checkFormat(format: string): asserts format is FileFormat {
 /**
  * The rows of one file, streamed in batches of at most `options.batchSize` (default 1,000).
  * Every error (bad options, bad file, source failure) surfaces from the iteration, as a ConnectorError.
+ * So does a record past a limit of src/scan/formats/limits.ts: a value longer than MAX_VALUE_CHARS,
+ * JSON nested deeper than MAX_RECORD_DEPTH, more attributes than `options.attributes` allow.
  */
 export async function* readRecords(
   source: RecordSource,

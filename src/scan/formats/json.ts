@@ -4,6 +4,7 @@
  * non-space character is "{", NDJSON.
  */
 import { ConnectorError } from "../connectors/types";
+import { JsonRecordLimits, MAX_RECORD_DEPTH, recordError } from "./limits";
 import { type JsonParserOptions, jsonKind, NdjsonParser, projectRecord } from "./ndjson";
 import { MAX_CARRY_CHARS, RowBuffer, type TextParser, tooLong, where } from "./text";
 import type { Row } from "./types";
@@ -42,9 +43,11 @@ export class JsonArrayParser extends RowBuffer implements TextParser {
   private elements = 0;
   private line = 1;
   private elementLine = 1;
+  private readonly limits: JsonRecordLimits;
 
   constructor(private readonly options: JsonParserOptions = {}) {
     super();
+    this.limits = new JsonRecordLimits(options.name, options.attributes);
   }
 
   push(s: string): void {
@@ -79,7 +82,14 @@ export class JsonArrayParser extends RowBuffer implements TextParser {
         if (c === QUOTE) {
           this.inString = true;
         } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-          this.depth++;
+          // Refused while scanning: a record 10,000 levels deep is never parsed or walked.
+          if (++this.depth > MAX_RECORD_DEPTH) {
+            throw recordError(
+              this.options.name,
+              `JSON element ${this.elements + 1} (line ${this.line})`,
+              `nests objects and arrays deeper than ${MAX_RECORD_DEPTH} levels, the most a record may have`,
+            );
+          }
         } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
           if (this.depth > 0) {
             this.depth--;
@@ -147,7 +157,10 @@ export class JsonArrayParser extends RowBuffer implements TextParser {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw this.invalid(`element ${this.elements} (line ${line}): expected a JSON object, found ${jsonKind(value)}`);
     }
-    this.rows.push(projectRecord(value as Record<string, unknown>, this.options.columns));
+    const row = projectRecord(value as Record<string, unknown>, this.options.columns);
+    const element = this.elements;
+    this.limits.check(row, () => `JSON element ${element} (line ${line})`);
+    this.rows.push(row);
   }
 
   private invalid(message: string): ConnectorError {

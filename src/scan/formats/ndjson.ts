@@ -1,7 +1,8 @@
 /** Streaming NDJSON: one JSON object per line; blank lines are skipped; a bad line fails the scan. */
 import { ConnectorError } from "../connectors/types";
+import { JsonRecordLimits } from "./limits";
 import { MAX_CARRY_CHARS, RowBuffer, type TextParser, tooLong, where } from "./text";
-import type { Row } from "./types";
+import type { AttributeLimit, Row } from "./types";
 
 /** What a JSON value is, for error messages. */
 export function jsonKind(value: unknown): string {
@@ -34,6 +35,8 @@ export interface JsonParserOptions {
   columns?: string[];
   /** For error messages. */
   name?: string;
+  /** The scan's attribute names: more than they allow is an input error. */
+  attributes?: AttributeLimit;
 }
 
 /** A streaming NDJSON parser: one row per non-blank line. */
@@ -44,9 +47,11 @@ export class NdjsonParser extends RowBuffer implements TextParser {
   private parts: string[] = [];
   private partsLength = 0;
   private line = 0;
+  private readonly limits: JsonRecordLimits;
 
   constructor(private readonly options: JsonParserOptions = {}) {
     super();
+    this.limits = new JsonRecordLimits(options.name, options.attributes);
   }
 
   push(s: string): void {
@@ -99,6 +104,8 @@ export class NdjsonParser extends RowBuffer implements TextParser {
         "invalid",
       );
     }
-    this.rows.push(projectRecord(value as Record<string, unknown>, this.options.columns));
+    const row = projectRecord(value as Record<string, unknown>, this.options.columns);
+    this.limits.check(row, () => `NDJSON line ${this.line}`);
+    this.rows.push(row);
   }
 }

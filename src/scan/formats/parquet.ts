@@ -16,6 +16,7 @@ import {
 import { ConnectorError } from "../connectors/types";
 import type { SchemaField } from "../profile";
 import { compressors } from "./codecs";
+import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
 import { where } from "./text";
 import { DEFAULT_BATCH_SIZE, type ReadOptions, type RecordBatch, type RecordSource, type Row } from "./types";
 
@@ -80,6 +81,21 @@ function asConnectorError(error: unknown, file: RangeBuffer, name: string | unde
   return new ConnectorError(`${where(name)}Parquet: ${message}`, kind);
 }
 
+/** How deep the schema's groups nest (top-level columns are level 1), walked without recursion. */
+export function schemaDepth(schema: readonly SchemaElement[]): number {
+  // Pre-order list: each group is followed by its num_children children (and theirs).
+  const open: number[] = [];
+  let deepest = 0;
+  for (let i = 0; i < schema.length; i++) {
+    while (open.length > 0 && open[open.length - 1] === 0) open.pop();
+    if (open.length > 0) open[open.length - 1]!--;
+    deepest = Math.max(deepest, open.length);
+    const children = schema[i]!.num_children ?? 0;
+    if (children > 0) open.push(children);
+  }
+  return deepest;
+}
+
 async function openParquet(source: RecordSource): Promise<{ file: RangeBuffer; metadata: FileMetaData }> {
   // Header magic, footer length and footer magic need at least 12 bytes.
   if (source.size < 12) {
@@ -89,6 +105,13 @@ async function openParquet(source: RecordSource): Promise<{ file: RangeBuffer; m
   try {
     await file.loadFooter(FOOTER_FETCH_SIZE);
     const metadata = await parquetMetadataAsync(file, { initialFetchSize: FOOTER_FETCH_SIZE });
+    // Groups nested this deep would take the schema tree and the value conversion, both recursive, past the stack.
+    if (schemaDepth(metadata.schema) > MAX_RECORD_DEPTH) {
+      throw new ConnectorError(
+        `${where(source.name)}Parquet: the schema nests groups deeper than ${MAX_RECORD_DEPTH} levels, the most a record may have`,
+        "invalid",
+      );
+    }
     return { file, metadata };
   } catch (error) {
     throw asConnectorError(error, file, source.name);
@@ -205,12 +228,21 @@ export async function* readParquet(source: RecordSource, options: ReadOptions = 
   const top = parquetSchema(metadata).children;
   const byName = new Map(top.map((node) => [node.element.name, node]));
   const names = options.columns ?? top.map((node) => node.element.name);
+  const attributes = options.attributes;
+  if (attributes && !names.every((name) => attributes.add(name))) {
+    throw recordError(source.name, "Parquet schema", tooManyAttributes(attributes.max));
+  }
   // Requested columns the file lacks read as null, as in the text formats.
   const present = names.filter((name) => byName.has(name));
   const convert = names.map((name): ((value: unknown) => unknown) => {
     const node = byName.get(name);
     const unit = node && node.children.length === 0 ? timeUnit(node.element) : null;
     return unit ? (value) => timeOfDay(value, unit) : plainValue;
+  });
+  // Text columns: a value longer than MAX_VALUE_CHARS is an input error, as in the text formats.
+  const text = names.map((name) => {
+    const node = byName.get(name);
+    return node !== undefined && node.children.length === 0 && parquetFieldType(node) === "string";
   });
 
   let groupStart = 0;
@@ -251,6 +283,7 @@ export async function* readParquet(source: RecordSource, options: ReadOptions = 
         const name = names[k]!;
         const columnRuns = runs[k];
         const toPlain = convert[k]!;
+        const isText = text[k]!;
         let run = 0;
         for (let r = 0; r < count; r++) {
           const row = batchStart + r;
@@ -259,6 +292,9 @@ export async function* readParquet(source: RecordSource, options: ReadOptions = 
             while (run < columnRuns.length && row >= columnRuns[run]!.rowStart + columnRuns[run]!.data.length) run++;
             const current = columnRuns[run];
             if (current && row >= current.rowStart) value = toPlain(current.data[row - current.rowStart]);
+          }
+          if (isText && typeof value === "string" && value.length > MAX_VALUE_CHARS) {
+            throw recordError(source.name, `Parquet row ${row + 1}`, valueTooLong(name));
           }
           rows[r]![name] = value;
         }

@@ -25,6 +25,13 @@ export interface RecordBatch {
   droppedFields: number;
 }
 
+/** Distinct attribute names with a limit (limits.ts AttributeNames). */
+export interface AttributeLimit {
+  readonly max: number;
+  /** Adds a name; false when it is one more than the limit allows. */
+  add(name: string): boolean;
+}
+
 export interface ReadOptions {
   /** CSV field separator: one character, default ",". "\\t" and "tab" also mean a tab. */
   separator?: string;
@@ -32,6 +39,11 @@ export interface ReadOptions {
   batchSize?: number;
   /** Only these attributes, in this order; one the file lacks reads as null. */
   columns?: string[];
+  /**
+   * The attribute names met so far, shared by the files of one scan: a record that takes them past
+   * their limit is an input error. Unset: no limit.
+   */
+  attributes?: AttributeLimit;
 }
 
 export interface SchemaOptions extends ReadOptions {

@@ -45,18 +45,55 @@ export interface JdbcConfig {
 
 const JDBC_URL = /^jdbc:(?:postgresql|mysql|mariadb):\/\/([^/:?#]+|\[[^\]]+\])(?::(\d{1,5}))?(?:\/([^?#;]*))?/i;
 
-function fromUrl(url: string | undefined): { host?: string; port?: string; database?: string } {
+/**
+ * Where a JDBC URL points. `field` names where the URL came from in the user's words
+ * (connection_properties.url, or the credential's url, which is never echoed).
+ */
+function fromUrl(url: string | undefined, field: string): { host?: string; port?: string; database?: string } {
   if (!url) return {};
   const m = JDBC_URL.exec(url.trim());
-  if (!m)
-    throw new ConnectorError("url must look like jdbc:<postgresql|mysql|mariadb>://host[:port]/database", "invalid");
-  return { host: m[1]!.replace(/^\[|\]$/g, ""), port: m[2], database: m[3] ? decodeURIComponent(m[3]) : undefined };
+  if (!m) {
+    throw new ConnectorError(
+      `${field} must look like jdbc:<postgresql|mysql|mariadb>://host[:port]/database`,
+      "invalid",
+    );
+  }
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port: m[2], database: m[3] ? decodeDatabase(m[3], field) : undefined };
+}
+
+/** The database name of a URL, percent-decoded; escapes that do not spell UTF-8 (`%ff`) are the user's to fix. */
+function decodeDatabase(raw: string, field: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ConnectorError(
+      `${field}: the database name is not valid percent-encoding (escapes must spell UTF-8, e.g. %C3%A9 for é)`,
+      "invalid",
+    );
+  }
+}
+
+const PROPS_URL = "connection_properties.url";
+const CREDENTIAL_URL = "the credential's url";
+
+/**
+ * The problem of a JDBC URL as a connection's `connection_properties.url`, or undefined when it
+ * parses: for the validation of connections (a 400 at create and update, before any scan).
+ */
+export function jdbcUrlProblem(url: string): string | undefined {
+  try {
+    fromUrl(url, "url");
+    return undefined;
+  } catch (err) {
+    if (err instanceof ConnectorError) return err.message.replace(/^url:? /, "");
+    throw err;
+  }
 }
 
 /** The settings of a JDBC connection, from its payload and decrypted credential. */
 export function jdbcConfig(payload: JdbcPayload, credential: Record<string, string>, defaultPort: number): JdbcConfig {
   const props = payload.connection_properties ?? {};
-  const url = { ...fromUrl(props.url), ...stripUndefined(fromUrl(credential.url)) };
+  const url = { ...fromUrl(props.url, PROPS_URL), ...stripUndefined(fromUrl(credential.url, CREDENTIAL_URL)) };
   const pick = (key: "host" | "port" | "database") => credential[key] || props[key] || url[key];
   const host = pick("host");
   if (!host)
@@ -86,7 +123,7 @@ export function jdbcConfig(payload: JdbcPayload, credential: Record<string, stri
       credential.url,
       credential.host,
       credential.database,
-      ...Object.values(stripUndefined(fromUrl(credential.url))),
+      ...Object.values(stripUndefined(fromUrl(credential.url, CREDENTIAL_URL))),
     ].filter((v): v is string => typeof v === "string" && v !== ""),
   };
 }
