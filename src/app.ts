@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./app-env";
 import { createDb } from "./db";
+import { exampleSecretsInUse } from "./lib/example-secrets";
 import { alertsRouter } from "./routes/alerts/alerts.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { assetsRouter } from "./routes/assets/assets.index";
@@ -34,6 +35,20 @@ export function createApp() {
   const app = createRouter();
 
   app.use("*", requestId());
+  // Deployed with an example secret: refuse everything but the health check, naming the variables.
+  app.use("*", async (c, next) => {
+    const unsafe = exampleSecretsInUse(c.env);
+    if (unsafe.length === 0 || c.req.path === "/health") return next();
+    console.error(JSON.stringify({ event: "example_secrets_deployed", variables: unsafe }));
+    return problemResponse(
+      c,
+      new ApiError(
+        503,
+        "misconfigured",
+        `The service is deployed with the example value of ${unsafe.join(", ")} (from .dev.vars.example); set each with \`wrangler secret put\`.`,
+      ),
+    );
+  });
   app.use("*", async (c, next) => {
     c.set("db", createDb(c.env.DB));
     await next();

@@ -38,6 +38,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "source_error"
+  | "misconfigured"
   | "internal_error";
 
 const TITLES: Record<ErrorCode, string> = {
@@ -53,6 +54,7 @@ const TITLES: Record<ErrorCode, string> = {
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",
   source_error: "The data source refused or failed the request",
+  misconfigured: "The service is not configured safely",
   internal_error: "Internal server error",
 };
 
