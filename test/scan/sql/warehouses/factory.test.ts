@@ -1,57 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { CreateConnectionBody } from "../../../../src/routes/connections/connections.schemas";
 import { createWarehouseRunner } from "../../../../src/scan/sql/warehouses";
-import { expectFailure, FAST, fixtures } from "./support";
+import { expectFailure, fakeWarehouseRunners, fixtures } from "./support";
 
 describe("createWarehouseRunner", () => {
   it("gives each warehouse connection type the runner of its dialect", async () => {
-    const f = fixtures();
-    const runners = await Promise.all([
-      createWarehouseRunner(
-        {
-          type: "SNOWFLAKE",
-          payload: {
-            account: f.snowflake.account,
-            warehouse: "DQ_WH",
-            role: "DQ_READER",
-            endpoint: f.snowflake.endpoint,
-          },
-        },
-        { type: "SIMPLE", payload: { username: f.snowflake.user, password: f.snowflake.pat } },
-        FAST,
-      ),
-      createWarehouseRunner(
-        { type: "BIGQUERY", payload: { project: f.bigquery.project, endpoint: f.bigquery.endpoint } },
-        { type: "GCP", payload: { ...f.bigquery.reader, project_id: f.bigquery.project, client_id: "1" } },
-        FAST,
-      ),
-      createWarehouseRunner(
-        {
-          type: "DELTALAKE",
-          payload: {
-            host: f.databricks.host,
-            port: "443",
-            httppath: "/sql/1.0/warehouses/dqwh01",
-            endpoint: f.databricks.endpoint,
-          },
-        },
-        { type: "TOKEN", payload: { token: f.databricks.token } },
-        FAST,
-      ),
-      createWarehouseRunner(
-        { type: "REDSHIFT", payload: { endpoint_prefix: f.redshift.endpointPrefix, endpoint: f.redshift.endpoint } },
-        {
-          type: "SIMPLE",
-          payload: {
-            username: f.redshift.user,
-            password: "x",
-            access_key: f.redshift.accessKey,
-            secret_key: f.redshift.secretKey,
-          },
-        },
-        FAST,
-      ),
-    ]);
+    const runners = await fakeWarehouseRunners();
     expect(runners.map((r) => r.dialect)).toEqual(["snowflake", "bigquery", "databricks", "redshift"]);
     for (const r of runners) expect(await r.query("SELECT 41 + 1 AS answer")).toEqual([{ answer: 42 }]);
     await Promise.all(runners.map((r) => r.close()));

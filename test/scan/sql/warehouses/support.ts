@@ -3,7 +3,7 @@
 import { expect, inject, it } from "vitest";
 import { ConnectorError } from "../../../../src/scan/connectors/types";
 import type { SqlRunner } from "../../../../src/scan/sql/runner";
-import type { WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
+import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
 
 export const fixtures = () => inject("warehouses");
 
@@ -82,4 +82,56 @@ export function itCancels(
     expect(e.message).toMatch(/did not finish/);
     expect(await wasCancelled(marker)).toBe(true);
   });
+}
+
+/** A runner of each warehouse fake (Snowflake, BigQuery, Databricks, Redshift), able to read the schema. */
+export function fakeWarehouseRunners(): Promise<SqlRunner[]> {
+  const f = fixtures();
+  return Promise.all([
+    createWarehouseRunner(
+      {
+        type: "SNOWFLAKE",
+        payload: {
+          account: f.snowflake.account,
+          warehouse: "DQ_WH",
+          role: "DQ_READER",
+          database: f.snowflake.database,
+          endpoint: f.snowflake.endpoint,
+        },
+      },
+      { type: "SIMPLE", payload: { username: f.snowflake.user, password: f.snowflake.pat } },
+      FAST,
+    ),
+    createWarehouseRunner(
+      { type: "BIGQUERY", payload: { project: f.bigquery.project, endpoint: f.bigquery.endpoint } },
+      { type: "GCP", payload: { ...f.bigquery.reader, project_id: f.bigquery.project, client_id: "1" } },
+      FAST,
+    ),
+    createWarehouseRunner(
+      {
+        type: "DELTALAKE",
+        payload: {
+          host: f.databricks.host,
+          port: "443",
+          httppath: "/sql/1.0/warehouses/dqwh01",
+          endpoint: f.databricks.endpoint,
+        },
+      },
+      { type: "TOKEN", payload: { token: f.databricks.token } },
+      FAST,
+    ),
+    createWarehouseRunner(
+      { type: "REDSHIFT", payload: { endpoint_prefix: f.redshift.endpointPrefix, endpoint: f.redshift.endpoint } },
+      {
+        type: "SIMPLE",
+        payload: {
+          username: f.redshift.user,
+          password: "x",
+          access_key: f.redshift.accessKey,
+          secret_key: f.redshift.secretKey,
+        },
+      },
+      FAST,
+    ),
+  ]);
 }
