@@ -5,7 +5,13 @@
  */
 
 import type { AttributeKind } from "../../../src/db/schema";
-import { type AssetRef, type Evaluation, evaluate, type MetricHistory } from "../../../src/monitor/policies";
+import {
+  type AssetRef,
+  type Evaluation,
+  evaluate,
+  type HistoryPoint,
+  type MetricHistory,
+} from "../../../src/monitor/policies";
 import { resolveKinds } from "../../../src/monitor/policies/kinds";
 import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS, type ValueType } from "../../../src/scan/profile";
 
@@ -221,6 +227,16 @@ export function ordersScan(i: number, problem?: Problem) {
   }
   const profile = profileRows(columns, rows, { idAttributes: ["id"], timestampAttribute: "updated_at" });
   return { job_id: `job-${i}${problem ? `-${problem}` : ""}`, scan_time: time, profile };
+}
+
+/** Past points of one metric, one per day from 2025-01-01, jobs h0, h1, …: a hand-made history. */
+export function pastPoints(values: readonly number[]): HistoryPoint[] {
+  return values.map((value, i) => ({
+    job_id: `h${i}`,
+    time: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
+    value,
+    excluded: false,
+  }));
 }
 
 /** The kinds of the orders' attributes, as the AssetMonitor settles them from the clean scans. */

@@ -9,7 +9,7 @@ import {
   resolvePolicies,
 } from "../../../src/monitor/policies";
 import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
-import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, rng, runOrders } from "./fixtures";
+import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, rng, runOrders } from "./fixtures";
 
 const base = cleanOrders(8);
 const attr = (p: AssetProfile, name: string) => p.attributes.find((a) => a.name === name)!;
@@ -76,8 +76,7 @@ describe("rule policies fire from the first scan", () => {
 
   it("completeness: a column usually 30 % null stays quiet at 31 %; a usually 1 % one alerts", () => {
     // Three accepted scans at 30 % nulls teach the usual share.
-    const hist = (v: number) =>
-      [0, 1, 2].map((i) => ({ job_id: `h${i}`, time: `2025-01-0${i + 1}T00:00:00.000Z`, value: v, excluded: false }));
+    const hist = (v: number) => pastPoints([v, v, v]);
     const scan = ordersScan(0);
     const country = attr(scan.profile, "country");
     country.nulls = Math.round(country.count * 0.31);
@@ -225,29 +224,30 @@ describe("anomaly policies", () => {
     );
   });
 
+  /** value_range on the median of amount alone, against a history of past medians, the profile edited. */
+  function judgeMedian(past: number[], median: number, edit: (a: AttributeProfile) => void) {
+    const scan = ordersScan(0);
+    const a = attr(scan.profile, "amount");
+    a.quantiles![5] = median;
+    edit(a);
+    return evaluate({
+      asset: ORDERS,
+      job_id: "x",
+      scan_time: "2025-02-01T00:00:00.000Z",
+      profile: scan.profile,
+      history: { "attr:amount:p50": pastPoints(past) },
+      kinds: orderKinds(),
+      overrides: { value_range: { params: { stats: ["p50"] } } } as PolicyOverrides,
+    });
+  }
+
   it("value_range: a median on a price grid never has a band narrower than one step", () => {
     // Medians that sat on 10.0 or 10.5 (a $0.50 grid): a move to 11.0 is one step, not news... twice is.
-    const hist = [10, 10.5, 10, 10, 10.5, 10, 10, 10.5].map((v, i) => ({
-      job_id: `h${i}`,
-      time: `2025-01-0${i + 1}T00:00:00.000Z`,
-      value: v,
-      excluded: false,
-    }));
-    const run = (median: number) => {
-      const scan = ordersScan(0);
-      const a = attr(scan.profile, "amount");
-      a.quantiles![5] = median;
-      a.step = 0.5;
-      return evaluate({
-        asset: ORDERS,
-        job_id: "x",
-        scan_time: "2025-02-01T00:00:00.000Z",
-        profile: scan.profile,
-        history: { "attr:amount:p50": hist },
-        kinds: orderKinds(),
-        overrides: { value_range: { params: { stats: ["p50"] } } } as PolicyOverrides,
+    const past = [10, 10.5, 10, 10, 10.5, 10, 10, 10.5];
+    const run = (median: number) =>
+      judgeMedian(past, median, (a) => {
+        a.step = 0.5;
       });
-    };
     expect(alertKeys(run(10.5))).toEqual([]);
     const far = run(12);
     expect(alertKeys(far)).toEqual(["value_range:amount"]);
@@ -256,28 +256,11 @@ describe("anomaly policies", () => {
   });
 
   it("value_range: a median of values mostly in tens (the odd one in ones) moves by ten without alerting", () => {
-    const hist = Array.from({ length: 8 }, (_, i) => ({
-      job_id: `h${i}`,
-      time: `2025-01-0${i + 1}T00:00:00.000Z`,
-      value: 140,
-      excluded: false,
-    }));
-    const run = (median: number) => {
-      const scan = ordersScan(0);
-      const a = attr(scan.profile, "amount");
-      a.quantiles![5] = median;
-      a.step = 1;
-      a.top_values = ["120", "140", "150", "200", "100", "135"].map((value, i) => ({ value, count: 50 - i }));
-      return evaluate({
-        asset: ORDERS,
-        job_id: "x",
-        scan_time: "2025-02-01T00:00:00.000Z",
-        profile: scan.profile,
-        history: { "attr:amount:p50": hist },
-        kinds: orderKinds(),
-        overrides: { value_range: { params: { stats: ["p50"] } } } as PolicyOverrides,
+    const run = (median: number) =>
+      judgeMedian(Array(8).fill(140), median, (a) => {
+        a.step = 1;
+        a.top_values = ["120", "140", "150", "200", "100", "135"].map((value, i) => ({ value, count: 50 - i }));
       });
-    };
     // The frequent values sit on a grid of 5 (135): one or two notches are no news; more are.
     expect(alertKeys(run(145))).toEqual([]);
     expect(alertKeys(run(170))).toEqual(["value_range:amount"]);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { evaluate, type MetricHistory } from "../../../src/monitor/policies";
 import { wilson } from "../../../src/monitor/policies/stats";
 import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
-import { alertKeys } from "./fixtures";
+import { alertKeys, pastPoints } from "./fixtures";
 
 const ASSET = { id: 1, name: "trips", type: "CSV" };
 
@@ -30,14 +30,7 @@ function amount(n: number, nulls: number, mismatches = 0): AttributeProfile {
 /** 8 past scans where `metric` was `value` (and the row count `rows`). */
 function history(metrics: Record<string, number>): MetricHistory {
   const h: MetricHistory = {};
-  for (const [metric, value] of Object.entries(metrics)) {
-    h[metric] = Array.from({ length: 8 }, (_, i) => ({
-      job_id: `h${i}`,
-      time: `2025-01-0${i + 1}T00:00:00.000Z`,
-      value,
-      excluded: false,
-    }));
-  }
+  for (const [metric, value] of Object.entries(metrics)) h[metric] = pastPoints(Array(8).fill(value));
   return h;
 }
 
@@ -82,12 +75,7 @@ describe("share tests know the row count", () => {
 
   it("completeness: a column whose share wanders keeps its own spread as the band", () => {
     const wandering: MetricHistory = {
-      "attr:amount:missing_rate": [0.1, 0.14, 0.12, 0.09, 0.13, 0.11, 0.1, 0.12].map((value, i) => ({
-        job_id: `h${i}`,
-        time: `2025-01-0${i + 1}T00:00:00.000Z`,
-        value,
-        excluded: false,
-      })),
+      "attr:amount:missing_rate": pastPoints([0.1, 0.14, 0.12, 0.09, 0.13, 0.11, 0.1, 0.12]),
     };
     expect(alertKeys(run(scan(10_000, [amount(10_000, 1_500)]), wandering))).toEqual([]);
     expect(alertKeys(run(scan(10_000, [amount(10_000, 3_000)]), wandering))).toEqual(["completeness:amount"]);
