@@ -39,3 +39,12 @@ describe("example secrets", () => {
     });
   });
 });
+
+describe("EXAMPLE_SECRETS", () => {
+  it("are the values .dev.vars.example ships, so the check knows what a fresh clone has", async () => {
+    const { default: example } = await import("../.dev.vars.example?raw");
+    for (const [name, value] of Object.entries(EXAMPLE_SECRETS)) {
+      expect(example, name).toContain(`${name}="${value}"`);
+    }
+  });
+});
