@@ -250,23 +250,6 @@ export async function openIncidents(
   return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute), r]));
 }
 
-/** The jobs whose alerts fed an incident (for giving their points back to the baseline). */
-export async function jobsOfIncident(db: Db, incident: IncidentRow): Promise<string[]> {
-  const rows = await db
-    .selectDistinct({ jobId: alerts.jobId })
-    .from(alerts)
-    .where(
-      and(
-        eq(alerts.tenantId, incident.tenantId),
-        eq(alerts.assetId, incident.assetId),
-        eq(alerts.type, incident.policy),
-        eq(alerts.attribute, incident.attribute),
-        gte(alerts.saveTime, incident.openedAt),
-      ),
-    );
-  return rows.map((r) => r.jobId);
-}
-
 /** The id of the alert a scan raised for a key, resolved inside the batch (ids exist once inserted). */
 function alertRefs(jobId: string, a: IncidentAlert) {
   return sql<

@@ -1,47 +1,10 @@
 /**
- * Distances between distributions, for the drift policies, and the baseline distributions they
- * are measured against, rebuilt from the share/quantile points of the metric history.
+ * The baselines the drift policies compare with, rebuilt from the share and quantile points of
+ * the metric history, and the CDF of a distribution known by its quantiles.
  */
 import { QUANTILE_POINTS } from "../../scan/profile";
 import { baselinePoints, median } from "./anomaly";
 import type { MetricHistory } from "./types";
-
-/** Keeps empty bins from making a divergence infinite; the usual PSI smoothing. */
-const EPSILON = 1e-4;
-
-function smooth(p: readonly number[]): number[] {
-  const clamped = p.map((v) => Math.max(v, EPSILON));
-  const sum = clamped.reduce((s, v) => s + v, 0);
-  return clamped.map((v) => v / sum);
-}
-
-/**
- * Population stability index Σ (a − e)·ln(a / e) over aligned bins. Rule of thumb: below 0.1
- * stable, 0.1–0.2 moderate, above 0.2 a significant shift.
- */
-export function psi(expected: readonly number[], actual: readonly number[]): number {
-  const e = smooth(expected);
-  const a = smooth(actual);
-  return e.reduce((s, ei, i) => s + (a[i]! - ei) * Math.log(a[i]! / ei), 0);
-}
-
-/** Jensen-Shannon divergence in bits: 0 identical, 1 disjoint. */
-export function jensenShannon(p: readonly number[], q: readonly number[]): number {
-  const sp = sumTo1(p);
-  const sq = sumTo1(q);
-  let d = 0;
-  for (let i = 0; i < sp.length; i++) {
-    const m = (sp[i]! + sq[i]!) / 2;
-    if (sp[i]! > 0) d += 0.5 * sp[i]! * Math.log2(sp[i]! / m);
-    if (sq[i]! > 0) d += 0.5 * sq[i]! * Math.log2(sq[i]! / m);
-  }
-  return Math.min(1, Math.max(0, d));
-}
-
-function sumTo1(p: readonly number[]): number[] {
-  const sum = p.reduce((s, v) => s + Math.max(0, v), 0);
-  return sum > 0 ? p.map((v) => Math.max(0, v) / sum) : p.map(() => 1 / p.length);
-}
 
 /**
  * CDF at `t` of a distribution known by its quantiles at QUANTILE_POINTS: the largest probability
@@ -58,38 +21,6 @@ export function quantileCdf(quantiles: readonly number[], t: number): number {
   const pLo = QUANTILE_POINTS[i]!;
   const pHi = QUANTILE_POINTS[i + 1]!;
   return hi > lo ? pLo + ((pHi - pLo) * (t - lo)) / (hi - lo) : pLo;
-}
-
-/**
- * PSI between two quantile profiles over the baseline's bins: cut points are the baseline's
- * distinct quantiles, and both masses come from the same CDF interpolation, so identical
- * profiles give 0 even with tied quantiles.
- */
-export function quantilePsi(baseline: readonly number[], current: readonly number[]): { psi: number; bins: number } {
-  const cuts = [...new Set(baseline)].sort((a, b) => a - b);
-  const masses = (q: readonly number[]) => {
-    const cdf = cuts.map((c) => quantileCdf(q, c));
-    return [...cdf.map((f, i) => f - (i === 0 ? 0 : cdf[i - 1]!)), 1 - cdf[cdf.length - 1]!];
-  };
-  const e = masses(baseline);
-  const a = masses(current);
-  return { psi: psi(e, a), bins: e.length };
-}
-
-/** Shares of named parts, with the unnamed rest under `OTHER`, aligned over the union of names. */
-export const OTHER = "\u0000other";
-
-export function alignShares(
-  baseline: ReadonlyMap<string, number>,
-  current: ReadonlyMap<string, number>,
-): { names: string[]; expected: number[]; actual: number[] } {
-  const names = [...new Set([...baseline.keys(), ...current.keys()])].sort();
-  const rest = (m: ReadonlyMap<string, number>) => Math.max(0, 1 - [...m.values()].reduce((s, v) => s + v, 0));
-  return {
-    names: [...names, OTHER],
-    expected: [...names.map((n) => baseline.get(n) ?? 0), rest(baseline)],
-    actual: [...names.map((n) => current.get(n) ?? 0), rest(current)],
-  };
 }
 
 export interface ComponentBaseline {

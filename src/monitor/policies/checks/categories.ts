@@ -12,7 +12,7 @@
  */
 import type { AttributeProfile } from "../../../scan/profile";
 import { baselinePoints, detect, median, spreadBound } from "../anomaly";
-import { componentBaseline, OTHER } from "../divergence";
+import { componentBaseline } from "../divergence";
 import {
   attrMetric,
   escapeName,
@@ -123,7 +123,7 @@ function judgeShares(
 
 function movedText(moved: readonly MovedValue[]): string {
   const shown = moved.slice(0, 5).map((m) => {
-    const name = m.value === OTHER ? "other values" : `"${m.value}"`;
+    const name = `"${m.value}"`;
     switch (m.change) {
       case "new":
         return `new ${name} at ${pct(m.observed)}`;
