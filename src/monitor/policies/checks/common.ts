@@ -134,8 +134,8 @@ export interface ShareTestParams {
   z: number;
   /** The smallest rise worth an alert, in share points (0.002 = a fifth of a percentage point). */
   margin: number;
-  /** Without history: the share above which it alerts. */
-  max_rate: number;
+  /** Without history: the share above which it alerts; absent, nothing is judged until there is history. */
+  max_rate?: number;
 }
 
 export interface ShareVerdict {
@@ -168,14 +168,14 @@ export function shareTest(
   const interval = wilson(k, n, p.z);
   const past = baselinePoints(history, jobId).slice(-p.window);
   if (past.length < p.min_history) {
-    const fires = share > p.max_rate;
+    const limit = p.max_rate ?? 1;
     return {
-      fires,
-      limit: p.max_rate,
+      fires: share > limit,
+      limit,
       interval,
       past,
       why: "no history yet",
-      deviation: p.max_rate > 0 ? share / p.max_rate : 1,
+      deviation: limit > 0 ? share / limit : 1,
     };
   }
   const values = past.map((h) => h.value);

@@ -122,6 +122,12 @@ function tailShares(quantiles: readonly number[], low: number, high: number): { 
   return { below: Math.max(0, below), above: Math.max(0, 1 - quantileCdf(quantiles, high)) };
 }
 
+/**
+ * The smallest rise of a tail share worth an alert: wider than the rate policies' margin, since a
+ * tail share is read off 11 quantiles by interpolation, not counted.
+ */
+const TAIL_MARGIN = 0.005;
+
 const P1 = QUANTILE_POINTS.indexOf(0.01);
 const P99 = QUANTILE_POINTS.indexOf(0.99);
 
@@ -208,9 +214,8 @@ function tailFinding(
     const v = shareTest(history, ctx.input.job_id, s.share * n, n, {
       window: p.window,
       min_history: p.min_history,
-      z: 3.5,
-      margin: 0.005,
-      max_rate: 1,
+      z: SPREAD_Z,
+      margin: TAIL_MARGIN,
     });
     if (!v.fires) continue;
     const stat = s.side === "below" ? "min" : "max";
