@@ -7,6 +7,12 @@ export interface Env {
   ASSET_MONITOR: DurableObjectNamespace<AssetMonitor>;
   SCAN_JOBS: Queue<ScanQueueMessage>;
   UPLOADS: R2Bucket;
+  /** Incident events waiting to be delivered to notification channels. */
+  NOTIFICATIONS: Queue<unknown>;
+  /** Per-credential request budget (Workers rate-limiting binding). */
+  RATE_LIMIT: RateLimit;
+  /** Stricter budget for token minting and scan triggers. */
+  RATE_LIMIT_STRICT: RateLimit;
   /** Static files of public/ (the Scalar bundle behind /docs). */
   ASSETS: Fetcher;
 

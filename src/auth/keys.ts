@@ -41,6 +41,7 @@ export async function createApiKey(
     prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
     hash: await sha256Hex(secret),
     createdBy,
+    createdByEmail: null,
     createdAt: nowIso(),
     lastUsedAt: null,
   };

@@ -17,6 +17,8 @@ export const apiKeys = sqliteTable(
     prefix: text("prefix").notNull(),
     hash: text("hash").notNull(),
     createdBy: text("created_by").notNull(),
+    /** The e-mail of the person who created the key; resources created with the key record it. */
+    createdByEmail: text("created_by_email"),
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at"),
   },

@@ -73,6 +73,8 @@ export const assetPolicies = sqliteTable("asset_policies", {
   adaptAfter: integer("adapt_after"),
   /** Attribute kinds set by a user (attribute name → kind); they win over the inferred kinds. */
   attributeKinds: text("attribute_kinds", { mode: "json" }).$type<Record<string, string>>(),
+  /** false mutes notifications for the whole asset (per policy: overrides[policy].notify). */
+  notify: integer("notify", { mode: "boolean" }),
   updatedAt: text("updated_at").notNull(),
 });
 
