@@ -26,6 +26,7 @@ import { tokenRouter } from "./routes/token/token.index";
 
 function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.body(JSON.stringify(toProblem(err, c.var.requestId)), err.status, {
+    ...err.headers,
     "Content-Type": "application/problem+json",
   });
 }

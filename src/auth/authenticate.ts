@@ -9,6 +9,7 @@ import { UnauthenticatedError } from "../lib/errors";
 import { Access } from "./access";
 import { findKeyBySecret, keyPrincipal, touchKey } from "./keys";
 import type { Principal } from "./principal";
+import { spendPrincipalRequest } from "./rate-limit";
 import { verifyBearer } from "./tokens";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -51,6 +52,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     c.header("WWW-Authenticate", 'Bearer realm="dq-monitor"');
     throw new UnauthenticatedError("Send an API key in X-SVC-Key or a token in Authorization: Bearer");
   }
+  await spendPrincipalRequest(c.env, "standard", principal);
   c.set("principal", principal);
   c.set("access", new Access(c.var.db, principal));
   await next();

@@ -53,6 +53,17 @@ export class LimitExceededError extends DomainError {
   }
 }
 
+/** The caller spent its request budget; it may try again after `retryAfterSeconds`. */
+export class RateLimitedError extends DomainError {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+    this.name = "RateLimitedError";
+  }
+}
+
 /** The caller is known but lacks the role for this. */
 export class ForbiddenError extends DomainError {
   constructor(detail = "You are not allowed to do this") {

@@ -34,6 +34,7 @@ export const ERROR_RESPONSES = {
   401: problem("No credentials, or invalid or expired credentials"),
   403: problem("Authenticated, but the role does not allow this"),
   404: problem("Unknown resource, or one of another tenant"),
+  429: problem("The credential's request budget is spent; the Retry-After header says when to try again"),
 } as const;
 
 export const CONFLICT_RESPONSE = { 409: problem("Conflict with the current state (e.g. a duplicate name)") } as const;

@@ -14,6 +14,7 @@ import {
   InvalidInputError,
   LimitExceededError,
   NotFoundError,
+  RateLimitedError,
   UnauthenticatedError,
 } from "../lib/errors";
 import { ConnectorError } from "../scan/connectors/types";
@@ -37,6 +38,7 @@ export type ErrorCode =
   | "length_required"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "rate_limited"
   | "source_error"
   | "misconfigured"
   | "internal_error";
@@ -53,6 +55,7 @@ const TITLES: Record<ErrorCode, string> = {
   length_required: "Content-Length required",
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",
+  rate_limited: "Too many requests",
   source_error: "The data source refused or failed the request",
   misconfigured: "The service is not configured safely",
   internal_error: "Internal server error",
@@ -65,6 +68,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     detail: string,
     readonly errors?: FieldError[],
+    /** Response headers that belong to the problem (e.g. Retry-After of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
     this.name = "ApiError";
@@ -126,6 +131,11 @@ function fromDomainError(err: DomainError, method: string): ApiError {
   if (err instanceof ForbiddenError) return new ApiError(403, "forbidden", err.message);
   if (err instanceof UnauthenticatedError) {
     return new ApiError(401, err.expired ? "token_expired" : "unauthenticated", err.message);
+  }
+  if (err instanceof RateLimitedError) {
+    return new ApiError(429, "rate_limited", err.message, undefined, {
+      "Retry-After": String(err.retryAfterSeconds),
+    });
   }
   if (err instanceof LimitExceededError) return new ApiError(413, "payload_too_large", err.message);
   if (err instanceof InvalidInputError) {

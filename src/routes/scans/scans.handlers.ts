@@ -1,5 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
+import { spendPrincipalRequest } from "../../auth/rate-limit";
 import { getScanJob, listScanJobs } from "../../jobs/scan-jobs";
 import { queueScan } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
@@ -10,6 +11,7 @@ import { scanJobView } from "./scans.views";
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
 export const triggerScan: Handler<"triggerScan"> = async (c) => {
+  await spendPrincipalRequest(c.env, "strict", c.var.principal);
   const { tenant, assetId } = c.req.valid("param");
   const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
   const body = (c.req.valid("json") as Parameters<typeof queueScan>[2] | undefined) ?? {};

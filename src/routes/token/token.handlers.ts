@@ -3,6 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { resolvePrincipal } from "../../auth/authenticate";
 import { findKeyBySecret, keyPrincipal } from "../../auth/keys";
 import type { Principal } from "../../auth/principal";
+import { spendPrincipalRequest } from "../../auth/rate-limit";
 import { signServiceToken, tokenTtlSeconds } from "../../auth/tokens";
 import { timingSafeEqual } from "../../lib/crypto";
 import { ForbiddenError, UnauthenticatedError } from "../../lib/errors";
@@ -30,6 +31,8 @@ export const issueToken: Handler<"issueToken"> = async (c) => {
     if (c.env.OIDC_ISSUER) throw new ForbiddenError("Users sign in through the configured OIDC issuer");
     principal = { kind: "user", email: body.user.toLowerCase() };
   }
+  // The key's strict budget when exchanging a key; the administrator's minting is not limited.
+  if ("api_key" in body) await spendPrincipalRequest(c.env, "strict", principal);
   const access_token = await signServiceToken(c.env, principal);
   return c.json({ access_token, token_type: "Bearer" as const, expires_in: tokenTtlSeconds(c.env) }, 200);
 };

@@ -18,5 +18,6 @@ export const issueToken = createRoute({
     400: ERROR_RESPONSES[400],
     401: ERROR_RESPONSES[401],
     403: ERROR_RESPONSES[403],
+    429: ERROR_RESPONSES[429],
   },
 });
