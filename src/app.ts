@@ -7,6 +7,8 @@ import { exampleSecretsInUse } from "./lib/example-secrets";
 import { alertsRouter } from "./routes/alerts/alerts.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { assetsRouter } from "./routes/assets/assets.index";
+import { auditRouter } from "./routes/audit/audit.index";
+import { auditWrites } from "./routes/audit/audit.middleware";
 import { batchDataRouter } from "./routes/batch-data/batch-data.index";
 import { connectionsRouter } from "./routes/connections/connections.index";
 import { dqScoreRouter } from "./routes/dq-score/dq-score.index";
@@ -55,6 +57,7 @@ export function createApp() {
     await next();
   });
   app.use("*", checkInput);
+  app.use("*", auditWrites);
 
   // One router per resource (src/routes/<resource>/). Order matters where two paths can match one
   // URL: the first registered wins (e.g. …/incidents/historical/{jobId} before …/incidents/{incidentId}/tickets).
@@ -75,6 +78,7 @@ export function createApp() {
   app.route("/", alertsRouter);
   app.route("/", jiraRouter);
   app.route("/", ticketsRouter);
+  app.route("/", auditRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

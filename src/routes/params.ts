@@ -61,3 +61,11 @@ export const Email = z
 
 /** Query parameters of a list are coerced from strings. */
 export { z };
+
+/** ISO 8601: a date-time with Z or an offset, or a date (midnight UTC); normalised to UTC. */
+export const isoTime = (description: string) =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()])
+    .transform((s) => new Date(s).toISOString())
+    .optional()
+    .openapi({ type: "string", description, example: "2026-01-01T00:00:00Z" });

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_TYPES, INCIDENT_STATES, LEVELS } from "../../db/schema";
 import { POLICY_IDS } from "../../monitor/policies/types";
+import { isoTime } from "../params";
 
 /** A comma-separated query list of `item`s (blanks ignored), at most `max` of them. */
 function commaList<T extends z.ZodType>(item: T, max: number, description: string, example: string) {
@@ -25,14 +26,6 @@ function commaList<T extends z.ZodType>(item: T, max: number, description: strin
 }
 
 const positiveInt = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-
-/** ISO 8601: a date-time with Z or an offset, or a date (midnight UTC); normalised to UTC. */
-const isoTime = (description: string) =>
-  z
-    .union([z.iso.datetime({ offset: true }), z.iso.date()])
-    .transform((s) => new Date(s).toISOString())
-    .optional()
-    .openapi({ type: "string", description, example: "2026-01-01T00:00:00Z" });
 
 /** The list filters of spec 4.8; the summary and distribution take the same. */
 export const IncidentFilterQuery = z.object({

@@ -1,0 +1,82 @@
+import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
+import type { Principal } from "../auth/principal";
+import type { Db } from "../db";
+import { auditEvents } from "../db/schema";
+import { nowIso } from "../lib/time";
+
+export type AuditEventRow = typeof auditEvents.$inferSelect;
+
+/** The credential a principal used, as the audit log names it (never a secret). */
+export function credentialName(p: Principal): string {
+  switch (p.kind) {
+    case "admin":
+      return "platform-admin";
+    case "tenant_key":
+      return `api-key:${p.keyId}`;
+    case "user":
+      return p.keyId ? `api-key:${p.keyId}` : "token";
+  }
+}
+
+/** Who acted: the user's e-mail, or the credential when no person is known for it. */
+export function actorOf(p: Principal): string {
+  return p.kind === "user" ? p.email : credentialName(p);
+}
+
+export interface AuditWrite {
+  tenantId: string;
+  principal: Principal;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  requestId: string;
+}
+
+/** Records one write; the time is now. */
+export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
+  await db.insert(auditEvents).values({
+    tenantId: w.tenantId,
+    at: nowIso(),
+    actor: actorOf(w.principal),
+    credential: credentialName(w.principal),
+    method: w.method,
+    route: w.route,
+    path: w.path,
+    status: w.status,
+    requestId: w.requestId,
+  });
+}
+
+export interface AuditFilters {
+  actor?: string;
+  method?: string;
+  /** "success" (status < 400) or "failure". */
+  outcome?: "success" | "failure";
+  from?: string;
+  to?: string;
+}
+
+/** A tenant's audit events, newest first, `limit + 1` rows after the event id `before`. */
+export function listAuditEvents(
+  db: Db,
+  tenantId: string,
+  f: AuditFilters,
+  limit: number,
+  before?: number,
+): Promise<AuditEventRow[]> {
+  const where: (SQL | undefined)[] = [eq(auditEvents.tenantId, tenantId)];
+  if (f.actor !== undefined) where.push(eq(auditEvents.actor, f.actor.toLowerCase()));
+  if (f.method !== undefined) where.push(eq(auditEvents.method, f.method));
+  if (f.outcome === "success") where.push(lt(auditEvents.status, 400));
+  if (f.outcome === "failure") where.push(gte(auditEvents.status, 400));
+  if (f.from !== undefined) where.push(gte(auditEvents.at, f.from));
+  if (f.to !== undefined) where.push(lte(auditEvents.at, f.to));
+  if (before !== undefined) where.push(lt(auditEvents.id, before));
+  return db
+    .select()
+    .from(auditEvents)
+    .where(and(...where))
+    .orderBy(desc(auditEvents.id))
+    .limit(limit + 1);
+}

@@ -1,0 +1,20 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, jsonResponse } from "../openapi";
+import { TenantId } from "../params";
+import { AuditEventSchema, AuditQuery } from "./audit.schemas";
+
+export const listAuditEvents = authedRoute({
+  method: "get",
+  path: "/api/backend/{tenant}/audit",
+  tags: ["Audit"],
+  summary: "The tenant's audit log: every write, newest first (TENANT_ADMIN)",
+  description:
+    "One entry per POST, PUT, PATCH or DELETE under the tenant by an authenticated caller, refused ones " +
+    "included: who, with which credential, what, when and how it ended. Never bodies or secrets. " +
+    "Kept for the tenant's data_ttl. Paged by `limit` and the `Link` header's cursor.",
+  request: {
+    params: z.object({ tenant: TenantId.openapi({ param: { name: "tenant", in: "path" } }) }),
+    query: AuditQuery,
+  },
+  responses: { 200: jsonResponse(z.array(AuditEventSchema), "Audit events") },
+});

@@ -1,0 +1,31 @@
+import { z } from "@hono/zod-openapi";
+import { PageQuery } from "../pagination";
+import { isoTime } from "../params";
+
+export const AuditEventSchema = z
+  .object({
+    id: z.number().int(),
+    at: z.string().openapi({ description: "When the write was answered (ISO 8601 UTC)" }),
+    actor: z.string().openapi({ description: "The user's e-mail, or the credential when no person is known" }),
+    credential: z.string().openapi({ description: '"token", "api-key:key_…" or "platform-admin"; never a secret' }),
+    method: z.enum(["POST", "PUT", "PATCH", "DELETE"]),
+    route: z
+      .string()
+      .openapi({
+        description: "The operation's path template",
+        example: "/api/backend/:tenant/configuration/projects",
+      }),
+    path: z.string().openapi({ description: "The path that was called" }),
+    status: z.number().int().openapi({ description: "The HTTP status of the answer" }),
+    outcome: z.enum(["success", "failure"]).openapi({ description: "success when status < 400" }),
+    request_id: z.string(),
+  })
+  .openapi("AuditEvent");
+
+export const AuditQuery = PageQuery.extend({
+  actor: z.string().max(320).optional().openapi({ description: "Only this actor (e-mail or credential name)" }),
+  method: z.enum(["POST", "PUT", "PATCH", "DELETE"]).optional(),
+  outcome: z.enum(["success", "failure"]).optional(),
+  from_time: isoTime("Only events at or after this time (ISO 8601)"),
+  to_time: isoTime("Only events at or before this time (ISO 8601)"),
+});
