@@ -21,12 +21,24 @@ export function backoffSeconds(attempt: number): number {
 type Outcome = "done" | "retry";
 
 /**
+ * A failure of our own storage (D1, a Durable Object) while the results are written: the scan
+ * itself was fine and the write is one transaction, so nothing landed and a later delivery can
+ * apply the job whole. Retried like a transient connector error; the text stays in the logs.
+ */
+const STORAGE_FAULT =
+  /D1_(ERROR|EXEC_ERROR|TYPE_ERROR)|SQLITE_|Durable Object|Network connection lost|storage operation/i;
+export function isStorageFault(err: unknown): boolean {
+  return !(err instanceof ConnectorError) && !(err instanceof DomainError) && STORAGE_FAULT.test(String(err));
+}
+
+/**
  * A readable, secret-free reason for a failed job: a connector's or the domain's own message
  * (input the user can fix), else a pointer to the logs.
  */
 function describe(err: unknown): string {
   if (err instanceof ConnectorError) return err.message;
   if (err instanceof DomainError) return domainReason(err);
+  if (isStorageFault(err)) return "the results could not be stored (a storage fault; details in the logs)";
   return "internal error while scanning; the operators have the details in the logs";
 }
 
@@ -66,7 +78,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
     await finish(db, job, "SUCCEEDED", null);
     return "done";
   } catch (err) {
-    const transient = err instanceof ConnectorError && err.transient;
+    const transient = (err instanceof ConnectorError && err.transient) || isStorageFault(err);
     if (!(err instanceof ConnectorError) && !(err instanceof DomainError)) {
       console.error(JSON.stringify({ job_id: job.id, error: String(err), stack: (err as Error)?.stack }));
     }
