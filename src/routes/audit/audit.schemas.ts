@@ -9,12 +9,10 @@ export const AuditEventSchema = z
     actor: z.string().openapi({ description: "The user's e-mail, or the credential when no person is known" }),
     credential: z.string().openapi({ description: '"token", "api-key:key_…" or "platform-admin"; never a secret' }),
     method: z.enum(["POST", "PUT", "PATCH", "DELETE"]),
-    route: z
-      .string()
-      .openapi({
-        description: "The operation's path template",
-        example: "/api/backend/:tenant/configuration/projects",
-      }),
+    route: z.string().openapi({
+      description: "The operation's path template",
+      example: "/api/backend/:tenant/configuration/projects",
+    }),
     path: z.string().openapi({ description: "The path that was called" }),
     status: z.number().int().openapi({ description: "The HTTP status of the answer" }),
     outcome: z.enum(["success", "failure"]).openapi({ description: "success when status < 400" }),
