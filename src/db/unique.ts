@@ -60,3 +60,18 @@ export async function claimUnique<T>(write: PromiseLike<T>, detail: string): Pro
     throw conflictOf(err, detail) ?? err;
   }
 }
+
+const FOREIGN_KEY_FAILED = /^(?:D1_ERROR: )?FOREIGN KEY constraint failed/;
+
+/**
+ * A write that referred to a row deleted meanwhile (e.g. an asset created in a project being
+ * deleted) fails on its foreign key: a ConflictError, never a 500. Undefined for any other error.
+ */
+export function vanishedReferenceOf(err: unknown): ConflictError | undefined {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (FOREIGN_KEY_FAILED.test(e.message)) {
+      return new ConflictError("Something this request refers to was deleted meanwhile; nothing was written");
+    }
+  }
+  return undefined;
+}

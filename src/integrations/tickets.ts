@@ -87,12 +87,20 @@ export async function putJiraIntegration(
     defaultTemplateId: input.default_template_id ?? null,
     updatedAt: new Date().toISOString(),
   };
-  const [row] = await db
+  // The insert decides `created`: of concurrent first PUTs exactly one creates (201).
+  const [inserted] = await db
     .insert(jiraIntegrations)
     .values({ tenantId, ...values })
-    .onConflictDoUpdate({ target: jiraIntegrations.tenantId, set: values })
+    .onConflictDoNothing({ target: jiraIntegrations.tenantId })
     .returning();
-  return { row: row!, created: !current };
+  if (inserted) return { row: inserted, created: true };
+  const [row] = await db
+    .update(jiraIntegrations)
+    .set(values)
+    .where(eq(jiraIntegrations.tenantId, tenantId))
+    .returning();
+  if (!row) throw new ConflictError("The Jira integration was deleted while it was being replaced; send the PUT again");
+  return { row, created: false };
 }
 
 export async function deleteJiraIntegration(db: Db, tenantId: string): Promise<void> {

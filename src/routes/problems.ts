@@ -6,7 +6,7 @@
 
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { conflictOf } from "../db/unique";
+import { conflictOf, vanishedReferenceOf } from "../db/unique";
 import {
   ConflictError,
   DomainError,
@@ -156,8 +156,8 @@ export function toApiError(err: unknown, method: string): ApiError {
   // A data source that refused a synchronous read (schema load): the request was fine, the source said no.
   if (err instanceof ConnectorError) return new ApiError(422, "source_error", `${err.kind}: ${err.message}`);
   // A write that lost a race on a unique name the domain did not catch is still that name's 409.
-  const duplicate = conflictOf(err);
-  if (duplicate) return fromDomainError(duplicate, method);
+  const conflict = conflictOf(err) ?? vanishedReferenceOf(err);
+  if (conflict) return fromDomainError(conflict, method);
   if (err instanceof HTTPException) {
     if (err.status === 400 && /malformed json/i.test(err.message)) {
       return new ApiError(400, "malformed_json", "The request body is not valid JSON");

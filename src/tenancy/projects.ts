@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, notExists } from "drizzle-orm";
+import { and, asc, eq, gt, notExists, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { ProjectRow } from "../db/schema";
 import {
@@ -39,19 +39,26 @@ export async function createProject(
 ): Promise<ProjectRow> {
   await assertNameFree(db, tenantId, input.name);
   const now = nowIso();
-  const [row] = await claimUnique(
+  const insert = db
+    .insert(projects)
+    .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
+    .returning();
+  if (!adminEmail) return (await claimUnique(insert, nameTaken(input.name)))[0]!;
+  // The project and its creator's membership in one batch: a project never exists without its admin.
+  const member = db.insert(projectMembers).select(
     db
-      .insert(projects)
-      .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
-      .returning(),
-    nameTaken(input.name),
+      .select({
+        tenantId: projects.tenantId,
+        projectId: projects.id,
+        userEmail: sql<string>`${adminEmail}`.as("user_email"),
+        role: sql<"PROJECT_ADMIN">`'PROJECT_ADMIN'`.as("role"),
+        createdAt: sql<string>`${now}`.as("created_at"),
+      })
+      .from(projects)
+      .where(and(eq(projects.tenantId, tenantId), eq(projects.name, input.name))),
   );
-  if (adminEmail) {
-    await db
-      .insert(projectMembers)
-      .values({ tenantId, projectId: row!.id, userEmail: adminEmail, role: "PROJECT_ADMIN", createdAt: now });
-  }
-  return row!;
+  const [rows] = await claimUnique(db.batch([insert, member]), nameTaken(input.name));
+  return rows[0]!;
 }
 
 /** One page of a tenant's projects in id order, restricted to `ids` when given (`limit + 1` rows). */

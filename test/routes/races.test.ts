@@ -289,6 +289,29 @@ describe("races on deletes: one success, the rest 404", RACE, () => {
     );
   });
 
+  it("a project deleted while connections are created in it: no 5xx, and no connection outlives it", async () => {
+    const tenant = await createTenant();
+    await rounds(
+      () => createProject(tenant),
+      async (projectId) => {
+        const creates = Array.from({ length: 10 }, () =>
+          call("POST", `${base(tenant)}/projects/${projectId}/connections`, {
+            as: admin,
+            body: { name: unique("conn"), type: "S3", ...VALID_CONNECTIONS.S3 },
+          }),
+        );
+        const responses = await Promise.all([
+          call("DELETE", `${base(tenant)}/projects/${projectId}`, { as: admin }),
+          ...creates,
+        ]);
+        for (const r of responses) expect([200, 201, 404, 409], JSON.stringify(r.body)).toContain(r.status);
+        if ((await countRows("projects", "id = ?", projectId)) === 0) {
+          expect(await countRows("connections", "project_id = ?", projectId)).toBe(0);
+        }
+      },
+    );
+  });
+
   it("a project that holds an asset is still refused (409), and kept", async () => {
     const tenant = await createTenant();
     const asset = await seedAsset(tenant, await createProject(tenant));
@@ -343,6 +366,19 @@ describe("races on singletons: the first PUT answers 201 once", RACE, () => {
         for (const r of responses) expect(r.body.created_at).toBe(createdAt);
       },
     );
+  });
+
+  it("10 parallel first PUTs of a tenant's Jira integration: one 201, the rest 200, one row", async () => {
+    await rounds(createTenant, async (tenant) => {
+      const responses = await race(10, () =>
+        call("PUT", `/api/backend/${tenant}/configuration/integrations/jira`, {
+          as: admin,
+          body: { base_url: "https://acme.atlassian.net", email: "bot@example.com", api_token: unique("token") },
+        }),
+      );
+      expect(tally(responses)).toEqual({ 200: 9, 201: 1 });
+      expect(await countRows("jira_integrations", "tenant_id = ?", tenant)).toBe(1);
+    });
   });
 
   it("10 parallel first PUTs of a tenant member: one 201, the rest 200, one row", async () => {
