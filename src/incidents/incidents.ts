@@ -106,8 +106,9 @@ const secondsBetween = (from: AnyColumn, to: AnyColumn) => sql`round((julianday(
 const roundHours = (s: number | null | undefined) => (s === null || s === undefined ? null : Math.round(s / 3600));
 
 /**
- * The three queries of the summary over `range` (one batch): totals and means, the previous
- * range's MTTR, counts per state and tag. undefined when nothing can match.
+ * The four queries of the summary (one batch): totals and means of the incidents opened in
+ * `range`, the previous range's MTTR, the closed ones per tag, and what is open now per tag
+ * (whenever it opened). undefined when nothing can match.
  */
 export function summaryQueries(
   db: Db,
@@ -120,13 +121,13 @@ export function summaryQueries(
   const previous: TimeRange = { from: new Date(Date.parse(range.from) - span).toISOString(), to: range.from };
   const where = incidentWhere(tenantId, readable, filters, range);
   const previousWhere = incidentWhere(tenantId, readable, filters, previous);
-  if (!where || !previousWhere) return undefined;
+  const anyTime = incidentWhere(tenantId, readable, filters, {});
+  if (!where || !previousWhere || !anyTime) return undefined;
   const resolveSeconds = secondsBetween(incidents.openedAt, incidents.closedAt);
   return [
     db
       .select({
         total: sql<number>`count(*)`,
-        open: sql<number>`coalesce(sum(${incidents.state} = 'OPEN'), 0)`,
         closed: sql<number>`coalesce(sum(${incidents.state} = 'CLOSED'), 0)`,
         mttr: sql<number | null>`avg(case when ${incidents.state} = 'CLOSED' then ${resolveSeconds} end)`,
         mtfr: sql<number | null>`avg(${secondsBetween(incidents.openedAt, incidents.firstResponseAt)})`,
@@ -138,16 +139,23 @@ export function summaryQueries(
       .from(incidents)
       .where(and(previousWhere, eq(incidents.state, "CLOSED"))),
     db
-      .select({ state: incidents.state, tag: incidents.tag, n: sql<number>`count(*)` })
+      .select({ tag: incidents.tag, n: sql<number>`count(*)` })
       .from(incidents)
-      .where(where)
-      .groupBy(incidents.state, incidents.tag),
+      .where(and(where, eq(incidents.state, "CLOSED")))
+      .groupBy(incidents.tag),
+    db
+      .select({ tag: incidents.tag, n: sql<number>`count(*)` })
+      .from(incidents)
+      .where(and(anyTime, eq(incidents.state, "OPEN")))
+      .groupBy(incidents.tag),
   ] as const;
 }
 
 /**
- * Totals, MTTR and tags of the incidents opened in the range (default: the last 30 days) that
- * match the filters; previous_mean_time_to_resolve is over the equal range just before.
+ * The summary: `total`, `closed` (and `resolved`, the closed ones the mean is over), the MTTR and
+ * first-response means and `closed_by_tag` count the incidents opened in the range (default: the
+ * last 30 days) that match the filters; `open` and `open_by_tag` count what is open now, whenever
+ * it opened. The means are whole hours, 0 when nothing was resolved (`resolved: 0` says so).
  */
 export async function incidentSummary(
   db: Db,
@@ -158,32 +166,32 @@ export async function incidentSummary(
 ) {
   const range = resolveRange(filters, now);
   const queries = summaryQueries(db, tenantId, readable, filters, range);
-  const empty = {
+  const summary = {
     from_time: range.from,
     to_time: range.to,
     total: 0,
     open: 0,
     closed: 0,
-    mean_time_to_resolve: null as number | null,
-    previous_mean_time_to_resolve: null as number | null,
+    resolved: 0,
+    mean_time_to_resolve: 0,
+    previous_mean_time_to_resolve: 0,
     mean_time_to_first_response: null as number | null,
     open_by_tag: {} as Record<string, number>,
     closed_by_tag: {} as Record<string, number>,
   };
-  if (!queries) return empty;
-  const [totals, prior, tags] = await db.batch(queries);
+  if (!queries) return summary;
+  const [totals, prior, closedTags, openTags] = await db.batch(queries);
   const t = totals[0]!;
-  const summary = {
-    ...empty,
-    total: t.total,
-    open: t.open,
-    closed: t.closed,
-    mean_time_to_resolve: roundHours(t.mttr),
-    previous_mean_time_to_resolve: roundHours(prior[0]?.mttr),
-    mean_time_to_first_response: roundHours(t.mtfr),
-  };
-  for (const { state, tag, n } of tags) {
-    (state === "OPEN" ? summary.open_by_tag : summary.closed_by_tag)[tag] = n;
+  summary.total = t.total;
+  summary.closed = t.closed;
+  summary.resolved = t.closed;
+  summary.mean_time_to_resolve = roundHours(t.mttr) ?? 0;
+  summary.previous_mean_time_to_resolve = roundHours(prior[0]?.mttr) ?? 0;
+  summary.mean_time_to_first_response = roundHours(t.mtfr);
+  for (const { tag, n } of closedTags) summary.closed_by_tag[tag] = n;
+  for (const { tag, n } of openTags) {
+    summary.open_by_tag[tag] = n;
+    summary.open += n;
   }
   return summary;
 }

@@ -362,16 +362,18 @@ describe("GET /api/backend/{tenant}/incidents/summary", () => {
       { as: admin },
     );
     expect(res.status).toBe(200);
+    // open counts what is open now: the incident opened on 03-11, after the range, too.
     expect(res.body).toEqual({
       from_time: "2026-03-01T00:00:00.000Z",
       to_time: "2026-03-11T00:00:00.000Z",
       total: 5,
-      open: 2,
+      open: 3,
       closed: 3,
+      resolved: 3,
       mean_time_to_resolve: 5,
       previous_mean_time_to_resolve: 16,
       mean_time_to_first_response: 2,
-      open_by_tag: { accuracy: 1, timeliness: 1 },
+      open_by_tag: { accuracy: 1, timeliness: 1, completeness: 1 },
       closed_by_tag: { completeness: 2, accuracy: 1 },
     });
     const filtered = await call(
@@ -383,12 +385,22 @@ describe("GET /api/backend/{tenant}/incidents/summary", () => {
       total: 0,
       open: 0,
       closed: 0,
-      mean_time_to_resolve: null,
-      previous_mean_time_to_resolve: null,
+      resolved: 0,
+      mean_time_to_resolve: 0,
+      previous_mean_time_to_resolve: 0,
       mean_time_to_first_response: null,
       open_by_tag: {},
       closed_by_tag: {},
     });
+  });
+
+  it("counts as open an incident opened before the range and still open", async () => {
+    const tenant = await createTenant();
+    const asset = await seedAsset(tenant, await createProject(tenant));
+    await seedIncident(asset, { openedAt: new Date(Date.now() - 31 * 86_400_000).toISOString(), tag: "accuracy" });
+    const res = await call("GET", `/api/backend/${tenant}/incidents/summary`, { as: admin });
+    expect(res.body).toMatchObject({ total: 0, open: 1, open_by_tag: { accuracy: 1 }, resolved: 0 });
+    expect(Number.isInteger(res.body.mean_time_to_resolve)).toBe(true);
   });
 });
 

@@ -154,21 +154,31 @@ export const DistributionSchema = z
     description: "Incidents opened per UTC day of the range, by severity and by impact; every day present",
   });
 
-const hours = z.number().int().nullable();
 export const SummarySchema = z
   .object({
     from_time: z.string(),
     to_time: z.string(),
-    total: z.number().int(),
-    open: z.number().int(),
-    closed: z.number().int(),
-    mean_time_to_resolve: hours.openapi({
-      description: "Hours, opened → closed, of the closed incidents; null if none",
+    total: z.number().int().openapi({ description: "Incidents opened in the range" }),
+    open: z.number().int().openapi({ description: "Incidents open now, whenever they opened" }),
+    closed: z.number().int().openapi({ description: "Incidents opened in the range and closed since" }),
+    resolved: z.number().int().openapi({ description: "How many closed incidents mean_time_to_resolve is over" }),
+    mean_time_to_resolve: z.number().int().openapi({
+      description:
+        "Mean whole hours, opened → closed, of the incidents opened in the range and closed; 0 when resolved is 0",
     }),
-    previous_mean_time_to_resolve: hours.openapi({ description: "The same over the equal range just before" }),
-    mean_time_to_first_response: hours.openapi({ description: "Hours, opened → first manual change; null if none" }),
-    open_by_tag: z.record(z.string(), z.number().int()),
-    closed_by_tag: z.record(z.string(), z.number().int()),
+    previous_mean_time_to_resolve: z
+      .number()
+      .int()
+      .openapi({ description: "The same over the equal range just before; 0 when none was resolved then" }),
+    mean_time_to_first_response: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Hours, opened → first manual change; null if none" }),
+    open_by_tag: z.record(z.string(), z.number().int()).openapi({ description: "Open now, per tag" }),
+    closed_by_tag: z
+      .record(z.string(), z.number().int())
+      .openapi({ description: "Opened in the range and closed, per tag" }),
   })
   .openapi("IncidentSummary");
 
