@@ -301,6 +301,20 @@ describe("assets: update", () => {
     expect(res.body).toMatchObject({ type: "S3", payload: PAYLOADS.S3, connection_id: s3, db_type: null });
   });
 
+  it("accepts type GCP, the spec's name for GCS files, and stores it as GCS", async () => {
+    const w = await world();
+    const gcs = await insertConnection(w.tenant, { projectId: null, type: "GCS" });
+    const res = await call("POST", w.path, {
+      as: admin,
+      body: { name: unique("gcp"), type: "GCP", payload: PAYLOADS.GCS, connection_id: gcs },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.type).toBe("GCS");
+    const renamed = await call("PUT", `${w.path}/${res.body.id}`, { as: admin, body: { type: "GCP" } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.type).toBe("GCS");
+  });
+
   it("refuses a type change that the payload, connection or options do not fit, writing nothing", async () => {
     const w = await world();
     const asset = await createAsset(w.tenant, w.projectId, w.globalConn, { options: { only_light_scan: "true" } });

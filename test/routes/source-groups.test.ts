@@ -97,6 +97,14 @@ describeAuthMatrix(
 );
 
 describe("source groups: create", () => {
+  it("reads scheduled_upload as a string, empty when unset (spec 2.4 types it string)", async () => {
+    const w = await world();
+    const group = await createGroup(w.tenant, w.projectId, w.globalConn);
+    const res = await call("GET", w.path, { as: admin });
+    expect(res.status).toBe(200);
+    expect(res.body.find((g: { id: number }) => g.id === group.group_id).scheduled_upload).toBe("");
+  });
+
   it("creates the group, one asset per entry and a QUEUED ANALYZE job for each, with deprecation headers", async () => {
     const w = await world();
     const res = await call("POST", w.path, {

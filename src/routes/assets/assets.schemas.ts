@@ -100,11 +100,17 @@ export const AssetSchema = z
   })
   .openapi("Asset");
 
+/** An asset's type: a connection type, or GCP, the spec's other name (2.3) for GCS files, stored as GCS. */
+const assetType = z
+  .enum([...CONNECTION_TYPES, "GCP"])
+  .transform((t) => (t === "GCP" ? "GCS" : t))
+  .openapi({ description: "A connection type; GCP is accepted as GCS (files in Google Cloud Storage)" });
+
 export const CreateAssetBody = z
   .strictObject({
     name,
     description: description.default(""),
-    type: z.enum(CONNECTION_TYPES),
+    type: assetType,
     options: options.default({}),
     payload,
     connection_id: z.number().int().positive(),
@@ -116,7 +122,7 @@ export const UpdateAssetBody = z
   .strictObject({
     name: name.optional(),
     description: description.optional(),
-    type: z.enum(CONNECTION_TYPES).optional(),
+    type: assetType.optional(),
     options: options.optional().openapi({ description: "Replaces all options" }),
     payload: payload.optional(),
     connection_id: z.number().int().positive().optional(),

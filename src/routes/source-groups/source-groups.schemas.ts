@@ -35,7 +35,7 @@ export const SourceGroupSchema = z
     connection_id: z.number().int(),
     db_type: z.string().nullable(),
     project_id: z.number().int(),
-    scheduled_upload: z.string().nullable(),
+    scheduled_upload: z.string().openapi({ description: "The cron expression; empty when unset" }),
   })
   .openapi("SourceGroup");
 

@@ -8,6 +8,6 @@ export function sourceGroupView(row: SourceGroupRow) {
     connection_id: row.connectionId,
     db_type: row.dbType,
     project_id: row.projectId,
-    scheduled_upload: row.scheduledUpload,
+    scheduled_upload: row.scheduledUpload ?? "",
   };
 }
