@@ -3,19 +3,22 @@ import type { Db } from "../db";
 import type { TenantRow } from "../db/schema";
 import { tenants } from "../db/schema";
 import type { SecretBox } from "../lib/crypto";
+import { InvalidInputError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 
 /** A tenant's configuration (spec 4.1) as the platform administrator sets it; validated at the edge. */
 export interface TenantConfiguration {
-  name: string;
+  /** Omitted: the stored name, or the tenant id for a new tenant. */
+  name?: string;
   description: string;
   /** The tenant's own bucket; `credentials` and `security.sas_key` are write-only secrets. */
   storage?: {
     type: string;
     payload: {
       bucket?: string;
-      credentials?: Record<string, unknown>;
-      security?: { storage_account?: string; sas_key?: string };
+      /** Omitted: the stored ones are kept; null clears them. */
+      credentials?: Record<string, unknown> | null;
+      security?: { storage_account?: string; sas_key?: string | null };
     };
   } | null;
   /** Days scan data and results are kept. */
@@ -46,25 +49,10 @@ export async function putTenant(
   input: TenantConfiguration,
 ): Promise<{ row: TenantRow; created: boolean }> {
   const now = nowIso();
-  let storage: Record<string, unknown> | null = null;
-  let storageSecret: string | null = null;
-  if (input.storage) {
-    const { credentials, security, bucket } = input.storage.payload;
-    const secret: StorageSecret = {
-      ...(credentials ? { credentials } : {}),
-      ...(security?.sas_key ? { sas_key: security.sas_key } : {}),
-    };
-    storage = {
-      type: input.storage.type,
-      payload: {
-        ...(bucket ? { bucket } : {}),
-        ...(security?.storage_account ? { security: { storage_account: security.storage_account } } : {}),
-      },
-    };
-    if (Object.keys(secret).length > 0) storageSecret = JSON.stringify(await box.seal(secret, storageAad(id)));
-  }
+  const current = await getTenant(db, id);
+  const { storage, storageSecret } = await storageColumns(box, id, input.storage ?? null, current);
   const changes = {
-    name: input.name,
+    name: input.name ?? current?.name ?? id,
     description: input.description,
     storage,
     storageSecret,
@@ -83,6 +71,56 @@ export async function putTenant(
   // Tenants are never deleted, so the row the insert ran into is there to replace.
   const [replaced] = await db.update(tenants).set(changes).where(eq(tenants.id, id)).returning();
   return { row: replaced!, created: false };
+}
+
+type StorageInput = NonNullable<TenantConfiguration["storage"]>;
+
+/** Where a storage's secrets may go: a changed type, bucket or account needs them sent again. */
+const storageAddress = (s: { type?: unknown; payload?: Record<string, unknown> } | null | undefined) =>
+  JSON.stringify([
+    s?.type,
+    s?.payload?.bucket,
+    (s?.payload?.security as { storage_account?: string })?.storage_account,
+  ]);
+
+/**
+ * The storage columns for `input`: the public part as JSON, the secrets sealed. A secret left out
+ * keeps its stored value (so GET → PUT round-trips without the write-only fields), but only while
+ * the storage's address is unchanged: a stored credential goes only where it was entered for.
+ * `null` clears a secret.
+ */
+async function storageColumns(box: SecretBox, id: string, input: StorageInput | null, current?: TenantRow) {
+  if (!input) return { storage: null, storageSecret: null };
+  const { credentials, security, bucket } = input.payload;
+  const stored = current ? await openTenantStorageSecret(box, current) : {};
+  const sameAddress = storageAddress(current?.storage as never) === storageAddress(input as never);
+  const problems: { field: string; message: string }[] = [];
+  const keep = <T>(sent: T | null | undefined, kept: T | undefined, field: string): T | undefined => {
+    if (sent === null) return undefined;
+    if (sent !== undefined) return sent;
+    if (kept !== undefined && !sameAddress) {
+      problems.push({ field, message: "must be sent again when type, bucket or storage_account changes" });
+    }
+    return sameAddress ? kept : undefined;
+  };
+  const secret: StorageSecret = {};
+  const creds = keep(credentials, stored.credentials, "storage.payload.credentials");
+  if (creds) secret.credentials = creds;
+  const sas = keep(security?.sas_key, stored.sas_key, "storage.payload.security.sas_key");
+  if (sas) secret.sas_key = sas;
+  if (input.type === "AZURE" && !secret.sas_key && !problems.some((p) => p.field.endsWith("sas_key"))) {
+    problems.push({ field: "storage.payload.security.sas_key", message: "is required for AZURE" });
+  }
+  if (problems.length > 0) throw new InvalidInputError(problems);
+  const storage = {
+    type: input.type,
+    payload: {
+      ...(bucket ? { bucket } : {}),
+      ...(security?.storage_account ? { security: { storage_account: security.storage_account } } : {}),
+    },
+  };
+  const storageSecret = Object.keys(secret).length > 0 ? JSON.stringify(await box.seal(secret, storageAad(id))) : null;
+  return { storage, storageSecret };
 }
 
 /** The decrypted storage secrets of a tenant (for the scan pipeline); never returned by the API. */

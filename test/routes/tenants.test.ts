@@ -83,23 +83,74 @@ describe("tenant configuration", () => {
       description: "",
       storage: null,
       data_ttl: 90,
-      free_upload_limit: 50 * 1024 ** 3,
+      free_upload_limit: 50_000_000_000, // 50 GB, decimal
       use_information_schema: false,
       "dataproc-config": null,
       created_at: created.body.created_at,
     });
   });
 
+  it("takes back what GET gave: read-only fields ignored, omitted secrets kept, null clears, no name needed", async () => {
+    const id = unique("roundtrip");
+    expect((await call("PUT", path(id), { as: admin, body: full })).status).toBe(201);
+    const secrets = async () => {
+      const tenant = await createDb(env.DB).query.tenants.findFirst({ where: (t, { eq }) => eq(t.id, id) });
+      return openTenantStorageSecret(secretBox(env.ENCRYPTION_KEYS), tenant!);
+    };
+    const got = (await call("GET", path(id), { as: admin })).body;
+    expect(got.created_at).toBeDefined();
+
+    const edited = { ...got, description: "edited" };
+    const put = await call("PUT", path(id), { as: admin, body: edited });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ description: "edited", storage: got.storage, created_at: got.created_at });
+    expect(await secrets()).toEqual({
+      credentials: { client_secret: "super-secret-credential" },
+      sas_key: "sv=2024&sig=very-secret-sas",
+    });
+
+    // A stored secret does not follow a changed address.
+    const moved = { ...got, storage: { ...got.storage, payload: { ...got.storage.payload, bucket: "elsewhere" } } };
+    const refused = await call("PUT", path(id), { as: admin, body: moved });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      "body.storage.payload.credentials",
+      "body.storage.payload.security.sas_key",
+    ]);
+    expect((await call("GET", path(id), { as: admin })).body.storage.payload.bucket).toBe("dq-data");
+
+    // null clears one secret, the other is kept; name may be left out.
+    const { name: _name, ...nameless } = got;
+    const cleared = await call("PUT", path(id), {
+      as: admin,
+      body: { ...nameless, storage: { ...got.storage, payload: { ...got.storage.payload, credentials: null } } },
+    });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.name).toBe(got.name);
+    expect(await secrets()).toEqual({ sas_key: "sv=2024&sig=very-secret-sas" });
+
+    // A new tenant without a name is named after its id.
+    const bare = unique("bare");
+    expect((await call("PUT", path(bare), { as: admin, body: {} })).body).toMatchObject({ id: bare, name: bare });
+  });
+
   it("validates every field and writes nothing on a bad body", async () => {
     const id = unique("bad");
     const cases: Array<[unknown, string]> = [
-      [{}, "body.name"],
+      [{ name: " " }, "body.name"],
       [{ name: "x", data_ttl: 1.5 }, "body.data_ttl"],
       [{ name: "x", free_upload_limit: -1 }, "body.free_upload_limit"],
       [{ name: "x", use_information_schema: "yes" }, "body.use_information_schema"],
       [{ name: "x", storage: { type: "FTP", payload: { bucket: "b" } } }, "body.storage.type"],
       [{ name: "x", storage: { type: "GCS", payload: {} } }, "body.storage.payload.bucket"],
-      [{ name: "x", storage: { type: "AZURE", payload: { bucket: "b" } } }, "body.storage.payload.security.sas_key"],
+      [
+        { name: "x", storage: { type: "AZURE", payload: { bucket: "b" } } },
+        "body.storage.payload.security.storage_account",
+      ],
+      [
+        { name: "x", storage: { type: "AZURE", payload: { bucket: "b", security: { storage_account: "a" } } } },
+        "body.storage.payload.security.sas_key",
+      ],
       [
         { name: "x", "dataproc-config": { spark_worker_disk_size_in_gb: "100" } },
         "body.dataproc-config.spark_worker_disk_size_in_gb",

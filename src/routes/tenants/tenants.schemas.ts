@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { TenantId } from "../params";
 
-/** 50 GB, the default upload size of a new tenant (spec section 8); free_upload_limit is in bytes. */
-export const DEFAULT_FREE_UPLOAD_LIMIT = 50 * 1024 ** 3;
+/** 50 GB = 50 × 10⁹ bytes (decimal, as storage is sold), the default upload size of a new tenant (spec section 8). */
+export const DEFAULT_FREE_UPLOAD_LIMIT = 50 * 1000 ** 3;
 /** Days scan data and results are kept unless the tenant says otherwise. */
 export const DEFAULT_DATA_TTL_DAYS = 90;
 
@@ -10,14 +10,25 @@ export const STORAGE_TYPES = ["GCS", "S3", "AZURE", "R2"] as const;
 
 const StorageSecurity = z.strictObject({
   storage_account: z.string().min(1).max(200).optional(),
-  sas_key: z.string().min(1).max(4096).optional().openapi({ description: "Write-only: never returned" }),
+  sas_key: z
+    .string()
+    .min(1)
+    .max(4096)
+    .nullable()
+    .optional()
+    .openapi({ description: "Write-only: never returned. Omitted: the stored one is kept; null clears it" }),
 });
 
 const StoragePayload = z.strictObject({
   credentials: z
     .record(z.string(), z.unknown())
+    .nullable()
     .optional()
-    .openapi({ description: "Credentials of the store (e.g. a GCP service account). Write-only: never returned" }),
+    .openapi({
+      description:
+        "Credentials of the store (e.g. a GCP service account). Write-only: never returned. Omitted: the stored " +
+        "ones are kept (only while type, bucket and storage account stay the same); null clears them",
+    }),
   bucket: z.string().min(1).max(255).optional(),
   security: StorageSecurity.optional(),
 });
@@ -26,12 +37,12 @@ export const StorageInput = z
   .strictObject({ type: z.enum(STORAGE_TYPES), payload: StoragePayload })
   .superRefine((s, ctx) => {
     if (!s.payload.bucket) ctx.addIssue({ code: "custom", path: ["payload", "bucket"], message: "is required" });
-    if (s.type === "AZURE") {
-      for (const f of ["storage_account", "sas_key"] as const) {
-        if (!s.payload.security?.[f]) {
-          ctx.addIssue({ code: "custom", path: ["payload", "security", f], message: "is required for AZURE" });
-        }
-      }
+    if (s.type === "AZURE" && !s.payload.security?.storage_account) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["payload", "security", "storage_account"],
+        message: "is required for AZURE",
+      });
     }
   })
   .openapi("TenantStorage");
@@ -50,7 +61,13 @@ export const TenantDataprocConfig = z
 export const TenantInput = z
   .strictObject({
     id: TenantId.optional().openapi({ description: "If given, must equal the path's tenantId" }),
-    name: z.string().trim().min(1).max(200),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: "Default: the stored name, or the tenant id for a new tenant" }),
     description: z.string().max(2000).default(""),
     storage: StorageInput.nullable().optional(),
     data_ttl: z
@@ -69,6 +86,9 @@ export const TenantInput = z
       .openapi({ description: "Bytes one upload may carry (default 50 GB)" }),
     use_information_schema: z.boolean().default(false),
     "dataproc-config": TenantDataprocConfig.nullable().optional(),
+    // Read-only fields of the GET answer, accepted so that GET → edit → PUT works; ignored.
+    created_at: z.string().max(64).optional().openapi({ description: "Read-only; ignored" }),
+    updated_at: z.string().max(64).optional().openapi({ description: "Read-only; ignored" }),
   })
   .openapi("TenantConfigurationInput");
 export type TenantInput = z.infer<typeof TenantInput>;
