@@ -176,7 +176,25 @@ describe("uploads", () => {
         `</api/backend/${tenant}/configuration/assets/${asset.id}/scans>; rel="successor-version"`,
       );
     }
-    expect((await call("POST", `/api/data/${tenant}/batch_data`, { as: admin, body: {} })).status).toBe(400);
+    const missing = await call("POST", `/api/data/${tenant}/batch_data`, { as: admin, body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { path: string }) => e.path)).toEqual(["query.source_id"]);
+    // A JSON request may name the asset in its body instead (issue 10, point 12).
+    for (const version of ["", "v2/"]) {
+      const inBody = await call("POST", `/api/data/${version}${tenant}/batch_data`, {
+        as: admin,
+        body: { source_id: asset.id, location: "S3", path: "in/a.csv" },
+      });
+      expect(inBody.status, version).toBe(202);
+      const job = await call("GET", `${scans(tenant, asset.id)}/${inBody.body.job_id}`, { as: admin });
+      expect(job.status).toBe(200);
+    }
+    const disagreeing = await call("POST", `/api/data/${tenant}/batch_data?source_id=${asset.id}`, {
+      as: admin,
+      body: { source_id: asset.id + 1000, location: "S3", path: "in/a.csv" },
+    });
+    expect(disagreeing.status).toBe(400);
+    expect(disagreeing.body.errors.map((e: { path: string }) => e.path)).toEqual(["body.source_id"]);
     const doc = await call("GET", "/openapi.json");
     expect(doc.body.paths["/api/data/{tenant}/batch_data"].post.deprecated).toBe(true);
     expect(doc.body.paths["/v2/{tenant}/sources/{source_id}/batch_data"].post.deprecated).toBeUndefined();

@@ -100,12 +100,32 @@ const deprecatedWithSource: Handler<"uploadDeprecatedSource"> = async (c) => {
   return c.json(accepted(source, jobId), 202);
 };
 
+/** The asset of a tenant-only upload: source_id from the query, or from a JSON body; both must agree. */
+function tenantOnlySource(query: number | undefined, body: number | undefined): number {
+  if (query !== undefined && body !== undefined && query !== body) {
+    throw ApiError.badRequest("source_id differs between the query and the body", [
+      { path: "body.source_id", message: "must equal the query's source_id" },
+    ]);
+  }
+  const id = query ?? body;
+  if (id === undefined) {
+    throw ApiError.badRequest("Name the asset with source_id, in the query or in a JSON body", [
+      { path: "query.source_id", message: "is required (or body.source_id for a JSON request)" },
+    ]);
+  }
+  return id;
+}
+
 const deprecatedTenantOnly: Handler<"uploadDeprecatedTenant"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  const { source_id, delimiter } = c.req.valid("query");
-  const jobId = await upload(c, tenant, source_id, delimiter, () => c.req.valid("json") as ScanRequestBody);
-  deprecate(c, tenant, source_id);
-  return c.json(accepted(source_id, jobId), 202);
+  const { source_id: inQuery, delimiter } = c.req.valid("query");
+  const isJson = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase() === "application/json";
+  const body = isJson ? (c.req.valid("json") as ScanRequestBody & { source_id?: number }) : {};
+  const { source_id: inBody, ...request } = body as ScanRequestBody & { source_id?: number };
+  const sourceId = tenantOnlySource(inQuery, inBody);
+  const jobId = await upload(c, tenant, sourceId, delimiter, () => request as ScanRequestBody);
+  deprecate(c, tenant, sourceId);
+  return c.json(accepted(sourceId, jobId), 202);
 };
 
 export const uploadDeprecatedSource = deprecatedWithSource;

@@ -59,16 +59,26 @@ const deprecatedWithSource = <P extends string>(path: P) =>
     request: { params: withSource, query: uploadQuery, body: uploadBody },
   });
 
-/** A deprecated upload path without the asset: it comes as the query parameter source_id. */
+const sourceId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** A deprecated upload path without the asset: it comes as source_id, in the query or a JSON body. */
 const deprecatedTenantOnly = <P extends string>(path: P) =>
   authedRoute({
     ...deprecation,
     path,
-    description: `Deprecated: use ${successor}. The asset is named by the query parameter source_id.`,
+    description:
+      `Deprecated: use ${successor}. The asset is named by source_id: the query parameter, or (JSON ` +
+      "requests) a body field; when both are sent they must agree.",
     request: {
       params: tenantOnly,
-      query: uploadQuery.extend({ source_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
-      body: uploadBody,
+      query: uploadQuery.extend({ source_id: sourceId.optional() }),
+      body: {
+        ...uploadBody,
+        content: {
+          ...uploadBody.content,
+          "application/json": { schema: ScanRequestBody.extend({ source_id: sourceId.optional() }) },
+        },
+      },
     },
   });
 
