@@ -202,4 +202,16 @@ describe("spark job configuration", () => {
   it("is a 404 for a tenant that does not exist", async () => {
     expect((await get("no-such-tenant", admin)).status).toBe(404);
   });
+
+  it("answers 415 to a PUT without Content-Type, and stores nothing", async () => {
+    const { tenant, as } = await setup();
+    const res = await call("PUT", path(tenant), {
+      as,
+      raw: JSON.stringify({ spark_properties: sparkProperties }),
+      headers: { "Content-Type": "" },
+    });
+    expect(res.status).toBe(415);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect((await get(tenant, as)).body).toEqual({});
+  });
 });
