@@ -12,8 +12,10 @@ export const PageQuery = z.object({
     .int()
     .min(1)
     .max(MAX_PAGE_SIZE)
-    .default(DEFAULT_PAGE_SIZE)
-    .openapi({ description: `Page size (1-${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE})` }),
+    .optional()
+    .openapi({
+      description: `Page size (1-${MAX_PAGE_SIZE}); without it the whole list comes back (after \`cursor\`, if given)`,
+    }),
   cursor: z
     .string()
     .max(512)
@@ -53,6 +55,29 @@ export function takePage<T>(c: Context, rows: T[], limit: number, keyOf: (row: T
   next.searchParams.set("limit", String(limit));
   c.header("Link", `<${next.pathname}${next.search}>; rel="next"`);
   return page;
+}
+
+/**
+ * A list as its endpoint answers it: one page when the client sent `limit` (with a `Link` to the
+ * next), else every item after `cursor`, read from D1 in chunks of MAX_PAGE_SIZE so no query
+ * grows past D1's limits. `read(limit, cursor)` returns up to `limit + 1` rows after `cursor`.
+ */
+export async function listed<T>(
+  c: Context,
+  query: { limit?: number; cursor?: string },
+  read: (limit: number, cursor: string | undefined) => Promise<T[]>,
+  keyOf: (row: T) => CursorKey[],
+): Promise<T[]> {
+  if (query.limit !== undefined) return takePage(c, await read(query.limit, query.cursor), query.limit, keyOf);
+  const all: T[] = [];
+  let cursor = query.cursor;
+  for (;;) {
+    const rows = await read(MAX_PAGE_SIZE, cursor);
+    if (rows.length <= MAX_PAGE_SIZE) return all.concat(rows);
+    const chunk = rows.slice(0, MAX_PAGE_SIZE);
+    all.push(...chunk);
+    cursor = encodeCursor(keyOf(chunk[chunk.length - 1]!));
+  }
 }
 
 /** The single sort key after which a page starts, from its cursor, checked to be of the expected type. */

@@ -77,7 +77,10 @@ describe("gzip uploads: inflated as a stream, the limit counting inflated bytes"
     expect(stored.every((byte, i) => byte === csv[i])).toBe(true);
   });
 
-  it("refuses a gzip bomb (tens of kB sent, 41.6 MB inflated) with 413 once past the limit, storing nothing", async () => {
+  // Compressing 41.6 MB twice takes seconds on a busy 2-core machine: a longer timeout, not a timing check.
+  it("refuses a gzip bomb (tens of kB sent, 41.6 MB inflated) with 413 once past the limit, storing nothing", {
+    timeout: 60_000,
+  }, async () => {
     // 1 MB: refused before the first part; 12 MiB: after one part went up (the multipart upload is aborted).
     for (const limit of [1_000_000, 12 * 1024 * 1024]) {
       const { tenant, asset } = await fileAsset({ free_upload_limit: limit });

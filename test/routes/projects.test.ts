@@ -138,6 +138,33 @@ describe("projects", () => {
     expect(res.body).toHaveLength(105);
   });
 
+  it("without limit lists every project, past the 1,000 rows of one read (issue 10, point 1)", async () => {
+    const tenant = await createTenant();
+    const now = new Date().toISOString();
+    // 1,205 projects, straight into D1 in one statement (through the API this would take minutes).
+    await env.DB.prepare(
+      `with recursive n(i) as (select 1 union all select i + 1 from n where i < 1205)
+       insert into projects (tenant_id, name, description, created_by, created_at, updated_at)
+       select ?1, 'bulk-' || i, '', 'test', ?2, ?2 from n`,
+    )
+      .bind(tenant, now)
+      .run();
+    const all = await call("GET", `${base(tenant)}/projects`, { as: admin });
+    expect(all.status).toBe(200);
+    expect(all.body).toHaveLength(1205);
+    expect(new Set(all.body.map((p: { id: number }) => p.id)).size).toBe(1205);
+    expect(all.headers.get("link")).toBeNull();
+    const paged = await call("GET", `${base(tenant)}/projects?limit=100`, { as: admin });
+    expect(paged.body).toHaveLength(100);
+    expect(paged.headers.get("link")).toMatch(/rel="next"/);
+    // A cursor without limit: everything after it.
+    const cursor = new URLSearchParams(
+      paged.headers.get("link")!.slice(1, paged.headers.get("link")!.indexOf(">")).split("?")[1],
+    ).get("cursor");
+    const rest = await call("GET", `${base(tenant)}/projects?cursor=${cursor}`, { as: admin });
+    expect(rest.body).toHaveLength(1105);
+  });
+
   it("pages a list with limit and a Link to the next page", async () => {
     const tenant = await createTenant();
     const ids = [await createProject(tenant), await createProject(tenant), await createProject(tenant)];

@@ -4,7 +4,7 @@ import { createApiKey, deleteApiKey, getApiKey, type KeyOwner, listApiKeys, publ
 import { actorName } from "../../auth/principal";
 import { NotFoundError } from "../../lib/errors";
 import { deprecationHeaders } from "../openapi";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./api-keys.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
@@ -15,9 +15,13 @@ const userOwner = (c: { var: AppEnv["Variables"] }): KeyOwner => ({ userEmail: c
 
 export const listUserKeys: Handler<"listUserKeys"> = async (c) => {
   const owner = userOwner(c);
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string"));
-  return c.json({ keys: takePage(c, rows, limit, (r) => [r.id]).map(publicKey) }, 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string")),
+    (r) => [r.id],
+  );
+  return c.json({ keys: rows.map(publicKey) }, 200);
 };
 
 export const createUserKey: Handler<"createUserKey"> = async (c) => {
@@ -48,9 +52,13 @@ async function tenantOwner(c: { var: AppEnv["Variables"]; header(n: string, v: s
 
 export const listTenantKeys: Handler<"listTenantKeys"> = async (c) => {
   const owner = await tenantOwner(c, c.req.valid("param").tenant);
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string"));
-  return c.json({ keys: takePage(c, rows, limit, (r) => [r.id]).map(publicKey) }, 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => listApiKeys(c.var.db, owner, limit, afterKey(cursor, "string")),
+    (r) => [r.id],
+  );
+  return c.json({ keys: rows.map(publicKey) }, 200);
 };
 
 export const createTenantKey: Handler<"createTenantKey"> = async (c) => {

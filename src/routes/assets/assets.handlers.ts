@@ -3,7 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { loadAssetSchema } from "../../scan/schema";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
 import { assetView, assetViews, NO_EXTRAS } from "./assets.views";
 
@@ -34,8 +34,12 @@ export const listAllAssets: Handler<"listAllAssets"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const ids = await c.var.access.readableProjectIds(tenant);
   const query = c.req.valid("query");
-  const rows = await assets.listAssets(c.var.db, tenant, ids, query.limit, afterKey(query.cursor, "number"));
-  const page = takePage(c, rows, query.limit, (r) => [r.id]);
+  const page = await listed(
+    c,
+    query,
+    (limit, cursor) => assets.listAssets(c.var.db, tenant, ids, limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
   return c.json(await assetViews(c.var.db, tenant, page, extras(query)), 200);
 };
 
@@ -43,8 +47,12 @@ export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
   const query = c.req.valid("query");
-  const rows = await assets.listAssets(c.var.db, tenant, [projectId], query.limit, afterKey(query.cursor, "number"));
-  const page = takePage(c, rows, query.limit, (r) => [r.id]);
+  const page = await listed(
+    c,
+    query,
+    (limit, cursor) => assets.listAssets(c.var.db, tenant, [projectId], limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
   return c.json(await assetViews(c.var.db, tenant, page, extras(query)), 200);
 };
 

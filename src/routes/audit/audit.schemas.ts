@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { PageQuery } from "../pagination";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, PageQuery } from "../pagination";
 import { isoTime } from "../params";
 
 export const AuditEventSchema = z
@@ -20,7 +20,15 @@ export const AuditEventSchema = z
   })
   .openapi("AuditEvent");
 
+/** The audit log can be long: it is paged by default (100), unlike the spec's lists. */
 export const AuditQuery = PageQuery.extend({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .default(DEFAULT_PAGE_SIZE)
+    .openapi({ description: `Page size (1-${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE})` }),
   actor: z.string().max(320).optional().openapi({ description: "Only this actor (e-mail or credential name)" }),
   method: z.enum(["POST", "PUT", "PATCH", "DELETE"]).optional(),
   outcome: z.enum(["success", "failure"]).optional(),

@@ -4,7 +4,7 @@ import { actorName } from "../../auth/principal";
 import * as connections from "../../catalog/connections";
 import { secretBox } from "../../lib/crypto";
 import { outboundPolicy } from "../../lib/outbound";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./connections.routes";
 import { connectionView } from "./connections.views";
 
@@ -75,17 +75,25 @@ export const updateConnection: Handler<"updateConnection"> = async (c) => {
 export const listProjectConnections: Handler<"listProjectConnections"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await connections.listConnections(c.var.db, tenant, { projectId }, limit, afterKey(cursor, "number"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connectionView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => connections.listConnections(c.var.db, tenant, { projectId }, limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
+  return c.json(rows.map(connectionView), 200);
 };
 
 export const listConnections: Handler<"listConnections"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const projectIds = await c.var.access.readableProjectIds(tenant);
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await connections.listConnections(c.var.db, tenant, { projectIds }, limit, afterKey(cursor, "number"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(connectionView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => connections.listConnections(c.var.db, tenant, { projectIds }, limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
+  return c.json(rows.map(connectionView), 200);
 };
 
 export const getProjectConnection: Handler<"getProjectConnection"> = async (c) => {

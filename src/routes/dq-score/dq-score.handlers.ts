@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import * as dqScore from "../../settings/dq-score";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./dq-score.routes";
 import { dqScoreView } from "./dq-score.views";
 
@@ -29,7 +29,11 @@ export const deleteDqScoreConfig: Handler<"deleteDqScoreConfig"> = async (c) => 
 export const dqScoreHistory: Handler<"dqScoreHistory"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
   const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await dqScore.dqScoreHistory(c.var.db, asset, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.scoredAt]).map(dqScoreView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => dqScore.dqScoreHistory(c.var.db, asset, limit, afterKey(cursor, "string")),
+    (r) => [r.scoredAt],
+  );
+  return c.json(rows.map(dqScoreView), 200);
 };

@@ -9,7 +9,7 @@ import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ConflictError, NotFoundError } from "../../lib/errors";
 import { assetMonitor } from "../../monitor/client";
-import { decodeCursor, takePage } from "../pagination";
+import { decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import { backfillView } from "./backfill.views";
 import type * as routes from "./incidents.routes";
@@ -44,8 +44,13 @@ export const listIncidents: Handler<"listIncidents"> = async (c) => {
   const { limit, cursor, ...filters } = c.req.valid("query");
   assertRange(filters);
   const readable = await c.var.access.readableProjectIds(tenant);
-  const rows = await incidents.listIncidents(c.var.db, tenant, readable, filters, limit, listCursor(cursor));
-  return c.json(takePage(c, rows, limit, (r) => [r.openedAt, r.id]).map(incidentView), 200);
+  const rows = await listed(
+    c,
+    { limit, cursor },
+    (size, after) => incidents.listIncidents(c.var.db, tenant, readable, filters, size, listCursor(after)),
+    (r) => [r.openedAt, r.id],
+  );
+  return c.json(rows.map(incidentView), 200);
 };
 
 export const incidentDistribution: Handler<"incidentDistribution"> = async (c) => {

@@ -1,32 +1,9 @@
 import type { IncidentHistoryRow, IncidentRow } from "../../db/schema";
 import type { IncidentDetail } from "../../incidents/incidents";
-/** An incident as the list and the detail show it. */
-export function incidentView(row: IncidentRow) {
-  return {
-    id: row.id,
-    asset_id: String(row.assetId),
-    project_id: row.projectId,
-    connection_id: row.connectionId,
-    connection_type: row.connectionType,
-    source_name: row.sourceName,
-    alert_policy_id: row.policy,
-    policy_name: row.policyName,
-    attribute: row.attribute === "" ? null : row.attribute,
-    state: row.state,
-    severity: row.severity,
-    impact: row.impact,
-    tag: row.tag,
-    alert_count: row.alertCount,
-    clean_scans: row.cleanScans,
-    level_scans: row.levelScans,
-    opened_at: row.openedAt,
-    last_alert_at: row.lastAlertAt,
-    closed_at: row.closedAt,
-    close_reason: row.closeReason,
-    first_response_at: row.firstResponseAt,
-    ticket: row.ticketKey ? { key: row.ticketKey, url: row.ticketUrl } : null,
-  };
-}
+import { incidentView } from "../../incidents/views";
+
+/** An incident as the list and the detail show it (shared with the notifications' payloads). */
+export { incidentView };
 
 export function historyView(row: IncidentHistoryRow) {
   return {

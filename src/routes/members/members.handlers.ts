@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import * as projects from "../../tenancy/projects";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./members.routes";
 import { memberView } from "./members.views";
 
@@ -39,9 +39,13 @@ export const removeProjectMember: Handler<"removeProjectMember"> = async (c) => 
 export const listTenantMembers: Handler<"listTenantMembers"> = async (c) => {
   const { tenant } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await projects.listTenantMembers(c.var.db, tenant, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.userEmail]).map(memberView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => projects.listTenantMembers(c.var.db, tenant, limit, afterKey(cursor, "string")),
+    (r) => [r.userEmail],
+  );
+  return c.json(rows.map(memberView), 200);
 };
 
 export const putTenantMember: Handler<"putTenantMember"> = async (c) => {

@@ -2,7 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as projects from "../../tenancy/projects";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./projects.routes";
 import { projectView } from "./projects.views";
 
@@ -19,9 +19,13 @@ export const createProject: Handler<"createProject"> = async (c) => {
 export const listProjects: Handler<"listProjects"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const ids = await c.var.access.readableProjectIds(tenant);
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await projects.listProjects(c.var.db, tenant, ids, limit, afterKey(cursor, "number"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(projectView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => projects.listProjects(c.var.db, tenant, ids, limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
+  return c.json(rows.map(projectView), 200);
 };
 
 export const getProject: Handler<"getProject"> = async (c) => {

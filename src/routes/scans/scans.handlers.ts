@@ -4,7 +4,7 @@ import { spendPrincipalRequest } from "../../auth/rate-limit";
 import { getScanJob, listScanJobs } from "../../jobs/scan-jobs";
 import { queueScan } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./scans.routes";
 import { scanJobView } from "./scans.views";
 
@@ -22,9 +22,13 @@ export const triggerScan: Handler<"triggerScan"> = async (c) => {
 export const listScans: Handler<"listScans"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
   await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await listScanJobs(c.var.db, tenant, assetId, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.createdAt]).map(scanJobView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => listScanJobs(c.var.db, tenant, assetId, limit, afterKey(cursor, "string")),
+    (r) => [r.createdAt],
+  );
+  return c.json(rows.map(scanJobView), 200);
 };
 
 export const getScan: Handler<"getScan"> = async (c) => {

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as groups from "../../catalog/source-groups";
 import { deprecationHeaders } from "../openapi";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import type * as routes from "./source-groups.routes";
 import { sourceGroupView } from "./source-groups.views";
 
@@ -75,10 +75,13 @@ export const moveSourceGroups: Handler<"moveSourceGroups"> = async (c) => {
 export const listProjectSourceGroups: Handler<"listProjectSourceGroups"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await groups.listSourceGroups(c.var.db, tenant, [projectId], limit, afterKey(cursor, "number"));
-  // After takePage, which sets (not appends) its own Link.
-  const page = takePage(c, rows, limit, (r) => [r.id]);
+  // After listed, whose takePage sets (not appends) its own Link.
+  const page = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => groups.listSourceGroups(c.var.db, tenant, [projectId], limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
   deprecated(c, tenant, `/projects/${projectId}/assets`);
   return c.json(page.map(sourceGroupView), 200);
 };
@@ -86,10 +89,13 @@ export const listProjectSourceGroups: Handler<"listProjectSourceGroups"> = async
 export const listAllSourceGroups: Handler<"listAllSourceGroups"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const ids = await c.var.access.readableProjectIds(tenant);
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await groups.listSourceGroups(c.var.db, tenant, ids, limit, afterKey(cursor, "number"));
-  // After takePage, which sets (not appends) its own Link.
-  const page = takePage(c, rows, limit, (r) => [r.id]);
+  // After listed, whose takePage sets (not appends) its own Link.
+  const page = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => groups.listSourceGroups(c.var.db, tenant, ids, limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
   deprecated(c, tenant, "/assets");
   return c.json(page.map(sourceGroupView), 200);
 };

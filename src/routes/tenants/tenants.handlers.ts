@@ -3,7 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { secretBox } from "../../lib/crypto";
 import { NotFoundError } from "../../lib/errors";
 import * as tenants from "../../tenancy/tenants";
-import { afterKey, takePage } from "../pagination";
+import { afterKey, listed } from "../pagination";
 import { ApiError } from "../problems";
 import type * as routes from "./tenants.routes";
 import { tenantView } from "./tenants.views";
@@ -12,9 +12,13 @@ type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], A
 
 export const listTenants: Handler<"listTenants"> = async (c) => {
   c.var.access.platformAdmin();
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await tenants.listTenants(c.var.db, limit, afterKey(cursor, "string"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(tenantView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => tenants.listTenants(c.var.db, limit, afterKey(cursor, "string")),
+    (r) => [r.id],
+  );
+  return c.json(rows.map(tenantView), 200);
 };
 
 export const getTenant: Handler<"getTenant"> = async (c) => {

@@ -4,7 +4,7 @@ import { actorName } from "../../auth/principal";
 import * as tickets from "../../integrations/tickets";
 import * as templates from "../../settings/tickets";
 import { incidentWithAccess } from "../incidents/incidents.handlers";
-import { afterKey, decodeCursor, takePage } from "../pagination";
+import { afterKey, decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import type * as routes from "./tickets.routes";
 import { ticketRequestView, ticketTemplateView } from "./tickets.views";
@@ -21,9 +21,13 @@ export const createTicketTemplate: Handler<"createTicketTemplate"> = async (c) =
 export const listTicketTemplates: Handler<"listTicketTemplates"> = async (c) => {
   const { tenant } = c.req.valid("param");
   await c.var.access.tenant(tenant);
-  const { limit, cursor } = c.req.valid("query");
-  const rows = await templates.listTicketTemplates(c.var.db, tenant, limit, afterKey(cursor, "number"));
-  return c.json(takePage(c, rows, limit, (r) => [r.id]).map(ticketTemplateView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => templates.listTicketTemplates(c.var.db, tenant, limit, afterKey(cursor, "number")),
+    (r) => [r.id],
+  );
+  return c.json(rows.map(ticketTemplateView), 200);
 };
 
 export const getTicketTemplate: Handler<"getTicketTemplate"> = async (c) => {
@@ -52,18 +56,23 @@ export const createTicket: Handler<"createTicket"> = async (c) => {
   return c.json(ticketRequestView(row), 201);
 };
 
+function requestsAfter(cursor: string | undefined): { createdAt: string; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const [createdAt, id, ...rest] = decodeCursor(cursor);
+  if (typeof createdAt !== "string" || typeof id !== "string" || rest.length > 0) {
+    throw ApiError.badRequest("Invalid cursor", [{ path: "query.cursor", message: "not a cursor of this list" }]);
+  }
+  return { createdAt, id };
+}
+
 export const listTickets: Handler<"listTickets"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
   await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_VIEWER");
-  const { limit, cursor } = c.req.valid("query");
-  let after: { createdAt: string; id: string } | undefined;
-  if (cursor !== undefined) {
-    const [createdAt, id, ...rest] = decodeCursor(cursor);
-    if (typeof createdAt !== "string" || typeof id !== "string" || rest.length > 0) {
-      throw ApiError.badRequest("Invalid cursor", [{ path: "query.cursor", message: "not a cursor of this list" }]);
-    }
-    after = { createdAt, id };
-  }
-  const rows = await tickets.listTicketRequests(c.var.db, tenant, incidentId, limit, after);
-  return c.json(takePage(c, rows, limit, (r) => [r.createdAt, r.id]).map(ticketRequestView), 200);
+  const rows = await listed(
+    c,
+    c.req.valid("query"),
+    (limit, cursor) => tickets.listTicketRequests(c.var.db, tenant, incidentId, limit, requestsAfter(cursor)),
+    (r) => [r.createdAt, r.id],
+  );
+  return c.json(rows.map(ticketRequestView), 200);
 };
