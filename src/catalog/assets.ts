@@ -489,3 +489,18 @@ export async function projectScopedConnections(
     .where(and(eq(connections.tenantId, tenantId), inJsonList(connections.id, ids), isNotNull(connections.projectId)));
   return new Set(found.map((c) => c.id));
 }
+
+/** The db_type of each of `connectionIds`' connections: an asset's db_type is its connection's, read fresh. */
+export async function connectionDbTypes(
+  db: Db,
+  tenantId: string,
+  connectionIds: number[],
+): Promise<Map<number, string | null>> {
+  const ids = [...new Set(connectionIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: connections.id, dbType: connections.dbType })
+    .from(connections)
+    .where(and(eq(connections.tenantId, tenantId), inJsonList(connections.id, ids)));
+  return new Map(rows.map((r) => [r.id, r.dbType]));
+}

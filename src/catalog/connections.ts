@@ -1,7 +1,7 @@
-import { and, asc, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { ConnectionRow } from "../db/schema";
-import { type ConnectionType, connections } from "../db/schema";
+import { assets, type ConnectionType, connections } from "../db/schema";
 import { claimUnique, conflictOf, uniqueViolation } from "../db/unique";
 import type { SealedSecret, SecretBox } from "../lib/crypto";
 import { ConflictError, type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
@@ -267,6 +267,15 @@ export async function updateConnection(
   if (changes.name !== undefined && changes.name !== row.name) {
     await assertNameFree(db, row.tenantId, row.projectId, changes.name, row.id);
   }
+  const dbType = deriveDbType(type, payload);
+  // A new type or db_type would leave the connection's assets inconsistent (a DELTALAKE asset on a
+  // SNOWFLAKE connection): such a change is made only while no asset uses the connection, checked
+  // in the update itself so an asset created meanwhile cannot slip in.
+  const reshapes = type !== row.type || dbType !== row.dbType;
+  const usedBy = db
+    .select({ id: assets.id })
+    .from(assets)
+    .where(and(eq(assets.tenantId, row.tenantId), eq(assets.connectionId, row.id)));
 
   const [updated] = await claimUnique(
     db
@@ -275,7 +284,7 @@ export async function updateConnection(
         name: changes.name ?? row.name,
         type,
         payload,
-        dbType: deriveDbType(type, payload),
+        dbType,
         ...(changes.credential
           ? {
               credentialType: changes.credential.type,
@@ -284,13 +293,33 @@ export async function updateConnection(
           : {}),
         updatedAt: nowIso(),
       })
-      .where(and(eq(connections.tenantId, row.tenantId), eq(connections.id, row.id)))
+      .where(
+        and(
+          eq(connections.tenantId, row.tenantId),
+          eq(connections.id, row.id),
+          reshapes ? notExists(usedBy) : undefined,
+        ),
+      )
       .returning(),
     nameTaken(changes.name ?? row.name),
   );
-  if (!updated) throw new NotFoundError("Connection");
+  if (!updated) {
+    const users = reshapes ? await usedBy.limit(MAX_NAMED_ASSETS + 1) : [];
+    if (users.length === 0) throw new NotFoundError("Connection");
+    throw new ConflictError(
+      `The connection's ${type !== row.type ? "type" : "db_type"} cannot change while assets use it: ` +
+        `${users
+          .slice(0, MAX_NAMED_ASSETS)
+          .map((u) => u.id)
+          .join(", ")}${users.length > MAX_NAMED_ASSETS ? ", …" : ""} ` +
+        "(asset ids); move or delete them first, or create a new connection",
+    );
+  }
   return updated;
 }
+
+/** Asset ids a refused connection change names at most. */
+const MAX_NAMED_ASSETS = 20;
 
 /** The decrypted credential of a connection, for the scan pipeline; never returned by the API. */
 export async function openConnectionCredential(

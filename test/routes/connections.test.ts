@@ -509,6 +509,42 @@ describe("connections: a stored credential goes only to the address it was enter
 });
 
 describe("connections: update", () => {
+  it("refuses a type or db_type change while assets use the connection (409 naming them); reads derive db_type", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const conn = await createConnection(tenant, { projectId, type: "GENERIC_JDBC" });
+    const url = `${projectPath(tenant, projectId)}/${conn.id}`;
+    const asset = await createAsset(tenant, projectId, conn.id, { type: "GENERIC_JDBC", payload: { table: "orders" } });
+    expect(asset.db_type).toBe("postgresql");
+
+    const { payload, credential } = VALID_CONNECTIONS.GENERIC_JDBC;
+    const mysql = { ...payload, db_type: "mysql" };
+    const retyped = await call("PUT", url, { as: admin, body: { payload: mysql, credential } });
+    expect(retyped.status).toBe(409);
+    expect(retyped.body.detail).toContain(String(asset.id));
+    const snowflake = await call("PUT", url, {
+      as: admin,
+      body: { type: "SNOWFLAKE", ...VALID_CONNECTIONS.SNOWFLAKE },
+    });
+    expect(snowflake.status).toBe(409);
+    expect((await call("GET", url, { as: admin })).body).toMatchObject({ type: "GENERIC_JDBC", db_type: "postgresql" });
+
+    // Other changes stay allowed; without assets the type may change.
+    const renamed = await call("PUT", url, { as: admin, body: { name: unique("renamed") } });
+    expect(renamed.status).toBe(200);
+    const assetUrl = `${base(tenant)}/projects/${projectId}/assets/${asset.id}`;
+    expect((await call("DELETE", assetUrl, { as: admin })).status).toBe(200);
+    const changed = await call("PUT", url, { as: admin, body: { payload: mysql, credential } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.db_type).toBe("mysql");
+
+    // An asset whose stored db_type went stale still reads its connection's.
+    const again = await createAsset(tenant, projectId, conn.id, { type: "GENERIC_JDBC", payload: { table: "orders" } });
+    await env.DB.prepare("update assets set db_type = 'postgresql' where id = ?").bind(again.id).run();
+    const read = await call("GET", `${base(tenant)}/projects/${projectId}/assets/${again.id}`, { as: admin });
+    expect(read.body.db_type).toBe("mysql");
+  });
+
   it("changes only the fields sent and keeps the credential", async () => {
     const { tenant, projectId, as } = await projectUser();
     const created = await createConnection(tenant, { projectId, type: "SNOWFLAKE", as });

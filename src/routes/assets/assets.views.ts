@@ -1,4 +1,4 @@
-import { type Lineage, loadLineage } from "../../catalog/assets";
+import { connectionDbTypes, type Lineage, loadLineage } from "../../catalog/assets";
 import type { Db } from "../../db";
 import type { AssetRow } from "../../db/schema";
 /** Which extra fields a list or get adds (with_attributes, with_schedules, with_lineage). */
@@ -40,14 +40,22 @@ export function assetView(row: AssetRow, flags: AssetViewFlags = NO_EXTRAS, line
   };
 }
 
-/** Views of rows with the extras asked for; lineage of all rows is read in two queries. */
+/**
+ * Views of rows with the extras asked for; lineage of all rows is read in two queries, and each
+ * asset's db_type from its connection (one query), so it always says what the connection is.
+ */
 export async function assetViews(db: Db, tenantId: string, rows: AssetRow[], flags: AssetViewFlags) {
-  const lineage = flags.lineage
-    ? await loadLineage(
-        db,
-        tenantId,
-        rows.map((r) => r.id),
-      )
-    : undefined;
-  return rows.map((r) => assetView(r, flags, lineage?.get(r.id)));
+  const ids = rows.map((r) => r.id);
+  const [lineage, dbTypes] = await Promise.all([
+    flags.lineage ? loadLineage(db, tenantId, ids) : undefined,
+    connectionDbTypes(
+      db,
+      tenantId,
+      rows.map((r) => r.connectionId),
+    ),
+  ]);
+  return rows.map((r) => ({
+    ...assetView(r, flags, lineage?.get(r.id)),
+    db_type: dbTypes.has(r.connectionId) ? dbTypes.get(r.connectionId)! : r.dbType,
+  }));
 }
