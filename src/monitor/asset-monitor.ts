@@ -11,6 +11,7 @@ import {
 } from "../db/schema";
 import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
+import { type NotificationEnv, notifyIncidentEvents } from "../notifications/events";
 import type { AssetProfile } from "../scan/profile";
 import { getDqScoreConfig } from "../settings/dq-score";
 import {
@@ -42,6 +43,7 @@ import { evaluate } from "./policies/evaluate";
 import { resolveKinds } from "./policies/kinds";
 import { type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
 import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
+import { notificationsEnabled } from "./policy-settings";
 import { SerialQueue } from "./serial";
 
 export type { MonitoredAsset };
@@ -49,8 +51,8 @@ export type { MonitoredAsset };
 /** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
 const ADOPTION_WINDOW = 30;
 
-/** The bindings the monitor uses. */
-export interface MonitorEnv {
+/** The bindings the monitor uses (the notification queue: incident events are recorded after each change). */
+export interface MonitorEnv extends NotificationEnv {
   DB: D1Database;
   ENCRYPTION_KEYS: string;
 }
@@ -127,6 +129,11 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     return this.serial.run(() => this.rebuild(input.asset, input.since));
   }
 
+  /** Retention: forgets the metric history from before `cutoff` (the tenant's data_ttl). */
+  pruneHistory(cutoff: string): Promise<{ points: number }> {
+    return this.serial.run(async () => ({ points: this.store.pruneBefore(cutoff) }));
+  }
+
   /** Policies still learning a metric's baseline, as of the last scan. */
   async training(): Promise<TrainingState[]> {
     return this.store.training;
@@ -138,7 +145,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const { evaluation, dqScore, decisions, kinds } = await this.judge(db, input);
+    const { evaluation, dqScore, decisions, kinds, notify } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
     const adoptions = this.planAdoptions(decisions, input, evaluation.points);
@@ -155,7 +162,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     let replay = false;
     try {
       await db.batch([
-        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness }),
+        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, notify, ...freshness }),
         attributesStatement(db, asset, profile, kinds, input.scanTime),
         ...decisionStatements(db, scan, decisions),
       ]);
@@ -165,6 +172,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       replay = true;
     }
 
+    // From what the batch wrote (a replay finds the same entries): one message per incident event, never per scan.
+    await notifyIncidentEvents(this.env, { tenantId: asset.tenantId, assetId: asset.id, jobId: input.jobId });
     if (!replay && opened.length > 0) this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened));
     const result: ApplyScanResult = { jobId: input.jobId, alerts: alerts.length, dqScore, replay };
     this.store.recordScan({
@@ -249,7 +258,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       autoCloseAfter: policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
       adaptAfter: policyRow?.adaptAfter ?? DEFAULT_ADAPT_AFTER,
     });
-    return { evaluation, dqScore, decisions, kinds };
+    const notify = (policy: string) => notificationsEnabled(policyRow, policy);
+    return { evaluation, dqScore, decisions, kinds, notify };
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {
@@ -273,6 +283,11 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         ...(change.reason !== undefined ? { reason: change.reason } : {}),
       }),
     );
+    await notifyIncidentEvents(this.env, {
+      tenantId: incident.tenantId,
+      assetId: incident.assetId,
+      incidentId: incident.id,
+    });
     if (change.state === "CLOSED" && (change.reason === "EXPECTED" || change.reason === "FALSE_POSITIVE")) {
       this.store.applyAdoption(
         this.store.planAdoption({

@@ -57,6 +57,16 @@ export class HistoryStore {
     this.sql.exec("CREATE TABLE IF NOT EXISTS change_points (prefix TEXT PRIMARY KEY, since TEXT NOT NULL)");
   }
 
+  /** Drops metric points and applied-job records from before `cutoff` (retention); returns the points dropped. */
+  pruneBefore(cutoff: string): number {
+    const [{ n }] = this.sql
+      .exec<{ n: number }>("SELECT count(*) AS n FROM metric_points WHERE time < ?", cutoff)
+      .toArray() as [{ n: number }];
+    this.sql.exec("DELETE FROM metric_points WHERE time < ?", cutoff);
+    this.sql.exec("DELETE FROM applied_jobs WHERE applied_at < ?", cutoff);
+    return n;
+  }
+
   /** The result recorded for a job already applied, or undefined. */
   appliedResult<T>(jobId: string): T | undefined {
     const row = this.sql

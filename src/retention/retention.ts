@@ -1,0 +1,143 @@
+/**
+ * Retention (`data_ttl`, days): what a tenant's TTL lets go. Run by the cron in the first hour of
+ * each UTC day (see `retentionSlice`), in bounded steps: every statement deletes at most
+ * BATCH_ROWS rows, a tenant gets at most MAX_ROUNDS rounds per run, so one run stays far inside
+ * D1's limits; whatever is left is found by the next run. Every step is idempotent (it deletes
+ * what is older than the cutoff and still there), so a run that stops halfway leaves a consistent
+ * state and the next one goes on.
+ *
+ * Kept whatever their age: open incidents, their history and tickets, and the alerts of an asset
+ * that has an open incident opened at or before them (what the open incident is about). Closed
+ * incidents go by their closing time, with their history (FK cascade) and ticket requests.
+ */
+
+import { asc, eq } from "drizzle-orm";
+import type { Db } from "../db";
+import { assets, tenants } from "../db/schema";
+import type { Env } from "../env";
+import { assetMonitor } from "../monitor/client";
+
+/** Rows one DELETE removes at most. */
+export const BATCH_ROWS = 500;
+/** Rounds (one DELETE per table each) per tenant per run. */
+export const MAX_ROUNDS = 4;
+/** Tenants one cron tick looks after: tick m of the retention hour takes tenants [m·100, m·100+100). */
+export const TENANTS_PER_TICK = 100;
+
+const DAY_MS = 86_400_000;
+
+/** What one run removed, per kind. */
+export interface RetentionReport {
+  tenants: number;
+  deleted: Record<string, number>;
+}
+
+/**
+ * `DELETE … WHERE rowid IN (SELECT rowid … LIMIT n)` statements, one per table: the rows of
+ * `tenant` older than `cutoff` that may go. Table names and conditions are ours; the tenant and
+ * the cutoff are bound.
+ */
+function deletions(d1: D1Database, tenant: string, cutoff: string): Record<string, D1PreparedStatement> {
+  const limited = (table: string, where: string, binds: unknown[] = [tenant, cutoff]) =>
+    d1
+      .prepare(`delete from ${table} where rowid in (select rowid from ${table} where ${where} limit ${BATCH_ROWS})`)
+      .bind(...binds);
+  return {
+    alerts: limited(
+      "alerts",
+      `tenant_id = ?1 and save_time < ?2 and not exists (
+        select 1 from incidents i where i.tenant_id = alerts.tenant_id and i.asset_id = alerts.asset_id
+        and i.state = 'OPEN' and i.opened_at <= alerts.save_time)`,
+    ),
+    ticket_requests: limited(
+      "ticket_requests",
+      `tenant_id = ?1 and incident_id in (select id from incidents where tenant_id = ?1
+        and state = 'CLOSED' and closed_at < ?2)`,
+    ),
+    incidents: limited("incidents", "tenant_id = ?1 and state = 'CLOSED' and closed_at < ?2"),
+    scan_jobs: limited("scan_jobs", "tenant_id = ?1 and status in ('SUCCEEDED', 'FAILED') and created_at < ?2"),
+    dq_scores: limited("dq_scores", "tenant_id = ?1 and scored_at < ?2"),
+    monitor_applied_jobs: limited("monitor_applied_jobs", "tenant_id = ?1 and applied_at < ?2"),
+    audit_events: limited("audit_events", "tenant_id = ?1 and at < ?2"),
+    notification_deliveries: limited(
+      "notification_deliveries",
+      "tenant_id = ?1 and status <> 'PENDING' and created_at < ?2",
+    ),
+  };
+}
+
+/** The cutoff of a TTL at `now`: what is older goes. */
+export function cutoffOf(ttlDays: number, now: Date): string {
+  return new Date(now.getTime() - ttlDays * DAY_MS).toISOString();
+}
+
+/** Applies one tenant's TTL: D1 rows, uploaded batches in R2, and each asset's metric history. */
+export async function purgeTenant(
+  env: Pick<Env, "DB" | "UPLOADS" | "ASSET_MONITOR">,
+  db: Db,
+  tenant: { id: string; dataTtl: number },
+  now: Date,
+  deleted: Record<string, number> = {},
+): Promise<Record<string, number>> {
+  const cutoff = cutoffOf(tenant.dataTtl, now);
+  const add = (kind: string, n: number) => {
+    if (n > 0) deleted[kind] = (deleted[kind] ?? 0) + n;
+  };
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const statements = deletions(env.DB, tenant.id, cutoff);
+    const kinds = Object.keys(statements);
+    // One batch per round: each statement is small, and the batch is one round trip.
+    const results = await env.DB.batch(Object.values(statements));
+    let any = false;
+    results.forEach((r, i) => {
+      const n = r.meta.changes ?? 0;
+      add(kinds[i]!, n);
+      if (n >= BATCH_ROWS) any = true;
+    });
+    if (!any) break;
+  }
+  add("uploads", await purgeUploads(env.UPLOADS, tenant.id, cutoff));
+  const tenantAssets = await db.select({ id: assets.id }).from(assets).where(eq(assets.tenantId, tenant.id));
+  for (const { id } of tenantAssets) {
+    add("metric_points", (await assetMonitor(env, tenant.id, id).pruneHistory(cutoff)).points);
+  }
+  return deleted;
+}
+
+/** Deletes the tenant's uploaded batches stored before `cutoff` (at most MAX_ROUNDS listings of 500). */
+async function purgeUploads(bucket: R2Bucket, tenantId: string, cutoff: string): Promise<number> {
+  const before = Date.parse(cutoff);
+  let cursor: string | undefined;
+  let removed = 0;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const page = await bucket.list({ prefix: `uploads/${tenantId}/`, limit: BATCH_ROWS, cursor });
+    const old = page.objects.filter((o) => o.uploaded.getTime() < before).map((o) => o.key);
+    if (old.length > 0) await bucket.delete(old);
+    removed += old.length;
+    if (!page.truncated) break;
+    cursor = page.cursor;
+  }
+  return removed;
+}
+
+/**
+ * The retention run of one cron tick: during the first hour of a UTC day, tick m looks after the
+ * m-th hundred tenants (by id), so a day's 60 ticks cover 6,000 tenants, each once. Outside that
+ * hour it does nothing.
+ */
+export async function runRetention(
+  env: Pick<Env, "DB" | "UPLOADS" | "ASSET_MONITOR">,
+  db: Db,
+  now: Date,
+): Promise<RetentionReport | undefined> {
+  if (now.getUTCHours() !== 0) return undefined;
+  const slice = await db
+    .select({ id: tenants.id, dataTtl: tenants.dataTtl })
+    .from(tenants)
+    .orderBy(asc(tenants.id))
+    .limit(TENANTS_PER_TICK)
+    .offset(now.getUTCMinutes() * TENANTS_PER_TICK);
+  const deleted: Record<string, number> = {};
+  for (const tenant of slice) await purgeTenant(env, db, tenant, now, deleted);
+  return { tenants: slice.length, deleted };
+}

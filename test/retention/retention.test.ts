@@ -1,0 +1,142 @@
+/**
+ * data_ttl (issue 10, point 4): the daily retention deletes a tenant's scan jobs, alerts, DQ-score
+ * history, closed incidents with their history and tickets, audit events, uploaded batches in R2
+ * and each asset's metric history in its Durable Object once older than the TTL — never an open
+ * incident or the alerts it is about, never another tenant's data, and nothing twice.
+ */
+
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { createDb } from "../../src/db";
+import { assetMonitor } from "../../src/monitor/client";
+import { cutoffOf, purgeTenant, runRetention } from "../../src/retention/retention";
+import { seedAlert } from "../support/alerts";
+import { admin, call } from "../support/api";
+import { countRows, csvAsset, seedAsset } from "../support/assets";
+import { seedHistory, seedIncident } from "../support/incidents";
+
+const DAY = 86_400_000;
+
+async function uploadAndWait(tenant: string, assetId: number, seq: number) {
+  const rows = Array.from({ length: 50 }, (_, i) => `${seq * 100 + i},u${i}@example.com,${i + 1}`);
+  const res = await call("POST", `/v2/${tenant}/sources/${assetId}/batch_data`, {
+    as: admin,
+    raw: `id,email,amount\n${rows.join("\n")}\n`,
+    headers: { "Content-Type": "text/csv" },
+  });
+  expect(res.status).toBe(202);
+  await vi.waitFor(
+    async () => {
+      const job = await call("GET", `/api/backend/${tenant}/configuration/assets/${assetId}/scans/${res.body.job_id}`, {
+        as: admin,
+      });
+      expect(job.body.status).toBe("SUCCEEDED");
+    },
+    { timeout: 30_000, interval: 25 },
+  );
+}
+
+/** A tenant with two scanned uploads (jobs, scores, metric history, R2 objects, audit entries). */
+async function scannedTenant(ttl: number) {
+  const { tenant, projectId, asset } = await csvAsset({ data_ttl: ttl });
+  for (const seq of [1, 2]) await uploadAndWait(tenant, asset.id, seq);
+  return { tenant, projectId, assetId: asset.id as number };
+}
+
+const metricPoints = (tenant: string, assetId: number) =>
+  runInDurableObject(assetMonitor(env, tenant, assetId), (_o, state) => {
+    return (state.storage.sql.exec("SELECT count(*) AS n FROM metric_points").toArray()[0] as { n: number }).n;
+  });
+
+async function counts(tenant: string) {
+  return {
+    scan_jobs: await countRows("scan_jobs", "tenant_id = ?", tenant),
+    dq_scores: await countRows("dq_scores", "tenant_id = ?", tenant),
+    alerts: await countRows("alerts", "tenant_id = ?", tenant),
+    incidents: await countRows("incidents", "tenant_id = ?", tenant),
+    incident_history: await countRows("incident_history", "tenant_id = ?", tenant),
+    audit_events: await countRows("audit_events", "tenant_id = ?", tenant),
+    uploads: (await env.UPLOADS.list({ prefix: `uploads/${tenant}/` })).objects.length,
+  };
+}
+
+describe("retention (data_ttl)", () => {
+  it("deletes what is older than the TTL, keeps open incidents and their alerts, and is idempotent", {
+    timeout: 120_000,
+  }, async () => {
+    const short = await scannedTenant(30);
+    const long = await scannedTenant(365);
+    const now = new Date();
+    // An open incident with its alert, and a closed incident with its history, on another asset
+    // of the short-TTL tenant; an alert of the scanned asset no open incident refers to.
+    const other = await seedAsset(short.tenant, short.projectId);
+    const hourAgo = new Date(now.getTime() - 3_600_000).toISOString();
+    const openId = await seedIncident(other, { openedAt: hourAgo });
+    const keptAlert = await seedAlert(other, { saveTime: now.toISOString() });
+    const closedId = await seedIncident(other, {
+      openedAt: hourAgo,
+      state: "CLOSED",
+      closedAt: hourAgo,
+      closeReason: "FIXED",
+      attribute: "amount",
+    });
+    await seedHistory(short.tenant, closedId, [
+      { time: hourAgo, fromState: null, toState: "OPEN" },
+      { time: hourAgo, fromState: "OPEN", toState: "CLOSED" },
+    ]);
+    const scanned = {
+      tenant: short.tenant,
+      projectId: short.projectId,
+      assetId: short.assetId,
+      connectionId: other.connectionId,
+    };
+    await seedAlert(scanned, { saveTime: now.toISOString() });
+
+    const before = await counts(short.tenant);
+    expect(before.scan_jobs).toBe(2);
+    expect(before.uploads).toBe(2);
+    expect(before.audit_events).toBeGreaterThan(0);
+    expect(await metricPoints(short.tenant, short.assetId)).toBeGreaterThan(0);
+    const longBefore = await counts(long.tenant);
+    const longPoints = await metricPoints(long.tenant, long.assetId);
+
+    // 40 days on: everything of today is past a 30-day TTL, and well within a 365-day one.
+    const later = new Date(now.getTime() + 40 * DAY);
+    expect(cutoffOf(30, later) > now.toISOString()).toBe(true);
+    const db = createDb(env.DB);
+    const deleted = await purgeTenant(env, db, { id: short.tenant, dataTtl: 30 }, later);
+    expect(deleted).toMatchObject({ scan_jobs: 2, dq_scores: 2, uploads: 2, alerts: 1 });
+    // D1 counts the closed incident and the history rows its delete cascades to.
+    expect(deleted.incidents).toBeGreaterThanOrEqual(1);
+    expect(deleted.metric_points).toBeGreaterThan(0);
+    expect(deleted.audit_events).toBe(before.audit_events);
+
+    const after = await counts(short.tenant);
+    expect(after).toEqual({
+      scan_jobs: 0,
+      dq_scores: 0,
+      alerts: 1, // the open incident's
+      incidents: 1, // the open one
+      incident_history: 0, // the closed incident's went with it
+      audit_events: 0,
+      uploads: 0,
+    });
+    expect(await countRows("incidents", "id = ? and state = 'OPEN'", openId)).toBe(1);
+    expect(await countRows("alerts", "id = ?", keptAlert)).toBe(1);
+    expect(await metricPoints(short.tenant, short.assetId)).toBe(0);
+
+    // Nothing of the long-TTL tenant goes; a second run deletes nothing more.
+    expect(await purgeTenant(env, db, { id: long.tenant, dataTtl: 365 }, later)).toEqual({});
+    expect(await counts(long.tenant)).toEqual(longBefore);
+    expect(await metricPoints(long.tenant, long.assetId)).toBe(longPoints);
+    expect(await purgeTenant(env, db, { id: short.tenant, dataTtl: 30 }, later)).toEqual({});
+  });
+
+  it("runs in the first UTC hour of a day only, each minute on its own slice of tenants", async () => {
+    const db = createDb(env.DB);
+    expect(await runRetention(env, db, new Date("2026-11-24T05:00:00Z"))).toBeUndefined();
+    // Minute 59 of the hour: the 5,901st tenant onwards, which this test run does not have.
+    expect(await runRetention(env, db, new Date("2026-11-24T00:59:00Z"))).toEqual({ tenants: 0, deleted: {} });
+  });
+});
