@@ -18,6 +18,8 @@ export interface Env {
 
   /** Platform administrator ("private cloud administrator") key. Secret. */
   ADMIN_API_KEY: string;
+  /** The platform administrator's e-mail: recorded as created_by for what the admin key creates. */
+  ADMIN_EMAIL?: string;
   /** HMAC key that signs the service's own JWTs. Secret. */
   TOKEN_SIGNING_SECRET: string;
   /** "keyId:base64key,..." AES-256-GCM keys for secrets at rest; the first one encrypts. Secret. */

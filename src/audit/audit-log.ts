@@ -20,7 +20,7 @@ export function credentialName(p: Principal): string {
 
 /** Who acted: the user's e-mail, or the credential when no person is known for it. */
 export function actorOf(p: Principal): string {
-  return p.kind === "user" ? p.email : credentialName(p);
+  return p.email ?? credentialName(p);
 }
 
 export interface AuditWrite {

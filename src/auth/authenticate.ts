@@ -23,7 +23,7 @@ export async function resolvePrincipal(
 ): Promise<Principal | undefined> {
   const key = headers.get("x-svc-key");
   if (key !== undefined) {
-    if (env.ADMIN_API_KEY && timingSafeEqual(key, env.ADMIN_API_KEY)) return { kind: "admin" };
+    if (env.ADMIN_API_KEY && timingSafeEqual(key, env.ADMIN_API_KEY)) return adminPrincipal(env);
     const row = await findKeyBySecret(db, key);
     if (!row) throw new UnauthenticatedError("Invalid API key");
     waitUntil(touchKey(db, row).catch((e) => console.error("touchKey failed", String(e))));
@@ -35,12 +35,25 @@ export async function resolvePrincipal(
   const m = BEARER.exec(auth);
   if (!m) throw new UnauthenticatedError("Authorization must be 'Bearer <token>'");
   const verified = await verifyBearer(env, m[1]!);
+  if (verified.principal.kind === "admin") return adminPrincipal(env);
   if (verified.keyId) {
     // A token exchanged for an API key dies with the key.
-    const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, verified.keyId), columns: { id: true } });
+    const row = await db.query.apiKeys.findFirst({
+      where: eq(apiKeys.id, verified.keyId),
+      columns: { id: true, createdByEmail: true },
+    });
     if (!row) throw new UnauthenticatedError("The API key behind this token was revoked");
+    if (verified.principal.kind === "tenant_key" && row.createdByEmail) {
+      return { ...verified.principal, email: row.createdByEmail };
+    }
   }
   return verified.principal;
+}
+
+/** The platform administrator, with the configured ADMIN_EMAIL when there is one. */
+export function adminPrincipal(env: Pick<Env, "ADMIN_EMAIL">): Principal {
+  const email = env.ADMIN_EMAIL?.trim().toLowerCase();
+  return email ? { kind: "admin", email } : { kind: "admin" };
 }
 
 /** Requires a credential; sets `principal` and the request's `access` checker. */

@@ -31,6 +31,7 @@ export async function createApiKey(
   owner: { tenantId: string } | { userEmail: string },
   name: string,
   createdBy: string,
+  createdByEmail?: string,
 ): Promise<{ row: ApiKeyRow; secret: string }> {
   const secret = `${KEY_PREFIX}${randomId(40)}`;
   const row: ApiKeyRow = {
@@ -41,7 +42,7 @@ export async function createApiKey(
     prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
     hash: await sha256Hex(secret),
     createdBy,
-    createdByEmail: null,
+    createdByEmail: createdByEmail ?? null,
     createdAt: nowIso(),
     lastUsedAt: null,
   };
@@ -57,7 +58,14 @@ export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRow
 
 /** The principal a stored key acts as. */
 export function keyPrincipal(row: ApiKeyRow): Principal {
-  if (row.tenantId) return { kind: "tenant_key", tenantId: row.tenantId, keyId: row.id };
+  if (row.tenantId) {
+    return {
+      kind: "tenant_key",
+      tenantId: row.tenantId,
+      keyId: row.id,
+      ...(row.createdByEmail ? { email: row.createdByEmail } : {}),
+    };
+  }
   return { kind: "user", email: row.userEmail!, keyId: row.id };
 }
 

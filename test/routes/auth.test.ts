@@ -1,6 +1,9 @@
 import { env } from "cloudflare:workers";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
+import { resolvePrincipal } from "../../src/auth/authenticate";
+import { actorName } from "../../src/auth/principal";
+import { createDb } from "../../src/db";
 import { ADMIN_KEY, admin, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { createProject } from "../support/projects";
@@ -49,6 +52,36 @@ describe("bootstrap path", () => {
     const project = await call("POST", `/api/backend/${tenant}/configuration/projects`, { as, body: { name: "p" } });
     expect(project.status).toBe(201);
     expect(project.body.created_by).toBe(`api-key:${created.body.id}`);
+  });
+});
+
+describe("created_by is the e-mail of the person behind the credential (issue 10, point 5)", () => {
+  it("a tenant key created by a user records the user's e-mail on what it creates, directly or by token", async () => {
+    const tenant = await createTenant();
+    const email = `${unique("owner")}@example.com`;
+    await tenantMember(tenant, email, "TENANT_ADMIN");
+    const created = await call("POST", `/auth/${tenant}/apiKeys`, { as: await userToken(email), body: { name: "ci" } });
+    expect(created.status).toBe(201);
+    const byKey = await call("POST", `/api/backend/${tenant}/configuration/projects`, {
+      as: { key: created.body.key },
+      body: { name: unique("p") },
+    });
+    expect(byKey.body.created_by).toBe(email);
+    const token = await call("POST", "/auth/token", { body: { api_key: created.body.key } });
+    const byToken = await call("POST", `/api/backend/${tenant}/configuration/projects`, {
+      as: { token: token.body.access_token },
+      body: { name: unique("p") },
+    });
+    expect(byToken.body.created_by).toBe(email);
+  });
+
+  it("the admin key is its configured ADMIN_EMAIL, and platform-admin without one", async () => {
+    const db = createDb(env.DB);
+    const headers = { get: (n: string) => (n === "x-svc-key" ? ADMIN_KEY : undefined) };
+    const configured = await resolvePrincipal({ ...env, ADMIN_EMAIL: "Ops@Example.com" }, db, headers, () => {});
+    expect(actorName(configured!)).toBe("ops@example.com");
+    const unset = await resolvePrincipal({ ...env, ADMIN_EMAIL: "" }, db, headers, () => {});
+    expect(actorName(unset!)).toBe("platform-admin");
   });
 });
 

@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { createApiKey, deleteApiKey, getApiKey, type KeyOwner, listApiKeys, publicKey } from "../../auth/keys";
-import { actorName } from "../../auth/principal";
+import { actorName, personEmail } from "../../auth/principal";
 import { NotFoundError } from "../../lib/errors";
 import { deprecationHeaders } from "../openapi";
 import { afterKey, listed } from "../pagination";
@@ -26,7 +26,13 @@ export const listUserKeys: Handler<"listUserKeys"> = async (c) => {
 
 export const createUserKey: Handler<"createUserKey"> = async (c) => {
   const owner = userOwner(c);
-  const { row, secret } = await createApiKey(c.var.db, owner, c.req.valid("json").name, actorName(c.var.principal));
+  const { row, secret } = await createApiKey(
+    c.var.db,
+    owner,
+    c.req.valid("json").name,
+    actorName(c.var.principal),
+    personEmail(c.var.principal),
+  );
   return c.json({ ...publicKey(row), key: secret }, 201);
 };
 
@@ -63,7 +69,13 @@ export const listTenantKeys: Handler<"listTenantKeys"> = async (c) => {
 
 export const createTenantKey: Handler<"createTenantKey"> = async (c) => {
   const owner = await tenantOwner(c, c.req.valid("param").tenant);
-  const { row, secret } = await createApiKey(c.var.db, owner, c.req.valid("json").name, actorName(c.var.principal));
+  const { row, secret } = await createApiKey(
+    c.var.db,
+    owner,
+    c.req.valid("json").name,
+    actorName(c.var.principal),
+    personEmail(c.var.principal),
+  );
   return c.json({ ...publicKey(row), key: secret }, 201);
 };
 

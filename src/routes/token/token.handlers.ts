@@ -1,6 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import { resolvePrincipal } from "../../auth/authenticate";
+import { adminPrincipal, resolvePrincipal } from "../../auth/authenticate";
 import { findKeyBySecret, keyPrincipal } from "../../auth/keys";
 import type { Principal } from "../../auth/principal";
 import { spendPrincipalRequest } from "../../auth/rate-limit";
@@ -16,7 +16,7 @@ export const issueToken: Handler<"issueToken"> = async (c) => {
   let principal: Principal;
   if ("api_key" in body) {
     if (c.env.ADMIN_API_KEY && timingSafeEqual(body.api_key, c.env.ADMIN_API_KEY)) {
-      principal = { kind: "admin" };
+      principal = adminPrincipal(c.env);
     } else {
       const row = await findKeyBySecret(c.var.db, body.api_key);
       if (!row) throw new UnauthenticatedError("Invalid API key");
