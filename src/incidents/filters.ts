@@ -1,5 +1,5 @@
 import { type AnyColumn, and, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
-import { type ConnectionType, incidents, type Level } from "../db/schema";
+import { assets, type ConnectionType, incidents, type Level } from "../db/schema";
 import { InvalidInputError } from "../lib/errors";
 
 /** The list filters of spec 4.8, parsed and validated (times normalised to ISO 8601 UTC). */
@@ -78,11 +78,14 @@ export function incidentWhere(
   ];
   if (f.text_to_search) {
     const pattern = likeContains(f.text_to_search);
-    // SQLite's LIKE is case-insensitive for ASCII; the ESCAPE makes % and _ literal.
+    // SQLite's LIKE is case-insensitive for ASCII; the ESCAPE makes % and _ literal. The asset is
+    // found by its current name (a renamed asset by its new one) and by the name it had when the
+    // incident opened.
     conditions.push(
       or(
         sql`${incidents.policyName} like ${pattern} escape '\\'`,
         sql`${incidents.sourceName} like ${pattern} escape '\\'`,
+        sql`exists (select 1 from ${assets} where ${assets.id} = ${incidents.assetId} and ${assets.name} like ${pattern} escape '\\')`,
       ),
     );
   }

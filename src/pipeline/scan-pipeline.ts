@@ -24,6 +24,7 @@ import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan
 import type { FileFormat } from "../scan/formats";
 import type { AssetProfile } from "../scan/profile";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
+import { loadAssetSchema } from "../scan/schema";
 import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
 
 const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
@@ -72,6 +73,9 @@ export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow): Promis
  */
 export async function runScanJob(env: Env, db: Db, job: ScanJobRow): Promise<ApplyScanResult> {
   const subject = await loadScanSubject(env, db, job);
+  // A source group's ANALYZE job reads and stores the schema first: the asset lists its
+  // attributes even when the profile that follows fails.
+  if (job.kind === "ANALYZE" && !subject.request.upload) await loadAssetSchema(env, db, subject.asset);
   const scanTime = nowIso();
   const profile = await profileSubject(env, db, subject);
   return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan({

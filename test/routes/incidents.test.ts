@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedAlert } from "../support/alerts";
 import { type ApiResponse, admin, call } from "../support/api";
@@ -120,6 +121,13 @@ describe("GET /api/backend/{tenant}/incidents: filters", () => {
       first_response_at: null,
       ticket: null,
     });
+  });
+
+  it("text_to_search finds an incident by its asset's current name (issue 10, point 9)", async () => {
+    const renamed = unique("renamed-orders");
+    await env.DB.prepare("update assets set name = ? where id = ?").bind(renamed, a.assetId).run();
+    const res = await list(tenant, `?text_to_search=${renamed}`);
+    expect(res.body.map((i: { id: number }) => i.id).sort()).toEqual([n.aHigh, n.aLow].sort());
   });
 
   it("filters by each parameter, and by several at once", async () => {
