@@ -104,7 +104,9 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
   if (FILE_TYPES.has(asset.type)) {
     const payload = asset.payload as { path: string; format: FileFormat };
     const store = createObjectStore(source.connection, source.credential, env);
-    const objects = await store.list(request.path ?? payload.path);
+    const objects = await store.list(request.path ?? payload.path, {
+      folders: options.resolve_wildcards_to_folders === "true",
+    });
     const total = objects.reduce((s, o) => s + o.size, 0);
     await db.update(scanJobs).set({ totalBytes: total }).where(eq(scanJobs.id, subject.job.id));
     const format = request.format ?? payload.format;

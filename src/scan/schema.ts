@@ -19,9 +19,12 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
   const credential = await openCredential(env, connection);
   if (["S3", "GCS", "AZURE"].includes(asset.type)) {
     const payload = asset.payload as { path: string; format: FileFormat };
-    const separator = (asset.options as { separator?: string }).separator;
+    const { separator, resolve_wildcards_to_folders: folders } = asset.options as {
+      separator?: string;
+      resolve_wildcards_to_folders?: string;
+    };
     const store = createObjectStore(connection, credential, env);
-    const [first] = await store.list(payload.path);
+    const [first] = await store.list(payload.path, { folders: folders === "true" });
     if (!first) throw new ConnectorError(`no file matches ${payload.path}`, "not_found");
     return readSchema(objectSource(store, first), payload.format, separator ? { separator } : {});
   }

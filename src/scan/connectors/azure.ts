@@ -1,6 +1,6 @@
 import type { OutboundPolicy } from "../../lib/outbound";
 import { outboundFetch } from "../../lib/outbound-fetch";
-import { encodeKeyPath, type ListingPage, listMatching, queryString } from "./glob";
+import { encodeKeyPath, type ListingPage, type ListOptions, listMatching, queryString } from "./glob";
 import {
   bodyOrEmpty,
   ConnectorError,
@@ -74,8 +74,8 @@ export class AzureBlobStore implements ObjectStore {
     );
   }
 
-  list(pattern: string): Promise<StoredObject[]> {
-    return listMatching(pattern, (prefix, token) => this.listPage(prefix, token));
+  list(pattern: string, options?: ListOptions): Promise<StoredObject[]> {
+    return listMatching(pattern, (prefix, token) => this.listPage(prefix, token), options);
   }
 
   async stream(key: string): Promise<ReadableStream<Uint8Array>> {

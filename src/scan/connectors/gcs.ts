@@ -1,7 +1,7 @@
 import { importPKCS8, SignJWT } from "jose";
 import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../../lib/outbound";
 import { outboundFetch } from "../../lib/outbound-fetch";
-import { encodeRfc3986, type ListingPage, listMatching, queryString } from "./glob";
+import { encodeRfc3986, type ListingPage, type ListOptions, listMatching, queryString } from "./glob";
 import {
   bodyOrEmpty,
   ConnectorError,
@@ -73,8 +73,8 @@ export class GcsStore implements ObjectStore {
     this.policy = options.policy;
   }
 
-  list(pattern: string): Promise<StoredObject[]> {
-    return listMatching(pattern, (prefix, token) => this.listPage(prefix, token));
+  list(pattern: string, options?: ListOptions): Promise<StoredObject[]> {
+    return listMatching(pattern, (prefix, token) => this.listPage(prefix, token), options);
   }
 
   async stream(key: string): Promise<ReadableStream<Uint8Array>> {

@@ -18,11 +18,21 @@ const WILDCARD = /[*?]/;
 
 const escapeRegex = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, "\\$&");
 
+/** How a listing reads its pattern. */
+export interface ListOptions {
+  /**
+   * The asset option `resolve_wildcards_to_folders: 'true'`: a wildcard pattern may match a
+   * folder, and then stands for every object below it (`nested/*` → the files in nested's
+   * subfolders, at any depth).
+   */
+  folders?: boolean;
+}
+
 /**
  * Compiles a path pattern. A plain key matches only itself; a key ending in "/" matches every
  * object below that folder, at any depth.
  */
-export function compileKeyPattern(pattern: string): KeyPattern {
+export function compileKeyPattern(pattern: string, options: ListOptions = {}): KeyPattern {
   const first = pattern.search(WILDCARD);
   if (first < 0) {
     const regex = pattern.endsWith("/") ? new RegExp(`^${escapeRegex(pattern)}.*$`, "s") : exact(pattern);
@@ -51,7 +61,7 @@ export function compileKeyPattern(pattern: string): KeyPattern {
     }
   }
   // "s": keys may contain newlines, and ".*" must still cross them.
-  const regex = new RegExp(`^${source}$`, "s");
+  const regex = new RegExp(options.folders ? `^${source}(?:/.*)?$` : `^${source}$`, "s");
   return { prefix: pattern.slice(0, first), regex, matches: (key) => regex.test(key) };
 }
 
@@ -78,9 +88,10 @@ export interface ListingPage {
 export async function listMatching(
   pattern: string,
   listPage: (prefix: string, token: string | undefined) => Promise<ListingPage>,
+  options: ListOptions = {},
   limit = MAX_LISTED_OBJECTS,
 ): Promise<StoredObject[]> {
-  const { prefix, matches } = compileKeyPattern(pattern);
+  const { prefix, matches } = compileKeyPattern(pattern, options);
   const found: StoredObject[] = [];
   let token: string | undefined;
   do {

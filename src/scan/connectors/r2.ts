@@ -1,4 +1,4 @@
-import { listMatching } from "./glob";
+import { type ListOptions, listMatching } from "./glob";
 import { ConnectorError, type ObjectStore, type StoredObject } from "./types";
 
 /**
@@ -14,24 +14,28 @@ export class R2Store implements ObjectStore {
     private readonly pageSize?: number,
   ) {}
 
-  list(pattern: string): Promise<StoredObject[]> {
-    return listMatching(pattern, async (prefix, cursor) => {
-      const page = await this.call("the listing", () =>
-        this.bucket.list({
-          prefix: this.prefix + prefix,
-          ...(cursor ? { cursor } : {}),
-          ...(this.pageSize ? { limit: this.pageSize } : {}),
-        }),
-      );
-      return {
-        objects: page.objects.map((o) => ({
-          key: o.key.slice(this.prefix.length),
-          size: o.size,
-          lastModified: o.uploaded.toISOString(),
-        })),
-        ...(page.truncated ? { next: page.cursor } : {}),
-      };
-    });
+  list(pattern: string, options?: ListOptions): Promise<StoredObject[]> {
+    return listMatching(
+      pattern,
+      async (prefix, cursor) => {
+        const page = await this.call("the listing", () =>
+          this.bucket.list({
+            prefix: this.prefix + prefix,
+            ...(cursor ? { cursor } : {}),
+            ...(this.pageSize ? { limit: this.pageSize } : {}),
+          }),
+        );
+        return {
+          objects: page.objects.map((o) => ({
+            key: o.key.slice(this.prefix.length),
+            size: o.size,
+            lastModified: o.uploaded.toISOString(),
+          })),
+          ...(page.truncated ? { next: page.cursor } : {}),
+        };
+      },
+      options,
+    );
   }
 
   async stream(key: string): Promise<ReadableStream<Uint8Array>> {

@@ -14,8 +14,11 @@ export interface StoredObject {
  * implements. Bytes are streamed or read by range, never loaded whole.
  */
 export interface ObjectStore {
-  /** Objects whose keys match a path with `*` / `?` wildcards (or a plain key or prefix). */
-  list(pattern: string): Promise<StoredObject[]>;
+  /**
+   * Objects whose keys match a path with `*` / `?` wildcards (or a plain key or prefix); with
+   * `folders`, a wildcard that matches a folder takes everything below it.
+   */
+  list(pattern: string, options?: { folders?: boolean }): Promise<StoredObject[]>;
   /** The object's bytes as a stream. */
   stream(key: string): Promise<ReadableStream<Uint8Array>>;
   /** `length` bytes from `offset` (Parquet footers and column chunks). */

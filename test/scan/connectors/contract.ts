@@ -75,6 +75,20 @@ export function objectStoreContract(name: string, store: () => ObjectStore, page
       expect(keys(await store().list("data/2025/**"))).toEqual(["data/2025/03/deep/orders-d.csv"]);
     });
 
+    it("with resolve_wildcards_to_folders, a wildcard matching a folder takes everything below it", async () => {
+      // Without it, "data/*" matches only files directly in data/ (there are none).
+      expect(keys(await store().list("data/*"))).toEqual([]);
+      const seeded = [...seedObjects().keys()].filter((k) => !k.endsWith("/")).sort();
+      expect(keys(await store().list("data/*", { folders: true }))).toEqual(
+        seeded.filter((k) => k.startsWith("data/")),
+      );
+      expect(keys(await store().list("data/2024/0*", { folders: true }))).toEqual(
+        seeded.filter((k) => /^data\/2024\/0[^/]*\//.test(k)),
+      );
+      // A pattern that names files still names files.
+      expect(keys(await store().list("data/2024/*.csv", { folders: true }))).toEqual(["data/2024/summary.csv"]);
+    });
+
     it("lists with ? as one character", async () => {
       expect(keys(await store().list("data/2024/0?/orders-?.csv"))).toEqual([
         "data/2024/01/orders-a.csv",

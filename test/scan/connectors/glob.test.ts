@@ -83,7 +83,7 @@ describe("listMatching", () => {
 
   it("refuses a pattern that matches more objects than the limit", async () => {
     let page = 0;
-    const err = await listMatching("d/**", async () => pages[page++]!, 2).catch((e: unknown) => e);
+    const err = await listMatching("d/**", async () => pages[page++]!, {}, 2).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectorError);
     expect((err as ConnectorError).kind).toBe("invalid");
   });
