@@ -11,7 +11,6 @@ import {
 } from "../db/schema";
 import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
-import { type NotificationEnv, notifyIncidentEvents } from "../notifications/events";
 import type { AssetProfile } from "../scan/profile";
 import { getDqScoreConfig } from "../settings/dq-score";
 import {
@@ -43,7 +42,6 @@ import { evaluate } from "./policies/evaluate";
 import { resolveKinds } from "./policies/kinds";
 import { type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
 import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
-import { notificationsEnabled } from "./policy-settings";
 import { SerialQueue } from "./serial";
 
 export type { MonitoredAsset };
@@ -51,8 +49,8 @@ export type { MonitoredAsset };
 /** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
 const ADOPTION_WINDOW = 30;
 
-/** The bindings the monitor uses (the notification queue: incident events are recorded after each change). */
-export interface MonitorEnv extends NotificationEnv {
+/** The bindings the monitor uses. */
+export interface MonitorEnv {
   DB: D1Database;
   ENCRYPTION_KEYS: string;
 }
@@ -145,7 +143,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const { evaluation, dqScore, decisions, kinds, notify } = await this.judge(db, input);
+    const { evaluation, dqScore, decisions, kinds } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
     const adoptions = this.planAdoptions(decisions, input, evaluation.points);
@@ -162,7 +160,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     let replay = false;
     try {
       await db.batch([
-        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, notify, ...freshness }),
+        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness }),
         attributesStatement(db, asset, profile, kinds, input.scanTime),
         ...decisionStatements(db, scan, decisions),
       ]);
@@ -172,8 +170,6 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       replay = true;
     }
 
-    // From what the batch wrote (a replay finds the same entries): one message per incident event, never per scan.
-    await notifyIncidentEvents(this.env, { tenantId: asset.tenantId, assetId: asset.id, jobId: input.jobId });
     if (!replay && opened.length > 0) this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened));
     const result: ApplyScanResult = { jobId: input.jobId, alerts: alerts.length, dqScore, replay };
     this.store.recordScan({
@@ -258,8 +254,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       autoCloseAfter: policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
       adaptAfter: policyRow?.adaptAfter ?? DEFAULT_ADAPT_AFTER,
     });
-    const notify = (policy: string) => notificationsEnabled(policyRow, policy);
-    return { evaluation, dqScore, decisions, kinds, notify };
+    return { evaluation, dqScore, decisions, kinds };
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {
@@ -283,11 +278,6 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         ...(change.reason !== undefined ? { reason: change.reason } : {}),
       }),
     );
-    await notifyIncidentEvents(this.env, {
-      tenantId: incident.tenantId,
-      assetId: incident.assetId,
-      incidentId: incident.id,
-    });
     if (change.state === "CLOSED" && (change.reason === "EXPECTED" || change.reason === "FALSE_POSITIVE")) {
       this.store.applyAdoption(
         this.store.planAdoption({
