@@ -2,11 +2,9 @@ import { createApp } from "./app";
 import { createDb } from "./db";
 import type { Env } from "./env";
 import { retryPendingTickets } from "./integrations/tickets";
-import type { NotificationMessage, ScanQueueMessage } from "./jobs/messages";
-import { consumeNotifications, markDeadDeliveries } from "./jobs/notification-consumer";
+import type { ScanQueueMessage } from "./jobs/messages";
 import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
 import { dispatchDueSchedules } from "./jobs/schedules";
-import { requeueStrandedDeliveries } from "./notifications/events";
 import { runRetention } from "./retention/retention";
 
 export { AssetMonitor } from "./monitor/asset-monitor";
@@ -17,32 +15,30 @@ export default {
   fetch: app.fetch,
 
   /**
-   * Every minute: due schedules become scan jobs, pending Jira tickets are retried, and
-   * notification deliveries that never reached the queue are queued again.
+   * Every minute: due schedules become scan jobs, and pending Jira tickets are retried. In the
+   * first hour of each UTC day, each tick also applies the data_ttl of its slice of tenants.
    */
   async scheduled(controller, env) {
     const now = new Date(controller.scheduledTime);
     const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
     if (jobs > 0) console.log(JSON.stringify({ cron: controller.cron, scheduled_jobs: jobs }));
     await retryPendingTickets(env, now);
-    const requeued = await requeueStrandedDeliveries(env, now);
-    if (requeued > 0) console.log(JSON.stringify({ cron: controller.cron, requeued_deliveries: requeued }));
+    const retention = await runRetention(env, createDb(env.DB), now);
+    if (retention && Object.keys(retention.deleted).length > 0) {
+      console.log(JSON.stringify({ cron: controller.cron, retention }));
+    }
   },
 
-  /** Queue consumers: scan jobs and notification deliveries, and the dead letters of each (retries exhausted). */
+  /** Queue consumers: scan jobs, and their dead letters (jobs that exhausted their retries). */
   async queue(batch, env) {
     switch (batch.queue) {
       case "scan-jobs":
         return consumeScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
       case "scan-jobs-dlq":
         return failDeadScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
-      case "notifications":
-        return consumeNotifications(batch as MessageBatch<NotificationMessage>, env);
-      case "notifications-dlq":
-        return markDeadDeliveries(batch as MessageBatch<NotificationMessage>, env);
       default:
         // A queue wrangler.toml consumes but this code does not: retried, never acknowledged unread.
         throw new Error(`no consumer for queue ${batch.queue}`);
     }
   },
-} satisfies ExportedHandler<Env, ScanQueueMessage | NotificationMessage>;
+} satisfies ExportedHandler<Env, ScanQueueMessage>;
