@@ -53,6 +53,7 @@ export default defineConfig(async () => {
         "./test/support/warehouses.global.ts",
         "./test/support/jira.global.ts",
         "./test/support/traps.global.ts",
+        "./test/support/receivers.global.ts",
       ],
     },
   };

@@ -15,6 +15,8 @@ import { dqScoreRouter } from "./routes/dq-score/dq-score.index";
 import { incidentsRouter } from "./routes/incidents/incidents.index";
 import { jiraRouter } from "./routes/jira/jira.index";
 import { membersRouter } from "./routes/members/members.index";
+import { notificationChannelsRouter } from "./routes/notification-channels/notification-channels.index";
+import { registerWebhooks } from "./routes/notification-channels/notification-channels.webhooks";
 import { checkInput, createRouter } from "./routes/openapi";
 import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
@@ -79,6 +81,7 @@ export function createApp() {
   app.route("/", jiraRouter);
   app.route("/", ticketsRouter);
   app.route("/", auditRouter);
+  app.route("/", notificationChannelsRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",
@@ -92,6 +95,7 @@ export function createApp() {
     bearerFormat: "JWT",
     description: "A token from POST /auth/token, or from the configured OIDC issuer",
   });
+  registerWebhooks(app.openAPIRegistry);
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {

@@ -1,5 +1,6 @@
 import type { ScanQueueMessage } from "./jobs/messages";
 import type { AssetMonitor } from "./monitor/asset-monitor";
+import type { NotificationMessage } from "./notifications/events";
 
 /** Bindings, vars and secrets of the Worker: the one place they are declared (see wrangler.toml). */
 export interface Env {
@@ -8,7 +9,7 @@ export interface Env {
   SCAN_JOBS: Queue<ScanQueueMessage>;
   UPLOADS: R2Bucket;
   /** Incident events waiting to be delivered to notification channels. */
-  NOTIFICATIONS: Queue<unknown>;
+  NOTIFICATIONS: Queue<NotificationMessage>;
   /** Per-credential request budget (Workers rate-limiting binding). */
   RATE_LIMIT: RateLimit;
   /** Stricter budget for token minting and scan triggers. */
@@ -35,4 +36,6 @@ export interface Env {
   OIDC_ALGORITHMS: string;
   /** "true" only in local development and tests: credentials may go to private/loopback targets. */
   ALLOW_PRIVATE_TARGETS?: string;
+  /** The service's public origin (e.g. https://dq.example.com): links in notifications. */
+  PUBLIC_BASE_URL?: string;
 }

@@ -3,8 +3,10 @@ import { createDb } from "./db";
 import type { Env } from "./env";
 import { retryPendingTickets } from "./integrations/tickets";
 import type { ScanQueueMessage } from "./jobs/messages";
+import { consumeNotifications, markDeadNotifications } from "./jobs/notification-consumer";
 import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
 import { dispatchDueSchedules } from "./jobs/schedules";
+import { type NotificationMessage, requeueStrandedDeliveries } from "./notifications/events";
 import { runRetention } from "./retention/retention";
 
 export { AssetMonitor } from "./monitor/asset-monitor";
@@ -15,7 +17,8 @@ export default {
   fetch: app.fetch,
 
   /**
-   * Every minute: due schedules become scan jobs, and pending Jira tickets are retried. In the
+   * Every minute: due schedules become scan jobs, pending Jira tickets are retried and stranded
+   * notification deliveries queued again. In the
    * first hour of each UTC day, each tick also applies the data_ttl of its slice of tenants.
    */
   async scheduled(controller, env) {
@@ -23,22 +26,27 @@ export default {
     const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
     if (jobs > 0) console.log(JSON.stringify({ cron: controller.cron, scheduled_jobs: jobs }));
     await retryPendingTickets(env, now);
+    await requeueStrandedDeliveries(env, createDb(env.DB), now);
     const retention = await runRetention(env, createDb(env.DB), now);
     if (retention && Object.keys(retention.deleted).length > 0) {
       console.log(JSON.stringify({ cron: controller.cron, retention }));
     }
   },
 
-  /** Queue consumers: scan jobs, and their dead letters (jobs that exhausted their retries). */
+  /** Queue consumers: scan jobs and notifications, and their dead letters (messages that exhausted their retries). */
   async queue(batch, env) {
     switch (batch.queue) {
       case "scan-jobs":
         return consumeScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
       case "scan-jobs-dlq":
         return failDeadScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
+      case "notifications":
+        return consumeNotifications(batch as MessageBatch<NotificationMessage>, env);
+      case "notifications-dlq":
+        return markDeadNotifications(batch as MessageBatch<NotificationMessage>, env);
       default:
         // A queue wrangler.toml consumes but this code does not: retried, never acknowledged unread.
         throw new Error(`no consumer for queue ${batch.queue}`);
     }
   },
-} satisfies ExportedHandler<Env, ScanQueueMessage>;
+} satisfies ExportedHandler<Env, ScanQueueMessage | NotificationMessage>;

@@ -38,6 +38,7 @@ const GUARDED: Record<string, { thing: string; field: string }> = {
   "connections(tenant_id, name)": { thing: "connection", field: "name" },
   "ticket_templates(tenant_id, name)": { thing: "ticket template", field: "name" },
   "project_members(project_id, user_email)": { thing: "project member", field: "email" },
+  "notification_channels(tenant_id, name)": { thing: "notification channel", field: "name" },
 };
 
 /**

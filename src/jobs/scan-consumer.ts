@@ -6,6 +6,7 @@ import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { DomainError, InvalidInputError } from "../lib/errors";
 import { nowIso } from "../lib/time";
+import { publishScanFailed } from "../notifications/events";
 import { runScanJob } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";
 import type { ScanJobMessage, ScanQueueMessage } from "./messages";
@@ -47,11 +48,17 @@ function domainReason(err: DomainError): string {
   return err.fields.map((f) => `${f.field}: ${f.message}`).join("; ");
 }
 
-async function finish(db: Db, job: ScanJobRow, status: "SUCCEEDED" | "FAILED", error: string | null) {
-  await db
+/**
+ * Ends a job that has not ended yet. A job that ends FAILED is a scan.failed event for the tenant's
+ * notification channels (sent after the job is recorded; never failing it).
+ */
+async function finish(env: Env, db: Db, job: ScanJobRow, status: "SUCCEEDED" | "FAILED", error: string | null) {
+  const ended = await db
     .update(scanJobs)
     .set({ status, error, finishedAt: nowIso() })
-    .where(and(eq(scanJobs.id, job.id), inArray(scanJobs.status, ["QUEUED", "RUNNING"])));
+    .where(and(eq(scanJobs.id, job.id), inArray(scanJobs.status, ["QUEUED", "RUNNING"])))
+    .returning({ id: scanJobs.id });
+  if (status === "FAILED" && ended.length > 0) await publishScanFailed(env, db, job);
 }
 
 /**
@@ -75,7 +82,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
     .where(eq(scanJobs.id, job.id));
   try {
     await runScanJob(env, db, job);
-    await finish(db, job, "SUCCEEDED", null);
+    await finish(env, db, job, "SUCCEEDED", null);
     return "done";
   } catch (err) {
     const transient = (err instanceof ConnectorError && err.transient) || isStorageFault(err);
@@ -90,7 +97,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
         .where(eq(scanJobs.id, job.id));
       return "retry";
     }
-    await finish(db, job, "FAILED", describe(err));
+    await finish(env, db, job, "FAILED", describe(err));
     return "done";
   }
 }
@@ -130,7 +137,7 @@ export async function failDeadScanJobs(batch: MessageBatch<ScanQueueMessage>, en
     const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, body.job_id) });
     if (job) {
       const reason = job.error?.replace(/^retrying after: /, "") ?? "the scan could not be delivered";
-      await finish(db, job, "FAILED", `gave up after ${job.attempts} attempts: ${reason}`);
+      await finish(env, db, job, "FAILED", `gave up after ${job.attempts} attempts: ${reason}`);
     }
     message.ack();
   }

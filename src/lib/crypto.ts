@@ -14,13 +14,15 @@ export function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-function toBase64(bytes: Uint8Array): string {
+/** Standard base64 of bytes. */
+export function toBase64(bytes: Uint8Array): string {
   let s = "";
   for (const b of bytes) s += String.fromCharCode(b);
   return btoa(s);
 }
 
-function fromBase64(value: string): Uint8Array<ArrayBuffer> {
+/** Bytes of standard base64 text (throws on text that is not base64). */
+export function fromBase64(value: string): Uint8Array<ArrayBuffer> {
   const s = atob(value);
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);

@@ -11,6 +11,7 @@ import {
 } from "../db/schema";
 import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
+import { type IncidentEvent, type NotificationMessage, publishIncidentEvents } from "../notifications/events";
 import type { AssetProfile } from "../scan/profile";
 import { getDqScoreConfig } from "../settings/dq-score";
 import {
@@ -40,7 +41,7 @@ import {
 } from "./incident-planner";
 import { evaluate } from "./policies/evaluate";
 import { resolveKinds } from "./policies/kinds";
-import { type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
+import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
 import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
 import { SerialQueue } from "./serial";
 
@@ -53,6 +54,8 @@ const ADOPTION_WINDOW = 30;
 export interface MonitorEnv {
   DB: D1Database;
   ENCRYPTION_KEYS: string;
+  NOTIFICATIONS: Queue<NotificationMessage>;
+  PUBLIC_BASE_URL?: string;
 }
 
 export interface ApplyScanInput {
@@ -143,7 +146,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const { evaluation, dqScore, decisions, kinds } = await this.judge(db, input);
+    const { evaluation, dqScore, decisions, kinds, notifyOf } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
     const adoptions = this.planAdoptions(decisions, input, evaluation.points);
@@ -160,7 +163,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     let replay = false;
     try {
       await db.batch([
-        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness }),
+        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness, notifies: notifyOf }),
         attributesStatement(db, asset, profile, kinds, input.scanTime),
         ...decisionStatements(db, scan, decisions),
       ]);
@@ -171,6 +174,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     }
 
     if (!replay && opened.length > 0) this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened));
+    if (!replay) this.ctx.waitUntil(this.notify(db, asset, input.jobId, decisions, notifyOf));
     const result: ApplyScanResult = { jobId: input.jobId, alerts: alerts.length, dqScore, replay };
     this.store.recordScan({
       jobId: input.jobId,
@@ -254,7 +258,46 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       autoCloseAfter: policyRow?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
       adaptAfter: policyRow?.adaptAfter ?? DEFAULT_ADAPT_AFTER,
     });
-    return { evaluation, dqScore, decisions, kinds };
+    const notifyOf = (policy: string) =>
+      notifies(overrides?.success ? (overrides.data as PolicyOverrides) : {}, policyRow?.notify, policy);
+    return { evaluation, dqScore, decisions, kinds, notifyOf };
+  }
+
+  /**
+   * The scan's incident events to the tenant's notification channels: one per incident opened,
+   * escalated or closed (NEW_NORMAL, auto-close), never for a confirming scan. Muted policies send
+   * nothing. Runs after the scan's results are written, and never fails the scan.
+   */
+  private async notify(
+    db: Db,
+    asset: MonitoredAsset,
+    jobId: string,
+    decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
+    notifyOf: (policy: string) => boolean,
+  ): Promise<void> {
+    const events: IncidentEvent[] = [];
+    const openedKeys = decisions.filter((d) => d.kind === "open" && notifyOf(d.alert.policy));
+    const open = openedKeys.length > 0 ? await openIncidents(db, asset) : new Map();
+    for (const d of decisions) {
+      if (d.kind === "open") {
+        const incident = open.get(incidentKey(d.alert.policy, d.alert.attribute));
+        if (incident && notifyOf(d.alert.policy)) {
+          events.push({
+            type: "incident.opened",
+            incidentId: incident.id,
+            jobId,
+            key: `incident:${incident.id}:opened`,
+          });
+        }
+      } else if (d.kind === "escalate" && notifyOf(d.alert.policy)) {
+        const key = `incident:${d.incident.id}:escalated:${jobId}`;
+        events.push({ type: "incident.escalated", incidentId: d.incident.id, jobId, key });
+      } else if ((d.kind === "adopt" || d.kind === "auto_close") && notifyOf(d.incident.policy)) {
+        const key = `incident:${d.incident.id}:closed:${jobId}`;
+        events.push({ type: "incident.closed", incidentId: d.incident.id, jobId, closedBy: "system", key });
+      }
+    }
+    await publishIncidentEvents(this.env, db, { tenantId: asset.tenantId, id: asset.id, name: asset.name }, events);
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {
@@ -278,6 +321,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         ...(change.reason !== undefined ? { reason: change.reason } : {}),
       }),
     );
+    this.ctx.waitUntil(this.notifyTransition(db, incident, change));
     if (change.state === "CLOSED" && (change.reason === "EXPECTED" || change.reason === "FALSE_POSITIVE")) {
       this.store.applyAdoption(
         this.store.planAdoption({
@@ -290,6 +334,32 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       );
     }
     return { ok: true };
+  }
+
+  /**
+   * A manual change's event: incident.closed for a close, incident.opened for a reopen; nothing
+   * when the incident's policy is muted on the asset.
+   */
+  private async notifyTransition(
+    db: Db,
+    incident: { id: number; tenantId: string; assetId: number; policy: string; sourceName: string },
+    change: IncidentStateChange,
+  ) {
+    const row = await db.query.assetPolicies.findFirst({
+      where: and(eq(assetPolicies.tenantId, incident.tenantId), eq(assetPolicies.assetId, incident.assetId)),
+    });
+    const overrides = row ? PolicyOverridesSchema.safeParse(row.overrides) : undefined;
+    if (!notifies(overrides?.success ? (overrides.data as PolicyOverrides) : {}, row?.notify, incident.policy)) return;
+    const closed = change.state === "CLOSED";
+    const event: IncidentEvent = closed
+      ? { type: "incident.closed", incidentId: incident.id, closedBy: change.actor, key: `incident:${incident.id}:closed:${nowIso()}` }
+      : { type: "incident.opened", incidentId: incident.id, key: `incident:${incident.id}:reopened:${nowIso()}` };
+    await publishIncidentEvents(
+      this.env,
+      db,
+      { tenantId: incident.tenantId, id: incident.assetId, name: incident.sourceName },
+      [event],
+    );
   }
 
   private async rebuild(asset: MonitoredAsset, since: string): Promise<{ incidents: number; alerts: number }> {

@@ -55,6 +55,8 @@ export interface ScanResults {
   dqScore: DqScore | null;
   /** The scan's freshness (newest timestamp), if its asset has a timestamp attribute. */
   freshness?: string;
+  /** Whether a policy's alerts are notified (is_notification_enabled); all are when absent. */
+  notifies?: (policy: string) => boolean;
 }
 
 /**
@@ -180,7 +182,7 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
     description: a.description,
     sourceName: asset.name,
     sourceType: asset.type,
-    isNotificationEnabled: true,
+    isNotificationEnabled: r.notifies ? r.notifies(a.policy) : true,
     metric: a.metric,
     metricValue: a.metric_value,
     metricTime: r.scanTime,

@@ -17,8 +17,9 @@ export async function assetPolicySettings(db: Db, asset: AssetRef) {
   });
   const parsed = row ? PolicyOverridesSchema.safeParse(row.overrides) : undefined;
   const overrides: PolicyOverrides = parsed?.success ? parsed.data : {};
-  const resolved = resolvePolicies(overrides);
+  const resolved = resolvePolicies(overrides, row?.notify);
   return {
+    notify: row?.notify !== false,
     auto_close_after: row?.autoCloseAfter ?? DEFAULT_AUTO_CLOSE_AFTER,
     adapt_after: row?.adaptAfter ?? DEFAULT_ADAPT_AFTER,
     attribute_kinds: (row?.attributeKinds ?? {}) as Record<string, AttributeKind>,
@@ -30,13 +31,14 @@ export async function assetPolicySettings(db: Db, asset: AssetRef) {
       dimension: p.dimension,
       kind: p.kind,
       enabled: p.enabled,
+      notify: p.notify,
       priority: p.priority,
       params: p.params as Record<string, unknown>,
     })),
   };
 }
 
-/** Replaces the asset's overrides, thresholds and attribute kinds (each only when sent). */
+/** Replaces the asset's overrides, thresholds, attribute kinds and notification switch (each only when sent). */
 export async function putAssetPolicySettings(
   db: Db,
   asset: AssetRef,
@@ -45,6 +47,7 @@ export async function putAssetPolicySettings(
     auto_close_after?: number;
     adapt_after?: number;
     attribute_kinds?: Record<string, AttributeKind>;
+    notify?: boolean;
   },
 ) {
   const current = await db.query.assetPolicies.findFirst({
@@ -56,6 +59,7 @@ export async function putAssetPolicySettings(
     autoCloseAfter: input.auto_close_after ?? current?.autoCloseAfter ?? null,
     adaptAfter: input.adapt_after ?? current?.adaptAfter ?? null,
     attributeKinds: input.attribute_kinds ?? current?.attributeKinds ?? null,
+    notify: input.notify ?? current?.notify ?? null,
     updatedAt: nowIso(),
   };
   await db

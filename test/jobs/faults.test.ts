@@ -10,46 +10,17 @@ import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { ScanQueueMessage } from "../../src/jobs/messages";
 import { assetMonitor } from "../../src/monitor/client";
-import { admin, call } from "../support/api";
 import { countRows, csvAsset } from "../support/assets";
-
-/** A CSV batch of 200 rows; `nulls` rows of them have no e-mail. */
-function batch(seq: number, nulls = 0): string {
-  const lines = ["id,email,amount"];
-  for (let i = 0; i < 200; i++) {
-    const id = seq * 1000 + i;
-    lines.push(`${id},${i < nulls ? "" : `u${id}@example.com`},${(i % 50) + 10}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-async function upload(tenant: string, assetId: number, csv: string): Promise<string> {
-  const res = await call("POST", `/v2/${tenant}/sources/${assetId}/batch_data`, {
-    as: admin,
-    raw: csv,
-    headers: { "Content-Type": "text/csv" },
-  });
-  expect(res.status).toBe(202);
-  return res.body.job_id;
-}
-
-async function jobOf(tenant: string, assetId: number, jobId: string, status: RegExp = /^(SUCCEEDED|FAILED)$/) {
-  const path = `/api/backend/${tenant}/configuration/assets/${assetId}/scans/${jobId}`;
-  return vi.waitFor(
-    async () => {
-      const res = await call("GET", path, { as: admin });
-      expect(res.body.status).toMatch(status);
-      return res.body as { status: string; error: string | null; attempts: number };
-    },
-    { timeout: 30_000, interval: 25 },
-  );
-}
+import { emailBatch as batch, scanJob, uploadCsv } from "../support/scans";
 
 /** An asset with five clean batches of history. */
 async function assetWithHistory() {
   const { tenant, asset } = await csvAsset();
   for (let seq = 1; seq <= 5; seq++) {
-    expect(await jobOf(tenant, asset.id, await upload(tenant, asset.id, batch(seq))), `history ${seq}`).toMatchObject({
+    expect(
+      await scanJob(tenant, asset.id, await uploadCsv(tenant, asset.id, batch(seq))),
+      `history ${seq}`,
+    ).toMatchObject({
       status: "SUCCEEDED",
     });
   }
@@ -75,12 +46,12 @@ const counts = async (assetId: number, jobId: string) => ({
 describe("faults", { timeout: 90_000 }, () => {
   it("a job delivered again, twice in one batch and again after it finished, is applied once", async () => {
     const { tenant, assetId } = await assetWithHistory();
-    const jobId = await upload(tenant, assetId, batch(6, 120));
+    const jobId = await uploadCsv(tenant, assetId, batch(6, 120));
     const message: ScanQueueMessage = { job_id: jobId, tenant_id: tenant, asset_id: assetId };
     // The real delivery races these two.
     const raced = await deliver([message, message]);
     expect(raced.explicitAcks.sort()).toEqual(["m0", "m1"]);
-    expect(await jobOf(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
+    expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
     const once = await counts(assetId, jobId);
     expect(once.alerts).toBeGreaterThan(0);
     expect(once.open).toBeGreaterThan(0);
@@ -92,8 +63,8 @@ describe("faults", { timeout: 90_000 }, () => {
   it("an asset's Durable Object reset between scans keeps what it knew: the next job alerts once", async () => {
     const { tenant, assetId } = await assetWithHistory();
     await evictDurableObject(assetMonitor(env, tenant, assetId));
-    const jobId = await upload(tenant, assetId, batch(6, 120));
-    expect(await jobOf(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
+    const jobId = await uploadCsv(tenant, assetId, batch(6, 120));
+    expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
     const first = await counts(assetId, jobId);
     expect(first.alerts).toBeGreaterThan(0);
     await evictDurableObject(assetMonitor(env, tenant, assetId));
@@ -109,11 +80,11 @@ describe("faults", { timeout: 90_000 }, () => {
       `CREATE TRIGGER ${trigger} BEFORE INSERT ON dq_scores WHEN NEW.asset_id = ${assetId} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
     );
     try {
-      const jobId = await upload(tenant, assetId, batch(6, 120));
-      const waiting = await jobOf(tenant, assetId, jobId, /^(QUEUED|FAILED|SUCCEEDED)$/);
+      const jobId = await uploadCsv(tenant, assetId, batch(6, 120));
+      const waiting = await scanJob(tenant, assetId, jobId, /^(QUEUED|FAILED|SUCCEEDED)$/);
       await vi.waitFor(
         async () => {
-          const job = await jobOf(tenant, assetId, jobId, /.*/);
+          const job = await scanJob(tenant, assetId, jobId, /.*/);
           expect(job.error ?? "").toMatch(/retrying after/);
         },
         { timeout: 30_000, interval: 25 },
@@ -121,14 +92,14 @@ describe("faults", { timeout: 90_000 }, () => {
       expect(waiting.status).not.toBe("SUCCEEDED");
       // The batch is one transaction: none of its alerts or incidents landed.
       expect(await counts(assetId, jobId)).toMatchObject({ alerts: 0, open: 0 });
-      const job = await jobOf(tenant, assetId, jobId, /.*/);
+      const job = await scanJob(tenant, assetId, jobId, /.*/);
       expect(job.status).toBe("QUEUED");
       expect(job.error).not.toMatch(/injected|D1_|SQLITE/);
 
       await env.DB.exec(`DROP TRIGGER ${trigger}`);
       // The retry (here delivered at once instead of after its backoff) applies it, once.
       expect((await deliver([{ job_id: jobId, tenant_id: tenant, asset_id: assetId }])).explicitAcks).toEqual(["m0"]);
-      expect(await jobOf(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
+      expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
       const after = await counts(assetId, jobId);
       expect(after.alerts).toBeGreaterThan(0);
       expect(after.open).toBeGreaterThan(0);

@@ -237,6 +237,8 @@ function overrideSchema<P extends PolicyId>(id: P) {
   return z.strictObject({
     enabled: z.boolean().optional(),
     priority: z.enum(PRIORITIES).optional(),
+    /** false mutes this policy's notifications on the asset (its alerts say is_notification_enabled: false). */
+    notify: z.boolean().optional(),
     params: POLICY_PARAM_SCHEMAS[id].partial().optional(),
   });
 }
@@ -275,10 +277,24 @@ export type PolicyOverrides = z.infer<typeof PolicyOverridesSchema>;
 
 export interface ResolvedPolicy<P extends PolicyId = PolicyId> extends PolicyDefinition<P> {
   enabled: boolean;
+  /** Its alerts are notified (channels get its incident events). */
+  notify: boolean;
+}
+
+/**
+ * Whether a policy's alerts are notified on an asset: not when the asset mutes notifications
+ * (`notify: false`), nor when the policy's override does.
+ */
+export function notifies(overrides: PolicyOverrides, assetNotify: boolean | null | undefined, policy: string): boolean {
+  if (assetNotify === false) return false;
+  return (overrides as Record<string, { notify?: boolean } | undefined>)[policy]?.notify !== false;
 }
 
 /** The effective settings of every policy: defaults, then the asset's overrides. */
-export function resolvePolicies(overrides: PolicyOverrides = {}): { [P in PolicyId]: ResolvedPolicy<P> } {
+export function resolvePolicies(
+  overrides: PolicyOverrides = {},
+  assetNotify?: boolean | null,
+): { [P in PolicyId]: ResolvedPolicy<P> } {
   const out = {} as Record<PolicyId, ResolvedPolicy>;
   for (const id of POLICY_IDS) {
     const def = POLICY_DEFAULTS[id];
@@ -286,6 +302,7 @@ export function resolvePolicies(overrides: PolicyOverrides = {}): { [P in Policy
     out[id] = {
       ...def,
       enabled: o?.enabled ?? true,
+      notify: notifies(overrides, assetNotify, id),
       priority: o?.priority ?? def.priority,
       params: { ...def.params, ...definedOnly(o?.params) } as PolicyParams<typeof id>,
     };

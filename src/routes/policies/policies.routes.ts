@@ -13,6 +13,9 @@ const base = "/api/backend/{tenant}/configuration/assets/{assetId}";
 
 const PolicySettingsSchema = z
   .object({
+    notify: z.boolean().openapi({
+      description: "false mutes the asset's notifications (each policy can be muted in overrides[policy].notify)",
+    }),
     auto_close_after: z.number().int().openapi({ description: "Consecutive clean scans that close an incident" }),
     adapt_after: z.number().int().openapi({
       description: "Scans at a new level after which the detector adopts it and the incident closes as NEW_NORMAL",
@@ -29,6 +32,7 @@ const PolicySettingsSchema = z
         dimension: z.string(),
         kind: z.enum(["rule", "anomaly"]),
         enabled: z.boolean(),
+        notify: z.boolean().openapi({ description: "Its alerts are notified (is_notification_enabled)" }),
         priority: z.enum(["LOW", "MEDIUM", "HIGH"]),
         params: z.record(z.string(), z.unknown()),
       }),
@@ -54,8 +58,8 @@ export const putPolicies = authedRoute({
   tags,
   summary: "Set the asset's policy overrides, incident thresholds and attribute kinds (PROJECT_EDITOR)",
   description:
-    "`overrides` (per policy id: {enabled?, priority?, params?}) replaces the stored overrides when sent; " +
-    "`auto_close_after` (1-100), `adapt_after` (1-100) and `attribute_kinds` likewise. Unknown policies, params or kinds are a 400.",
+    "`overrides` (per policy id: {enabled?, priority?, notify?, params?}) replaces the stored overrides when sent; " +
+    "`auto_close_after` (1-100), `adapt_after` (1-100), `notify` and `attribute_kinds` likewise. Unknown policies, params or kinds are a 400.",
   request: {
     params,
     body: jsonBody(
@@ -64,6 +68,12 @@ export const putPolicies = authedRoute({
           overrides: PolicyOverridesSchema.optional(),
           auto_close_after: z.number().int().min(1).max(100).optional(),
           adapt_after: z.number().int().min(1).max(100).optional(),
+          notify: z
+            .boolean()
+            .optional()
+            .openapi({
+              description: "false mutes every notification of the asset; true lets each policy's own setting decide",
+            }),
           attribute_kinds: z
             .record(z.string().min(1).max(1000), z.enum(ATTRIBUTE_KINDS))
             .refine((r) => Object.keys(r).length <= 2000, "at most 2000 attributes")

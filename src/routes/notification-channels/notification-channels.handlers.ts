@@ -1,0 +1,89 @@
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../app-env";
+import { actorName } from "../../auth/principal";
+import { secretBox } from "../../lib/crypto";
+import { outboundPolicy } from "../../lib/outbound";
+import * as channels from "../../notifications/channels";
+import { testChannel as sendTest } from "../../notifications/events";
+import { decodeCursor, takePage } from "../pagination";
+import { ApiError } from "../problems";
+import type * as routes from "./notification-channels.routes";
+import { channelView, deliveryView } from "./notification-channels.views";
+
+type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+export const createChannel: Handler<"createChannel"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const box = secretBox(c.env.ENCRYPTION_KEYS);
+  const { row, secret } = await channels.createChannel(
+    c.var.db,
+    box,
+    outboundPolicy(c.env),
+    tenant,
+    c.req.valid("json"),
+    actorName(c.var.principal),
+  );
+  return c.json({ ...channelView(row), ...(secret ? { secret } : {}) }, 201);
+};
+
+export const listChannels: Handler<"listChannels"> = async (c) => {
+  const { tenant } = c.req.valid("param");
+  await c.var.access.tenant(tenant);
+  return c.json((await channels.listChannels(c.var.db, tenant)).map(channelView), 200);
+};
+
+export const getChannel: Handler<"getChannel"> = async (c) => {
+  const { tenant, channelId } = c.req.valid("param");
+  await c.var.access.tenant(tenant);
+  return c.json(channelView(await channels.getChannel(c.var.db, tenant, channelId)), 200);
+};
+
+export const replaceChannel: Handler<"replaceChannel"> = async (c) => {
+  const { tenant, channelId } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const box = secretBox(c.env.ENCRYPTION_KEYS);
+  const { row, secret } = await channels.replaceChannel(
+    c.var.db,
+    box,
+    outboundPolicy(c.env),
+    tenant,
+    channelId,
+    c.req.valid("json"),
+  );
+  return c.json({ ...channelView(row), ...(secret ? { secret } : {}) }, 200);
+};
+
+export const deleteChannel: Handler<"deleteChannel"> = async (c) => {
+  const { tenant, channelId } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  await channels.deleteChannel(c.var.db, tenant, channelId);
+  return c.json({ message: "Notification channel deleted" }, 200);
+};
+
+export const testChannel: Handler<"testChannel"> = async (c) => {
+  const { tenant, channelId } = c.req.valid("param");
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
+  const result = await sendTest(c.var.db, secretBox(c.env.ENCRYPTION_KEYS), outboundPolicy(c.env), tenant, channelId);
+  return c.json(
+    { webhook_id: result.webhookId, delivered: result.delivered, status_code: result.statusCode, error: result.error },
+    200,
+  );
+};
+
+function deliveryCursor(cursor: string | undefined): [string, string] | undefined {
+  if (cursor === undefined) return undefined;
+  const key = decodeCursor(cursor);
+  if (key.length !== 2 || typeof key[0] !== "string" || typeof key[1] !== "string") {
+    throw ApiError.badRequest("Invalid cursor", [{ path: "query.cursor", message: "not a cursor of this list" }]);
+  }
+  return [key[0], key[1]];
+}
+
+export const listDeliveries: Handler<"listDeliveries"> = async (c) => {
+  const { tenant, channelId } = c.req.valid("param");
+  await c.var.access.tenant(tenant);
+  const { limit, cursor } = c.req.valid("query");
+  const rows = await channels.listDeliveries(c.var.db, tenant, channelId, limit, deliveryCursor(cursor));
+  return c.json(takePage(c, rows, limit, (r) => [r.createdAt, r.id]).map(deliveryView), 200);
+};

@@ -1,0 +1,85 @@
+import { z } from "@hono/zod-openapi";
+import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
+import { IntId, TenantParams } from "../params";
+import {
+  ChannelBody,
+  ChannelSchema,
+  ChannelTestSchema,
+  ChannelWithSecretSchema,
+  DeliveriesQuery,
+  DeliverySchema,
+} from "./notification-channels.schemas";
+
+const tags = ["Notifications"];
+const base = "/api/backend/{tenant}/configuration/notifications/channels";
+const ChannelParams = TenantParams.extend({ channelId: IntId("channelId") });
+
+export const createChannel = authedRoute({
+  method: "post",
+  path: base,
+  tags,
+  summary: "Create a notification channel (TENANT_ADMIN)",
+  description:
+    "A WEBHOOK channel gets signed Standard Webhooks requests (see the document's webhooks); a SLACK channel " +
+    "Block Kit messages. Without `secret`, a WEBHOOK channel's signing secret is generated and returned once, here.",
+  request: { params: TenantParams, body: jsonBody(ChannelBody) },
+  responses: { 201: jsonResponse(ChannelWithSecretSchema, "Created"), ...CONFLICT_RESPONSE },
+});
+
+export const listChannels = authedRoute({
+  method: "get",
+  path: base,
+  tags,
+  summary: "The tenant's notification channels (TENANT_MEMBER)",
+  request: { params: TenantParams },
+  responses: { 200: jsonResponse(z.array(ChannelSchema), "Channels") },
+});
+
+export const getChannel = authedRoute({
+  method: "get",
+  path: `${base}/{channelId}`,
+  tags,
+  summary: "A notification channel, without its secrets (TENANT_MEMBER)",
+  request: { params: ChannelParams },
+  responses: { 200: jsonResponse(ChannelSchema, "The channel") },
+});
+
+export const replaceChannel = authedRoute({
+  method: "put",
+  path: `${base}/{channelId}`,
+  tags,
+  summary: "Replace a notification channel (TENANT_ADMIN)",
+  description:
+    "Every field as on create; omitted optional fields take their defaults. A WEBHOOK keeps its signing secret " +
+    "when `secret` is omitted (a former SLACK channel gets a generated one, returned once).",
+  request: { params: ChannelParams, body: jsonBody(ChannelBody) },
+  responses: { 200: jsonResponse(ChannelWithSecretSchema, "Replaced"), ...CONFLICT_RESPONSE },
+});
+
+export const deleteChannel = authedRoute({
+  method: "delete",
+  path: `${base}/{channelId}`,
+  tags,
+  summary: "Delete a notification channel and its delivery log (TENANT_ADMIN)",
+  request: { params: ChannelParams },
+  responses: { 200: jsonResponse(MessageSchema, "Deleted") },
+});
+
+export const testChannel = authedRoute({
+  method: "post",
+  path: `${base}/{channelId}/test`,
+  tags,
+  summary: "Send a channel.test event now and answer with the receiver's status (TENANT_ADMIN)",
+  request: { params: ChannelParams },
+  responses: { 200: jsonResponse(ChannelTestSchema, "What the receiver answered") },
+});
+
+export const listDeliveries = authedRoute({
+  method: "get",
+  path: `${base}/{channelId}/deliveries`,
+  tags,
+  summary: "The channel's delivery log, newest first (TENANT_MEMBER)",
+  description: "Each event sent to the channel: its status, attempts and the receiver's last answer (a short excerpt).",
+  request: { params: ChannelParams, query: DeliveriesQuery },
+  responses: { 200: jsonResponse(z.array(DeliverySchema), "Deliveries") },
+});
