@@ -352,7 +352,12 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     if (!notifies(overrides?.success ? (overrides.data as PolicyOverrides) : {}, row?.notify, incident.policy)) return;
     const closed = change.state === "CLOSED";
     const event: IncidentEvent = closed
-      ? { type: "incident.closed", incidentId: incident.id, closedBy: change.actor, key: `incident:${incident.id}:closed:${nowIso()}` }
+      ? {
+          type: "incident.closed",
+          incidentId: incident.id,
+          closedBy: change.actor,
+          key: `incident:${incident.id}:closed:${nowIso()}`,
+        }
       : { type: "incident.opened", incidentId: incident.id, key: `incident:${incident.id}:reopened:${nowIso()}` };
     await publishIncidentEvents(
       this.env,

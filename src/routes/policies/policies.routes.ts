@@ -68,12 +68,9 @@ export const putPolicies = authedRoute({
           overrides: PolicyOverridesSchema.optional(),
           auto_close_after: z.number().int().min(1).max(100).optional(),
           adapt_after: z.number().int().min(1).max(100).optional(),
-          notify: z
-            .boolean()
-            .optional()
-            .openapi({
-              description: "false mutes every notification of the asset; true lets each policy's own setting decide",
-            }),
+          notify: z.boolean().optional().openapi({
+            description: "false mutes every notification of the asset; true lets each policy's own setting decide",
+          }),
           attribute_kinds: z
             .record(z.string().min(1).max(1000), z.enum(ATTRIBUTE_KINDS))
             .refine((r) => Object.keys(r).length <= 2000, "at most 2000 attributes")
