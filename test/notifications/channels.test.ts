@@ -277,3 +277,35 @@ describe("POST …/channels/{id}/test", () => {
     expect(res.body.error).toMatch(/no answer within 10 s/);
   }, 30_000);
 });
+
+describe("the OpenAPI document", () => {
+  it("documents every event's payload under webhooks, with the Standard Webhooks headers", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    const hooks = res.body.webhooks as Record<string, { post: any }>;
+    expect(Object.keys(hooks).sort()).toEqual([
+      "channel.test",
+      "incident.closed",
+      "incident.escalated",
+      "incident.opened",
+      "scan.failed",
+    ]);
+    const opened = hooks["incident.opened"]!.post;
+    expect(opened.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+      "header:webhook-id",
+      "header:webhook-signature",
+      "header:webhook-timestamp",
+    ]);
+    expect(opened.requestBody.content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/IncidentEventPayload",
+    );
+    const schemas = res.body.components.schemas;
+    expect(Object.keys(schemas.IncidentEventPayload.properties.data.properties).sort()).toEqual([
+      "alerts",
+      "asset",
+      "closed_by",
+      "incident",
+      "link",
+    ]);
+  });
+});
