@@ -136,6 +136,18 @@ export function spreadBound(values: readonly number[], centre: number, z: number
   return studentized(z, values.length) * robustSigma(values, centre);
 }
 
+/**
+ * How far a share measured on `n` values may move from its centre beyond sampling: the part of the
+ * history's spread that binomial sampling of about `n` values does not explain (the scans' own
+ * drift), as a studentized prediction bound. A history that varies only as samples do gives 0, so
+ * the caller's test on the row count alone decides; a history that wanders keeps its own band.
+ */
+export function excessSpread(values: readonly number[], centre: number, n: number, z: number): number {
+  const sigma = robustSigma(values, centre);
+  const sampling = n > 0 ? (centre * (1 - centre)) / n : 0;
+  return studentized(z, values.length) * Math.sqrt(Math.max(0, sigma * sigma - sampling));
+}
+
 function zBand(strategy: StrategyName, w: readonly number[], x: number, p: AnomalyParams): AnomalyResult {
   const centre = median(w);
   const half = Math.max(spreadBound(w, centre, p.threshold), minChange(centre, p));

@@ -139,6 +139,8 @@ function attributeMetrics(a: AttributeProfile, kind: AttributeKind | undefined):
       for (const [i, q] of a.quantiles.entries()) add(QUANTILE_STATS[i]!, q);
     }
   }
+  // The most frequent value's share: many rows set to one value (a default, a stuck sensor) raise it.
+  if (present > 0 && a.top_values.length > 0) add("top_value_share", a.top_values[0]!.count / present);
   if (a.patterns.length > 0) {
     add("top_pattern_share", Math.max(...a.patterns.map((p) => p.share)));
     for (const p of a.patterns) add(`pattern:${escapeName(p.pattern)}`, p.share);

@@ -356,8 +356,78 @@ describe("anomaly policies", () => {
     expect(alertKeys(big)).toEqual(["distribution_drift:payment"]);
     expect(big.alerts[0]!.values?.map((v) => v.value).sort()).toEqual(["card", "cash"]);
     expect(alertKeys(run(10_000, 0.74))).toEqual([]);
+    // A 5.5-point move: beyond min_shift, and beyond what sampling and this history's drift explain
+    // (the history varies only as 10,000-row samples do, so its spread adds nothing of its own).
+    expect(alertKeys(run(10_000, 0.695))).toEqual(["distribution_drift:payment"]);
     // 500 rows: a 7-point move is within what the G-test expects by chance.
     expect(alertKeys(run(500, 0.68))).toEqual([]);
+  });
+
+  it("distribution_drift of a quantity: rows set to one value raise its share (a point mass KS cannot see)", () => {
+    const r = rng(11);
+    const history: MetricHistory = {};
+    for (let i = 0; i < 8; i++) {
+      // The most frequent amount (0) is ~5 % of 10,000 values, binomial noise.
+      let zeros = 0;
+      for (let k = 0; k < 10_000; k++) if (r() < 0.05) zeros++;
+      const time = `2025-01-0${i + 1}T00:00:00.000Z`;
+      const point = { job_id: `h${i}`, time, value: zeros / 10_000, excluded: false };
+      history["attr:amount:top_value_share"] = [...(history["attr:amount:top_value_share"] ?? []), point];
+    }
+    const amount = (zeroShare: number): AttributeProfile => ({
+      name: "amount",
+      inferred_type: "number",
+      count: 10_000,
+      nulls: 0,
+      empties: 0,
+      distinct: 3_000,
+      distinct_exact: false,
+      mean: 42,
+      top_values: [{ value: "0", count: Math.round(zeroShare * 10_000) }],
+      type_counts: { number: 10_000 },
+      type_mismatches: 0,
+      patterns: [],
+    });
+    const run = (zeroShare: number) =>
+      evaluate({
+        asset: { id: 1, name: "payments", type: "CSV" },
+        job_id: "x",
+        scan_time: "2025-02-01T00:00:00.000Z",
+        profile: { row_count: 10_000, schema: [], attributes: [amount(zeroShare)], sampled: false },
+        history,
+        kinds: { amount: "quantity" },
+      });
+    const stuck = run(0.07);
+    expect(alertKeys(stuck)).toEqual(["distribution_drift:amount"]);
+    expect(stuck.alerts[0]).toMatchObject({ metric: "attr:amount:top_value_share", strategy: "wilson_share" });
+    expect(stuck.alerts[0]!.description).toMatch(
+      /The most frequent value of attribute amount \(quantity\) .*, 0, is 7\.0% of the values/,
+    );
+    expect(alertKeys(run(0.052))).toEqual([]);
+  });
+
+  it("distribution_drift of a code: many never-seen values, each rare, together are news (typos)", () => {
+    const typos = (n: number) =>
+      judge((p) => {
+        const c = attr(p, "country");
+        const extra = Array.from({ length: n }, (_, i) => ({
+          value: `Germ${String.fromCharCode(98 + i)}ny`,
+          count: 1,
+        }));
+        c.top_values = [...c.top_values, ...extra];
+        c.distinct += n;
+        c.count += n;
+        p.row_count += n;
+      });
+    const many = typos(10);
+    const alert = many.alerts.find((a) => a.policy === "distribution_drift");
+    expect(alert?.attribute).toBe("country");
+    const fresh = alert?.values?.filter((v) => v.change === "new") ?? [];
+    expect(fresh.map((v) => v.value).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `Germ${String.fromCharCode(98 + i)}ny`),
+    );
+    // Two odd values are below min_count (5): no alert.
+    expect(typos(2).alerts.filter((a) => a.policy === "distribution_drift")).toEqual([]);
   });
 
   it("distribution_drift of a code: a new category at 1 % of the rows, and one that vanished", () => {

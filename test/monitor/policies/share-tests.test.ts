@@ -73,6 +73,17 @@ describe("share tests know the row count", () => {
     expect(alertKeys(run(scan(10_000, [amount(10_000, 500)]), past))).toEqual(["completeness:amount"]);
   });
 
+  it("completeness: a history that varies only as samples do adds no band of its own", () => {
+    // 5 % nulls in each of 8 batches of 10,000 rows, with binomial noise (σ ≈ 0.22 points).
+    const sampled: MetricHistory = {
+      "attr:amount:missing_rate": pastPoints([0.0481, 0.0523, 0.0497, 0.0472, 0.0518, 0.0503, 0.0489, 0.0526]),
+    };
+    // 7 %: 2 points up, far beyond sampling. A band drawn from the raw spread (≈1.3 points wide on
+    // 8 scans) with the Wilson bound on top would have let it pass.
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 700)]), sampled))).toEqual(["completeness:amount"]);
+    expect(alertKeys(run(scan(10_000, [amount(10_000, 530)]), sampled))).toEqual([]);
+  });
+
   it("completeness: a column whose share wanders keeps its own spread as the band", () => {
     const wandering: MetricHistory = {
       "attr:amount:missing_rate": pastPoints([0.1, 0.14, 0.12, 0.09, 0.13, 0.11, 0.1, 0.12]),

@@ -4,14 +4,17 @@
  *
  * A category is judged by its count, not its share alone:
  * - new: a value never seen in the training window, with at least `min_count` rows and
- *   `min_share` of the values (only when both the baseline and this scan list every value);
+ *   `min_share` of the values (only when both the baseline and this scan list every value); or
+ *   many never-seen values, each too rare to count, that together reach both (typos, broken
+ *   characters scattered over a code);
  * - vanished: a value that had at least `vanish_share` in the baseline, absent now;
  * - moved: the shares differ by a G-test (p below `alpha`, row count aware), and a value's share
- *   moved by at least `min_shift` and beyond its own history's spread.
+ *   moved by at least `min_shift` and beyond what sampling this scan's values and the history's
+ *   own drift (its spread beyond sampling) explain.
  * The values that moved are named in the alert (`values`).
  */
 import type { AttributeProfile } from "../../../scan/profile";
-import { baselinePoints, detect, median, spreadBound } from "../anomaly";
+import { baselinePoints, detect, excessSpread, median } from "../anomaly";
 import { componentBaseline } from "../divergence";
 import {
   attrMetric,
@@ -43,9 +46,12 @@ import {
   SPREAD_Z,
   trainingWindow,
 } from "./common";
-import { quantityDrift } from "./quantities";
+import { modeShare, quantityDrift } from "./quantities";
 
 type ShareParams = PolicyParams<"distribution_drift">;
+
+/** New values listed in an alert when many rare ones appear at once (the text counts the rest). */
+const MAX_SCATTERED_LISTED = 20;
 
 interface ShareJudgement {
   moved: MovedValue[];
@@ -79,6 +85,9 @@ function judgeShares(
   const observed: number[] = [];
   const expected: number[] = [];
   const moved: MovedValue[] = [];
+  // Never-seen values each too rare to be a category, which together are (typos, broken characters).
+  const scattered: MovedValue[] = [];
+  let scatteredCount = 0;
   let deviation = 0;
   for (const name of names) {
     const count = counts.get(name) ?? 0;
@@ -90,9 +99,14 @@ function judgeShares(
     expected.push(usual);
     const value = unescapeName(name);
     if (!seen) {
-      if (newAllowed && complete && baseComplete && count >= p.min_count && share >= p.min_share) {
-        moved.push({ value, expected: 0, observed: round(share), change: "new" });
-        deviation = Math.max(deviation, share / p.min_share);
+      if (newAllowed && complete && baseComplete && count > 0) {
+        if (count >= p.min_count && share >= p.min_share) {
+          moved.push({ value, expected: 0, observed: round(share), change: "new" });
+          deviation = Math.max(deviation, share / p.min_share);
+        } else {
+          scattered.push({ value, expected: 0, observed: round(share), change: "new" });
+          scatteredCount += count;
+        }
       }
       continue;
     }
@@ -101,11 +115,19 @@ function judgeShares(
       deviation = Math.max(deviation, usual / p.vanish_share);
       continue;
     }
-    const allowed = Math.max(p.min_shift, spreadBound(series, usual, SPREAD_Z));
+    // Sampling of this scan's values (binomial) and the history's drift beyond sampling, at least min_shift.
+    const mid = (usual + share) / 2;
+    const sampling = SPREAD_Z * Math.sqrt((mid * (1 - mid)) / total);
+    const allowed = Math.max(p.min_shift, Math.hypot(sampling, excessSpread(series, usual, total, SPREAD_Z)));
     if (Math.abs(share - usual) > allowed) {
       moved.push({ value, expected: round(usual), observed: round(share), change: share > usual ? "up" : "down" });
       deviation = Math.max(deviation, Math.abs(share - usual) / allowed);
     }
+  }
+  if (scatteredCount >= p.min_count && scatteredCount / total >= p.min_share) {
+    scattered.sort((u, v) => v.observed - u.observed);
+    moved.push(...scattered.slice(0, MAX_SCATTERED_LISTED));
+    deviation = Math.max(deviation, scatteredCount / total / p.min_share);
   }
   // The rest (values not listed) as one more part, when the lists are not complete.
   const listed = observed.reduce((s, v) => s + v, 0);
@@ -173,12 +195,14 @@ export const distributionDrift: Check<"distribution_drift"> = (ctx, p) => {
   for (const a of ctx.profile.attributes) {
     if (ignored(p, a)) continue;
     const kind = kindOf(ctx, a);
-    const r =
-      kind === "quantity" && isNumeric(a)
-        ? quantityDrift(ctx, p, a)
-        : kind === "code" && a.top_values.length > 0
-          ? codeDrift(ctx, p, a)
-          : {};
+    let r: { finding?: Finding; training?: CheckResult["training"][number] } = {};
+    if (kind === "quantity" && isNumeric(a)) {
+      r = quantityDrift(ctx, p, a);
+      const mode = r.finding || r.training ? undefined : modeShare(ctx, p, a);
+      if (mode) r = { finding: mode };
+    } else if (kind === "code" && a.top_values.length > 0) {
+      r = codeDrift(ctx, p, a);
+    }
     if (r.finding) findings.push(r.finding);
     if (r.training) training.push(r.training);
   }

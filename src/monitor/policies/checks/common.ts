@@ -4,7 +4,7 @@
  */
 import type { AttributeKind } from "../../../db/schema";
 import type { AttributeProfile } from "../../../scan/profile";
-import { type AnomalyParams, type AnomalyResult, baselinePoints, median, spreadBound } from "../anomaly";
+import { type AnomalyParams, type AnomalyResult, baselinePoints, excessSpread, median } from "../anomaly";
 import type { EvaluationInput } from "../input";
 import type { PolicyParams } from "../policies";
 import { wilson } from "../stats";
@@ -153,9 +153,9 @@ export interface ShareVerdict {
 
 /**
  * Is `k` of `n` more than the history allows? The limit is the usual share (median of past scans)
- * plus the larger of `margin` and the history's own spread (robust z-score bound, as the anomaly
- * policies draw it); it alerts when even the Wilson lower bound of k/n is above it, so a share
- * measured on few rows needs a larger rise. Without `min_history` past scans: above `max_rate`.
+ * plus the larger of `margin` and the history's spread beyond sampling (excessSpread: the scans'
+ * own drift, as a studentized bound); it alerts when even the Wilson lower bound of k/n is above
+ * it, so a share measured on few rows needs a larger rise. Without `min_history` past scans: above `max_rate`.
  */
 export function shareTest(
   history: readonly HistoryPoint[] | undefined,
@@ -180,7 +180,8 @@ export function shareTest(
   }
   const values = past.map((h) => h.value);
   const usual = median(values);
-  const allowed = Math.max(p.margin, spreadBound(values, usual, SPREAD_Z));
+  // The Wilson bound covers this scan's sampling; the history adds only its drift beyond sampling.
+  const allowed = Math.max(p.margin, excessSpread(values, usual, n, SPREAD_Z));
   const limit = Math.min(1, usual + allowed);
   const fires = interval.low > limit;
   const why = `its usual ${pct(usual)} over the last ${past.length} scans plus ${pct(allowed)}, judged on the Wilson lower bound ${pct(interval.low)} of ${fmt(k)} in ${fmt(n)}`;

@@ -10,6 +10,8 @@
  * - Drift is a Kolmogorov–Smirnov-like distance between the quantile profiles (the largest gap
  *   between the two CDFs at the baseline's quantiles), alerting above both the two-sample KS
  *   critical distance for the row counts and the distances the past scans themselves had.
+ * - A point mass the quantiles cannot see (rows set to one value: a default, a stuck sensor) is the
+ *   most frequent value's share rising beyond its history, by the share test (modeShare).
  */
 import type { AttributeProfile } from "../../../scan/profile";
 import { QUANTILE_POINTS } from "../../../scan/profile";
@@ -281,5 +283,44 @@ export function quantityDrift(
       adaptable: true,
       exclude: QUANTILE_STATS.map((s) => attrMetric(a.name, s)),
     },
+  };
+}
+
+/** The mode-share test: 3.5 standard errors (Wilson lower bound), a rise of half a point at least. */
+const MODE_SHARE = { z: 3.5, margin: 0.005 };
+
+/**
+ * The most frequent value of a quantity takes a larger share of the values than its history
+ * allows (shareTest on the count of that value among the non-null values).
+ */
+export function modeShare(
+  ctx: CheckContext,
+  p: { window: number; min_history: number; min_values: number },
+  a: AttributeProfile,
+): Finding | undefined {
+  const top = a.top_values[0];
+  const n = nonNull(a);
+  if (!top || n < p.min_values) return undefined;
+  const metric = attrMetric(a.name, "top_value_share");
+  const v = shareTest(ctx.history[metric], ctx.input.job_id, top.count, n, {
+    window: p.window,
+    min_history: p.min_history,
+    ...MODE_SHARE,
+  });
+  if (!v.fires || v.usual === undefined) return undefined;
+  const share = top.count / n;
+  return {
+    attribute: a.name,
+    metric,
+    observed: round(share),
+    metric_value: fmt(share),
+    expected: { low: 0, high: round(v.limit) },
+    description: `The most frequent value of attribute ${a.name} (quantity) in ${assetName(ctx)}, ${top.value}, is ${pct(share)} of the values (${top.count} of ${n}), above the allowed ${pct(v.limit)} (${v.why}).`,
+    strategy: "wilson_share",
+    training_size: v.past.length,
+    ...trainingWindow(v.past[0]?.time, v.past[v.past.length - 1]?.time),
+    deviation: v.deviation,
+    adaptable: true,
+    exclude: [metric],
   };
 }
