@@ -20,6 +20,71 @@ export interface FileScanOptions {
   onProgress?: (progress: ScanProgress) => Promise<void>;
 }
 
+/**
+ * The most rows a scan holds to keep the newest `limit` of them by the timestamp attribute (the
+ * Worker's memory budget); with a larger limit, a file scan takes the first `limit` rows in file order.
+ */
+export const MAX_NEWEST_ROWS = 100_000;
+
+/** A row's time as epoch ms (NaN when it has none): the order `limit` keeps the newest rows by. */
+function timeOf(v: unknown): number {
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === "number") return v;
+  if (v === null || v === undefined || v === "") return Number.NaN;
+  return Date.parse(String(v));
+}
+
+/** The newest `size` rows seen, by a time key: a binary min-heap, so the oldest kept row is dropped first. */
+class NewestRows {
+  private readonly heap: Array<{ t: number; row: Record<string, unknown> }> = [];
+  dropped = 0;
+
+  constructor(private readonly size: number) {}
+
+  add(t: number, row: Record<string, unknown>): void {
+    const key = Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+    const heap = this.heap;
+    if (heap.length < this.size) {
+      heap.push({ t: key, row });
+      this.up(heap.length - 1);
+      return;
+    }
+    this.dropped += 1;
+    if (key <= heap[0]!.t) return;
+    heap[0] = { t: key, row };
+    this.down(0);
+  }
+
+  /** The kept rows, oldest first. */
+  rows(): Record<string, unknown>[] {
+    return [...this.heap].sort((a, b) => a.t - b.t).map((e) => e.row);
+  }
+
+  private up(i: number): void {
+    const heap = this.heap;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.t <= heap[i]!.t) return;
+      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      i = parent;
+    }
+  }
+
+  private down(i: number): void {
+    const heap = this.heap;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let least = i;
+      if (l < heap.length && heap[l]!.t < heap[least]!.t) least = l;
+      if (r < heap.length && heap[r]!.t < heap[least]!.t) least = r;
+      if (least === i) return;
+      [heap[least], heap[i]] = [heap[i]!, heap[least]!];
+      i = least;
+    }
+  }
+}
+
 function keep(filter: FileScanOptions["filter"], since: FileScanOptions["since"]) {
   const allowed = filter ? Object.entries(filter).map(([k, values]) => [k, new Set(values.map(String))] as const) : [];
   return (row: Record<string, unknown>): boolean => {
@@ -28,9 +93,7 @@ function keep(filter: FileScanOptions["filter"], since: FileScanOptions["since"]
       if (v === null || v === undefined || !values.has(String(v))) return false;
     }
     if (since) {
-      const v = row[since.attribute];
-      const t = v instanceof Date ? v.getTime() : typeof v === "number" ? v : Date.parse(String(v));
-      if (!(t > since.after)) return false;
+      if (!(timeOf(row[since.attribute]) > since.after)) return false;
     }
     return true;
   };
@@ -48,7 +111,13 @@ export async function profileObjects(
   options: FileScanOptions,
 ): Promise<AssetProfile> {
   if (objects.length === 0) throw new ConnectorError("no file matches the asset's path", "not_found");
-  const builder = new ProfileBuilder(options.profile);
+  // `limit` with a timestamp attribute keeps the newest rows: every file is read, the newest held.
+  const { limit, timestampAttribute } = options.profile;
+  const newest =
+    limit !== undefined && timestampAttribute !== undefined && limit <= MAX_NEWEST_ROWS
+      ? { attribute: timestampAttribute, rows: new NewestRows(limit) }
+      : undefined;
+  const builder = new ProfileBuilder(newest ? { ...options.profile, limit: undefined } : options.profile);
   const accept = options.filter || options.since ? keep(options.filter, options.since) : undefined;
   // Over all the files: an attribute beyond what an asset's schema holds could not be kept.
   const attributes = new AttributeNames(MAX_ATTRIBUTES);
@@ -63,7 +132,8 @@ export async function profileObjects(
       attributes,
     })) {
       const batchRows = accept ? batch.rows.filter(accept) : batch.rows;
-      builder.add(batchRows);
+      if (newest) for (const row of batchRows) newest.rows.add(timeOf(row[newest.attribute]), row);
+      else builder.add(batchRows);
       rows += batchRows.length;
       builder.addBytes(batch.bytes - bytes);
       bytes = batch.bytes;
@@ -72,9 +142,16 @@ export async function profileObjects(
         await options.onProgress({ rows, bytes: bytesBefore + bytes });
       }
       // The limit counts profiled rows (after sampling): stop reading once the builder has them.
-      if (builder.done) break scan;
+      if (builder.done) {
+        bytesBefore += bytes;
+        break scan;
+      }
     }
     bytesBefore += Math.max(bytes, object.size);
+  }
+  if (newest) {
+    builder.add(newest.rows.rows());
+    if (newest.rows.dropped > 0) builder.markTruncated();
   }
   await options.onProgress?.({ rows, bytes: bytesBefore });
   return builder.finish();

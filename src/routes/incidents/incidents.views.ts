@@ -1,4 +1,4 @@
-import type { IncidentHistoryRow, IncidentRow } from "../../db/schema";
+import type { IncidentHistoryRow } from "../../db/schema";
 import type { IncidentDetail } from "../../incidents/incidents";
 import { incidentView } from "../../incidents/views";
 

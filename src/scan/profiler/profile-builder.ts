@@ -109,6 +109,11 @@ export class ProfileBuilder {
     return this.rowCount;
   }
 
+  /** Says that rows were left out before they reached the builder (a limit applied by the caller). */
+  markTruncated(): void {
+    this.truncated = true;
+  }
+
   /** Counts bytes read from the source (reported as the profile's `bytes`). */
   addBytes(bytes: number): void {
     this.bytes += bytes;
