@@ -28,6 +28,27 @@ import { tenantsRouter } from "./routes/tenants/tenants.index";
 import { ticketsRouter } from "./routes/tickets/tickets.index";
 import { tokenRouter } from "./routes/token/token.index";
 
+/** The tags of the document, in reading order, each with what its operations are for. */
+const API_TAGS = [
+  { name: "Auth", description: "API keys and the tokens they are exchanged for" },
+  { name: "Tenant configuration", description: "Tenants: created and configured by the platform administrator" },
+  { name: "Tenant members", description: "Who belongs to a tenant, with which role" },
+  { name: "Projects", description: "Projects and their members: the unit of access to assets" },
+  { name: "Connections", description: "Where data lives: stores, warehouses, databases, catalogs; credentials sealed" },
+  { name: "Assets", description: "The data a project watches: files, tables, queries" },
+  { name: "Source groups (deprecated)", description: "Groups of assets of the first API version" },
+  { name: "Data upload", description: "Batches uploaded to an asset, scanned from the queue" },
+  { name: "Scans", description: "Scan jobs: triggering, progress, alerts of a job" },
+  { name: "Policies and DQ score", description: "What a scan judges, per asset, and the DQ score it gives" },
+  { name: "DQ score", description: "The DQ score's configuration and history" },
+  { name: "Incidents", description: "Alerts folded into incidents, their history, summary and backfill" },
+  { name: "Ticket templates", description: "Jira issue templates" },
+  { name: "Integrations", description: "The tenant's Jira Cloud integration" },
+  { name: "Spark job configuration", description: "Spark settings of full scans" },
+  { name: "Notifications", description: "Channels that receive incident events: signed webhooks, Slack" },
+  { name: "Audit", description: "Every write under a tenant: who, what, when, how it ended" },
+];
+
 function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
   return c.body(JSON.stringify(toProblem(err, c.var.requestId)), err.status, {
     ...err.headers,
@@ -96,7 +117,8 @@ export function createApp() {
     description: "A token from POST /auth/token, or from the configured OIDC issuer",
   });
   registerWebhooks(app.openAPIRegistry);
-  app.doc31("/openapi.json", {
+  // The server is the origin the document is read from: the same document serves every deployment.
+  app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {
       title: "Data quality monitoring API",
@@ -104,8 +126,11 @@ export function createApp() {
       description:
         "Watches the quality of data in external stores: scans, alerts, incidents, DQ scores, tickets. " +
         "Errors are application/problem+json (RFC 9457).",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-  });
+    servers: [{ url: new URL(c.req.url).origin, description: "This deployment" }],
+    tags: API_TAGS,
+  }));
   // The bundle is served from our own static assets (public/docs/scalar.js), not a CDN.
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API", cdn: "/docs/scalar.js" }));
   // Served by the asset router before the Worker when deployed; this route makes it explicit.

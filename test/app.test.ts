@@ -75,3 +75,30 @@ describe("HTTP foundation", () => {
     expect(String(script.body)).toContain("createApiReference");
   });
 });
+
+describe("the OpenAPI document, as client generators need it", () => {
+  it("gives every operation a unique camelCase operationId, security, a tag that is described; names its server", async () => {
+    const res = await call("GET", "/openapi.json");
+    const doc = res.body as {
+      servers: Array<{ url: string }>;
+      tags: Array<{ name: string; description: string }>;
+      paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; tags?: string[] }>>;
+      info: { license?: { name: string } };
+    };
+    expect(doc.servers[0]!.url).toMatch(/^https?:\/\//);
+    expect(doc.info.license?.name).toBeTruthy();
+    const described = new Set(doc.tags.filter((t) => t.description.length > 0).map((t) => t.name));
+    const ids: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(op.operationId, where).toMatch(/^[a-z][a-zA-Z0-9]+$/);
+        expect(Array.isArray(op.security), where).toBe(true);
+        for (const tag of op.tags ?? []) expect(described.has(tag), `${where}: tag ${tag}`).toBe(true);
+        ids.push(op.operationId!);
+      }
+    }
+    expect(ids.length).toBeGreaterThan(80);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});

@@ -8,6 +8,7 @@ const incidentTags = ["Incidents"];
 const tenant = TenantId.openapi({ param: { name: "tenant", in: "path" } });
 
 export const scanAlerts = authedRoute({
+  operationId: "scanAlerts",
   method: "post",
   path: "/api/backend/{tenant}/configuration/sources/{sourceID}/alerts",
   tags: scanTags,
@@ -21,6 +22,7 @@ export const scanAlerts = authedRoute({
 });
 
 export const alertsByFilters = authedRoute({
+  operationId: "alertsByFilters",
   method: "post",
   path: "/api/backend/{tenant}/configuration/alerts/by_filters",
   tags: incidentTags,

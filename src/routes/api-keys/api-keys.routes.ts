@@ -9,6 +9,7 @@ const tags = ["Auth"];
 const userKeyParams = z.object({ keyId: KeyIdParam });
 
 export const listUserKeys = authedRoute({
+  operationId: "listUserKeys",
   method: "get",
   path: "/auth/api_keys",
   tags,
@@ -18,6 +19,7 @@ export const listUserKeys = authedRoute({
 });
 
 export const createUserKey = authedRoute({
+  operationId: "createUserKey",
   method: "post",
   path: "/auth/api_keys",
   tags,
@@ -27,6 +29,7 @@ export const createUserKey = authedRoute({
 });
 
 export const getUserKey = authedRoute({
+  operationId: "getUserKey",
   method: "get",
   path: "/auth/api_keys/{keyId}",
   tags,
@@ -36,6 +39,7 @@ export const getUserKey = authedRoute({
 });
 
 export const deleteUserKey = authedRoute({
+  operationId: "deleteUserKey",
   method: "delete",
   path: "/auth/api_keys/{keyId}",
   tags,
@@ -49,6 +53,7 @@ const tenantKeyParams = tenantParams.extend({ keyId: KeyIdParam });
 const deprecatedNote = "Deprecated: use the user-scoped keys under /auth/api_keys.";
 
 export const listTenantKeys = authedRoute({
+  operationId: "listTenantKeys",
   method: "get",
   path: "/auth/{tenant}/apiKeys",
   tags,
@@ -60,6 +65,7 @@ export const listTenantKeys = authedRoute({
 });
 
 export const createTenantKey = authedRoute({
+  operationId: "createTenantKey",
   method: "post",
   path: "/auth/{tenant}/apiKeys",
   tags,
@@ -71,6 +77,7 @@ export const createTenantKey = authedRoute({
 });
 
 export const getTenantKey = authedRoute({
+  operationId: "getTenantKey",
   method: "get",
   path: "/auth/{tenant}/apiKeys/{keyId}",
   tags,
@@ -82,6 +89,7 @@ export const getTenantKey = authedRoute({
 });
 
 export const deleteTenantKey = authedRoute({
+  operationId: "deleteTenantKey",
   method: "delete",
   path: "/auth/{tenant}/apiKeys/{keyId}",
   tags,

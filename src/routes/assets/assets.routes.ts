@@ -22,6 +22,7 @@ const validation =
   "of the asset's type.";
 
 export const createAsset = authedRoute({
+  operationId: "createAsset",
   method: "post",
   path: `${base}/projects/{projectId}/assets`,
   tags,
@@ -32,6 +33,7 @@ export const createAsset = authedRoute({
 });
 
 export const updateAsset = authedRoute({
+  operationId: "updateAsset",
   method: "put",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,
@@ -42,6 +44,7 @@ export const updateAsset = authedRoute({
 });
 
 export const listAllAssets = authedRoute({
+  operationId: "listAllAssets",
   method: "get",
   path: `${base}/assets`,
   tags,
@@ -51,6 +54,7 @@ export const listAllAssets = authedRoute({
 });
 
 export const listProjectAssets = authedRoute({
+  operationId: "listProjectAssets",
   method: "get",
   path: `${base}/projects/{projectId}/assets`,
   tags,
@@ -60,6 +64,7 @@ export const listProjectAssets = authedRoute({
 });
 
 export const getAsset = authedRoute({
+  operationId: "getAsset",
   method: "get",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,
@@ -69,6 +74,7 @@ export const getAsset = authedRoute({
 });
 
 export const deleteAsset = authedRoute({
+  operationId: "deleteAsset",
   method: "delete",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,
@@ -78,6 +84,7 @@ export const deleteAsset = authedRoute({
 });
 
 export const setAssetLineage = authedRoute({
+  operationId: "setAssetLineage",
   method: "put",
   path: `${base}/projects/{projectId}/assets/{assetId}/lineage`,
   tags,
@@ -91,6 +98,7 @@ export const setAssetLineage = authedRoute({
 });
 
 export const moveAssets = authedRoute({
+  operationId: "moveAssets",
   method: "post",
   path: `${base}/projects/{targetProjectId}/assets/move`,
   tags,
@@ -105,6 +113,7 @@ export const moveAssets = authedRoute({
 });
 
 export const loadSchema = authedRoute({
+  operationId: "loadSchema",
   method: "post",
   path: "/api/data/{tenant}/assets/{assetId}/schema",
   tags: ["Assets"],

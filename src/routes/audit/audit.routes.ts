@@ -4,6 +4,7 @@ import { TenantId } from "../params";
 import { AuditEventSchema, AuditQuery } from "./audit.schemas";
 
 export const listAuditEvents = authedRoute({
+  operationId: "listAuditEvents",
   method: "get",
   path: "/api/backend/{tenant}/audit",
   tags: ["Audit"],

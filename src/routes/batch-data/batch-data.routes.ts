@@ -32,6 +32,7 @@ const uploadResponses = {
 };
 
 export const uploadBatch = authedRoute({
+  operationId: "uploadBatch",
   method: "post",
   path: "/v2/{tenant}/sources/{source_id}/batch_data",
   tags,
@@ -51,9 +52,10 @@ const deprecation = {
 } as const;
 
 /** A deprecated upload path naming the asset in the path. */
-const deprecatedWithSource = <P extends string>(path: P) =>
+const deprecatedWithSource = <P extends string>(operationId: string, path: P) =>
   authedRoute({
     ...deprecation,
+    operationId,
     path,
     description: `Deprecated: use ${successor}.`,
     request: { params: withSource, query: uploadQuery, body: uploadBody },
@@ -62,9 +64,10 @@ const deprecatedWithSource = <P extends string>(path: P) =>
 const sourceId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** A deprecated upload path without the asset: it comes as source_id, in the query or a JSON body. */
-const deprecatedTenantOnly = <P extends string>(path: P) =>
+const deprecatedTenantOnly = <P extends string>(operationId: string, path: P) =>
   authedRoute({
     ...deprecation,
+    operationId,
     path,
     description:
       `Deprecated: use ${successor}. The asset is named by source_id: the query parameter, or (JSON ` +
@@ -82,7 +85,16 @@ const deprecatedTenantOnly = <P extends string>(path: P) =>
     },
   });
 
-export const uploadDeprecatedSource = deprecatedWithSource("/api/data/{tenant}/sources/{source}/batch_data");
-export const uploadDeprecatedV2Source = deprecatedWithSource("/api/data/v2/{tenant}/sources/{source}/batch_data");
-export const uploadDeprecatedTenant = deprecatedTenantOnly("/api/data/{tenant}/batch_data");
-export const uploadDeprecatedV2Tenant = deprecatedTenantOnly("/api/data/v2/{tenant}/batch_data");
+export const uploadDeprecatedSource = deprecatedWithSource(
+  "uploadDeprecatedSource",
+  "/api/data/{tenant}/sources/{source}/batch_data",
+);
+export const uploadDeprecatedV2Source = deprecatedWithSource(
+  "uploadDeprecatedV2Source",
+  "/api/data/v2/{tenant}/sources/{source}/batch_data",
+);
+export const uploadDeprecatedTenant = deprecatedTenantOnly("uploadDeprecatedTenant", "/api/data/{tenant}/batch_data");
+export const uploadDeprecatedV2Tenant = deprecatedTenantOnly(
+  "uploadDeprecatedV2Tenant",
+  "/api/data/v2/{tenant}/batch_data",
+);

@@ -15,6 +15,7 @@ const base = "/api/backend/{tenant}/configuration";
 const credentialNote = "The credential is encrypted at rest and never returned.";
 
 export const createProjectConnection = authedRoute({
+  operationId: "createProjectConnection",
   method: "post",
   path: `${base}/projects/{projectId}/connections`,
   tags,
@@ -25,6 +26,7 @@ export const createProjectConnection = authedRoute({
 });
 
 export const createGlobalConnection = authedRoute({
+  operationId: "createGlobalConnection",
   method: "post",
   path: `${base}/connections`,
   tags,
@@ -35,6 +37,7 @@ export const createGlobalConnection = authedRoute({
 });
 
 export const updateProjectConnection = authedRoute({
+  operationId: "updateProjectConnection",
   method: "put",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -47,6 +50,7 @@ export const updateProjectConnection = authedRoute({
 });
 
 export const updateConnection = authedRoute({
+  operationId: "updateConnection",
   method: "put",
   path: `${base}/connections/{connectionId}`,
   tags,
@@ -59,6 +63,7 @@ export const updateConnection = authedRoute({
 });
 
 export const listProjectConnections = authedRoute({
+  operationId: "listProjectConnections",
   method: "get",
   path: `${base}/projects/{projectId}/connections`,
   tags,
@@ -68,6 +73,7 @@ export const listProjectConnections = authedRoute({
 });
 
 export const listConnections = authedRoute({
+  operationId: "listConnections",
   method: "get",
   path: `${base}/connections`,
   tags,
@@ -80,6 +86,7 @@ export const listConnections = authedRoute({
 });
 
 export const getProjectConnection = authedRoute({
+  operationId: "getProjectConnection",
   method: "get",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -90,6 +97,7 @@ export const getProjectConnection = authedRoute({
 });
 
 export const getConnection = authedRoute({
+  operationId: "getConnection",
   method: "get",
   path: `${base}/connections/{connectionId}`,
   tags,

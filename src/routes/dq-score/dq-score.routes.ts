@@ -9,6 +9,7 @@ const path = "/api/backend/{tenant}/configuration/assets/{assetId}/dq_score";
 const params = TenantParams.extend({ assetId: IntId("assetId") });
 
 export const getDqScoreConfig = authedRoute({
+  operationId: "getDqScoreConfig",
   method: "get",
   path,
   tags,
@@ -18,6 +19,7 @@ export const getDqScoreConfig = authedRoute({
 });
 
 export const putDqScoreConfig = authedRoute({
+  operationId: "putDqScoreConfig",
   method: "put",
   path,
   tags,
@@ -27,6 +29,7 @@ export const putDqScoreConfig = authedRoute({
 });
 
 export const deleteDqScoreConfig = authedRoute({
+  operationId: "deleteDqScoreConfig",
   method: "delete",
   path,
   tags,
@@ -38,6 +41,7 @@ export const deleteDqScoreConfig = authedRoute({
 const historyTags = ["Policies and DQ score"];
 
 export const dqScoreHistory = authedRoute({
+  operationId: "dqScoreHistory",
   method: "get",
   path: `${path}/history`,
   tags: historyTags,

@@ -18,6 +18,7 @@ const base = "/api/backend/{tenant}/incidents";
 const incidentParams = TenantParams.extend({ incidentId: IntId("incidentId") });
 
 export const listIncidents = authedRoute({
+  operationId: "listIncidents",
   method: "get",
   path: base,
   tags,
@@ -30,6 +31,7 @@ export const listIncidents = authedRoute({
 });
 
 export const incidentDistribution = authedRoute({
+  operationId: "incidentDistribution",
   method: "get",
   path: `${base}/distribution`,
   tags,
@@ -39,6 +41,7 @@ export const incidentDistribution = authedRoute({
 });
 
 export const incidentSummary = authedRoute({
+  operationId: "incidentSummary",
   method: "get",
   path: `${base}/summary`,
   tags,
@@ -49,6 +52,7 @@ export const incidentSummary = authedRoute({
 });
 
 export const startBackfill = authedRoute({
+  operationId: "startBackfill",
   method: "post",
   path: `${base}/historical`,
   tags,
@@ -59,6 +63,7 @@ export const startBackfill = authedRoute({
 });
 
 export const getBackfill = authedRoute({
+  operationId: "getBackfill",
   method: "get",
   path: `${base}/historical/{jobId}`,
   tags,
@@ -75,6 +80,7 @@ export const getBackfill = authedRoute({
 });
 
 export const getIncident = authedRoute({
+  operationId: "getIncident",
   method: "get",
   path: `${base}/{incidentId}`,
   tags,
@@ -84,6 +90,7 @@ export const getIncident = authedRoute({
 });
 
 export const updateIncident = authedRoute({
+  operationId: "updateIncident",
   method: "patch",
   path: `${base}/{incidentId}`,
   tags,

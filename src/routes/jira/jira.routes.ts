@@ -6,6 +6,7 @@ const tags = ["Integrations"];
 const jiraPath = "/api/backend/{tenant}/configuration/integrations/jira";
 
 export const putJiraIntegration = authedRoute({
+  operationId: "putJiraIntegration",
   method: "put",
   path: jiraPath,
   tags,
@@ -18,6 +19,7 @@ export const putJiraIntegration = authedRoute({
 });
 
 export const getJiraIntegration = authedRoute({
+  operationId: "getJiraIntegration",
   method: "get",
   path: jiraPath,
   tags,
@@ -27,6 +29,7 @@ export const getJiraIntegration = authedRoute({
 });
 
 export const deleteJiraIntegration = authedRoute({
+  operationId: "deleteJiraIntegration",
   method: "delete",
   path: jiraPath,
   tags,

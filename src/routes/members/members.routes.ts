@@ -17,6 +17,7 @@ const base = "/api/backend/{tenant}/configuration";
 const memberParams = ProjectParams.extend({ email: EmailParam });
 
 export const listProjectMembers = authedRoute({
+  operationId: "listProjectMembers",
   method: "get",
   path: `${base}/projects/{projectId}/members`,
   tags,
@@ -26,6 +27,7 @@ export const listProjectMembers = authedRoute({
 });
 
 export const addProjectMember = authedRoute({
+  operationId: "addProjectMember",
   method: "post",
   path: `${base}/projects/{projectId}/members`,
   tags,
@@ -35,6 +37,7 @@ export const addProjectMember = authedRoute({
 });
 
 export const changeProjectMember = authedRoute({
+  operationId: "changeProjectMember",
   method: "put",
   path: `${base}/projects/{projectId}/members/{email}`,
   tags,
@@ -44,6 +47,7 @@ export const changeProjectMember = authedRoute({
 });
 
 export const removeProjectMember = authedRoute({
+  operationId: "removeProjectMember",
   method: "delete",
   path: `${base}/projects/{projectId}/members/{email}`,
   tags,
@@ -56,6 +60,7 @@ const tenantMemberParams = TenantParams.extend({ email: EmailParam });
 const memberTags = ["Tenant members"];
 
 export const listTenantMembers = authedRoute({
+  operationId: "listTenantMembers",
   method: "get",
   path: `${base}/members`,
   tags: memberTags,
@@ -65,6 +70,7 @@ export const listTenantMembers = authedRoute({
 });
 
 export const putTenantMember = authedRoute({
+  operationId: "putTenantMember",
   method: "put",
   path: `${base}/members/{email}`,
   tags: memberTags,
@@ -79,6 +85,7 @@ export const putTenantMember = authedRoute({
 });
 
 export const removeTenantMember = authedRoute({
+  operationId: "removeTenantMember",
   method: "delete",
   path: `${base}/members/{email}`,
   tags: memberTags,

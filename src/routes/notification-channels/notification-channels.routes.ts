@@ -15,6 +15,7 @@ const base = "/api/backend/{tenant}/configuration/notifications/channels";
 const ChannelParams = TenantParams.extend({ channelId: IntId("channelId") });
 
 export const createChannel = authedRoute({
+  operationId: "createChannel",
   method: "post",
   path: base,
   tags,
@@ -27,6 +28,7 @@ export const createChannel = authedRoute({
 });
 
 export const listChannels = authedRoute({
+  operationId: "listChannels",
   method: "get",
   path: base,
   tags,
@@ -36,6 +38,7 @@ export const listChannels = authedRoute({
 });
 
 export const getChannel = authedRoute({
+  operationId: "getChannel",
   method: "get",
   path: `${base}/{channelId}`,
   tags,
@@ -45,6 +48,7 @@ export const getChannel = authedRoute({
 });
 
 export const replaceChannel = authedRoute({
+  operationId: "replaceChannel",
   method: "put",
   path: `${base}/{channelId}`,
   tags,
@@ -57,6 +61,7 @@ export const replaceChannel = authedRoute({
 });
 
 export const deleteChannel = authedRoute({
+  operationId: "deleteChannel",
   method: "delete",
   path: `${base}/{channelId}`,
   tags,
@@ -66,6 +71,7 @@ export const deleteChannel = authedRoute({
 });
 
 export const testChannel = authedRoute({
+  operationId: "testChannel",
   method: "post",
   path: `${base}/{channelId}/test`,
   tags,
@@ -75,6 +81,7 @@ export const testChannel = authedRoute({
 });
 
 export const listDeliveries = authedRoute({
+  operationId: "listDeliveries",
   method: "get",
   path: `${base}/{channelId}/deliveries`,
   tags,

@@ -67,26 +67,31 @@ const ChannelTestSchema = z
   .openapi("ChannelTestPayload");
 
 const EVENTS = [
-  ["incident.opened", "An incident opened: a scan found a new problem", IncidentEventSchema],
+  ["incident.opened", "incidentOpened", "An incident opened: a scan found a new problem", IncidentEventSchema],
   [
     "incident.escalated",
+    "incidentEscalated",
     "An open incident got worse (further from its band, or a higher priority)",
     IncidentEventSchema,
   ],
   [
     "incident.closed",
+    "incidentClosed",
     "An incident closed: by hand, after clean scans, or adopted as the new normal",
     IncidentEventSchema,
   ],
-  ["scan.failed", "A scan job ended FAILED", ScanFailedSchema],
-  ["channel.test", "Sent by POST …/channels/{channelId}/test", ChannelTestSchema],
+  ["scan.failed", "scanFailed", "A scan job ended FAILED", ScanFailedSchema],
+  ["channel.test", "channelTest", "Sent by POST …/channels/{channelId}/test", ChannelTestSchema],
 ] as const;
 
 export function registerWebhooks(registry: OpenAPIHono["openAPIRegistry"]): void {
-  for (const [name, summary, schema] of EVENTS) {
+  for (const [name, operationId, summary, schema] of EVENTS) {
     registry.registerWebhook({
+      operationId,
       method: "post",
       path: name,
+      // The receiver authenticates the request by its signature (webhook-signature), not a scheme of ours.
+      security: [],
       tags: ["Notifications"],
       summary,
       description:

@@ -44,6 +44,7 @@ const PolicySettingsSchema = z
   .openapi("AssetPolicies");
 
 export const getPolicies = authedRoute({
+  operationId: "getPolicies",
   method: "get",
   path: `${base}/policies`,
   tags,
@@ -53,6 +54,7 @@ export const getPolicies = authedRoute({
 });
 
 export const putPolicies = authedRoute({
+  operationId: "putPolicies",
   method: "put",
   path: `${base}/policies`,
   tags,

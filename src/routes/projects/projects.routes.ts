@@ -8,6 +8,7 @@ const tags = ["Projects"];
 const base = "/api/backend/{tenant}/configuration";
 
 export const createProject = authedRoute({
+  operationId: "createProject",
   method: "post",
   path: `${base}/projects`,
   tags,
@@ -17,6 +18,7 @@ export const createProject = authedRoute({
 });
 
 export const listProjects = authedRoute({
+  operationId: "listProjects",
   method: "get",
   path: `${base}/projects`,
   tags,
@@ -26,6 +28,7 @@ export const listProjects = authedRoute({
 });
 
 export const getProject = authedRoute({
+  operationId: "getProject",
   method: "get",
   path: `${base}/projects/{projectId}`,
   tags,
@@ -35,6 +38,7 @@ export const getProject = authedRoute({
 });
 
 export const updateProject = authedRoute({
+  operationId: "updateProject",
   method: "put",
   path: `${base}/projects/{projectId}`,
   tags,
@@ -44,6 +48,7 @@ export const updateProject = authedRoute({
 });
 
 export const deleteProject = authedRoute({
+  operationId: "deleteProject",
   method: "delete",
   path: `${base}/projects/{projectId}`,
   tags,

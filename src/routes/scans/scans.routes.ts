@@ -15,6 +15,7 @@ const jobId = z
 const base = "/api/backend/{tenant}/configuration/assets/{assetId}/scans";
 
 export const triggerScan = authedRoute({
+  operationId: "triggerScan",
   method: "post",
   path: base,
   tags,
@@ -28,6 +29,7 @@ export const triggerScan = authedRoute({
 });
 
 export const listScans = authedRoute({
+  operationId: "listScans",
   method: "get",
   path: base,
   tags,
@@ -37,6 +39,7 @@ export const listScans = authedRoute({
 });
 
 export const getScan = authedRoute({
+  operationId: "getScan",
   method: "get",
   path: `${base}/{job_id}`,
   tags,

@@ -21,6 +21,7 @@ const validation =
   "the project and of the group's type; only_light_scan only for SNOWFLAKE, DELTALAKE and BIGQUERY.";
 
 export const createSourceGroup = authedRoute({
+  operationId: "createSourceGroup",
   method: "post",
   path: `${base}/projects/{projectId}/source_groups`,
   tags,
@@ -34,6 +35,7 @@ export const createSourceGroup = authedRoute({
 });
 
 export const updateSourceGroup = authedRoute({
+  operationId: "updateSourceGroup",
   method: "put",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}`,
   tags,
@@ -48,6 +50,7 @@ export const updateSourceGroup = authedRoute({
 });
 
 export const moveSourceGroups = authedRoute({
+  operationId: "moveSourceGroups",
   method: "post",
   path: `${base}/projects/{targetProjectId}/source_groups/move`,
   tags,
@@ -62,6 +65,7 @@ export const moveSourceGroups = authedRoute({
 });
 
 export const listProjectSourceGroups = authedRoute({
+  operationId: "listProjectSourceGroups",
   method: "get",
   path: `${base}/projects/{projectId}/source_groups`,
   tags,
@@ -73,6 +77,7 @@ export const listProjectSourceGroups = authedRoute({
 });
 
 export const listAllSourceGroups = authedRoute({
+  operationId: "listAllSourceGroups",
   method: "get",
   path: `${base}/source_groups`,
   tags,
@@ -84,6 +89,7 @@ export const listAllSourceGroups = authedRoute({
 });
 
 export const deleteSourceGroup = authedRoute({
+  operationId: "deleteSourceGroup",
   method: "delete",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}`,
   tags,
@@ -95,6 +101,7 @@ export const deleteSourceGroup = authedRoute({
 });
 
 export const listSourceGroupAssetNames = authedRoute({
+  operationId: "listSourceGroupAssetNames",
   method: "post",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}/list`,
   tags,

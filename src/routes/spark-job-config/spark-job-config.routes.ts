@@ -6,6 +6,7 @@ const tags = ["Spark job configuration"];
 const path = "/configuration/tenants/{tenant}/spark-job-config";
 
 export const getSparkJobConfig = authedRoute({
+  operationId: "getSparkJobConfig",
   method: "get",
   path,
   tags,
@@ -15,6 +16,7 @@ export const getSparkJobConfig = authedRoute({
 });
 
 export const putSparkJobConfig = authedRoute({
+  operationId: "putSparkJobConfig",
   method: "put",
   path,
   tags,
@@ -27,6 +29,7 @@ export const putSparkJobConfig = authedRoute({
 });
 
 export const deleteSparkJobConfig = authedRoute({
+  operationId: "deleteSparkJobConfig",
   method: "delete",
   path,
   tags,

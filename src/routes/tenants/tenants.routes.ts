@@ -8,6 +8,7 @@ const tags = ["Tenant configuration"];
 const params = z.object({ tenantId: TenantId.openapi({ param: { name: "tenantId", in: "path" } }) });
 
 export const listTenants = authedRoute({
+  operationId: "listTenants",
   method: "get",
   path: "/backend/private/configuration/tenants",
   tags,
@@ -17,6 +18,7 @@ export const listTenants = authedRoute({
 });
 
 export const getTenant = authedRoute({
+  operationId: "getTenant",
   method: "get",
   path: "/backend/private/configuration/tenants/{tenantId}",
   tags,
@@ -26,6 +28,7 @@ export const getTenant = authedRoute({
 });
 
 export const putTenant = authedRoute({
+  operationId: "putTenant",
   method: "put",
   path: "/backend/private/configuration/tenants/{tenantId}",
   tags,

@@ -16,6 +16,7 @@ const base = "/{tenant}/configuration/integrations/tickets/template";
 const templateParams = TenantParams.extend({ templateId: IntId("templateId") });
 
 export const createTicketTemplate = authedRoute({
+  operationId: "createTicketTemplate",
   method: "post",
   path: base,
   tags,
@@ -25,6 +26,7 @@ export const createTicketTemplate = authedRoute({
 });
 
 export const listTicketTemplates = authedRoute({
+  operationId: "listTicketTemplates",
   method: "get",
   path: base,
   tags,
@@ -34,6 +36,7 @@ export const listTicketTemplates = authedRoute({
 });
 
 export const getTicketTemplate = authedRoute({
+  operationId: "getTicketTemplate",
   method: "get",
   path: `${base}/{templateId}`,
   tags,
@@ -43,6 +46,7 @@ export const getTicketTemplate = authedRoute({
 });
 
 export const updateTicketTemplate = authedRoute({
+  operationId: "updateTicketTemplate",
   method: "put",
   path: `${base}/{templateId}`,
   tags,
@@ -60,6 +64,7 @@ const ticketsPath = "/api/backend/{tenant}/incidents/{incidentId}/tickets";
 const incidentParams = TenantParams.extend({ incidentId: IntId("incidentId") });
 
 export const createTicket = authedRoute({
+  operationId: "createTicket",
   method: "post",
   path: ticketsPath,
   tags: ticketTags,
@@ -73,6 +78,7 @@ export const createTicket = authedRoute({
 });
 
 export const listTickets = authedRoute({
+  operationId: "listTickets",
   method: "get",
   path: ticketsPath,
   tags: ticketTags,

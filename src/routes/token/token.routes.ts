@@ -5,9 +5,12 @@ import { TokenRequestSchema, TokenResponseSchema } from "./token.schemas";
 const tags = ["Auth"];
 
 export const issueToken = createRoute({
+  operationId: "issueToken",
   method: "post",
   path: "/auth/token",
   tags,
+  // Anonymous with {api_key}; the administrator's key for {user}.
+  security: [{}, { ApiKey: [] }] as Record<string, string[]>[],
   summary: "Authenticate: exchange an API key for a short-lived access token",
   description:
     "With `{api_key}`: returns a JWT acting as that key. With `{user}`: the platform administrator " +
