@@ -1,0 +1,63 @@
+/**
+ * The typed client (clients/ts) against the service under `wrangler dev`: every call below is
+ * checked by the types generated from the served OpenAPI document.
+ */
+import { randomUUID } from "node:crypto";
+import { describe, expect, inject, it } from "vitest";
+import { createDqClient } from "../clients/ts";
+
+const { base, adminKey } = inject("worker");
+
+describe("the typed client", () => {
+  it("creates a tenant and a project, lists projects and reads an asset", async () => {
+    const dq = createDqClient({ baseUrl: base, apiKey: adminKey });
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const created = await dq.PUT("/backend/private/configuration/tenants/{tenantId}", {
+      params: { path: { tenantId: tenant } },
+      body: { name: "Client test" },
+    });
+    expect(created.response.status).toBe(201);
+
+    const project = await dq.POST("/api/backend/{tenant}/configuration/projects", {
+      params: { path: { tenant } },
+      body: { name: "orders" },
+    });
+    expect(project.error).toBeUndefined();
+    const projectId = project.data!.id;
+
+    const list = await dq.GET("/api/backend/{tenant}/configuration/projects", { params: { path: { tenant } } });
+    expect(list.data?.map((p) => p.name)).toEqual(["orders"]);
+
+    const connection = await dq.POST("/api/backend/{tenant}/configuration/projects/{projectId}/connections", {
+      params: { path: { tenant, projectId } },
+      body: {
+        name: "landing",
+        type: "S3",
+        payload: { bucket: "landing-zone" },
+        credential: { type: "AWS", payload: { access_key: "AKIAEXAMPLE0001", secret_key: "aws-secret-key" } },
+      },
+    });
+    expect(connection.error).toBeUndefined();
+    const asset = await dq.POST("/api/backend/{tenant}/configuration/projects/{projectId}/assets", {
+      params: { path: { tenant, projectId } },
+      body: {
+        name: "orders_csv",
+        type: "S3",
+        connection_id: connection.data!.id,
+        payload: { path: "orders/*.csv", format: "csv" },
+      },
+    });
+    expect(asset.error).toBeUndefined();
+    const read = await dq.GET("/api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}", {
+      params: { path: { tenant, projectId, assetId: asset.data!.id } },
+    });
+    expect(read.data).toMatchObject({ id: asset.data!.id, name: "orders_csv", type: "S3" });
+  });
+
+  it("answers errors as typed problems", async () => {
+    const dq = createDqClient({ baseUrl: base, apiKey: "dqm_not_a_key" });
+    const res = await dq.GET("/api/backend/{tenant}/configuration/projects", { params: { path: { tenant: "acme" } } });
+    expect(res.response.status).toBe(401);
+    expect(res.error).toMatchObject({ status: 401, title: expect.any(String) });
+  });
+});
