@@ -97,6 +97,9 @@ export class DqService {
         if (res.ok) return (text ? JSON.parse(text) : undefined) as T;
       } catch (err) {
         text = String(err);
+        // The answer was cut off after its status (an overloaded local runtime): a GET may be
+        // asked again; a POST may have taken effect, so it is not repeated.
+        if (method === "GET") status = 0;
       }
       const key = `${method} ${
         path
