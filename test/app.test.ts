@@ -101,4 +101,27 @@ describe("the OpenAPI document, as client generators need it", () => {
     expect(ids.length).toBeGreaterThan(80);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it("has an example for every request body (redocly checks each against its schema)", async () => {
+    const doc = (await call("GET", "/openapi.json")).body as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, any> } }>>;
+      components: { schemas: Record<string, { example?: unknown }> };
+    };
+    const without: string[] = [];
+    let bodies = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+          bodies += 1;
+          const ref = media.schema?.$ref as string | undefined;
+          const named = ref ? doc.components.schemas[ref.split("/").at(-1)!] : undefined;
+          if (media.example === undefined && media.schema?.example === undefined && named?.example === undefined) {
+            without.push(`${method.toUpperCase()} ${path} ${type}`);
+          }
+        }
+      }
+    }
+    expect(bodies).toBeGreaterThan(40);
+    expect(without).toEqual([]);
+  });
 });

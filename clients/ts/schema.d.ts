@@ -1380,6 +1380,11 @@ export interface components {
             }[];
             request_id?: string;
         };
+        /**
+         * @example {
+         *       "api_key": "dqm_4f9c2a1b7e8d4c3a9b6e5f1a2d3c4b5a"
+         *     }
+         */
         TokenRequest: {
             api_key: string;
         } | {
@@ -1404,6 +1409,11 @@ export interface components {
             /** @description The secret; shown in this response only */
             key: string;
         };
+        /**
+         * @example {
+         *       "name": "airflow"
+         *     }
+         */
         CreateApiKey: {
             name: string;
         };
@@ -1441,6 +1451,15 @@ export interface components {
                 [key: string]: string;
             };
         } | null;
+        /**
+         * @example {
+         *       "name": "Acme",
+         *       "description": "Acme's data platform",
+         *       "data_ttl": 90,
+         *       "free_upload_limit": 50000000000,
+         *       "use_information_schema": false
+         *     }
+         */
         TenantConfigurationInput: {
             /**
              * @description If given, must equal the path's tenantId
@@ -1494,11 +1513,22 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "analytics",
+         *       "description": "Warehouse tables of the analytics team"
+         *     }
+         */
         CreateProject: {
             name: string;
             /** @default  */
             description?: string;
         };
+        /**
+         * @example {
+         *       "description": "Warehouse and lake tables of the analytics team"
+         *     }
+         */
         UpdateProject: {
             name?: string;
             description?: string;
@@ -1509,6 +1539,12 @@ export interface components {
             role: "PROJECT_VIEWER" | "PROJECT_EDITOR" | "PROJECT_ADMIN";
             created_at: string;
         };
+        /**
+         * @example {
+         *       "email": "ada@example.com",
+         *       "role": "PROJECT_EDITOR"
+         *     }
+         */
         AddProjectMember: {
             /**
              * Format: email
@@ -1518,6 +1554,11 @@ export interface components {
             /** @enum {string} */
             role: "PROJECT_VIEWER" | "PROJECT_EDITOR" | "PROJECT_ADMIN";
         };
+        /**
+         * @example {
+         *       "role": "PROJECT_ADMIN"
+         *     }
+         */
         ChangeProjectMember: {
             /** @enum {string} */
             role: "PROJECT_VIEWER" | "PROJECT_EDITOR" | "PROJECT_ADMIN";
@@ -1528,6 +1569,11 @@ export interface components {
             role: "TENANT_ADMIN" | "TENANT_MEMBER";
             created_at: string;
         };
+        /**
+         * @example {
+         *       "role": "TENANT_MEMBER"
+         *     }
+         */
         PutTenantMember: {
             /** @enum {string} */
             role: "TENANT_ADMIN" | "TENANT_MEMBER";
@@ -1552,6 +1598,22 @@ export interface components {
             /** @description Database type derived from the connection: GENERIC_JDBC → payload.db_type; REDSHIFT → redshift; SNOWFLAKE → snowflake; BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files) → null */
             db_type: string | null;
         };
+        /**
+         * @example {
+         *       "name": "landing-zone",
+         *       "type": "S3",
+         *       "payload": {
+         *         "bucket": "landing-zone"
+         *       },
+         *       "credential": {
+         *         "type": "AWS",
+         *         "payload": {
+         *           "access_key": "AKIAIOSFODNN7EXAMPLE",
+         *           "secret_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+         *         }
+         *       }
+         *     }
+         */
         CreateConnection: {
             name: string;
             /** @enum {string} */
@@ -1770,6 +1832,11 @@ export interface components {
              */
             endpoint?: string;
         };
+        /**
+         * @example {
+         *       "name": "landing-zone-eu"
+         *     }
+         */
         UpdateConnection: {
             name?: string;
             /** @enum {string} */
@@ -1871,6 +1938,24 @@ export interface components {
                 }[];
             };
         };
+        /**
+         * @example {
+         *       "name": "orders",
+         *       "description": "Daily order exports",
+         *       "type": "S3",
+         *       "connection_id": 1,
+         *       "payload": {
+         *         "path": "exports/orders/*.csv",
+         *         "format": "csv"
+         *       },
+         *       "options": {
+         *         "id_attributes": [
+         *           "order_id"
+         *         ],
+         *         "timestamp_attribute": "updated_at"
+         *       }
+         *     }
+         */
         CreateAsset: {
             name: string;
             /** @default  */
@@ -1926,11 +2011,25 @@ export interface components {
             /** @description Ids of the moved assets */
             assets: string[];
         };
+        /**
+         * @example {
+         *       "source_project_id": 1,
+         *       "source_asset_ids": [
+         *         "12",
+         *         "13"
+         *       ]
+         *     }
+         */
         MoveAssets: {
             source_project_id: number;
             source_asset_ids: string[];
             target_connection_id?: number;
         };
+        /**
+         * @example {
+         *       "description": "Daily order exports (EU)"
+         *     }
+         */
         UpdateAsset: {
             name?: string;
             description?: string;
@@ -1947,6 +2046,16 @@ export interface components {
             connection_id?: number;
             scheduled_upload?: components["schemas"]["AssetScheduleInput"];
         };
+        /**
+         * @example {
+         *       "parents": [
+         *         "12"
+         *       ],
+         *       "children": [
+         *         "15"
+         *       ]
+         *     }
+         */
         AssetLineageInput: {
             /** @description Assets feeding this one */
             parents?: string[];
@@ -1968,6 +2077,23 @@ export interface components {
             /** @description The ANALYZE scan job that reads the asset's schema */
             analyze_job_id: string;
         };
+        /**
+         * @example {
+         *       "name": "sales",
+         *       "type": "SNOWFLAKE",
+         *       "connection_id": 3,
+         *       "payload": {
+         *         "database": "SALES",
+         *         "schema": "PUBLIC"
+         *       },
+         *       "assets": [
+         *         {
+         *           "name": "orders",
+         *           "table_or_file_name": "ORDERS"
+         *         }
+         *       ]
+         *     }
+         */
         CreateSourceGroup: {
             name: string;
             /** @default  */
@@ -2007,6 +2133,14 @@ export interface components {
             /** @description Ids of the assets moved with them */
             assets: string[];
         };
+        /**
+         * @example {
+         *       "source_project_id": 1,
+         *       "source_group_ids": [
+         *         4
+         *       ]
+         *     }
+         */
         MoveSourceGroups: {
             source_project_id: number;
             source_group_ids: number[];
@@ -2016,6 +2150,16 @@ export interface components {
             /** @description The assets added */
             assets: components["schemas"]["SourceGroupCreatedAsset"][];
         };
+        /**
+         * @example {
+         *       "assets_to_add": [
+         *         {
+         *           "name": "refunds",
+         *           "table_or_file_name": "REFUNDS"
+         *         }
+         *       ]
+         *     }
+         */
         UpdateSourceGroup: {
             name?: string;
             description?: string;
@@ -2099,6 +2243,13 @@ export interface components {
             /** @description Maximum workers for autoscaling */
             max_instance_count?: number;
         };
+        /**
+         * @example {
+         *       "spark_properties": {
+         *         "spark.executor.memory": "4g"
+         *       }
+         *     }
+         */
         PutSparkJobConfig: {
             /** @description Replaces the stored Spark properties; null clears them; omitted keeps them */
             spark_properties?: {
@@ -2161,6 +2312,17 @@ export interface components {
             consistency: number;
             timeliness: number;
         };
+        /**
+         * @example {
+         *       "enabled": true,
+         *       "weights": {
+         *         "completeness": 0.4,
+         *         "accuracy": 0.3,
+         *         "consistency": 0.2,
+         *         "timeliness": 0.1
+         *       }
+         *     }
+         */
         PutDqScoreConfig: {
             /** @description Omitted keeps the current value */
             enabled?: boolean;
@@ -2186,7 +2348,13 @@ export interface components {
             message: string;
             job_id: string;
         };
-        /** @description Unset fields come from the asset's payload, options and connection */
+        /**
+         * @description Unset fields come from the asset's payload, options and connection
+         * @example {
+         *       "format": "csv",
+         *       "delimiter": ","
+         *     }
+         */
         ScanRequest: {
             /**
              * @description Where the data is; must be the asset's connection type (GBQ = BIGQUERY)
@@ -2260,6 +2428,22 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @example {
+         *       "overrides": {
+         *         "completeness": {
+         *           "priority": "HIGH"
+         *         },
+         *         "distribution_drift": {
+         *           "notify": false
+         *         }
+         *       },
+         *       "adapt_after": 3,
+         *       "attribute_kinds": {
+         *         "payment_type": "code"
+         *       }
+         *     }
+         */
         PutAssetPolicies: {
             overrides?: {
                 row_count_anomaly?: {
@@ -2535,6 +2719,13 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /**
+         * @example {
+         *       "state": "CLOSED",
+         *       "reason": "EXPECTED",
+         *       "note": "New pricing from 1 March"
+         *     }
+         */
         UpdateIncident: {
             /** @enum {string} */
             state: "OPEN" | "CLOSED";
@@ -2545,7 +2736,16 @@ export interface components {
              */
             reason?: "FIXED" | "EXPECTED" | "FALSE_POSITIVE" | "NO_ACTION_NEEDED";
         };
-        /** @description An incident's asset_id and the alert_refs of its history */
+        /**
+         * @description An incident's asset_id and the alert_refs of its history
+         * @example {
+         *       "asset_id": "12",
+         *       "alert_refs": [
+         *         101,
+         *         102
+         *       ]
+         *     }
+         */
         AlertsByFilters: {
             asset_id: string;
             alert_refs: number[];
@@ -2558,6 +2758,14 @@ export interface components {
             default_template_id: number | null;
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "base_url": "https://acme.atlassian.net",
+         *       "email": "dq-bot@acme.com",
+         *       "api_token": "ATATT3xFfGF0example",
+         *       "default_template_id": null
+         *     }
+         */
         PutJiraIntegration: {
             /**
              * Format: uri
@@ -2591,6 +2799,17 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "data incident",
+         *       "type": "JIRA",
+         *       "props": {
+         *         "jira_project_id": "10000",
+         *         "jira_issue_type_id": "10004",
+         *         "custom_fields": {}
+         *       }
+         *     }
+         */
         CreateTicketTemplate: {
             name: string;
             /** @default  */
@@ -2617,6 +2836,16 @@ export interface components {
                 };
             };
         };
+        /**
+         * @example {
+         *       "name": "data incident",
+         *       "props": {
+         *         "jira_project_id": "10000",
+         *         "jira_issue_type_id": "10005",
+         *         "custom_fields": {}
+         *       }
+         *     }
+         */
         UpdateTicketTemplate: {
             name: string;
             /** @default  */
@@ -2651,6 +2880,11 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "template_id": 1
+         *     }
+         */
         CreateTicket: {
             template_id: number;
         };
@@ -2702,6 +2936,18 @@ export interface components {
             created_at: string;
             updated_at: string;
         };
+        /**
+         * @example {
+         *       "name": "data-oncall",
+         *       "type": "WEBHOOK",
+         *       "url": "https://hooks.example.com/dq",
+         *       "events": [
+         *         "incident.opened",
+         *         "incident.escalated"
+         *       ],
+         *       "min_severity": "MEDIUM"
+         *     }
+         */
         NotificationChannelBody: {
             name: string;
             /**
@@ -6982,7 +7228,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScanRequest"];
+                /**
+                 * @example order_id,email,amount,updated_at
+                 *     1001,ada@example.com,42.50,2026-03-01T09:30:00Z
+                 */
                 "text/csv": string;
+                /** @example {"order_id":1001,"email":"ada@example.com","amount":42.5} */
                 "application/x-ndjson": string;
             };
         };
@@ -7087,7 +7338,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScanRequest"];
+                /**
+                 * @example order_id,email,amount,updated_at
+                 *     1001,ada@example.com,42.50,2026-03-01T09:30:00Z
+                 */
                 "text/csv": string;
+                /** @example {"order_id":1001,"email":"ada@example.com","amount":42.5} */
                 "application/x-ndjson": string;
             };
         };
@@ -7192,7 +7448,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScanRequest"];
+                /**
+                 * @example order_id,email,amount,updated_at
+                 *     1001,ada@example.com,42.50,2026-03-01T09:30:00Z
+                 */
                 "text/csv": string;
+                /** @example {"order_id":1001,"email":"ada@example.com","amount":42.5} */
                 "application/x-ndjson": string;
             };
         };
@@ -7296,10 +7557,36 @@ export interface operations {
         /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ScanRequest"] & {
+                /**
+                 * @example {
+                 *       "source_id": 12,
+                 *       "format": "csv"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Where the data is; must be the asset's connection type (GBQ = BIGQUERY)
+                     * @enum {string}
+                     */
+                    location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG";
+                    /** @description Files: object key or pattern with * and ?, overriding the asset's payload.path */
+                    path?: string;
+                    /** @enum {string} */
+                    format?: "csv" | "ndjson" | "json" | "parquet";
+                    /** @description CSV separator, overriding options.separator */
+                    delimiter?: string;
+                    /** @description Databases: table overriding the payload's */
+                    table?: string;
+                    /** @description Databases: a SELECT whose rows are profiled instead of the table */
+                    query?: string;
                     source_id?: number;
                 };
+                /**
+                 * @example order_id,email,amount,updated_at
+                 *     1001,ada@example.com,42.50,2026-03-01T09:30:00Z
+                 */
                 "text/csv": string;
+                /** @example {"order_id":1001,"email":"ada@example.com","amount":42.5} */
                 "application/x-ndjson": string;
             };
         };
@@ -7403,10 +7690,36 @@ export interface operations {
         /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ScanRequest"] & {
+                /**
+                 * @example {
+                 *       "source_id": 12,
+                 *       "format": "csv"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Where the data is; must be the asset's connection type (GBQ = BIGQUERY)
+                     * @enum {string}
+                     */
+                    location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG";
+                    /** @description Files: object key or pattern with * and ?, overriding the asset's payload.path */
+                    path?: string;
+                    /** @enum {string} */
+                    format?: "csv" | "ndjson" | "json" | "parquet";
+                    /** @description CSV separator, overriding options.separator */
+                    delimiter?: string;
+                    /** @description Databases: table overriding the payload's */
+                    table?: string;
+                    /** @description Databases: a SELECT whose rows are profiled instead of the table */
+                    query?: string;
                     source_id?: number;
                 };
+                /**
+                 * @example order_id,email,amount,updated_at
+                 *     1001,ada@example.com,42.50,2026-03-01T09:30:00Z
+                 */
                 "text/csv": string;
+                /** @example {"order_id":1001,"email":"ada@example.com","amount":42.5} */
                 "application/x-ndjson": string;
             };
         };

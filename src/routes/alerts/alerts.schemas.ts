@@ -30,4 +30,7 @@ export const AlertsByFiltersBody = z
     asset_id: z.string().regex(/^[1-9]\d{0,15}$/, "must be an asset id"),
     alert_refs: z.array(z.number().int().positive()).max(MAX_REFS),
   })
-  .openapi("AlertsByFilters", { description: "An incident's asset_id and the alert_refs of its history" });
+  .openapi("AlertsByFilters", {
+    example: { asset_id: "12", alert_refs: [101, 102] },
+    description: "An incident's asset_id and the alert_refs of its history",
+  });

@@ -16,7 +16,9 @@ export const CreatedApiKeySchema = ApiKeySchema.extend({
 
 export const ApiKeyListSchema = z.object({ keys: z.array(ApiKeySchema) }).openapi("ApiKeyList");
 
-export const CreateApiKeyBody = z.strictObject({ name: z.string().trim().min(1).max(200) }).openapi("CreateApiKey");
+export const CreateApiKeyBody = z
+  .strictObject({ name: z.string().trim().min(1).max(200) })
+  .openapi("CreateApiKey", { example: { name: "airflow" } });
 
 export const KeyIdParam = z
   .string()

@@ -116,7 +116,16 @@ export const CreateAssetBody = z
     connection_id: z.number().int().positive(),
     scheduled_upload: schedule.nullable().optional(),
   })
-  .openapi("CreateAsset");
+  .openapi("CreateAsset", {
+    example: {
+      name: "orders",
+      description: "Daily order exports",
+      type: "S3",
+      connection_id: 1,
+      payload: { path: "exports/orders/*.csv", format: "csv" },
+      options: { id_attributes: ["order_id"], timestamp_attribute: "updated_at" },
+    },
+  });
 
 export const UpdateAssetBody = z
   .strictObject({
@@ -128,7 +137,7 @@ export const UpdateAssetBody = z
     connection_id: z.number().int().positive().optional(),
     scheduled_upload: schedule.nullable().optional(),
   })
-  .openapi("UpdateAsset");
+  .openapi("UpdateAsset", { example: { description: "Daily order exports (EU)" } });
 
 const flag = (what: string) =>
   z
@@ -152,7 +161,7 @@ export const LineageBody = z
     parents: z.array(AssetIdString).max(1000).optional().openapi({ description: "Assets feeding this one" }),
     children: z.array(AssetIdString).max(1000).optional().openapi({ description: "Assets this one feeds" }),
   })
-  .openapi("AssetLineageInput");
+  .openapi("AssetLineageInput", { example: { parents: ["12"], children: ["15"] } });
 
 export const MoveAssetsBody = z
   .strictObject({
@@ -160,7 +169,7 @@ export const MoveAssetsBody = z
     source_asset_ids: z.array(AssetIdString).min(1).max(1000),
     target_connection_id: z.number().int().positive().optional(),
   })
-  .openapi("MoveAssets");
+  .openapi("MoveAssets", { example: { source_project_id: 1, source_asset_ids: ["12", "13"] } });
 
 export const MovedAssetsSchema = z
   .object({ message: z.string(), assets: z.array(z.string()).openapi({ description: "Ids of the moved assets" }) })

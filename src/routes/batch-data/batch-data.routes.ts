@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { authedRoute, jsonResponse, problem } from "../openapi";
 import { IntId, TenantId } from "../params";
-import { ScanAcceptedSchema, ScanRequestBody } from "../scans/scans.schemas";
+import { ScanAcceptedSchema, ScanRequestBody, ScanRequestFields } from "../scans/scans.schemas";
 
 const tags = ["Data upload"];
 const tenant = TenantId.openapi({ param: { name: "tenant", in: "path" } });
@@ -15,8 +15,14 @@ const uploadBody = {
     "as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes).",
   content: {
     "application/json": { schema: ScanRequestBody },
-    "text/csv": { schema: z.string().openapi({ format: "binary" }) },
-    "application/x-ndjson": { schema: z.string().openapi({ format: "binary" }) },
+    "text/csv": {
+      schema: z.string().openapi({ format: "binary" }),
+      example: "order_id,email,amount,updated_at\n1001,ada@example.com,42.50,2026-03-01T09:30:00Z\n",
+    },
+    "application/x-ndjson": {
+      schema: z.string().openapi({ format: "binary" }),
+      example: '{"order_id":1001,"email":"ada@example.com","amount":42.5}\n',
+    },
   },
 } as const;
 
@@ -79,7 +85,12 @@ const deprecatedTenantOnly = <P extends string>(operationId: string, path: P) =>
         ...uploadBody,
         content: {
           ...uploadBody.content,
-          "application/json": { schema: ScanRequestBody.extend({ source_id: sourceId.optional() }) },
+          "application/json": {
+            // One flat object: extending the registered ScanRequest would give allOf with
+            // additionalProperties false, a schema no body satisfies.
+            schema: z.strictObject({ ...ScanRequestFields, source_id: sourceId.optional() }),
+            example: { source_id: 12, format: "csv" },
+          },
         },
       },
     },

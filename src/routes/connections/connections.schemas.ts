@@ -37,7 +37,17 @@ export const CreateConnectionBody = z
       });
     }
   })
-  .openapi("CreateConnection");
+  .openapi("CreateConnection", {
+    example: {
+      name: "landing-zone",
+      type: "S3",
+      payload: { bucket: "landing-zone" },
+      credential: {
+        type: "AWS",
+        payload: { access_key: "AKIAIOSFODNN7EXAMPLE", secret_key: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" },
+      },
+    },
+  });
 export type CreateConnectionInput = z.infer<typeof CreateConnectionBody>;
 
 export const UpdateConnectionBody = z
@@ -52,7 +62,7 @@ export const UpdateConnectionBody = z
       description: "Replaces the credential. Required when the type changes.",
     }),
   })
-  .openapi("UpdateConnection");
+  .openapi("UpdateConnection", { example: { name: "landing-zone-eu" } });
 export type UpdateConnectionInput = z.infer<typeof UpdateConnectionBody>;
 
 // ---- Responses and parameters ----

@@ -23,4 +23,6 @@ export const PutDqScoreConfigBody = z
           "All four, non-negative, not all zero; stored and returned scaled to sum 1. Omitted keeps the current weights",
       }),
   })
-  .openapi("PutDqScoreConfig");
+  .openapi("PutDqScoreConfig", {
+    example: { enabled: true, weights: { completeness: 0.4, accuracy: 0.3, consistency: 0.2, timeliness: 0.1 } },
+  });

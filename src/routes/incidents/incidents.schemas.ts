@@ -132,7 +132,7 @@ export const UpdateIncidentBody = z
     if (b.state === "OPEN" && b.reason)
       ctx.addIssue({ code: "custom", path: ["reason"], message: "is only for closing" });
   })
-  .openapi("UpdateIncident");
+  .openapi("UpdateIncident", { example: { state: "CLOSED", reason: "EXPECTED", note: "New pricing from 1 March" } });
 
 const LevelCounts = z.object({ LOW: z.number().int(), MEDIUM: z.number().int(), HIGH: z.number().int() });
 

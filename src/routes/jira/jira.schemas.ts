@@ -41,7 +41,14 @@ export const PutJiraIntegrationBody = z
       .optional()
       .openapi({ description: "A ticket template opened automatically when an incident opens; null = never" }),
   })
-  .openapi("PutJiraIntegration");
+  .openapi("PutJiraIntegration", {
+    example: {
+      base_url: "https://acme.atlassian.net",
+      email: "dq-bot@acme.com",
+      api_token: "ATATT3xFfGF0example",
+      default_template_id: null,
+    },
+  });
 
 export const JiraIntegrationSchema = z
   .object({

@@ -8,14 +8,18 @@ export const ProjectMemberSchema = z
 
 export const AddProjectMemberBody = z
   .strictObject({ email: Email, role: z.enum(PROJECT_ROLES) })
-  .openapi("AddProjectMember");
+  .openapi("AddProjectMember", { example: { email: "ada@example.com", role: "PROJECT_EDITOR" } });
 
-export const ChangeProjectMemberBody = z.strictObject({ role: z.enum(PROJECT_ROLES) }).openapi("ChangeProjectMember");
+export const ChangeProjectMemberBody = z
+  .strictObject({ role: z.enum(PROJECT_ROLES) })
+  .openapi("ChangeProjectMember", { example: { role: "PROJECT_ADMIN" } });
 
 export const TenantMemberSchema = z
   .object({ email: z.string(), role: z.enum(TENANT_ROLES), created_at: z.string() })
   .openapi("TenantMember");
 
-export const PutTenantMemberBody = z.strictObject({ role: z.enum(TENANT_ROLES) }).openapi("PutTenantMember");
+export const PutTenantMemberBody = z
+  .strictObject({ role: z.enum(TENANT_ROLES) })
+  .openapi("PutTenantMember", { example: { role: "TENANT_MEMBER" } });
 
 export const EmailParam = Email.openapi({ param: { name: "email", in: "path" } });

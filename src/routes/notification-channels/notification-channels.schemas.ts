@@ -40,7 +40,15 @@ export const ChannelBody = z
       .openapi({ description: "Only events of these projects; empty or omitted: every project" }),
     enabled: z.boolean().optional().openapi({ description: "Default true" }),
   })
-  .openapi("NotificationChannelBody");
+  .openapi("NotificationChannelBody", {
+    example: {
+      name: "data-oncall",
+      type: "WEBHOOK",
+      url: "https://hooks.example.com/dq",
+      events: ["incident.opened", "incident.escalated"],
+      min_severity: "MEDIUM",
+    },
+  });
 
 export const ChannelSchema = z
   .object({

@@ -82,7 +82,13 @@ export const putPolicies = authedRoute({
                 "Per attribute name, its kind (identifier, code, quantity, text, timestamp), replacing the inferred one; replaces the stored map when sent",
             }),
         })
-        .openapi("PutAssetPolicies"),
+        .openapi("PutAssetPolicies", {
+          example: {
+            overrides: { completeness: { priority: "HIGH" }, distribution_drift: { notify: false } },
+            adapt_after: 3,
+            attribute_kinds: { payment_type: "code" },
+          },
+        }),
     ),
   },
   responses: { 200: jsonResponse(PolicySettingsSchema, "Policies") },

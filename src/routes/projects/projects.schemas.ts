@@ -16,8 +16,8 @@ const description = z.string().max(2000);
 
 export const CreateProjectBody = z
   .strictObject({ name, description: description.default("") })
-  .openapi("CreateProject");
+  .openapi("CreateProject", { example: { name: "analytics", description: "Warehouse tables of the analytics team" } });
 
 export const UpdateProjectBody = z
   .strictObject({ name: name.optional(), description: description.optional() })
-  .openapi("UpdateProject");
+  .openapi("UpdateProject", { example: { description: "Warehouse and lake tables of the analytics team" } });

@@ -1,29 +1,33 @@
 import { z } from "@hono/zod-openapi";
 import { LOCATIONS, type ScanRequest } from "../../jobs/scan-requests";
 
-export const ScanRequestBody = z
-  .strictObject({
-    location: z
-      .enum([...new Set(LOCATIONS)] as [string, ...string[]])
-      .optional()
-      .openapi({ description: "Where the data is; must be the asset's connection type (GBQ = BIGQUERY)" }),
-    path: z
-      .string()
-      .min(1)
-      .max(1024)
-      .optional()
-      .openapi({ description: "Files: object key or pattern with * and ?, overriding the asset's payload.path" }),
-    format: z.enum(["csv", "ndjson", "json", "parquet"]).optional(),
-    delimiter: z.string().length(1).optional().openapi({ description: "CSV separator, overriding options.separator" }),
-    table: z.string().min(1).max(512).optional().openapi({ description: "Databases: table overriding the payload's" }),
-    query: z
-      .string()
-      .min(1)
-      .max(100_000)
-      .optional()
-      .openapi({ description: "Databases: a SELECT whose rows are profiled instead of the table" }),
-  })
-  .openapi("ScanRequest", { description: "Unset fields come from the asset's payload, options and connection" });
+/** The fields of a scan request, unregistered: other bodies build on them without a $ref. */
+export const ScanRequestFields = {
+  location: z
+    .enum([...new Set(LOCATIONS)] as [string, ...string[]])
+    .optional()
+    .openapi({ description: "Where the data is; must be the asset's connection type (GBQ = BIGQUERY)" }),
+  path: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .openapi({ description: "Files: object key or pattern with * and ?, overriding the asset's payload.path" }),
+  format: z.enum(["csv", "ndjson", "json", "parquet"]).optional(),
+  delimiter: z.string().length(1).optional().openapi({ description: "CSV separator, overriding options.separator" }),
+  table: z.string().min(1).max(512).optional().openapi({ description: "Databases: table overriding the payload's" }),
+  query: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .optional()
+    .openapi({ description: "Databases: a SELECT whose rows are profiled instead of the table" }),
+};
+
+export const ScanRequestBody = z.strictObject(ScanRequestFields).openapi("ScanRequest", {
+  example: { format: "csv", delimiter: "," },
+  description: "Unset fields come from the asset's payload, options and connection",
+});
 export type ScanRequestBody = z.infer<typeof ScanRequestBody> & ScanRequest;
 
 export const ScanAcceptedSchema = z

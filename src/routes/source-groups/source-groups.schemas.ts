@@ -57,7 +57,15 @@ export const CreateSourceGroupBody = z
     options: options.default({}),
     scheduled_upload: schedule.optional(),
   })
-  .openapi("CreateSourceGroup");
+  .openapi("CreateSourceGroup", {
+    example: {
+      name: "sales",
+      type: "SNOWFLAKE",
+      connection_id: 3,
+      payload: { database: "SALES", schema: "PUBLIC" },
+      assets: [{ name: "orders", table_or_file_name: "ORDERS" }],
+    },
+  });
 
 export const CreatedSourceGroupSchema = z
   .object({ group_id: z.number().int(), assets: z.array(CreatedAsset) })
@@ -79,7 +87,7 @@ export const UpdateSourceGroupBody = z
       .optional()
       .openapi({ description: "Ids of assets of this group" }),
   })
-  .openapi("UpdateSourceGroup");
+  .openapi("UpdateSourceGroup", { example: { assets_to_add: [{ name: "refunds", table_or_file_name: "REFUNDS" }] } });
 
 export const UpdatedSourceGroupSchema = z
   .object({ assets: z.array(CreatedAsset).openapi({ description: "The assets added" }) })
@@ -91,7 +99,7 @@ export const MoveSourceGroupsBody = z
     source_group_ids: z.array(z.number().int().positive()).min(1).max(200),
     target_connection_id: z.number().int().positive().optional(),
   })
-  .openapi("MoveSourceGroups");
+  .openapi("MoveSourceGroups", { example: { source_project_id: 1, source_group_ids: [4] } });
 
 export const MovedSourceGroupsSchema = z
   .object({

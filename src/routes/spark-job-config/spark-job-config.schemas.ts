@@ -81,4 +81,4 @@ export const PutSparkJobConfigBody = z
       .optional()
       .openapi({ description: "Replaces the whole Databricks block; null clears it; omitted keeps it" }),
   })
-  .openapi("PutSparkJobConfig");
+  .openapi("PutSparkJobConfig", { example: { spark_properties: { "spark.executor.memory": "4g" } } });

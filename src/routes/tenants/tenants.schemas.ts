@@ -90,7 +90,15 @@ export const TenantInput = z
     created_at: z.string().max(64).optional().openapi({ description: "Read-only; ignored" }),
     updated_at: z.string().max(64).optional().openapi({ description: "Read-only; ignored" }),
   })
-  .openapi("TenantConfigurationInput");
+  .openapi("TenantConfigurationInput", {
+    example: {
+      name: "Acme",
+      description: "Acme's data platform",
+      data_ttl: 90,
+      free_upload_limit: 50000000000,
+      use_information_schema: false,
+    },
+  });
 export type TenantInput = z.infer<typeof TenantInput>;
 
 export const TenantSchema = z

@@ -55,7 +55,13 @@ export const CreateTicketTemplateBody = z
     type: z.literal("JIRA").openapi({ description: "Only JIRA is supported" }),
     props: JiraProps,
   })
-  .openapi("CreateTicketTemplate");
+  .openapi("CreateTicketTemplate", {
+    example: {
+      name: "data incident",
+      type: "JIRA",
+      props: { jira_project_id: "10000", jira_issue_type_id: "10004", custom_fields: {} },
+    },
+  });
 
 /**
  * The PUT body of spec 4.9 is flat (name, description, jira_project_id, jira_issue_type_id,
@@ -95,9 +101,16 @@ export const UpdateTicketTemplateBody = z
       custom_fields: b.custom_fields ?? {},
     },
   }))
-  .openapi("UpdateTicketTemplate");
+  .openapi("UpdateTicketTemplate", {
+    example: {
+      name: "data incident",
+      props: { jira_project_id: "10000", jira_issue_type_id: "10005", custom_fields: {} },
+    },
+  });
 
-export const CreateTicketBody = z.strictObject({ template_id: z.number().int().positive() }).openapi("CreateTicket");
+export const CreateTicketBody = z
+  .strictObject({ template_id: z.number().int().positive() })
+  .openapi("CreateTicket", { example: { template_id: 1 } });
 
 export const TicketRequestSchema = z
   .object({
