@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createDqClient } from "../clients/ts";
+import { s3Connection } from "./fixtures";
 
 const { base, adminKey } = inject("worker");
 const DQ = join(import.meta.dirname, "..", "dist", "dq.mjs");
@@ -64,19 +65,11 @@ beforeAll(async () => {
     body: { name: "orders" },
   });
   projectId = project.data!.id;
-  const connection = await admin.POST("/api/backend/{tenant}/configuration/projects/{projectId}/connections", {
-    params: { path: { tenant, projectId } },
-    body: {
-      name: "landing",
-      type: "S3",
-      payload: { bucket: "landing-zone" },
-      credential: { type: "AWS", payload: { access_key: "AKIAEXAMPLE0001", secret_key: "aws-secret-key" } },
-    },
-  });
+  const connectionId = await s3Connection(admin, tenant, projectId);
   for (const name of ["a", "b"]) {
     const asset = await admin.POST("/api/backend/{tenant}/configuration/projects/{projectId}/assets", {
       params: { path: { tenant, projectId } },
-      body: { name, type: "S3", connection_id: connection.data!.id, payload: { path: `${name}/*.csv`, format: "csv" } },
+      body: { name, type: "S3", connection_id: connectionId, payload: { path: `${name}/*.csv`, format: "csv" } },
     });
     assets.push(asset.data!.id);
   }

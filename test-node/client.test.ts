@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import { createDqClient } from "../clients/ts";
+import { s3Connection } from "./fixtures";
 
 const { base, adminKey } = inject("worker");
 
@@ -28,22 +29,13 @@ describe("the typed client", () => {
     const list = await dq.GET("/api/backend/{tenant}/configuration/projects", { params: { path: { tenant } } });
     expect(list.data?.map((p) => p.name)).toEqual(["orders"]);
 
-    const connection = await dq.POST("/api/backend/{tenant}/configuration/projects/{projectId}/connections", {
-      params: { path: { tenant, projectId } },
-      body: {
-        name: "landing",
-        type: "S3",
-        payload: { bucket: "landing-zone" },
-        credential: { type: "AWS", payload: { access_key: "AKIAEXAMPLE0001", secret_key: "aws-secret-key" } },
-      },
-    });
-    expect(connection.error).toBeUndefined();
+    const connectionId = await s3Connection(dq, tenant, projectId);
     const asset = await dq.POST("/api/backend/{tenant}/configuration/projects/{projectId}/assets", {
       params: { path: { tenant, projectId } },
       body: {
         name: "orders_csv",
         type: "S3",
-        connection_id: connection.data!.id,
+        connection_id: connectionId,
         payload: { path: "orders/*.csv", format: "csv" },
       },
     });
