@@ -1481,7 +1481,10 @@ export interface components {
              * @default 50000000000
              */
             free_upload_limit?: number;
-            /** @default false */
+            /**
+             * @description Database assets: columns from information_schema (true) or from the metadata of a zero-row query on the data (false)
+             * @default false
+             */
             use_information_schema?: boolean;
             "dataproc-config"?: components["schemas"]["TenantDataprocConfig"];
             /** @description Read-only; ignored */

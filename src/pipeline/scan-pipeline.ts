@@ -24,7 +24,7 @@ import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan
 import type { FileFormat } from "../scan/formats";
 import type { AssetProfile } from "../scan/profile";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
-import { loadAssetSchema } from "../scan/schema";
+import { loadAssetSchema, schemaSource } from "../scan/schema";
 import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
 
 const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
@@ -129,7 +129,8 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
   }
   try {
     const table = tableOf(asset.payload, request.table);
-    const profile = await profileTable(runner, table, await loadSchema(runner, table), sqlProfileOptions(subject));
+    const columns = await loadSchema(runner, table, await schemaSource(db, asset.tenantId));
+    const profile = await profileTable(runner, table, columns, sqlProfileOptions(subject));
     await onProgress({ rows: profile.row_count, bytes: profile.bytes ?? 0 });
     return profile;
   } finally {

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import type { AssetAttribute, AssetRow } from "../db/schema";
-import { assets, connections } from "../db/schema";
+import { assets, connections, tenants } from "../db/schema";
 import type { Env } from "../env";
 import { nowIso } from "../lib/time";
 import { createObjectStore } from "./connectors";
@@ -9,7 +9,16 @@ import { ConnectorError } from "./connectors/types";
 import { openCredential } from "./credentials";
 import { type FileFormat, objectSource, readSchema } from "./formats";
 import type { SchemaField } from "./profile";
-import { createSqlRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, tableOf } from "./sql";
+import { createSqlRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, type SchemaSource, tableOf } from "./sql";
+
+/** Where the tenant's schema loads and SQL profiles read column types (its use_information_schema). */
+export async function schemaSource(db: Db, tenantId: string): Promise<SchemaSource> {
+  const row = await db.query.tenants.findFirst({
+    where: eq(tenants.id, tenantId),
+    columns: { useInformationSchema: true },
+  });
+  return { useInformationSchema: row?.useInformationSchema ?? false };
+}
 
 async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<SchemaField[]> {
   const connection = await db.query.connections.findFirst({
@@ -31,7 +40,7 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
   const runner = await createSqlRunner(connection, credential);
   if (runner) {
     try {
-      return await loadSchema(runner, tableOf(asset.payload));
+      return await loadSchema(runner, tableOf(asset.payload), await schemaSource(db, asset.tenantId));
     } finally {
       await runner.close();
     }

@@ -21,11 +21,8 @@ describe("ANALYZE jobs", () => {
     await runner?.close();
   });
 
-  it("store the schema first, so a profile that fails still leaves the attributes listed", async () => {
-    runner = await runnerFor("postgres");
-    await runner.query(`CREATE TABLE ${table} (id BIGINT NOT NULL, email VARCHAR(200), amount DOUBLE PRECISION)`);
-    await runner.query(`INSERT INTO ${table} VALUES (1, 'a@example.com', 1.5), (2, NULL, 2.5)`);
-    const tenant = await createTenant();
+  async function analyze(useInformationSchema: boolean) {
+    const tenant = await createTenant({ use_information_schema: useInformationSchema });
     const projectId = await createProject(tenant);
     const base = `/api/backend/${tenant}/configuration/projects/${projectId}`;
     const connection = await call("POST", `${base}/connections`, {
@@ -61,10 +58,29 @@ describe("ANALYZE jobs", () => {
     const job = await env.DB.prepare("select status, error from scan_jobs where id = ?").bind(jobId).first<any>();
     expect(job.status).toBe("FAILED");
     const read = await call("GET", `${base}/assets/${asset.body.id}?with_attributes=true`, { as: admin });
-    expect(read.body.attributes.map((a: { name: string; nullable: boolean }) => [a.name, a.nullable])).toEqual([
-      ["id", false],
-      ["email", true],
-      ["amount", true],
+    return read.body.attributes.map((a: { name: string; type: string; nullable: boolean }) => [
+      a.name,
+      a.type,
+      a.nullable,
+    ]);
+  }
+
+  it("store the schema first, so a profile that fails still leaves the attributes listed", async () => {
+    runner = await runnerFor("postgres");
+    await runner.query(`CREATE TABLE ${table} (id BIGINT NOT NULL, email VARCHAR(200), amount DOUBLE PRECISION)`);
+    await runner.query(`INSERT INTO ${table} VALUES (1, 'a@example.com', 1.5), (2, NULL, 2.5)`);
+    // use_information_schema: the catalog knows id is NOT NULL.
+    expect(await analyze(true)).toEqual([
+      ["id", "bigint", false],
+      ["email", "character varying", true],
+      ["amount", "double precision", true],
+    ]);
+    // The tenant default (false): from a zero-row query's metadata, the same columns and types; a
+    // result does not say whether a column may hold nulls.
+    expect(await analyze(false)).toEqual([
+      ["id", "bigint", true],
+      ["email", "character varying", true],
+      ["amount", "double precision", true],
     ]);
   });
 });

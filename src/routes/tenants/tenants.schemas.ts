@@ -84,7 +84,10 @@ export const TenantInput = z
       .max(Number.MAX_SAFE_INTEGER)
       .default(DEFAULT_FREE_UPLOAD_LIMIT)
       .openapi({ description: "Bytes one upload may carry (default 50 GB)" }),
-    use_information_schema: z.boolean().default(false),
+    use_information_schema: z.boolean().default(false).openapi({
+      description:
+        "Database assets: columns from information_schema (true) or from the metadata of a zero-row query on the data (false)",
+    }),
     "dataproc-config": TenantDataprocConfig.nullable().optional(),
     // Read-only fields of the GET answer, accepted so that GET → edit → PUT works; ignored.
     created_at: z.string().max(64).optional().openapi({ description: "Read-only; ignored" }),

@@ -8,7 +8,7 @@
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { accountSecrets, exchangeServiceAccountAssertion, type GcsServiceAccount } from "../connectors/gcs";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import type { SqlRunner } from "./runner";
+import type { ResultColumn, SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
@@ -124,51 +124,62 @@ export async function createBigQueryRunner(
     await call("POST", `${base}/jobs/${encodeURIComponent(job.jobId)}/cancel${q}`).catch(() => {});
   }
 
+  /** Runs one statement: its rows, and the columns its metadata describes. */
+  async function execute(
+    sql: string,
+    params: unknown[] = [],
+  ): Promise<{ rows: Record<string, unknown>[]; columns: ResultColumn[] }> {
+    if (closed) throw closedError("BigQuery");
+    const budget = new PollBudget(options);
+    const request: Record<string, unknown> = {
+      query: sql,
+      useLegacySql: false,
+      timeoutMs: SERVER_WAIT_MS,
+      // Timestamps as microseconds since the epoch (exact), not as floating-point seconds.
+      formatOptions: { useInt64Timestamp: true },
+    };
+    if (config.location) request.location = config.location;
+    if (params.length) {
+      // The generator writes `?` markers: positional parameters, in order.
+      request.parameterMode = "POSITIONAL";
+      request.queryParameters = params.map(parameter);
+    }
+    let answer = await call("POST", `${base}/queries`, request);
+    const jobId = answer.jobReference?.jobId;
+    const location = answer.jobReference?.location ?? config.location;
+    running = jobId ? { jobId, location } : undefined;
+    try {
+      while (answer.jobComplete === false) {
+        if (!jobId) throw new ConnectorError("BigQuery returned an unfinished job without an id", "transient");
+        await budget.next("the BigQuery job", () => cancel({ jobId, location }));
+        if (closed) {
+          // close() may have come before the job id was known: cancel here too.
+          await cancel({ jobId, location });
+          throw closedError("BigQuery");
+        }
+        answer = await call("GET", resultsUrl(jobId, location));
+      }
+      const fields = answer.schema?.fields ?? [];
+      const rows = (answer.rows ?? []).map((r) => toObject(fields, r));
+      while (answer.pageToken) {
+        if (closed) throw closedError("BigQuery");
+        if (!jobId) break;
+        answer = await call("GET", resultsUrl(jobId, location, answer.pageToken));
+        for (const r of answer.rows ?? []) rows.push(toObject(fields, r));
+      }
+      return { rows, columns: fields.map((f) => ({ name: f.name, type: f.type })) };
+    } finally {
+      running = undefined;
+    }
+  }
+
   return {
     dialect: "bigquery",
     async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-      if (closed) throw closedError("BigQuery");
-      const budget = new PollBudget(options);
-      const request: Record<string, unknown> = {
-        query: sql,
-        useLegacySql: false,
-        timeoutMs: SERVER_WAIT_MS,
-        // Timestamps as microseconds since the epoch (exact), not as floating-point seconds.
-        formatOptions: { useInt64Timestamp: true },
-      };
-      if (config.location) request.location = config.location;
-      if (params.length) {
-        // The generator writes `?` markers: positional parameters, in order.
-        request.parameterMode = "POSITIONAL";
-        request.queryParameters = params.map(parameter);
-      }
-      let answer = await call("POST", `${base}/queries`, request);
-      const jobId = answer.jobReference?.jobId;
-      const location = answer.jobReference?.location ?? config.location;
-      running = jobId ? { jobId, location } : undefined;
-      try {
-        while (answer.jobComplete === false) {
-          if (!jobId) throw new ConnectorError("BigQuery returned an unfinished job without an id", "transient");
-          await budget.next("the BigQuery job", () => cancel({ jobId, location }));
-          if (closed) {
-            // close() may have come before the job id was known: cancel here too.
-            await cancel({ jobId, location });
-            throw closedError("BigQuery");
-          }
-          answer = await call("GET", resultsUrl(jobId, location));
-        }
-        const fields = answer.schema?.fields ?? [];
-        const rows = (answer.rows ?? []).map((r) => toObject(fields, r));
-        while (answer.pageToken) {
-          if (closed) throw closedError("BigQuery");
-          if (!jobId) break;
-          answer = await call("GET", resultsUrl(jobId, location, answer.pageToken));
-          for (const r of answer.rows ?? []) rows.push(toObject(fields, r));
-        }
-        return rows as T[];
-      } finally {
-        running = undefined;
-      }
+      return (await execute(sql, params)).rows as T[];
+    },
+    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
+      return (await execute(sql, params)).columns;
     },
     async close(): Promise<void> {
       closed = true;

@@ -7,7 +7,7 @@
 
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import type { SqlRunner } from "./runner";
+import type { ResultColumn, SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
@@ -30,6 +30,8 @@ export interface DatabricksConfig {
 interface Column {
   name: string;
   type_name?: string;
+  /** The full type, e.g. DECIMAL(10,2). */
+  type_text?: string;
 }
 
 interface Chunk {
@@ -129,54 +131,65 @@ export async function createDatabricksRunner(
     await call("POST", `/api/2.0/sql/statements/${encodeURIComponent(id)}/cancel`).catch(() => {});
   }
 
+  /** Runs one statement: its rows, and the columns its metadata describes. */
+  async function execute(
+    sql: string,
+    params: unknown[] = [],
+  ): Promise<{ rows: Record<string, unknown>[]; columns: ResultColumn[] }> {
+    if (closed) throw closedError("Databricks");
+    const budget = new PollBudget(options);
+    const request: Record<string, unknown> = {
+      statement: sql,
+      warehouse_id: warehouseId,
+      // Wait on the server first; a longer statement continues and is polled.
+      wait_timeout: "30s",
+      on_wait_timeout: "CONTINUE",
+      format: "JSON_ARRAY",
+      disposition: "INLINE",
+    };
+    if (params.length) request.parameters = params.map((v, i) => parameter(`p${i}`, v));
+    let answer = await call("POST", "/api/2.0/sql/statements", request);
+    const id = answer.statement_id;
+    running = id;
+    try {
+      while (answer.status?.state === "PENDING" || answer.status?.state === "RUNNING") {
+        if (!id) throw new ConnectorError("Databricks returned a running statement without an id", "transient");
+        await budget.next("the Databricks statement", () => cancel(id));
+        if (closed) {
+          // close() may have come before the statement id was known: cancel here too.
+          await cancel(id);
+          throw closedError("Databricks");
+        }
+        answer = await call("GET", `/api/2.0/sql/statements/${encodeURIComponent(id)}`);
+      }
+      if (answer.status?.state !== "SUCCEEDED") throw ended(answer);
+      const columns = answer.manifest?.schema?.columns ?? [];
+      const rows: Record<string, unknown>[] = [];
+      let chunk: Chunk | undefined = answer.result;
+      while (chunk) {
+        for (const r of chunk.data_array ?? []) rows.push(toObject(columns, r));
+        const next = chunk.next_chunk_internal_link;
+        if (!next) break;
+        if (closed) throw closedError("Databricks");
+        // The link is a path on the workspace; never follow it anywhere else.
+        if (!next.startsWith("/api/2.0/sql/statements/")) {
+          throw new ConnectorError("Databricks returned an unexpected chunk link", "invalid");
+        }
+        chunk = (await call("GET", next)) as Chunk;
+      }
+      return { rows, columns: columns.map((c) => ({ name: c.name, type: c.type_text ?? c.type_name ?? "" })) };
+    } finally {
+      running = undefined;
+    }
+  }
+
   return {
     dialect: "databricks",
     async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-      if (closed) throw closedError("Databricks");
-      const budget = new PollBudget(options);
-      const request: Record<string, unknown> = {
-        statement: sql,
-        warehouse_id: warehouseId,
-        // Wait on the server first; a longer statement continues and is polled.
-        wait_timeout: "30s",
-        on_wait_timeout: "CONTINUE",
-        format: "JSON_ARRAY",
-        disposition: "INLINE",
-      };
-      if (params.length) request.parameters = params.map((v, i) => parameter(`p${i}`, v));
-      let answer = await call("POST", "/api/2.0/sql/statements", request);
-      const id = answer.statement_id;
-      running = id;
-      try {
-        while (answer.status?.state === "PENDING" || answer.status?.state === "RUNNING") {
-          if (!id) throw new ConnectorError("Databricks returned a running statement without an id", "transient");
-          await budget.next("the Databricks statement", () => cancel(id));
-          if (closed) {
-            // close() may have come before the statement id was known: cancel here too.
-            await cancel(id);
-            throw closedError("Databricks");
-          }
-          answer = await call("GET", `/api/2.0/sql/statements/${encodeURIComponent(id)}`);
-        }
-        if (answer.status?.state !== "SUCCEEDED") throw ended(answer);
-        const columns = answer.manifest?.schema?.columns ?? [];
-        const rows: Record<string, unknown>[] = [];
-        let chunk: Chunk | undefined = answer.result;
-        while (chunk) {
-          for (const r of chunk.data_array ?? []) rows.push(toObject(columns, r));
-          const next = chunk.next_chunk_internal_link;
-          if (!next) break;
-          if (closed) throw closedError("Databricks");
-          // The link is a path on the workspace; never follow it anywhere else.
-          if (!next.startsWith("/api/2.0/sql/statements/")) {
-            throw new ConnectorError("Databricks returned an unexpected chunk link", "invalid");
-          }
-          chunk = (await call("GET", next)) as Chunk;
-        }
-        return rows as T[];
-      } finally {
-        running = undefined;
-      }
+      return (await execute(sql, params)).rows as T[];
+    },
+    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
+      return (await execute(sql, params)).columns;
     },
     async close(): Promise<void> {
       closed = true;

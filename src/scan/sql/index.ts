@@ -70,6 +70,6 @@ export async function createSqlRunner(
 export { type ColumnKind, columnKind, type DialectSql, dialectSql } from "./dialects";
 export type { FilterValue, ProfileColumn, SqlProfileOptions } from "./generator";
 export type { JdbcConfig, JdbcPayload } from "./jdbc-config";
-export { loadSchema, MAX_SCHEMA_ATTRIBUTES, profileTable } from "./profile-table";
+export { loadSchema, MAX_SCHEMA_ATTRIBUTES, profileTable, type SchemaSource } from "./profile-table";
 export { DIALECTS, type Dialect, type SqlRunner, type TableRef } from "./runner";
 export { createWarehouseRunner, WAREHOUSE_TYPES } from "./warehouses";

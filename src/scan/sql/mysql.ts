@@ -9,7 +9,53 @@ import mysql from "mysql2/promise";
 import type { OutboundPolicy } from "../../lib/outbound";
 import { ConnectorError, logProviderFailure, safeDetail } from "../connectors/types";
 import { checkDatabaseHost, type JdbcConfig } from "./jdbc-config";
-import type { SqlRunner } from "./runner";
+import type { ResultColumn, SqlRunner } from "./runner";
+
+/** MySQL protocol column types (MYSQL_TYPE_*, mysql_com.h) by the name information_schema gives them. */
+const MYSQL_TYPE_NAMES: Record<number, string> = {
+  0: "decimal",
+  1: "tinyint",
+  2: "smallint",
+  3: "int",
+  4: "float",
+  5: "double",
+  7: "timestamp",
+  8: "bigint",
+  9: "mediumint",
+  10: "date",
+  11: "time",
+  12: "datetime",
+  13: "year",
+  15: "varchar",
+  16: "bit",
+  245: "json",
+  246: "decimal",
+  247: "enum",
+  248: "set",
+  249: "tinytext",
+  250: "mediumtext",
+  251: "longtext",
+  252: "text",
+  253: "varchar",
+  254: "char",
+  255: "geometry",
+};
+
+/** The column's type as information_schema.COLUMNS.COLUMN_TYPE spells it, as far as the metadata tells. */
+function mysqlTypeName(f: {
+  columnType?: number;
+  type?: number;
+  columnLength?: number;
+  characterSet?: number;
+}): string {
+  const code = f.columnType ?? f.type ?? -1;
+  const name = MYSQL_TYPE_NAMES[code] ?? `type ${code}`;
+  // TINYINT(1) is how MySQL declares a boolean; charset 63 (binary) makes a text type a blob.
+  if (code === 1 && f.columnLength === 1) return "tinyint(1)";
+  if (f.characterSet === 63 && (code === 252 || code === 253 || code === 254))
+    return code === 252 ? "blob" : "varbinary";
+  return name;
+}
 
 const AUTH = new Set([
   "ER_ACCESS_DENIED_ERROR",
@@ -112,6 +158,15 @@ export async function createMysqlRunner(config: JdbcConfig, policy?: OutboundPol
       try {
         const [rows] = await conn.execute(text, params as never[]);
         return rows as T[];
+      } catch (err) {
+        throw mysqlError(err, config);
+      }
+    },
+    async columns(text: string, params: unknown[] = []): Promise<ResultColumn[]> {
+      if (broken) throw mysqlError(broken, config);
+      try {
+        const [, fields] = await conn.execute(text, params as never[]);
+        return (fields ?? []).map((f) => ({ name: f.name, type: mysqlTypeName(f) }));
       } catch (err) {
         throw mysqlError(err, config);
       }

@@ -15,7 +15,38 @@ import postgres from "postgres";
 import type { OutboundPolicy } from "../../lib/outbound";
 import { ConnectorError, logProviderFailure, safeDetail } from "../connectors/types";
 import { checkDatabaseHost, type JdbcConfig } from "./jdbc-config";
-import type { SqlRunner } from "./runner";
+import type { ResultColumn, SqlRunner } from "./runner";
+
+/**
+ * Built-in type OIDs (pg_type.dat) by the name information_schema.columns gives them, so a schema
+ * read from a result's metadata reads like one from the catalog. Others show as "oid <n>".
+ */
+const PG_TYPE_NAMES: Record<number, string> = {
+  16: "boolean",
+  17: "bytea",
+  18: '"char"',
+  19: "name",
+  20: "bigint",
+  21: "smallint",
+  23: "integer",
+  25: "text",
+  26: "oid",
+  114: "json",
+  700: "real",
+  701: "double precision",
+  790: "money",
+  1042: "character",
+  1043: "character varying",
+  1082: "date",
+  1083: "time without time zone",
+  1114: "timestamp without time zone",
+  1184: "timestamp with time zone",
+  1186: "interval",
+  1266: "time with time zone",
+  1700: "numeric",
+  2950: "uuid",
+  3802: "jsonb",
+};
 
 type Socket = ReturnType<typeof connect>;
 
@@ -220,6 +251,14 @@ export function createPostgresRunner(config: JdbcConfig, policy?: OutboundPolicy
       try {
         const rows = await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
         return [...rows] as T[];
+      } catch (err) {
+        throw postgresError(err, config);
+      }
+    },
+    async columns(text: string, params: unknown[] = []): Promise<ResultColumn[]> {
+      try {
+        const rows = await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+        return (rows.columns ?? []).map((c) => ({ name: c.name, type: PG_TYPE_NAMES[c.type] ?? `oid ${c.type}` }));
       } catch (err) {
         throw postgresError(err, config);
       }

@@ -32,15 +32,27 @@ import {
   windowQuantileQuery,
 } from "./generator";
 import { type SqlRunner, type TableRef, tableLabel } from "./runner";
-import type { SqlText } from "./sql-text";
+import { type SqlText, sql } from "./sql-text";
 
 /** Most attributes a schema load reads (spec 4.3). */
 export const MAX_SCHEMA_ATTRIBUTES = 2000;
 
 type Row = Record<string, unknown>;
 
-/** The table's columns (name, type, nullable) from information_schema; not_found when it has none. */
-export async function loadSchema(runner: SqlRunner, table: TableRef): Promise<SchemaField[]> {
+/** Where a schema is read from: the catalog, or the data (a zero-row query's result metadata). */
+export interface SchemaSource {
+  /** The tenant's use_information_schema. */
+  useInformationSchema: boolean;
+}
+
+/**
+ * The table's columns (name, type, nullable): from information_schema when the tenant says so,
+ * else from the data itself — the metadata of `SELECT * FROM t WHERE 1 = 0`, which reads no rows
+ * and needs no catalog privileges (nullable is then unknown, reported true). not_found when the
+ * table has no columns or does not exist.
+ */
+export async function loadSchema(runner: SqlRunner, table: TableRef, source: SchemaSource): Promise<SchemaField[]> {
+  if (!source.useInformationSchema) return schemaFromData(runner, table);
   const d = dialectSql(runner.dialect);
   const q = renderFor(d, d.schemaQuery(table, MAX_SCHEMA_ATTRIBUTES));
   const rows = await runner.query<Row>(q.sql, q.params);
@@ -50,6 +62,14 @@ export async function loadSchema(runner: SqlRunner, table: TableRef): Promise<Sc
     type: String(field(r, "type")),
     nullable: String(field(r, "nullable")).toUpperCase() === "YES",
   }));
+}
+
+async function schemaFromData(runner: SqlRunner, table: TableRef): Promise<SchemaField[]> {
+  const d = dialectSql(runner.dialect);
+  const q = renderFor(d, sql`SELECT * FROM ${d.table(table)} WHERE 1 = 0`);
+  const columns = await runner.columns(q.sql, q.params);
+  if (columns.length === 0) throw new ConnectorError(`Table ${tableLabel(table)} not found`, "not_found");
+  return columns.slice(0, MAX_SCHEMA_ATTRIBUTES).map((c) => ({ name: c.name, type: c.type, nullable: true }));
 }
 
 /** A result field, whatever case the database gave its name (Snowflake upper-cases). */

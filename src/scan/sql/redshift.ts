@@ -16,7 +16,7 @@
 import { AwsClient } from "aws4fetch";
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, logProviderFailure } from "../connectors/types";
-import type { SqlRunner } from "./runner";
+import type { ResultColumn, SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
@@ -162,48 +162,62 @@ export async function createRedshiftRunner(
     await call("CancelStatement", { Id: id }).catch(() => {});
   }
 
+  /** Runs one statement: its rows, and the columns its metadata describes. */
+  async function execute(
+    sql: string,
+    params: unknown[] = [],
+  ): Promise<{ rows: Record<string, unknown>[]; columns: ResultColumn[] }> {
+    if (closed) throw closedError("Redshift");
+    const budget = new PollBudget(options);
+    const request: Record<string, unknown> = { Sql: sql, Database: database, ClientToken: crypto.randomUUID() };
+    if (target.workgroupName) request.WorkgroupName = target.workgroupName;
+    else {
+      request.ClusterIdentifier = target.clusterIdentifier;
+      request.DbUser = config.username;
+    }
+    if (params.length) request.Parameters = params.map((v, i) => parameter(`p${i}`, v));
+    const started = await call("ExecuteStatement", request);
+    const id = started.Id;
+    if (!id) throw new ConnectorError("the Redshift Data API returned no statement id", "transient");
+    running = id;
+    try {
+      let status = await call("DescribeStatement", { Id: id });
+      while (status.Status === "SUBMITTED" || status.Status === "PICKED" || status.Status === "STARTED") {
+        await budget.next("the Redshift statement", () => cancel(id));
+        if (closed) {
+          // close() may have come before the statement id was known: cancel here too.
+          await cancel(id);
+          throw closedError("Redshift");
+        }
+        status = await call("DescribeStatement", { Id: id });
+      }
+      if (status.Status !== "FINISHED") throw statementError(status, secrets);
+      if (status.HasResultSet === false) return { rows: [], columns: [] };
+      const rows: Record<string, unknown>[] = [];
+      let token: string | undefined;
+      let described: ResultColumn[] = [];
+      do {
+        if (closed) throw closedError("Redshift");
+        const page = await call("GetStatementResult", token ? { Id: id, NextToken: token } : { Id: id });
+        const columns = page.ColumnMetadata ?? [];
+        if (columns.length > 0)
+          described = columns.map((c) => ({ name: c.name ?? c.label ?? "", type: c.typeName ?? "" }));
+        for (const r of page.Records ?? []) rows.push(toObject(columns, r));
+        token = page.NextToken || undefined;
+      } while (token);
+      return { rows, columns: described };
+    } finally {
+      running = undefined;
+    }
+  }
+
   return {
     dialect: "redshift",
     async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-      if (closed) throw closedError("Redshift");
-      const budget = new PollBudget(options);
-      const request: Record<string, unknown> = { Sql: sql, Database: database, ClientToken: crypto.randomUUID() };
-      if (target.workgroupName) request.WorkgroupName = target.workgroupName;
-      else {
-        request.ClusterIdentifier = target.clusterIdentifier;
-        request.DbUser = config.username;
-      }
-      if (params.length) request.Parameters = params.map((v, i) => parameter(`p${i}`, v));
-      const started = await call("ExecuteStatement", request);
-      const id = started.Id;
-      if (!id) throw new ConnectorError("the Redshift Data API returned no statement id", "transient");
-      running = id;
-      try {
-        let status = await call("DescribeStatement", { Id: id });
-        while (status.Status === "SUBMITTED" || status.Status === "PICKED" || status.Status === "STARTED") {
-          await budget.next("the Redshift statement", () => cancel(id));
-          if (closed) {
-            // close() may have come before the statement id was known: cancel here too.
-            await cancel(id);
-            throw closedError("Redshift");
-          }
-          status = await call("DescribeStatement", { Id: id });
-        }
-        if (status.Status !== "FINISHED") throw statementError(status, secrets);
-        if (status.HasResultSet === false) return [];
-        const rows: Record<string, unknown>[] = [];
-        let token: string | undefined;
-        do {
-          if (closed) throw closedError("Redshift");
-          const page = await call("GetStatementResult", token ? { Id: id, NextToken: token } : { Id: id });
-          const columns = page.ColumnMetadata ?? [];
-          for (const r of page.Records ?? []) rows.push(toObject(columns, r));
-          token = page.NextToken || undefined;
-        } while (token);
-        return rows as T[];
-      } finally {
-        running = undefined;
-      }
+      return (await execute(sql, params)).rows as T[];
+    },
+    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
+      return (await execute(sql, params)).columns;
     },
     async close(): Promise<void> {
       closed = true;

@@ -10,8 +10,19 @@ export interface SqlRunner {
   readonly dialect: Dialect;
   /** Runs one statement; `params` bind the dialect's placeholders in order. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * The columns of a statement's result as the database describes them (its result metadata), in
+   * order; a statement that returns no rows (`WHERE 1 = 0`) still has them.
+   */
+  columns(sql: string, params?: unknown[]): Promise<ResultColumn[]>;
   /** Releases the connection; never rejects. */
   close(): Promise<void>;
+}
+
+/** A result column: its name and the database's name of its type (spelled as the database spells it). */
+export interface ResultColumn {
+  name: string;
+  type: string;
 }
 
 /** A table as the database names it: `catalog` = Snowflake database / BigQuery project / Databricks catalog. */

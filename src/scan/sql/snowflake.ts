@@ -9,7 +9,7 @@
 import { importPKCS8, SignJWT } from "jose";
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import type { SqlRunner } from "./runner";
+import type { ResultColumn, SqlRunner } from "./runner";
 import {
   cleanDetail,
   closedError,
@@ -38,6 +38,13 @@ interface RowType {
   name: string;
   type: string;
   scale?: number;
+  precision?: number | null;
+}
+
+/** A result column in the spelling of Snowflake's declared types: FIXED is NUMBER(precision, scale). */
+function snowflakeColumn(c: RowType): ResultColumn {
+  const type = c.type.toLowerCase() === "fixed" ? `NUMBER(${c.precision ?? 38},${c.scale ?? 0})` : c.type.toUpperCase();
+  return { name: c.name, type };
 }
 
 interface SnowflakeBody {
@@ -129,47 +136,58 @@ export async function createSnowflakeRunner(
     await call("POST", `/api/v2/statements/${encodeURIComponent(handle)}/cancel`).catch(() => {});
   }
 
+  /** Runs one statement: its rows, and the columns its metadata describes. */
+  async function execute(
+    sql: string,
+    params: unknown[] = [],
+  ): Promise<{ rows: Record<string, unknown>[]; columns: ResultColumn[] }> {
+    if (closed) throw closedError("Snowflake");
+    const budget = new PollBudget(options);
+    const request: Record<string, unknown> = {
+      statement: sql,
+      timeout: Math.min(budget.secondsLeft, 604800),
+      warehouse: config.warehouse,
+      role: config.role,
+    };
+    if (config.database) request.database = config.database;
+    if (config.schema) request.schema = config.schema;
+    if (params.length) request.bindings = bindings(params);
+    let { status, body } = await call("POST", `/api/v2/statements?requestId=${crypto.randomUUID()}`, request);
+    const handle = body.statementHandle;
+    running = handle;
+    try {
+      while (status === 202) {
+        if (!handle) throw new ConnectorError("Snowflake accepted a statement without a handle", "transient");
+        await budget.next("the Snowflake statement", () => cancel(handle));
+        if (closed) {
+          // close() may have come before the handle was known: cancel here too.
+          await cancel(handle);
+          throw closedError("Snowflake");
+        }
+        ({ status, body } = await call("GET", `/api/v2/statements/${encodeURIComponent(handle)}`));
+      }
+      const rowType = body.resultSetMetaData?.rowType ?? [];
+      const rows = (body.data ?? []).map((r) => toObject(rowType, r));
+      // Partition 0 came with the result; the others are fetched one by one.
+      const partitions = body.resultSetMetaData?.partitionInfo?.length ?? 1;
+      for (let p = 1; p < partitions; p++) {
+        if (closed) throw closedError("Snowflake");
+        const page = await call("GET", `/api/v2/statements/${encodeURIComponent(handle ?? "")}?partition=${p}`);
+        for (const r of page.body.data ?? []) rows.push(toObject(rowType, r));
+      }
+      return { rows, columns: rowType.map(snowflakeColumn) };
+    } finally {
+      running = undefined;
+    }
+  }
+
   return {
     dialect: "snowflake",
     async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-      if (closed) throw closedError("Snowflake");
-      const budget = new PollBudget(options);
-      const request: Record<string, unknown> = {
-        statement: sql,
-        timeout: Math.min(budget.secondsLeft, 604800),
-        warehouse: config.warehouse,
-        role: config.role,
-      };
-      if (config.database) request.database = config.database;
-      if (config.schema) request.schema = config.schema;
-      if (params.length) request.bindings = bindings(params);
-      let { status, body } = await call("POST", `/api/v2/statements?requestId=${crypto.randomUUID()}`, request);
-      const handle = body.statementHandle;
-      running = handle;
-      try {
-        while (status === 202) {
-          if (!handle) throw new ConnectorError("Snowflake accepted a statement without a handle", "transient");
-          await budget.next("the Snowflake statement", () => cancel(handle));
-          if (closed) {
-            // close() may have come before the handle was known: cancel here too.
-            await cancel(handle);
-            throw closedError("Snowflake");
-          }
-          ({ status, body } = await call("GET", `/api/v2/statements/${encodeURIComponent(handle)}`));
-        }
-        const rowType = body.resultSetMetaData?.rowType ?? [];
-        const rows = (body.data ?? []).map((r) => toObject(rowType, r));
-        // Partition 0 came with the result; the others are fetched one by one.
-        const partitions = body.resultSetMetaData?.partitionInfo?.length ?? 1;
-        for (let p = 1; p < partitions; p++) {
-          if (closed) throw closedError("Snowflake");
-          const page = await call("GET", `/api/v2/statements/${encodeURIComponent(handle ?? "")}?partition=${p}`);
-          for (const r of page.body.data ?? []) rows.push(toObject(rowType, r));
-        }
-        return rows as T[];
-      } finally {
-        running = undefined;
-      }
+      return (await execute(sql, params)).rows as T[];
+    },
+    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
+      return (await execute(sql, params)).columns;
     },
     async close(): Promise<void> {
       closed = true;

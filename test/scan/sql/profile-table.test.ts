@@ -3,8 +3,12 @@ import { ConnectorError } from "../../../src/scan/connectors/types";
 import type { SchemaField } from "../../../src/scan/profile";
 import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/scan/profile";
 import { loadSchema, profileTable, type SqlRunner, type TableRef } from "../../../src/scan/sql";
+import { columnKind } from "../../../src/scan/sql/dialects";
 import { DATABASES, runnerFor, type TestDatabase, uniqueTable } from "./support/databases";
 import { BASE_TIME, COLUMNS, DDL, meanStddev, ROWS, seedRows } from "./support/seed";
+
+const CATALOG = { useInformationSchema: true };
+const FROM_DATA = { useInformationSchema: false };
 
 const rows = seedRows();
 const attr = (p: Pick<AssetProfile, "attributes">, name: string): AttributeProfile => {
@@ -36,7 +40,7 @@ describe.each(["postgres", "mysql"] as const)("profileTable on %s", (db: TestDat
     );
     const t = db === "postgres" ? `"${name}"` : `\`${name}\``;
     await runner.query(`INSERT INTO ${t} (${COLUMNS.join(", ")}) VALUES ${values.join(", ")}`, params);
-    schema = await loadSchema(runner, table);
+    schema = await loadSchema(runner, table, CATALOG);
   });
 
   afterAll(async () => {
@@ -242,9 +246,25 @@ describe.each(["postgres", "mysql"] as const)("profileTable on %s", (db: TestDat
     expect(attr(p, "amount").quantiles).toBeUndefined();
   });
 
+  it("reads the same columns from the data (a zero-row query) when use_information_schema is false", async () => {
+    const fromData = await loadSchema(runner, table, FROM_DATA);
+    expect(fromData.map((f) => f.name)).toEqual([...COLUMNS]);
+    expect(fromData.map((f) => columnKind(f.type))).toEqual(schema.map((f) => columnKind(f.type)));
+    // The driver's metadata names the types as information_schema does (PostgreSQL) or by their base
+    // type (MariaDB: no length or precision).
+    if (db === "postgres") expect(fromData.map((f) => f.type)).toEqual(schema.map((f) => f.type));
+    // And it profiles alike.
+    const a = await profileTable(runner, table, fromData);
+    const b = await profileTable(runner, table, schema);
+    expect(a.attributes.map((x) => [x.name, x.inferred_type])).toEqual(
+      b.attributes.map((x) => [x.name, x.inferred_type]),
+    );
+  });
+
   it("reports an unknown table as not_found", async () => {
     const missing = { schema: DATABASES[db].schema, name: `${name}_missing` };
-    await expect(loadSchema(runner, missing)).rejects.toMatchObject({ kind: "not_found" });
+    await expect(loadSchema(runner, missing, CATALOG)).rejects.toMatchObject({ kind: "not_found" });
+    await expect(loadSchema(runner, missing, FROM_DATA)).rejects.toMatchObject({ kind: "not_found" });
     const err = await profileTable(runner, missing, schema).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectorError);
     expect(err).toMatchObject({ kind: "not_found" });
@@ -272,7 +292,7 @@ describe.each(["postgres", "mysql"] as const)("whole-row duplicates on %s", (db:
         (NULL, NULL, NULL, NULL), (NULL, NULL, NULL, NULL),
         (2, NULL, 2.00, NULL), (2, NULL, 2.00, NULL), (2, NULL, 2.00, NULL), (2, 'b', 2.00, NULL)`,
     );
-    schema = await loadSchema(runner, table);
+    schema = await loadSchema(runner, table, CATALOG);
   });
 
   afterAll(async () => {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { loadSchema } from "../../../../src/scan/sql";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
-import { EXPECTED_ROWS, expectFailure, FAST, fixtures, itCancels } from "./support";
+import {
+  CATALOG,
+  EXPECTED_ROWS,
+  expectFailure,
+  FAST,
+  fixtures,
+  itCancels,
+  itReadsTheSchemaFromTheData,
+} from "./support";
 
 const bq = () => fixtures().bigquery;
 
@@ -43,16 +51,18 @@ describe("BigQuery jobs.query runner", () => {
     await r.close();
   });
 
+  itReadsTheSchemaFromTheData(() => runner());
+
   it("loads the schema from the dataset's INFORMATION_SCHEMA.COLUMNS", async () => {
     const r = await runner();
-    expect(await loadSchema(r, { schema: fixtures().schema, name: "items" })).toEqual([
+    expect(await loadSchema(r, { schema: fixtures().schema, name: "items" }, CATALOG)).toEqual([
       { name: "id", type: "INT64", nullable: false },
       { name: "name", type: "STRING", nullable: true },
       { name: "price", type: "FLOAT64", nullable: true },
       { name: "active", type: "BOOL", nullable: true },
       { name: "created_at", type: "TIMESTAMP", nullable: true },
     ]);
-    await expectFailure(loadSchema(r, { schema: fixtures().schema, name: "nope" }), "not_found", secrets());
+    await expectFailure(loadSchema(r, { schema: fixtures().schema, name: "nope" }, CATALOG), "not_found", secrets());
     await r.close();
   });
 

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { loadSchema } from "../../../../src/scan/sql";
 import { redshiftTarget } from "../../../../src/scan/sql/redshift";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
-import { EXPECTED_ROWS, expectFailure, FAST, fixtures, itCancels } from "./support";
+import {
+  CATALOG,
+  EXPECTED_ROWS,
+  expectFailure,
+  FAST,
+  fixtures,
+  itCancels,
+  itReadsTheSchemaFromTheData,
+} from "./support";
 
 const rs = () => fixtures().redshift;
 
@@ -53,16 +61,18 @@ describe("Redshift Data API runner", () => {
     await r.close();
   });
 
+  itReadsTheSchemaFromTheData(() => runner());
+
   it("loads the schema from information_schema.columns", async () => {
     const r = await runner();
-    expect(await loadSchema(r, { schema: fixtures().schema, name: "items" })).toEqual([
+    expect(await loadSchema(r, { schema: fixtures().schema, name: "items" }, CATALOG)).toEqual([
       { name: "id", type: "bigint", nullable: false },
       { name: "name", type: "text", nullable: true },
       { name: "price", type: "double precision", nullable: true },
       { name: "active", type: "boolean", nullable: true },
       { name: "created_at", type: "timestamp without time zone", nullable: true },
     ]);
-    await expectFailure(loadSchema(r, { schema: fixtures().schema, name: "nope" }), "not_found", secrets());
+    await expectFailure(loadSchema(r, { schema: fixtures().schema, name: "nope" }, CATALOG), "not_found", secrets());
     await r.close();
   });
 

@@ -3,7 +3,7 @@ import { loadSchema } from "../../../../src/scan/sql";
 import { dialectSql } from "../../../../src/scan/sql/dialects";
 import { alias, planColumns, renderFor, scalarQuery, sourceOf } from "../../../../src/scan/sql/generator";
 import { toNumber } from "../../../../src/scan/sql/profile-table";
-import { fakeWarehouseRunners, fixtures } from "./support";
+import { CATALOG, fakeWarehouseRunners, fixtures } from "./support";
 
 describe("row metrics through every warehouse API", () => {
   it("counts rows, id tuples and distinct whole rows with each dialect's SQL", async () => {
@@ -11,7 +11,7 @@ describe("row metrics through every warehouse API", () => {
     for (const runner of all) {
       const d = dialectSql(runner.dialect);
       const table = { schema: fixtures().schema, name: "items" };
-      const plan = planColumns(await loadSchema(runner, table));
+      const plan = planColumns(await loadSchema(runner, table, CATALOG));
       expect(plan.map((c) => c.kind)).toEqual(["integer", "text", "number", "boolean", "timestamp"]);
       // apple, banana and fig: three distinct rows, two values of `active`.
       const source = sourceOf(d, table, { filter: { name: ["apple", "banana", "fig", "zzz"] } });

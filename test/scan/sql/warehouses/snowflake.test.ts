@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { loadSchema } from "../../../../src/scan/sql";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
-import { EXPECTED_ROWS, expectFailure, FAST, fixtures, itCancels } from "./support";
+import {
+  CATALOG,
+  EXPECTED_ROWS,
+  expectFailure,
+  FAST,
+  fixtures,
+  itCancels,
+  itReadsTheSchemaFromTheData,
+} from "./support";
 
 const sf = () => fixtures().snowflake;
 
@@ -51,9 +59,11 @@ describe("Snowflake SQL API runner", () => {
     await r.close();
   });
 
+  itReadsTheSchemaFromTheData(() => runner());
+
   it("loads the schema through INFORMATION_SCHEMA with the connection's database", async () => {
     const r = await runner();
-    const fields = await loadSchema(r, { schema: fixtures().schema, name: "items" });
+    const fields = await loadSchema(r, { schema: fixtures().schema, name: "items" }, CATALOG);
     expect(fields).toEqual([
       { name: "id", type: "bigint", nullable: false },
       { name: "name", type: "text", nullable: true },
@@ -61,13 +71,17 @@ describe("Snowflake SQL API runner", () => {
       { name: "active", type: "boolean", nullable: true },
       { name: "created_at", type: "timestamp without time zone", nullable: true },
     ]);
-    await expectFailure(loadSchema(r, { schema: fixtures().schema, name: "nope" }), "not_found", secrets());
+    await expectFailure(loadSchema(r, { schema: fixtures().schema, name: "nope" }, CATALOG), "not_found", secrets());
     await r.close();
   });
 
   it("without a database, an unqualified INFORMATION_SCHEMA query fails as Snowflake says", async () => {
     const r = await runner({ payload: { database: undefined } });
-    const e = await expectFailure(loadSchema(r, { schema: fixtures().schema, name: "items" }), "invalid", secrets());
+    const e = await expectFailure(
+      loadSchema(r, { schema: fixtures().schema, name: "items" }, CATALOG),
+      "invalid",
+      secrets(),
+    );
     expect(e.message).toMatch(/current database/);
     await r.close();
   });

@@ -2,10 +2,37 @@
 
 import { expect, inject, it } from "vitest";
 import { ConnectorError } from "../../../../src/scan/connectors/types";
+import { loadSchema } from "../../../../src/scan/sql";
+import { columnKind } from "../../../../src/scan/sql/dialects";
 import type { SqlRunner } from "../../../../src/scan/sql/runner";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
 
 export const fixtures = () => inject("warehouses");
+
+/** Schema loads through the catalog (use_information_schema: true). */
+export const CATALOG = { useInformationSchema: true };
+/** Schema loads from the data: a zero-row query's result metadata (use_information_schema: false). */
+export const FROM_DATA = { useInformationSchema: false };
+
+/**
+ * use_information_schema false: the schema comes from the metadata of `SELECT * … WHERE 1 = 0`, in
+ * the provider's spelling of the types; every column is there, in order, of the same kind as the
+ * catalog says, and a missing table is not_found.
+ */
+export function itReadsTheSchemaFromTheData(open: () => Promise<SqlRunner>) {
+  it("reads the schema from the data (a zero-row query's metadata) when use_information_schema is false", async () => {
+    const r = await open();
+    const table = { schema: fixtures().schema, name: "items" };
+    const fromData = await loadSchema(r, table, FROM_DATA);
+    const catalog = await loadSchema(r, table, CATALOG);
+    expect(fromData.map((f) => f.name)).toEqual(catalog.map((f) => f.name));
+    expect(fromData.map((f) => columnKind(f.type))).toEqual(catalog.map((f) => columnKind(f.type)));
+    expect(fromData.map((f) => columnKind(f.type))).toEqual(["integer", "text", "number", "boolean", "timestamp"]);
+    expect(fromData.every((f) => f.nullable)).toBe(true);
+    await expect(loadSchema(r, { ...table, name: "nope" }, FROM_DATA)).rejects.toMatchObject({ kind: "not_found" });
+    await r.close();
+  });
+}
 
 /** Short pauses between polls: the fake answers at once. */
 export const FAST: WarehouseRunnerOptions = { pollIntervalMs: 1, maxPollIntervalMs: 2 };
