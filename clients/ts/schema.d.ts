@@ -1424,7 +1424,7 @@ export interface components {
             id: string;
             name: string;
             description: string;
-            /** @description The storage; its credentials and sas_key are write-only and never returned */
+            /** @description The tenant's own bucket, where its uploaded batches are stored and read (none: the service's); its credentials and sas_key are write-only and never returned */
             storage: {
                 type: string;
                 payload: {
@@ -1432,6 +1432,9 @@ export interface components {
                     security?: {
                         storage_account?: string;
                     };
+                    region?: string;
+                    account_id?: string;
+                    endpoint?: string;
                 };
             } | null;
             data_ttl: number;
@@ -1496,7 +1499,7 @@ export interface components {
             /** @enum {string} */
             type: "GCS" | "S3" | "AZURE" | "R2";
             payload: {
-                /** @description Credentials of the store (e.g. a GCP service account). Write-only: never returned. Omitted: the stored ones are kept (only while type, bucket and storage account stay the same); null clears them */
+                /** @description Credentials of the store: S3 and R2 {access_key, secret_key}; GCS a service-account key {client_email, private_key, private_key_id}; AZURE uses security.sas_key. Write-only: never returned. Omitted: the stored ones are kept (only while the store's address stays the same); null clears them */
                 credentials?: {
                     [key: string]: unknown;
                 } | null;
@@ -1506,6 +1509,15 @@ export interface components {
                     /** @description Write-only: never returned. Omitted: the stored one is kept; null clears it */
                     sas_key?: string | null;
                 };
+                /** @description S3: the bucket's region (default us-east-1); R2: default auto */
+                region?: string;
+                /** @description R2: the Cloudflare account whose bucket it is (or give an endpoint) */
+                account_id?: string;
+                /**
+                 * Format: uri
+                 * @description Another endpoint than the provider's: an S3-compatible store, R2's https://{account_id}.r2.cloudflarestorage.com, a private GCS or Blob endpoint
+                 */
+                endpoint?: string;
             };
         } | null;
         Project: {

@@ -39,7 +39,7 @@ export const ICEBERG_LOCATION_TYPES = ["GCS", "S3", "AZURE"] as const;
  * An object-storage endpoint other than the provider's own (an S3-compatible store, an
  * emulator): http(s), no user info, query or fragment, so it cannot smuggle a credential.
  */
-const storageEndpoint = z
+export const storageEndpoint = z
   .url({ protocol: /^https?$/ })
   .max(1024)
   .refine((u) => {

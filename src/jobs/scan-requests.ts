@@ -1,9 +1,10 @@
 import type { Db } from "../db";
 import { type AssetRow, CONNECTION_TYPES, type ScanJobRow } from "../db/schema";
 import { InvalidInputError, LimitExceededError } from "../lib/errors";
-import { storeInflated } from "./inflate-upload";
+import { storeCompressed, storeInflated } from "./inflate-upload";
 import type { ScanJobMessage } from "./messages";
 import { createScanJob, enqueueScanJobs } from "./scan-jobs";
+import { type StoredUpload, type UploadTarget, uploadPrefix } from "./upload-storage";
 
 /** Formats of data uploaded in the request body, by Content-Type. */
 export const UPLOAD_FORMATS: Record<string, "csv" | "ndjson"> = {
@@ -32,8 +33,8 @@ export type ScanRequest = {
 
 /** What a job's `request` holds: the scan request, plus where uploaded data was stored. */
 export type ScanJobRequest = ScanRequest & {
-  /** Uploaded data stored in the UPLOADS bucket. */
-  upload?: { key: string; format: "csv" | "ndjson"; bytes: number };
+  /** Uploaded data: where it is stored (our UPLOADS bucket, or the tenant's), its format and inflated size. */
+  upload?: StoredUpload & { format: "csv" | "ndjson"; bytes: number };
 };
 
 /** Checks a scan request against its asset (400 naming the field), records the job and queues it. */
@@ -81,34 +82,44 @@ export interface UploadBody {
 }
 
 /**
- * Streams an uploaded body of a known length into the UPLOADS bucket and queues its scan. The
- * length is checked against the tenant's free_upload_limit before any byte is stored, so an
- * oversized upload changes nothing. A gzip body is stored inflated, the limit applied to the
- * inflated bytes as they come (src/jobs/inflate-upload.ts).
+ * Streams an uploaded body of a known length into the tenant's bucket, or our UPLOADS bucket when
+ * it has none, and queues its scan. The length is checked against the tenant's free_upload_limit
+ * before any byte is stored, so an oversized upload changes nothing. A gzip body has the limit
+ * applied to its inflated bytes as they come (src/jobs/inflate-upload.ts): stored inflated in our
+ * bucket, as sent in the tenant's.
  */
 export async function queueUpload(
   db: Db,
   queue: Queue<ScanJobMessage>,
-  bucket: R2Bucket,
+  target: UploadTarget,
   asset: AssetRow,
   upload: UploadBody,
   delimiter: string | undefined,
 ): Promise<ScanJobRow> {
   const format = UPLOAD_FORMATS[upload.contentType]!;
-  const { limit } = upload;
+  const { limit, contentType } = upload;
   if (upload.bytes > limit) {
     throw new LimitExceededError(`The upload is ${upload.bytes} bytes; this tenant's limit is ${limit}`);
   }
   if (upload.bytes === 0 || !upload.body) throw new InvalidInputError([], "The upload is empty");
-  const key = `uploads/${asset.tenantId}/${asset.id}/${crypto.randomUUID()}.${format}`;
-  const httpMetadata = { contentType: upload.contentType };
-  let bytes = upload.bytes;
-  if (upload.encoding === "gzip") {
-    bytes = await storeInflated(bucket, key, upload.body, { contentType: upload.contentType, limit });
+  const key = `${uploadPrefix(asset.tenantId)}${asset.id}/${crypto.randomUUID()}.${format}`;
+  let stored: StoredUpload & { bytes: number };
+  if ("store" in target) {
+    if (upload.encoding === "gzip") {
+      const gzipKey = `${key}.gz`;
+      const bytes = await storeCompressed(target.store, gzipKey, upload.body, { bytes: upload.bytes, limit });
+      stored = { key: gzipKey, storage: "tenant", encoding: "gzip", bytes };
+    } else {
+      await target.store.put(key, upload.body, { bytes: upload.bytes, contentType });
+      stored = { key, storage: "tenant", bytes: upload.bytes };
+    }
+  } else if (upload.encoding === "gzip") {
+    stored = { key, bytes: await storeInflated(target.bucket, key, upload.body, { contentType, limit }) };
   } else {
     // A body with a Content-Length is a fixed-length stream, which R2 stores without buffering.
-    await bucket.put(key, upload.body, { httpMetadata });
+    await target.bucket.put(key, upload.body, { httpMetadata: { contentType } });
+    stored = { key, bytes: upload.bytes };
   }
-  const request: ScanJobRequest = { upload: { key, format, bytes }, ...(delimiter ? { delimiter } : {}) };
-  return queueScan(db, queue, asset, request, "upload", bytes);
+  const request: ScanJobRequest = { upload: { ...stored, format }, ...(delimiter ? { delimiter } : {}) };
+  return queueScan(db, queue, asset, request, "upload", stored.bytes);
 }

@@ -10,14 +10,15 @@ import { AssetOptions } from "../catalog/assets";
 import type { ConnectionCredential } from "../catalog/connections";
 import type { Db } from "../db";
 import type { AssetRow, ConnectionRow, ScanJobRow } from "../db/schema";
-import { assets, connections, scanJobs } from "../db/schema";
+import { assets, connections, scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
 import type { ScanJobRequest } from "../jobs/scan-requests";
+import { uploadSource } from "../jobs/upload-storage";
 import { nowIso } from "../lib/time";
 import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
 import { assetMonitor } from "../monitor/client";
 import { lastFreshness } from "../monitor/d1-store";
-import { createObjectStore, R2Store } from "../scan/connectors";
+import { createObjectStore } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
 import { openCredential } from "../scan/credentials";
 import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan/files";
@@ -37,7 +38,7 @@ export interface ScanSubject {
   options: AssetOptions;
   /** The asset as the monitor sees it. */
   monitored: MonitoredAsset;
-  /** The connection and its opened credential; absent for uploaded data, which sits in our bucket. */
+  /** The connection and its opened credential; absent for uploaded data, in our bucket or the tenant's. */
   source?: { connection: ConnectionRow; credential: ConnectionCredential };
   /** delta_only: only rows newer than the last applied scan's freshness. */
   since?: string;
@@ -94,8 +95,12 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
   if (request.upload) {
     const object = { key: request.upload.key, size: request.upload.bytes };
     const separator = request.delimiter ?? options.separator;
+    const tenant =
+      request.upload.storage === "tenant"
+        ? await db.query.tenants.findFirst({ where: eq(tenants.id, asset.tenantId) })
+        : undefined;
     return profileObjects(
-      new R2Store(env.UPLOADS),
+      await uploadSource(env, tenant, request.upload),
       [object],
       fileScanOptions(subject, request.upload.format, separator, onProgress),
     );

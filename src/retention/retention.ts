@@ -13,14 +13,20 @@
 
 import { asc, eq } from "drizzle-orm";
 import type { Db } from "../db";
-import { assets, tenants } from "../db/schema";
+import { assets, type TenantRow, tenants } from "../db/schema";
 import type { Env } from "../env";
+import { type StorageEnv, tenantUploadStore, uploadPrefix } from "../jobs/upload-storage";
 import { assetMonitor } from "../monitor/client";
 
 /** Rows one DELETE removes at most. */
 export const BATCH_ROWS = 500;
 /** Rounds (one DELETE per table each) per tenant per run. */
 export const MAX_ROUNDS = 4;
+/**
+ * Objects deleted from a tenant's own bucket per run, one request each: well inside a Worker's
+ * subrequests; a backlog goes on the next day (a lifecycle rule on the bucket can do it sooner).
+ */
+export const MAX_TENANT_STORE_DELETES = 200;
 /** Tenants one cron tick looks after: tick m of the retention hour takes tenants [m·100, m·100+100). */
 export const TENANTS_PER_TICK = 100;
 
@@ -71,11 +77,17 @@ export function cutoffOf(ttlDays: number, now: Date): string {
   return new Date(now.getTime() - ttlDays * DAY_MS).toISOString();
 }
 
-/** Applies one tenant's TTL: D1 rows, uploaded batches in R2, and each asset's metric history. */
+type RetentionEnv = Pick<Env, "DB" | "UPLOADS" | "ASSET_MONITOR"> & StorageEnv;
+type RetentionTenant = Pick<TenantRow, "id" | "dataTtl"> & Partial<Pick<TenantRow, "storage" | "storageSecret">>;
+
+/**
+ * Applies one tenant's TTL: D1 rows, uploaded batches (in our R2 and in the tenant's own bucket),
+ * and each asset's metric history.
+ */
 export async function purgeTenant(
-  env: Pick<Env, "DB" | "UPLOADS" | "ASSET_MONITOR">,
+  env: RetentionEnv,
   db: Db,
-  tenant: { id: string; dataTtl: number },
+  tenant: RetentionTenant,
   now: Date,
   deleted: Record<string, number> = {},
 ): Promise<Record<string, number>> {
@@ -97,6 +109,7 @@ export async function purgeTenant(
     if (!any) break;
   }
   add("uploads", await purgeUploads(env.UPLOADS, tenant.id, cutoff));
+  add("tenant_storage_uploads", await purgeTenantStorage(env, tenant, cutoff));
   const tenantAssets = await db.select({ id: assets.id }).from(assets).where(eq(assets.tenantId, tenant.id));
   for (const { id } of tenantAssets) {
     add("metric_points", (await assetMonitor(env, tenant.id, id).pruneHistory(cutoff)).points);
@@ -121,18 +134,46 @@ async function purgeUploads(bucket: R2Bucket, tenantId: string, cutoff: string):
 }
 
 /**
+ * Deletes the uploads stored in the tenant's own bucket before `cutoff` (at most
+ * MAX_TENANT_STORE_DELETES). A bucket that cannot be read is left for the next run: retention of
+ * everything else goes on.
+ */
+async function purgeTenantStorage(env: StorageEnv, tenant: RetentionTenant, cutoff: string): Promise<number> {
+  const before = Date.parse(cutoff);
+  try {
+    const store = await tenantUploadStore(env, tenant);
+    if (!store) return 0;
+    const old = (await store.list(uploadPrefix(tenant.id)))
+      .filter((o) => o.lastModified !== undefined && Date.parse(o.lastModified) < before)
+      .slice(0, MAX_TENANT_STORE_DELETES);
+    for (const o of old) await store.delete(o.key);
+    return old.length;
+  } catch (err) {
+    console.warn(
+      JSON.stringify({
+        event: "retention_tenant_storage_failed",
+        tenant: tenant.id,
+        reason: err instanceof Error ? err.message : String(err),
+      }),
+    );
+    return 0;
+  }
+}
+
+/**
  * The retention run of one cron tick: during the first hour of a UTC day, tick m looks after the
  * m-th hundred tenants (by id), so a day's 60 ticks cover 6,000 tenants, each once. Outside that
  * hour it does nothing.
  */
-export async function runRetention(
-  env: Pick<Env, "DB" | "UPLOADS" | "ASSET_MONITOR">,
-  db: Db,
-  now: Date,
-): Promise<RetentionReport | undefined> {
+export async function runRetention(env: RetentionEnv, db: Db, now: Date): Promise<RetentionReport | undefined> {
   if (now.getUTCHours() !== 0) return undefined;
   const slice = await db
-    .select({ id: tenants.id, dataTtl: tenants.dataTtl })
+    .select({
+      id: tenants.id,
+      dataTtl: tenants.dataTtl,
+      storage: tenants.storage,
+      storageSecret: tenants.storageSecret,
+    })
     .from(tenants)
     .orderBy(asc(tenants.id))
     .limit(TENANTS_PER_TICK)

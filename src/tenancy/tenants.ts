@@ -19,6 +19,9 @@ export interface TenantConfiguration {
       /** Omitted: the stored ones are kept; null clears them. */
       credentials?: Record<string, unknown> | null;
       security?: { storage_account?: string; sas_key?: string | null };
+      region?: string;
+      account_id?: string;
+      endpoint?: string;
     };
   } | null;
   /** Days scan data and results are kept. */
@@ -29,8 +32,20 @@ export interface TenantConfiguration {
   "dataproc-config"?: Record<string, unknown> | null;
 }
 
+/** The public part of a tenant's storage, as stored in `storage` and returned. */
+export interface TenantStorage {
+  type: "GCS" | "S3" | "AZURE" | "R2";
+  payload: {
+    bucket: string;
+    security?: { storage_account: string };
+    region?: string;
+    account_id?: string;
+    endpoint?: string;
+  };
+}
+
 /** The secret parts of a tenant's storage, kept sealed in `storage_secret`. */
-interface StorageSecret {
+export interface StorageSecret {
   credentials?: Record<string, unknown>;
   sas_key?: string;
 }
@@ -75,13 +90,31 @@ export async function putTenant(
 
 type StorageInput = NonNullable<TenantConfiguration["storage"]>;
 
-/** Where a storage's secrets may go: a changed type, bucket or account needs them sent again. */
+/** Where a storage's secrets may go: a changed type, bucket, account, region or endpoint needs them sent again. */
 const storageAddress = (s: { type?: unknown; payload?: Record<string, unknown> } | null | undefined) =>
   JSON.stringify([
     s?.type,
     s?.payload?.bucket,
     (s?.payload?.security as { storage_account?: string })?.storage_account,
+    s?.payload?.region,
+    s?.payload?.account_id,
+    s?.payload?.endpoint,
   ]);
+
+/** The credential fields each type of storage signs in with (AZURE signs with security.sas_key). */
+const CREDENTIAL_FIELDS: Record<string, readonly string[]> = {
+  S3: ["access_key", "secret_key"],
+  R2: ["access_key", "secret_key"],
+  GCS: ["client_email", "private_key", "private_key_id"],
+};
+
+/** Problems with the credentials a storage will sign in with (sent or kept). */
+function credentialProblems(type: string, credentials: Record<string, unknown> | undefined) {
+  const fields = CREDENTIAL_FIELDS[type] ?? [];
+  const missing = fields.filter((f) => typeof credentials?.[f] !== "string" || credentials[f] === "");
+  if (missing.length === 0) return [];
+  return [{ field: "storage.payload.credentials", message: `${type} needs ${missing.join(", ")} (non-empty strings)` }];
+}
 
 /**
  * The storage columns for `input`: the public part as JSON, the secrets sealed. A secret left out
@@ -91,7 +124,7 @@ const storageAddress = (s: { type?: unknown; payload?: Record<string, unknown> }
  */
 async function storageColumns(box: SecretBox, id: string, input: StorageInput | null, current?: TenantRow) {
   if (!input) return { storage: null, storageSecret: null };
-  const { credentials, security, bucket } = input.payload;
+  const { credentials, security, bucket, region, account_id, endpoint } = input.payload;
   const stored = current ? await openTenantStorageSecret(box, current) : {};
   const sameAddress = storageAddress(current?.storage as never) === storageAddress(input as never);
   const problems: { field: string; message: string }[] = [];
@@ -111,12 +144,21 @@ async function storageColumns(box: SecretBox, id: string, input: StorageInput | 
   if (input.type === "AZURE" && !secret.sas_key && !problems.some((p) => p.field.endsWith("sas_key"))) {
     problems.push({ field: "storage.payload.security.sas_key", message: "is required for AZURE" });
   }
+  if (!problems.some((p) => p.field.endsWith("credentials"))) {
+    problems.push(...credentialProblems(input.type, secret.credentials));
+  }
+  if (input.type === "R2" && !account_id && !endpoint) {
+    problems.push({ field: "storage.payload.account_id", message: "is required for R2 (or an endpoint)" });
+  }
   if (problems.length > 0) throw new InvalidInputError(problems);
   const storage = {
     type: input.type,
     payload: {
       ...(bucket ? { bucket } : {}),
       ...(security?.storage_account ? { security: { storage_account: security.storage_account } } : {}),
+      ...(region ? { region } : {}),
+      ...(account_id ? { account_id } : {}),
+      ...(endpoint ? { endpoint } : {}),
     },
   };
   const storageSecret = Object.keys(secret).length > 0 ? JSON.stringify(await box.seal(secret, storageAad(id))) : null;
@@ -124,7 +166,10 @@ async function storageColumns(box: SecretBox, id: string, input: StorageInput | 
 }
 
 /** The decrypted storage secrets of a tenant (for the scan pipeline); never returned by the API. */
-export async function openTenantStorageSecret(box: SecretBox, row: TenantRow): Promise<StorageSecret> {
+export async function openTenantStorageSecret(
+  box: SecretBox,
+  row: Pick<TenantRow, "id" | "storageSecret">,
+): Promise<StorageSecret> {
   if (!row.storageSecret) return {};
   return box.open<StorageSecret>(JSON.parse(row.storageSecret), storageAad(row.id));
 }

@@ -380,6 +380,7 @@ async function startAzurite(objects: Map<string, Uint8Array>, cleanups: (() => P
     forgedSas: containerSas(container, "rl", later, randomBytes(64).toString("base64")),
     expiredSas: containerSas(container, "rl", new Date(Date.now() - hour)),
     readOnlySas: containerSas(container, "r", later),
+    writeSas: containerSas(container, "racwdl", later),
     missingContainer: "never-created",
     missingContainerSas: containerSas("never-created", "rl", later),
   };
@@ -395,10 +396,19 @@ interface FakeAccount {
   publicKey: CryptoKey;
   /** Buckets this account may read. */
   buckets: Set<string>;
+  /** Buckets this account may also write to (create and delete objects). */
+  writable: Set<string>;
 }
 
 const READ_SCOPES = new Set([
   "https://www.googleapis.com/auth/devstorage.read_only",
+  "https://www.googleapis.com/auth/devstorage.read_write",
+  "https://www.googleapis.com/auth/devstorage.full_control",
+  "https://www.googleapis.com/auth/cloud-platform",
+]);
+
+/** Scopes that allow creating and deleting objects (Cloud Storage "OAuth 2.0 scopes"). */
+const WRITE_SCOPES = new Set([
   "https://www.googleapis.com/auth/devstorage.read_write",
   "https://www.googleapis.com/auth/devstorage.full_control",
   "https://www.googleapis.com/auth/cloud-platform",
@@ -431,7 +441,7 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
   const seededAt = new Date().toISOString();
   for (const [name, data] of objects) store.set(name, { data, updated: seededAt });
   const accounts = new Map<string, FakeAccount>();
-  const tokens = new Map<string, { email: string; expiresAt: number }>();
+  const tokens = new Map<string, { email: string; expiresAt: number; scopes: string[] }>();
   const tokenCounts = new Map<string, number>();
   let tokenUri = "";
 
@@ -449,8 +459,10 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
       res.writeHead(200, { "content-type": "application/json" });
       return res.end(JSON.stringify({ count: tokenCounts.get(url.searchParams.get("email") ?? "") ?? 0 }));
     }
-    const m = /^\/storage\/v1\/b\/([^/]+)\/o(?:\/(.+))?$/.exec(url.pathname);
-    if (!m || req.method !== "GET") return gcsError(res, 404, "Not Found", "notFound");
+    const upload = /^\/upload\/storage\/v1\/b\/([^/]+)\/o$/.exec(url.pathname);
+    const m = upload ?? /^\/storage\/v1\/b\/([^/]+)\/o(?:\/(.+))?$/.exec(url.pathname);
+    const method = upload ? "POST" : req.method === "DELETE" ? "DELETE" : "GET";
+    if (!m || req.method !== method) return gcsError(res, 404, "Not Found", "notFound");
 
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
     const session = bearer ? tokens.get(bearer) : undefined;
@@ -458,6 +470,29 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
     const bucketName = decodeURIComponent(m[1]!);
     if (bucketName !== bucket) return gcsError(res, 404, "The specified bucket does not exist.", "notFound");
     const account = accounts.get(session.email)!;
+    if (method !== "GET") {
+      // Writes need a write scope on the token and the permission on the bucket.
+      if (!session.scopes.some((s) => WRITE_SCOPES.has(s))) {
+        return gcsError(res, 403, "Provided scope(s) are not authorized", "insufficientPermissions");
+      }
+      const name = upload ? url.searchParams.get("name") : decodeURIComponent(m[2] ?? "");
+      const permission = upload ? "storage.objects.create" : "storage.objects.delete";
+      if (!account.writable.has(bucketName)) {
+        return gcsError(
+          res,
+          403,
+          `${account.email} does not have ${permission} access to the Google Cloud Storage object. Permission '${permission}' denied on resource (or it may not exist).`,
+          "forbidden",
+        );
+      }
+      if (!name) return gcsError(res, 400, "Required parameter: name", "required");
+      if (method === "DELETE") {
+        if (!store.delete(name)) return gcsError(res, 404, `No such object: ${bucketName}/${name}`, "notFound");
+        res.writeHead(204);
+        return res.end();
+      }
+      return simpleUpload(req, res, url, bucketName, name);
+    }
     const objectName = m[2] === undefined ? undefined : decodeURIComponent(m[2]);
     const permission = objectName === undefined ? "storage.objects.list" : "storage.objects.get";
     if (!account.buckets.has(bucketName)) {
@@ -476,6 +511,21 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
       return res.end(JSON.stringify(metadata(bucketName, objectName, object)));
     }
     return media(req, res, object.data);
+  }
+
+  /** uploadType=media: the body is the object; Content-Length is required (JSON API "Perform a simple upload"). */
+  async function simpleUpload(req: IncomingMessage, res: ServerResponse, url: URL, bucketName: string, name: string) {
+    if (url.searchParams.get("uploadType") !== "media") {
+      return gcsError(res, 400, "Upload requests must include an uploadType URL parameter", "invalid");
+    }
+    const length = req.headers["content-length"];
+    if (length === undefined) return gcsError(res, 411, "Length Required", "required");
+    const data = await readBody(req);
+    if (data.byteLength !== Number(length)) return gcsError(res, 400, "Content-Length mismatch", "invalid");
+    const object = { data: new Uint8Array(data), updated: new Date().toISOString() };
+    store.set(name, object);
+    res.writeHead(200, { "content-type": "application/json; charset=UTF-8" });
+    res.end(JSON.stringify({ ...metadata(bucketName, name, object), contentType: req.headers["content-type"] }));
   }
 
   function metadata(bucketName: string, name: string, o: { data: Uint8Array; updated: string }) {
@@ -547,6 +597,7 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
     if (!account || header.alg !== "RS256" || header.kid !== account.keyId) {
       return oauthError(res, 400, "invalid_grant", "Invalid JWT Signature.");
     }
+    let scopes: string[] = [];
     try {
       const { payload } = await jwtVerify(assertion, account.publicKey, {
         algorithms: ["RS256"],
@@ -556,7 +607,7 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
       });
       if (payload.exp! - payload.iat! > 3600) throw new Error("exp more than an hour after iat");
       if (payload.sub !== undefined && payload.sub !== account.email) throw new Error("sub is not the account");
-      const scopes = String(payload.scope).split(" ");
+      scopes = String(payload.scope).split(" ");
       if (!scopes.some((s) => READ_SCOPES.has(s))) {
         return oauthError(res, 400, "invalid_scope", "No storage scope was requested.");
       }
@@ -565,7 +616,7 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
       return oauthError(res, 400, "invalid_grant", `Invalid JWT: ${reason}`);
     }
     const accessToken = `ya29.${randomBytes(24).toString("base64url")}`;
-    tokens.set(accessToken, { email: account.email, expiresAt: Date.now() + 3600 * 1000 });
+    tokens.set(accessToken, { email: account.email, expiresAt: Date.now() + 3600 * 1000, scopes });
     tokenCounts.set(account.email, (tokenCounts.get(account.email) ?? 0) + 1);
     res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
     res.end(JSON.stringify({ access_token: accessToken, expires_in: 3599, token_type: "Bearer" }));
@@ -578,22 +629,26 @@ async function startFakeGcs(objects: Map<string, Uint8Array>, cleanups: (() => P
 
   const reader = await newServiceAccount("reader@dq-test.iam.gserviceaccount.com", tokenUri);
   const stranger = await newServiceAccount("stranger@dq-test.iam.gserviceaccount.com", tokenUri);
+  const writer = await newServiceAccount("uploader@dq-test.iam.gserviceaccount.com", tokenUri);
   const impostor = await newServiceAccount(reader.account.client_email, tokenUri);
-  for (const [sa, buckets] of [
-    [reader, [bucket]],
-    [stranger, []],
+  for (const [sa, buckets, writable] of [
+    [reader, [bucket], []],
+    [writer, [bucket], [bucket]],
+    [stranger, [], []],
   ] as const) {
     accounts.set(sa.account.client_email, {
       email: sa.account.client_email,
       keyId: sa.account.private_key_id,
       publicKey: sa.publicKey,
       buckets: new Set(buckets),
+      writable: new Set(writable),
     });
   }
   return {
     endpoint,
     bucket,
     reader: reader.account,
+    writer: writer.account,
     stranger: stranger.account,
     // The reader's identity with a key Google never registered.
     forged: { ...impostor.account, private_key_id: reader.account.private_key_id },

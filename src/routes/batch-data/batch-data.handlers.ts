@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { queueScan, queueUpload, UPLOAD_FORMATS } from "../../jobs/scan-requests";
+import { uploadTarget } from "../../jobs/upload-storage";
 import { deprecationHeaders } from "../openapi";
 import { ApiError } from "../problems";
 import type { ScanRequestBody } from "../scans/scans.schemas";
@@ -22,7 +23,7 @@ function uploadEncoding(header: string | undefined): "identity" | "gzip" {
 
 /**
  * One upload, whatever its path: a JSON scan request, or the data itself (CSV / NDJSON)
- * streamed into R2. Returns the queued job's id.
+ * streamed into the tenant's bucket, or ours. Returns the queued job's id.
  */
 async function upload(
   c: Context<AppEnv>,
@@ -42,7 +43,7 @@ async function upload(
     throw new ApiError(415, "unsupported_media_type", "Send application/json, text/csv or application/x-ndjson");
   }
   const encoding = uploadEncoding(c.req.header("content-encoding"));
-  // A fixed length lets R2 store the stream without buffering, and the limit be checked first.
+  // A fixed length lets the bucket store the stream without buffering, and the limit be checked first.
   const length = c.req.header("content-length");
   const bytes = Number(length);
   if (length === undefined || !Number.isSafeInteger(bytes) || bytes < 0) {
@@ -51,7 +52,7 @@ async function upload(
   const job = await queueUpload(
     c.var.db,
     c.env.SCAN_JOBS,
-    c.env.UPLOADS,
+    await uploadTarget(c.env, tenantRow),
     asset,
     {
       body: c.req.raw.body,

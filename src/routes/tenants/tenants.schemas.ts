@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { storageEndpoint } from "../../catalog/connection-types";
 import { TenantId } from "../params";
 
 /** 50 GB = 50 × 10⁹ bytes (decimal, as storage is sold), the default upload size of a new tenant (spec section 8). */
@@ -19,6 +20,25 @@ const StorageSecurity = z.strictObject({
     .openapi({ description: "Write-only: never returned. Omitted: the stored one is kept; null clears it" }),
 });
 
+/** Where the store is, beyond its bucket: returned on GET (nothing secret). */
+const StorageLocation = {
+  region: z
+    .string()
+    .regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as eu-west-1")
+    .optional()
+    .openapi({ description: "S3: the bucket's region (default us-east-1); R2: default auto" }),
+  account_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, "must be a Cloudflare account id (32 hex digits)")
+    .optional()
+    .openapi({ description: "R2: the Cloudflare account whose bucket it is (or give an endpoint)" }),
+  endpoint: storageEndpoint.openapi({
+    description:
+      "Another endpoint than the provider's: an S3-compatible store, R2's https://{account_id}.r2.cloudflarestorage.com, " +
+      "a private GCS or Blob endpoint",
+  }),
+};
+
 const StoragePayload = z.strictObject({
   credentials: z
     .record(z.string(), z.unknown())
@@ -26,11 +46,13 @@ const StoragePayload = z.strictObject({
     .optional()
     .openapi({
       description:
-        "Credentials of the store (e.g. a GCP service account). Write-only: never returned. Omitted: the stored " +
-        "ones are kept (only while type, bucket and storage account stay the same); null clears them",
+        "Credentials of the store: S3 and R2 {access_key, secret_key}; GCS a service-account key " +
+        "{client_email, private_key, private_key_id}; AZURE uses security.sas_key. Write-only: never returned. " +
+        "Omitted: the stored ones are kept (only while the store's address stays the same); null clears them",
     }),
   bucket: z.string().min(1).max(255).optional(),
   security: StorageSecurity.optional(),
+  ...StorageLocation,
 });
 
 export const StorageInput = z
@@ -115,10 +137,17 @@ export const TenantSchema = z
         payload: z.object({
           bucket: z.string().optional(),
           security: z.object({ storage_account: z.string().optional() }).optional(),
+          region: z.string().optional(),
+          account_id: z.string().optional(),
+          endpoint: z.string().optional(),
         }),
       })
       .nullable()
-      .openapi({ description: "The storage; its credentials and sas_key are write-only and never returned" }),
+      .openapi({
+        description:
+          "The tenant's own bucket, where its uploaded batches are stored and read (none: the service's); " +
+          "its credentials and sas_key are write-only and never returned",
+      }),
     data_ttl: z.number().int(),
     free_upload_limit: z.number().int(),
     use_information_schema: z.boolean(),

@@ -7,7 +7,13 @@ export function tenantView(row: TenantRow) {
     description: row.description,
     storage: (row.storage ?? null) as {
       type: string;
-      payload: { bucket?: string; security?: { storage_account?: string } };
+      payload: {
+        bucket?: string;
+        security?: { storage_account?: string };
+        region?: string;
+        account_id?: string;
+        endpoint?: string;
+      };
     } | null,
     data_ttl: row.dataTtl,
     free_upload_limit: row.freeUploadLimit,

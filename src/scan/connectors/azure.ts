@@ -8,11 +8,14 @@ import {
   fetchOrUnreachable,
   kindForStatus,
   logProviderFailure,
-  type ObjectStore,
+  type PutOptions,
   rangeBytes,
   redactUrl,
   type StoredObject,
+  type StoreRequest,
   safeDetail,
+  type WritableObjectStore,
+  writeRequest,
   xmlElements,
   xmlText,
 } from "./types";
@@ -53,7 +56,7 @@ export function sasQuery(sas: string): string {
 }
 
 /** Azure Blob Storage through a SAS token. */
-export class AzureBlobStore implements ObjectStore {
+export class AzureBlobStore implements WritableObjectStore {
   private readonly base: string;
   private readonly sas: string;
   private readonly label: string;
@@ -86,8 +89,29 @@ export class AzureBlobStore implements ObjectStore {
     if (length <= 0) return new Uint8Array(0);
     const range = `bytes=${offset}-${offset + length - 1}`;
     // x-ms-range wins over Range on the service; both are sent for proxies that know only Range.
-    const res = await this.send(this.blobUrl(key), { "x-ms-range": range, range }, `blob '${key}'`);
+    const res = await this.send(this.blobUrl(key), { headers: { "x-ms-range": range, range } }, `blob '${key}'`);
     return rangeBytes(res, offset, length);
+  }
+
+  /** Put Blob as a block blob in one request (up to 5000 MiB); the SAS needs create and write. */
+  async put(key: string, body: ReadableStream<Uint8Array>, options: PutOptions): Promise<void> {
+    const headers = { "x-ms-blob-type": "BlockBlob", "x-ms-blob-content-type": options.contentType };
+    const res = await this.send(this.blobUrl(key), writeRequest("PUT", headers, body, options), `blob '${key}'`);
+    await res.body?.cancel();
+  }
+
+  /** Delete Blob (and its snapshots); the SAS needs delete. */
+  async delete(key: string): Promise<void> {
+    try {
+      const res = await this.send(
+        this.blobUrl(key),
+        { method: "DELETE", headers: { "x-ms-delete-snapshots": "include" } },
+        `blob '${key}'`,
+      );
+      await res.body?.cancel();
+    } catch (err) {
+      if (!(err instanceof ConnectorError && err.kind === "not_found" && err.message.startsWith("blob "))) throw err;
+    }
   }
 
   private blobUrl(key: string): string {
@@ -112,13 +136,19 @@ export class AzureBlobStore implements ObjectStore {
     return { objects, ...(next ? { next } : {}) };
   }
 
-  private async send(url: string, headers: Record<string, string>, what: string): Promise<Response> {
+  /** A request (a GET unless `init` says otherwise); any answer but 2xx becomes a ConnectorError naming `what`. */
+  private async send(url: string, init: StoreRequest, what: string): Promise<Response> {
     const res = await fetchOrUnreachable(
       url,
       () =>
         outboundFetch(
           url,
-          { method: "GET", headers: { "x-ms-version": AZURE_API_VERSION, ...headers } },
+          {
+            method: init.method ?? "GET",
+            headers: { "x-ms-version": AZURE_API_VERSION, ...init.headers },
+            body: init.body ?? null,
+            ...(init.signal ? { signal: init.signal } : {}),
+          },
           { policy: this.policy },
         ),
       this.secrets,

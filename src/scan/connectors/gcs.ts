@@ -8,14 +8,19 @@ import {
   fetchOrUnreachable,
   kindForStatus,
   logProviderFailure,
-  type ObjectStore,
+  type PutOptions,
   rangeBytes,
   redactUrl,
   type StoredObject,
+  type StoreRequest,
   safeDetail,
+  type WritableObjectStore,
+  writeRequest,
 } from "./types";
 
 export const GCS_READ_SCOPE = "https://www.googleapis.com/auth/devstorage.read_only";
+/** What a store that writes asks for: read_write creates and deletes objects, nothing more. */
+export const GCS_WRITE_SCOPE = "https://www.googleapis.com/auth/devstorage.read_write";
 
 /** The fields of a service-account key file that signing needs. */
 export interface GcsServiceAccount {
@@ -34,6 +39,8 @@ export interface GcsStoreOptions {
   pageSize?: number;
   /** Where requests may go; default the deployment's (ALLOW_PRIVATE_TARGETS). */
   policy?: OutboundPolicy;
+  /** Ask for write access (put, delete); default read-only. */
+  writable?: boolean;
 }
 
 interface CachedToken {
@@ -54,13 +61,14 @@ async function sha256Hex(text: string): Promise<string> {
 }
 
 /** Google Cloud Storage over the JSON API, authenticated as a service account (JWT bearer grant). */
-export class GcsStore implements ObjectStore {
+export class GcsStore implements WritableObjectStore {
   private readonly endpoint: string;
   private readonly bucket: string;
   private readonly account: GcsServiceAccount;
   private readonly tokenUri: string;
   private readonly pageSize: number | undefined;
   private readonly policy: OutboundPolicy | undefined;
+  private readonly scope: string;
   private cacheKey: string | undefined;
   private signingIn: Promise<CachedToken> | undefined;
 
@@ -71,6 +79,7 @@ export class GcsStore implements ObjectStore {
     this.tokenUri = options.serviceAccount.token_uri || GOOGLE_TOKEN_URI;
     this.pageSize = options.pageSize;
     this.policy = options.policy;
+    this.scope = options.writable ? GCS_WRITE_SCOPE : GCS_READ_SCOPE;
   }
 
   list(pattern: string, options?: ListOptions): Promise<StoredObject[]> {
@@ -84,7 +93,25 @@ export class GcsStore implements ObjectStore {
   async readRange(key: string, offset: number, length: number): Promise<Uint8Array> {
     if (length <= 0) return new Uint8Array(0);
     const headers = { range: `bytes=${offset}-${offset + length - 1}` };
-    return rangeBytes(await this.send(this.mediaUrl(key), headers, `object '${key}'`), offset, length);
+    return rangeBytes(await this.send(this.mediaUrl(key), { headers }, `object '${key}'`), offset, length);
+  }
+
+  /** A simple (uploadType=media) upload: one request, up to 5 TiB; needs a writable store. */
+  async put(key: string, body: ReadableStream<Uint8Array>, options: PutOptions): Promise<void> {
+    const query = queryString({ uploadType: "media", name: key });
+    const url = `${this.endpoint}/upload/storage/v1/b/${encodeRfc3986(this.bucket)}/o?${query}`;
+    const request = writeRequest("POST", { "content-type": options.contentType }, body, options);
+    const res = await this.send(url, request, `object '${key}'`);
+    await res.body?.cancel();
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      const res = await this.send(`${this.bucketUrl}/${encodeRfc3986(key)}`, { method: "DELETE" }, `object '${key}'`);
+      await res.body?.cancel();
+    } catch (err) {
+      if (!(err instanceof ConnectorError && err.kind === "not_found" && err.message.startsWith("object "))) throw err;
+    }
   }
 
   private get bucketUrl(): string {
@@ -117,8 +144,11 @@ export class GcsStore implements ObjectStore {
     return { objects, ...(body.nextPageToken ? { next: body.nextPageToken } : {}) };
   }
 
-  /** A GET with the bearer token; one retry with a fresh token when a cached one was refused. */
-  private async send(url: string, headers: Record<string, string>, what: string): Promise<Response> {
+  /**
+   * A request with the bearer token (a GET unless `init` says otherwise); one retry with a fresh
+   * token when a cached one was refused, unless a streamed body is already spent.
+   */
+  private async send(url: string, init: StoreRequest, what: string): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       const { token, cached } = await this.accessToken(attempt > 0);
       const res = await fetchOrUnreachable(
@@ -126,13 +156,18 @@ export class GcsStore implements ObjectStore {
         () =>
           outboundFetch(
             url,
-            { method: "GET", headers: { ...headers, authorization: `Bearer ${token}` } },
+            {
+              method: init.method ?? "GET",
+              headers: { ...init.headers, authorization: `Bearer ${token}` },
+              body: init.body ?? null,
+              ...(init.signal ? { signal: init.signal } : {}),
+            },
             { policy: this.policy },
           ),
         [token],
       );
       if (res.ok) return res;
-      if (res.status === 401 && cached && attempt === 0) {
+      if (res.status === 401 && cached && attempt === 0 && !init.body) {
         // Revoked or expired early: forget it and sign in again once.
         await res.body?.cancel();
         continue;
@@ -179,7 +214,13 @@ export class GcsStore implements ObjectStore {
     // Keyed by a digest of the key itself: someone presenting the same e-mail and key id with
     // another private key must not be handed the token that the genuine key earned.
     this.cacheKey ??= await sha256Hex(
-      [this.account.client_email, this.account.private_key_id, this.account.private_key, this.tokenUri].join("\n"),
+      [
+        this.account.client_email,
+        this.account.private_key_id,
+        this.account.private_key,
+        this.tokenUri,
+        this.scope,
+      ].join("\n"),
     );
     const key = this.cacheKey;
     const hit = tokenCache.get(key);
@@ -208,7 +249,7 @@ export class GcsStore implements ObjectStore {
 
   /** Signs an RS256 assertion and exchanges it at the token URI (OAuth 2.0 JWT bearer grant). */
   private exchangeAssertion(): Promise<CachedToken> {
-    return exchangeServiceAccountAssertion(this.account, GCS_READ_SCOPE, this.policy);
+    return exchangeServiceAccountAssertion(this.account, this.scope, this.policy);
   }
 }
 

@@ -13,7 +13,7 @@ export { GcsStore } from "./gcs";
 export { compileKeyPattern } from "./glob";
 export { R2Store } from "./r2";
 export { S3Store } from "./s3";
-export { ConnectorError, type ObjectStore, type StoredObject } from "./types";
+export { ConnectorError, type ObjectStore, type StoredObject, type WritableObjectStore } from "./types";
 
 /** The part of a connection row that decides its store. */
 export interface StorageConnection {

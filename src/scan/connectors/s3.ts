@@ -8,11 +8,14 @@ import {
   fetchOrUnreachable,
   kindForStatus,
   logProviderFailure,
-  type ObjectStore,
+  type PutOptions,
   rangeBytes,
   redactUrl,
   type StoredObject,
+  type StoreRequest,
   safeDetail,
+  type WritableObjectStore,
+  writeRequest,
   xmlElements,
   xmlText,
 } from "./types";
@@ -45,7 +48,7 @@ const AUTH_CODES = new Set([
 ]);
 
 /** Amazon S3 or an S3-compatible store, signed with SigV4 (aws4fetch). */
-export class S3Store implements ObjectStore {
+export class S3Store implements WritableObjectStore {
   private readonly client: AwsClient;
   private readonly base: string;
   private readonly bucket: string;
@@ -90,8 +93,24 @@ export class S3Store implements ObjectStore {
   async readRange(key: string, offset: number, length: number): Promise<Uint8Array> {
     if (length <= 0) return new Uint8Array(0);
     const headers = { range: `bytes=${offset}-${offset + length - 1}` };
-    const res = await this.send(this.objectUrl(key), headers, `object '${key}'`);
+    const res = await this.send(this.objectUrl(key), { headers }, `object '${key}'`);
     return rangeBytes(res, offset, length);
+  }
+
+  /** PutObject: one request, the payload unsigned (UNSIGNED-PAYLOAD) so it streams; S3 takes up to 5 GB so. */
+  async put(key: string, body: ReadableStream<Uint8Array>, options: PutOptions): Promise<void> {
+    const request = writeRequest("PUT", { "content-type": options.contentType }, body, options);
+    const res = await this.send(this.objectUrl(key), request, `object '${key}'`);
+    await res.body?.cancel();
+  }
+
+  async delete(key: string): Promise<void> {
+    try {
+      const res = await this.send(this.objectUrl(key), { method: "DELETE" }, `object '${key}'`);
+      await res.body?.cancel();
+    } catch (err) {
+      if (!(err instanceof ConnectorError && err.kind === "not_found" && !/^bucket /.test(err.message))) throw err;
+    }
   }
 
   private objectUrl(key: string): string {
@@ -119,13 +138,19 @@ export class S3Store implements ObjectStore {
     return { objects, ...(next ? { next } : {}) };
   }
 
-  /** A signed GET; any answer but 2xx becomes a ConnectorError naming `what`. */
-  private async send(url: string, headers: Record<string, string>, what: string): Promise<Response> {
+  /** A signed request (a GET unless `init` says otherwise); any answer but 2xx becomes a ConnectorError naming `what`. */
+  private async send(url: string, init: StoreRequest, what: string): Promise<Response> {
+    const method = init.method ?? "GET";
     const res = await fetchOrUnreachable(
       url,
       async () => {
-        const signed = await this.client.sign(url, { method: "GET", headers });
-        return outboundFetch(signed.url, { method: "GET", headers: signed.headers }, { policy: this.policy });
+        // The body is not part of the signature (aws4fetch signs S3 requests UNSIGNED-PAYLOAD).
+        const signed = await this.client.sign(url, { method, headers: init.headers ?? {} });
+        return outboundFetch(
+          signed.url,
+          { method, headers: signed.headers, body: init.body ?? null, ...(init.signal ? { signal: init.signal } : {}) },
+          { policy: this.policy },
+        );
       },
       this.secrets,
     );

@@ -25,6 +25,52 @@ export interface ObjectStore {
   readRange(key: string, offset: number, length: number): Promise<Uint8Array>;
 }
 
+/** How an object is written: its exact length (the body must carry that many bytes) and media type. */
+export interface PutOptions {
+  bytes: number;
+  contentType: string;
+  /** Aborts the request (e.g. when the upload turns out to be over the tenant's limit). */
+  signal?: AbortSignal;
+}
+
+/**
+ * An object store the service writes to as well as reads: the bucket a tenant configured for its
+ * uploaded batches (S3, R2, GCS, Azure). Each object is written in one request.
+ */
+export interface WritableObjectStore extends ObjectStore {
+  /** Stores `body` (exactly `options.bytes` bytes, streamed) at `key`, replacing any object there. */
+  put(key: string, body: ReadableStream<Uint8Array>, options: PutOptions): Promise<void>;
+  /** Deletes `key`; an object that is not there is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+/** A request of an HTTP store: a GET unless it says otherwise. */
+export interface StoreRequest {
+  method?: "GET" | "PUT" | "POST" | "DELETE";
+  headers?: Record<string, string>;
+  body?: ReadableStream<Uint8Array> | null;
+  signal?: AbortSignal;
+}
+
+/**
+ * The request that writes `body`: streamed with a known length, so it goes out with a
+ * Content-Length (stores refuse chunked uploads without one); a body shorter or longer than
+ * `options.bytes` fails the request.
+ */
+export function writeRequest(
+  method: "PUT" | "POST",
+  headers: Record<string, string>,
+  body: ReadableStream<Uint8Array>,
+  options: PutOptions,
+): StoreRequest {
+  return {
+    method,
+    headers,
+    body: body.pipeThrough(new FixedLengthStream(options.bytes)),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
 /** A connector error a user can act on; `transient` ones are retried with backoff. */
 export class ConnectorError extends Error {
   constructor(

@@ -79,6 +79,8 @@ export interface ObjectStoreServers {
     expiredSas: string;
     /** Read only, without list permission. */
     readOnlySas: string;
+    /** Read, add, create, write, delete and list: what a tenant's upload storage needs. */
+    writeSas: string;
     /** A container that does not exist, and a valid SAS for it. */
     missingContainer: string;
     missingContainerSas: string;
@@ -88,6 +90,8 @@ export interface ObjectStoreServers {
     bucket: string;
     /** Granted read on the bucket. */
     reader: GcsTestAccount;
+    /** Granted read and write (object create and delete) on the bucket. */
+    writer: GcsTestAccount;
     /** A valid account with no access to the bucket. */
     stranger: GcsTestAccount;
     /** The reader's e-mail and key id with a private key Google never saw. */

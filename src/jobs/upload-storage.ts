@@ -1,0 +1,146 @@
+/**
+ * Where uploaded batches are kept: in the tenant's own bucket when its configuration names one
+ * (storage: S3, R2, GCS or AZURE — private cloud, the data never lands in our bucket), else in our
+ * R2 bucket (UPLOADS). A job records which, so its scan reads the batch where it was written.
+ */
+import type { TenantRow } from "../db/schema";
+import type { Env } from "../env";
+import { secretBox } from "../lib/crypto";
+import { outboundPolicy } from "../lib/outbound";
+import {
+  AzureBlobStore,
+  ConnectorError,
+  GcsStore,
+  type ObjectStore,
+  R2Store,
+  S3Store,
+  type StoredObject,
+  type WritableObjectStore,
+} from "../scan/connectors";
+import type { GcsServiceAccount } from "../scan/connectors/gcs";
+import { rangeBytes } from "../scan/connectors/types";
+import { openTenantStorageSecret, type StorageSecret, type TenantStorage } from "../tenancy/tenants";
+
+export type StorageEnv = Pick<Env, "ENCRYPTION_KEYS" | "ALLOW_PRIVATE_TARGETS">;
+
+/** Where an upload goes: our bucket, or the tenant's store. */
+export type UploadTarget = { bucket: R2Bucket } | { store: WritableObjectStore };
+
+/** Where an uploaded batch was stored, as its job records it. */
+export interface StoredUpload {
+  key: string;
+  /** "tenant": the tenant's own bucket; absent: ours. */
+  storage?: "tenant";
+  /** "gzip": stored as sent, compressed (tenant buckets); the scan inflates it. */
+  encoding?: "gzip";
+}
+
+/** The prefix under which a tenant's uploads are kept, in our bucket and in its own. */
+export const uploadPrefix = (tenantId: string) => `uploads/${tenantId}/`;
+
+/** What of a tenant row says where its uploads go. */
+export type TenantStorageColumns = Pick<TenantRow, "id"> & Partial<Pick<TenantRow, "storage" | "storageSecret">>;
+
+/** The tenant's own bucket as a store, or undefined when it configured none. */
+export async function tenantUploadStore(
+  env: StorageEnv,
+  tenant: TenantStorageColumns,
+): Promise<WritableObjectStore | undefined> {
+  const storage = tenant.storage as TenantStorage | null | undefined;
+  if (!storage) return undefined;
+  const secret = await openTenantStorageSecret(secretBox(env.ENCRYPTION_KEYS), {
+    id: tenant.id,
+    storageSecret: tenant.storageSecret ?? null,
+  });
+  return storeOf(storage, secret, env);
+}
+
+function storeOf(storage: TenantStorage, secret: StorageSecret, env: StorageEnv): WritableObjectStore {
+  const { payload } = storage;
+  const policy = outboundPolicy(env);
+  const endpoint = payload.endpoint ? { endpoint: payload.endpoint } : {};
+  const credentials = (secret.credentials ?? {}) as Record<string, string>;
+  switch (storage.type) {
+    case "S3":
+    case "R2":
+      return new S3Store({
+        bucket: payload.bucket,
+        ...(payload.region ? { region: payload.region } : storage.type === "R2" ? { region: "auto" } : {}),
+        ...(payload.endpoint
+          ? endpoint
+          : storage.type === "R2"
+            ? { endpoint: `https://${payload.account_id}.r2.cloudflarestorage.com` }
+            : {}),
+        accessKeyId: credentials.access_key ?? "",
+        secretAccessKey: credentials.secret_key ?? "",
+        policy,
+      });
+    case "GCS":
+      return new GcsStore({
+        bucket: payload.bucket,
+        serviceAccount: credentials as unknown as GcsServiceAccount,
+        writable: true,
+        ...endpoint,
+        policy,
+      });
+    case "AZURE":
+      return new AzureBlobStore({
+        account: payload.security?.storage_account ?? "",
+        container: payload.bucket,
+        sasToken: secret.sas_key ?? "",
+        ...endpoint,
+        policy,
+      });
+    default:
+      throw new ConnectorError(`the tenant's storage type ${String(storage.type)} is not known`, "invalid");
+  }
+}
+
+/** Where new uploads of a tenant go. */
+export async function uploadTarget(
+  env: StorageEnv & Pick<Env, "UPLOADS">,
+  tenant: TenantStorageColumns,
+): Promise<UploadTarget> {
+  const store = await tenantUploadStore(env, tenant);
+  return store ? { store } : { bucket: env.UPLOADS };
+}
+
+/** The store a job's uploaded batch is read from (inflated when it was stored compressed). */
+export async function uploadSource(
+  env: StorageEnv & Pick<Env, "UPLOADS">,
+  tenant: TenantStorageColumns | undefined,
+  upload: StoredUpload,
+): Promise<ObjectStore> {
+  let store: ObjectStore = new R2Store(env.UPLOADS);
+  if (upload.storage === "tenant") {
+    const own = tenant ? await tenantUploadStore(env, tenant) : undefined;
+    if (!own) {
+      throw new ConnectorError(
+        "the batch was uploaded to the tenant's storage, which is not configured any more",
+        "not_found",
+      );
+    }
+    store = own;
+  }
+  return upload.encoding === "gzip" ? new InflatedObjects(store) : store;
+}
+
+/** A store whose objects are gzip files, read inflated (uploads kept compressed in a tenant's bucket). */
+class InflatedObjects implements ObjectStore {
+  constructor(private readonly store: ObjectStore) {}
+
+  list(pattern: string, options?: { folders?: boolean }): Promise<StoredObject[]> {
+    return this.store.list(pattern, options);
+  }
+
+  async stream(key: string): Promise<ReadableStream<Uint8Array>> {
+    const gzip = await this.store.stream(key);
+    return gzip.pipeThrough(new DecompressionStream("gzip"));
+  }
+
+  /** Gzip has no random access: the inflated stream is read up to the range and sliced. */
+  async readRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    if (length <= 0) return new Uint8Array(0);
+    return rangeBytes(new Response(await this.stream(key)), offset, length);
+  }
+}
