@@ -76,58 +76,84 @@ export class Access {
     return access;
   }
 
+  /** The tenant and the caller's membership in one query. */
   private async loadTenant(tenantId: string): Promise<TenantAccess> {
     const p = this.principal;
     const notFound = new NotFoundError("Tenant");
     if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound;
-    const tenant = await this.db.query.tenants.findFirst({ where: eq(tenants.id, tenantId) });
-    if (!tenant) throw notFound;
-    if (p.kind !== "user") return { tenant, role: "TENANT_ADMIN", principal: p };
-    const member = await this.db.query.tenantMembers.findFirst({
-      where: and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, p.email)),
-    });
-    if (!member) throw notFound;
-    return { tenant, role: member.role, principal: p };
+    if (p.kind !== "user") {
+      const tenant = await this.db.query.tenants.findFirst({ where: eq(tenants.id, tenantId) });
+      if (!tenant) throw notFound;
+      return { tenant, role: "TENANT_ADMIN", principal: p };
+    }
+    const [row] = await this.db
+      .select({ tenant: tenants, role: tenantMembers.role })
+      .from(tenants)
+      .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, p.email)))
+      .where(eq(tenants.id, tenantId))
+      .limit(1);
+    if (!row?.role) throw notFound;
+    return { tenant: row.tenant, role: row.role, principal: p };
   }
 
-  /** The caller's access to a project of a tenant, requiring at least `need`. */
+  /** The caller's role in a project it may see: every role for tenant admins, else its membership. */
+  private projectRole(t: TenantAccess, membership: ProjectRole | null, missing: NotFoundError): ProjectRole {
+    if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") return "PROJECT_ADMIN";
+    if (!membership) throw missing;
+    return membership;
+  }
+
+  /** The project-membership join of a query: the caller's role in the project, when it is a user. */
+  private membershipOn() {
+    const email = this.principal.kind === "user" ? this.principal.email : "";
+    return and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userEmail, email));
+  }
+
+  /**
+   * The caller's access to a project of a tenant, requiring at least `need`. The tenant (unless
+   * this request has it already) and the project with the caller's membership are read together.
+   */
   async project(tenantId: string, projectId: number, need: ProjectRole): Promise<ProjectAccess> {
-    const t = await this.tenant(tenantId);
-    const project = await this.db.query.projects.findFirst({
-      where: and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)),
-    });
-    if (!project) throw new NotFoundError("Project");
-    let projectRole: ProjectRole;
-    if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") {
-      projectRole = "PROJECT_ADMIN";
-    } else {
-      const member = await this.db.query.projectMembers.findFirst({
-        where: and(eq(projectMembers.projectId, projectId), eq(projectMembers.userEmail, t.principal.email)),
-      });
-      if (!member) throw new NotFoundError("Project");
-      projectRole = member.role;
-    }
+    const [t, rows] = await Promise.all([
+      this.tenant(tenantId),
+      this.db
+        .select({ project: projects, role: projectMembers.role })
+        .from(projects)
+        .leftJoin(projectMembers, this.membershipOn())
+        .where(and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)))
+        .limit(1),
+    ]);
+    const row = rows[0];
+    const missing = new NotFoundError("Project");
+    if (!row) throw missing;
+    const projectRole = this.projectRole(t, row.role, missing);
     if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
-    return { ...t, project, projectRole };
+    return { ...t, project: row.project, projectRole };
   }
 
   /**
    * The caller's access to an asset addressed by id alone (e.g. /configuration/assets/{assetId}/…):
    * the asset must be the tenant's, and the caller needs `need` in the asset's project. An asset
-   * the caller cannot see is a 404, like one that does not exist.
+   * the caller cannot see is a 404, like one that does not exist. Asset, project and membership
+   * are one query, read together with the tenant.
    */
   async asset(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess> {
-    await this.tenant(tenantId);
-    const asset = await this.db.query.assets.findFirst({
-      where: and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)),
-    });
-    if (!asset) throw new NotFoundError("Asset");
-    try {
-      return { ...(await this.project(tenantId, asset.projectId, need)), asset };
-    } catch (err) {
-      if (err instanceof NotFoundError) throw new NotFoundError("Asset");
-      throw err;
-    }
+    const [t, rows] = await Promise.all([
+      this.tenant(tenantId),
+      this.db
+        .select({ asset: assets, project: projects, role: projectMembers.role })
+        .from(assets)
+        .innerJoin(projects, and(eq(projects.tenantId, assets.tenantId), eq(projects.id, assets.projectId)))
+        .leftJoin(projectMembers, this.membershipOn())
+        .where(and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)))
+        .limit(1),
+    ]);
+    const row = rows[0];
+    const missing = new NotFoundError("Asset");
+    if (!row) throw missing;
+    const projectRole = this.projectRole(t, row.role, missing);
+    if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
+    return { ...t, project: row.project, projectRole, asset: row.asset };
   }
 
   /**

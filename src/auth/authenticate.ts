@@ -1,13 +1,11 @@
-import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
 import type { Db } from "../db";
-import { apiKeys } from "../db/schema";
 import type { Env } from "../env";
 import { timingSafeEqual } from "../lib/crypto";
 import { UnauthenticatedError } from "../lib/errors";
 import { Access } from "./access";
-import { findKeyBySecret, keyPrincipal, touchKey } from "./keys";
+import { findKeyById, findKeyBySecret, keyPrincipal, touchKey } from "./keys";
 import type { Principal } from "./principal";
 import { spendPrincipalRequest } from "./rate-limit";
 import { verifyBearer } from "./tokens";
@@ -38,10 +36,7 @@ export async function resolvePrincipal(
   if (verified.principal.kind === "admin") return adminPrincipal(env);
   if (verified.keyId) {
     // A token exchanged for an API key dies with the key.
-    const row = await db.query.apiKeys.findFirst({
-      where: eq(apiKeys.id, verified.keyId),
-      columns: { id: true, createdByEmail: true },
-    });
+    const row = await findKeyById(db, verified.keyId);
     if (!row) throw new UnauthenticatedError("The API key behind this token was revoked");
     if (verified.principal.kind === "tenant_key" && row.createdByEmail) {
       return { ...verified.principal, email: row.createdByEmail };

@@ -50,10 +50,61 @@ export async function createApiKey(
   return { row, secret };
 }
 
+/**
+ * Keys verified lately, kept in the isolate for KEY_CACHE_MS so an authenticated request need not
+ * ask D1 who its key is: by digest (X-SVC-Key) and by id (tokens exchanged for a key). A deleted
+ * key is forgotten at once by the isolate that deletes it, and stops working everywhere within
+ * KEY_CACHE_MS. Unknown keys are never cached (they are not worth memory an attacker could fill).
+ */
+export const KEY_CACHE_MS = 30_000;
+const MAX_CACHED_KEYS = 1000;
+const keysByHash = new Map<string, { row: ApiKeyRow; until: number }>();
+const keysById = new Map<string, { row: ApiKeyRow; until: number }>();
+
+function remember(row: ApiKeyRow): void {
+  const until = Date.now() + KEY_CACHE_MS;
+  for (const [cache, id] of [
+    [keysByHash, row.hash],
+    [keysById, row.id],
+  ] as const) {
+    if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+    cache.set(id, { row, until });
+  }
+}
+
+function recalled(cache: Map<string, { row: ApiKeyRow; until: number }>, id: string): ApiKeyRow | undefined {
+  const hit = cache.get(id);
+  if (!hit) return undefined;
+  if (hit.until > Date.now()) return hit.row;
+  cache.delete(id);
+  return undefined;
+}
+
+/** Forgets a key in this isolate (it was deleted). */
+export function forgetKey(id: string): void {
+  const hit = keysById.get(id);
+  if (hit) keysByHash.delete(hit.row.hash);
+  keysById.delete(id);
+}
+
 /** Finds the key a secret belongs to, by digest; undefined for an unknown or malformed secret. */
 export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRow | undefined> {
   if (!secret.startsWith(KEY_PREFIX) || secret.length > 128) return undefined;
-  return db.query.apiKeys.findFirst({ where: eq(apiKeys.hash, await sha256Hex(secret)) });
+  const hash = await sha256Hex(secret);
+  const cached = recalled(keysByHash, hash);
+  if (cached) return cached;
+  const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.hash, hash) });
+  if (row) remember(row);
+  return row;
+}
+
+/** The key behind a token (by id), from the isolate's cache while it is fresh; undefined once deleted. */
+export async function findKeyById(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  const cached = recalled(keysById, id);
+  if (cached) return cached;
+  const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+  if (row) remember(row);
+  return row;
 }
 
 /** The principal a stored key acts as. */
@@ -73,6 +124,8 @@ export function keyPrincipal(row: ApiKeyRow): Principal {
 export async function touchKey(db: Db, row: ApiKeyRow): Promise<void> {
   const now = Date.now();
   if (row.lastUsedAt && now - Date.parse(row.lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+  // The row may be the cached one: the next requests of this isolate skip the write too.
+  row.lastUsedAt = new Date(now).toISOString();
   await db
     .update(apiKeys)
     .set({ lastUsedAt: new Date(now).toISOString() })
@@ -106,6 +159,7 @@ export function getApiKey(db: Db, owner: KeyOwner, id: string) {
 
 /** Deletes an owner's key; false when the owner has no such key. */
 export async function deleteApiKey(db: Db, owner: KeyOwner, id: string): Promise<boolean> {
+  forgetKey(id);
   const gone = await db
     .delete(apiKeys)
     .where(and(ownedBy(owner), eq(apiKeys.id, id)))
