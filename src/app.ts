@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { requestId } from "hono/request-id";
 import type { AppEnv } from "./app-env";
 import { createDb } from "./db";
+import { meteredD1, newD1Meter, serverTiming } from "./db/metered";
 import { exampleSecretsInUse } from "./lib/example-secrets";
 import { alertsRouter } from "./routes/alerts/alerts.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
@@ -76,8 +77,14 @@ export function createApp() {
     );
   });
   app.use("*", async (c, next) => {
-    c.set("db", createDb(c.env.DB));
-    await next();
+    const meter = newD1Meter();
+    c.set("db", createDb(meteredD1(c.env.DB, meter)));
+    try {
+      await next();
+    } finally {
+      // What the request cost in D1 calls (src/db/metered.ts); bench/api reads it.
+      c.header("Server-Timing", serverTiming(meter), { append: true });
+    }
   });
   app.use("*", checkInput);
   app.use("*", auditWrites);

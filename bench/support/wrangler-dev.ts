@@ -56,12 +56,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForHealth(base: string, child: ChildProcess) {
+async function waitForHealth(url: string, child: ChildProcess) {
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
     try {
-      const res = await fetch(`${base}/health`);
+      const res = await fetch(url);
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -109,27 +109,44 @@ export async function startWorker(
   const script = opts.live
     ? []
     : [bundleWorker(join(persist, "worker-bundle")), "--no-bundle", "--config", join(ROOT, "wrangler.toml")];
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    "wrangler",
+  const dev = await launchWranglerDev(
     [
-      "dev",
       ...script,
       "--local",
       "--persist-to",
       persist,
-      "--port",
-      String(port),
-      "--ip",
-      "127.0.0.1",
-      "--show-interactive-dev-session=false",
       "--var",
       `ADMIN_API_KEY:${BENCH_ADMIN_KEY}`,
       "--var",
       "TOKEN_SIGNING_SECRET:bench-token-signing-secret-0123456789abcdef",
       "--var",
       "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+    ],
+    { verbose: opts.verbose ?? false, healthPath: "/health" },
+  );
+  return { ...dev, adminKey: BENCH_ADMIN_KEY };
+}
+
+/**
+ * `wrangler dev <args>` on a free port of 127.0.0.1, in its own process group (stopped at exit
+ * or Ctrl-C), once `healthPath` answers 200.
+ */
+export async function launchWranglerDev(
+  args: string[],
+  opts: { verbose: boolean; healthPath: string },
+): Promise<Omit<WorkerProcess, "adminKey">> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    "wrangler",
+    [
+      "dev",
+      ...args,
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--show-interactive-dev-session=false",
     ],
     // Its own process group, so stop() reaches workerd too.
     { cwd: ROOT, env: WRANGLER_ENV, stdio: ["ignore", "ignore", opts.verbose ? "inherit" : "ignore"], detached: true },
@@ -155,10 +172,10 @@ export async function startWorker(
   process.once("SIGTERM", onSignal);
   process.once("exit", stop);
   try {
-    await waitForHealth(base, child);
+    await waitForHealth(`${base}${opts.healthPath}`, child);
   } catch (err) {
     stop();
     throw err;
   }
-  return { base, adminKey: BENCH_ADMIN_KEY, stop };
+  return { base, stop };
 }

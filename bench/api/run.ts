@@ -1,0 +1,229 @@
+/**
+ * bench/api: latency of the API under load, beside a hello-world Worker and our own /health.
+ *
+ *   npm run bench:api -- [--duration 6] [--connections 8] [--keep]
+ *
+ * 1. Starts the service (wrangler dev on a migrated local D1, bench/support) and a hello-world
+ *    Worker (bench/api/hello) with the same wrangler.
+ * 2. Seeds one tenant through the API: a project with 20 assets, and 60 users who are tenant
+ *    members and project admins, each with a bearer token (the heaviest authentication path:
+ *    token, tenant membership, project membership); requests take the users in turn, so no
+ *    user's rate budget runs out.
+ * 3. Loads each route with wrk (`wrk -t1 -cN -dDs --latency`; `apt-get install wrk`), one after
+ *    the other, and reads each route's D1 round trips from one request's Server-Timing header
+ *    (src/db/metered.ts): calls in all, and sequential ones (those that waited for no other).
+ * 4. Prints p50/p99, req/s, and the p50 ratios to /health and to hello-world.
+ *
+ * The load generator shares the machine's cores with workerd: compare ratios from one run.
+ */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  applyMigrations,
+  dropStateDir,
+  launchWranglerDev,
+  log,
+  ROOT,
+  startWorker,
+  tempStateDir,
+  type WorkerProcess,
+} from "../support/wrangler-dev";
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: "string", default: "6" },
+    connections: { type: "string", default: "8" },
+    keep: { type: "boolean", default: false },
+  },
+});
+
+interface Route {
+  name: string;
+  url: string;
+  method?: "GET" | "PUT";
+  headers?: Record<string, string>;
+  body?: string;
+  /** Bearer tokens to send in turn. */
+  tokens?: string[];
+}
+
+interface Figures {
+  p50: number;
+  p99: number;
+  rps: number;
+  errors: number;
+  roundTrips?: string;
+}
+
+async function api(base: string, method: string, path: string, auth: Record<string, string>, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...auth, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Users the load is spread over: each has its own rate budget (1,200 requests a minute). */
+const USERS = 60;
+
+/**
+ * One tenant, a project of 20 assets, and USERS users who are tenant members and project admins,
+ * each with a bearer token.
+ */
+async function seed(worker: WorkerProcess) {
+  const admin = { "X-SVC-Key": worker.adminKey };
+  const tenant = "bench-api";
+  await api(worker.base, "PUT", `/backend/private/configuration/tenants/${tenant}`, admin, { name: "Bench" });
+  const base = `/api/backend/${tenant}/configuration`;
+  const project = await api(worker.base, "POST", `${base}/projects`, admin, { name: "analytics" });
+  const connection = await api(worker.base, "POST", `${base}/projects/${project.id}/connections`, admin, {
+    name: "lake",
+    type: "S3",
+    payload: { bucket: "bench-lake" },
+    credential: { type: "AWS", payload: { access_key: "AKIABENCH", secret_key: "bench-secret" } },
+  });
+  let assetId = 0;
+  for (let i = 0; i < 20; i++) {
+    const asset = await api(worker.base, "POST", `${base}/projects/${project.id}/assets`, admin, {
+      name: `orders_${i}`,
+      type: "S3",
+      payload: { path: `orders/${i}/*.csv`, format: "csv" },
+      connection_id: connection.id,
+    });
+    assetId = asset.id;
+  }
+  const tokens: string[] = [];
+  for (let i = 0; i < USERS; i++) {
+    const user = `reader${i}@bench.example`;
+    await api(worker.base, "PUT", `${base}/members/${user}`, admin, { role: "TENANT_MEMBER" });
+    await api(worker.base, "POST", `${base}/projects/${project.id}/members`, admin, {
+      email: user,
+      role: "PROJECT_ADMIN",
+    });
+    tokens.push((await api(worker.base, "POST", "/auth/token", admin, { user })).access_token);
+  }
+  return { tenant, projectId: project.id as number, assetId, tokens };
+}
+
+/** wrk's latency distribution and rate; a Lua script sends the method, headers and body. */
+function runWrk(route: Route, dir: string): Figures {
+  const script = join(dir, `${route.name.replace(/\W+/g, "-")}.lua`);
+  const lines = [`wrk.method = "${route.method ?? "GET"}"`];
+  for (const [k, v] of Object.entries(route.headers ?? {})) lines.push(`wrk.headers["${k}"] = "${v}"`);
+  if (route.body !== undefined) lines.push(`wrk.body = '${route.body}'`);
+  if (route.tokens) {
+    // Each request as the next user, round robin.
+    lines.push(
+      `tokens = { ${route.tokens.map((t) => `"${t}"`).join(", ")} }`,
+      "i = 0",
+      "request = function()",
+      "  i = i + 1",
+      `  wrk.headers["authorization"] = "Bearer " .. tokens[(i % #tokens) + 1]`,
+      "  return wrk.format()",
+      "end",
+    );
+  }
+  writeFileSync(script, `${lines.join("\n")}\n`);
+  const r = spawnSync(
+    "wrk",
+    ["-t1", `-c${args.connections}`, `-d${args.duration}s`, "--latency", "-s", script, route.url],
+    { encoding: "utf8" },
+  );
+  if (r.error || r.status !== 0) {
+    throw new Error(`wrk failed (${r.error?.message ?? r.stderr}); install it with: apt-get install -y wrk`);
+  }
+  const ms = (label: string) => {
+    const m = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, "m").exec(r.stdout);
+    if (!m) throw new Error(`no ${label}% in wrk's output:\n${r.stdout}`);
+    const v = Number(m[1]);
+    return m[2] === "us" ? v / 1000 : m[2] === "s" ? v * 1000 : v;
+  };
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1] ?? Number.NaN);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
+  const socket = /Socket errors:.*/.exec(r.stdout)?.[0];
+  return { p50: ms("50"), p99: ms("99"), rps, errors: non2xx + (socket ? 1 : 0) };
+}
+
+/** The D1 calls of one request, from its Server-Timing header. */
+async function roundTrips(route: Route): Promise<string | undefined> {
+  const res = await fetch(route.url, {
+    method: route.method ?? "GET",
+    headers: { ...route.headers, ...(route.tokens ? { authorization: `Bearer ${route.tokens[0]}` } : {}) },
+    ...(route.body === undefined ? {} : { body: route.body }),
+  });
+  await res.arrayBuffer();
+  const timing = res.headers.get("server-timing") ?? "";
+  const m = /desc="(\d+) round trips, (\d+) sequential"/.exec(timing);
+  return m ? `${m[1]} (${m[2]} sequential)` : undefined;
+}
+
+async function main() {
+  const persist = tempStateDir("dq-bench-api-");
+  let worker: WorkerProcess | undefined;
+  let hello: Awaited<ReturnType<typeof launchWranglerDev>> | undefined;
+  try {
+    log("migrating a local D1 and starting the service and a hello-world Worker (wrangler dev)");
+    applyMigrations(persist);
+    worker = await startWorker(persist);
+    hello = await launchWranglerDev(["--config", join(ROOT, "bench/api/hello/wrangler.toml")], {
+      verbose: false,
+      healthPath: "/",
+    });
+    const { tenant, projectId, assetId, tokens } = await seed(worker);
+    const base = `${worker.base}/api/backend/${tenant}/configuration`;
+    const routes: Route[] = [
+      { name: "hello-world Worker", url: `${hello.base}/` },
+      { name: "GET /health", url: `${worker.base}/health` },
+      { name: "GET projects (list)", url: `${base}/projects`, tokens },
+      { name: "GET assets of a project (20)", url: `${base}/projects/${projectId}/assets`, tokens },
+      { name: "GET one asset", url: `${base}/projects/${projectId}/assets/${assetId}`, tokens },
+      { name: "GET incidents summary", url: `${worker.base}/api/backend/${tenant}/incidents/summary`, tokens },
+      {
+        name: "PUT project (write)",
+        url: `${base}/projects/${projectId}`,
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        tokens,
+        body: JSON.stringify({ description: "bench" }),
+      },
+    ];
+    const results = new Map<string, Figures>();
+    for (const route of routes) {
+      log(`wrk ${route.name}`);
+      const figures = runWrk(route, persist);
+      figures.roundTrips = await roundTrips(route);
+      results.set(route.name, figures);
+    }
+    const health = results.get("GET /health")!.p50;
+    const helloP50 = results.get("hello-world Worker")!.p50;
+    const pad = (s: string, n: number) => s.padEnd(n);
+    const num = (v: number, digits = 1) => v.toFixed(digits).padStart(8);
+    console.log(
+      `\nbench/api — wrk -t1 -c${args.connections} -d${args.duration}s, ${cpus().length} cores, ${new Date().toISOString()}`,
+    );
+    console.log(
+      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx`,
+    );
+    for (const [name, f] of results) {
+      console.log(
+        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${f.errors}`,
+      );
+    }
+    console.log("\nTarget (issue 17): authenticated reads ≤ 1.5× /health at p50, at most 1 sequential D1 round trip.");
+  } finally {
+    hello?.stop();
+    worker?.stop();
+    dropStateDir(persist, args.keep);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
