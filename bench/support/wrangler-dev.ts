@@ -139,15 +139,7 @@ export async function launchWranglerDev(
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(
     "wrangler",
-    [
-      "dev",
-      ...args,
-      "--port",
-      String(port),
-      "--ip",
-      "127.0.0.1",
-      "--show-interactive-dev-session=false",
-    ],
+    ["dev", ...args, "--port", String(port), "--ip", "127.0.0.1", "--show-interactive-dev-session=false"],
     // Its own process group, so stop() reaches workerd too.
     { cwd: ROOT, env: WRANGLER_ENV, stdio: ["ignore", "ignore", opts.verbose ? "inherit" : "ignore"], detached: true },
   );
