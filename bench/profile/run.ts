@@ -22,6 +22,8 @@ import { grouped, median, renderTable } from "./table";
 
 /** The breakdown row: our format reader alone, not an engine of the comparison. */
 const READ_ONLY = "(ours: read only)";
+/** Ours with the asset option skip_investigator: 'true' (no breakdown collected): what the investigator costs. */
+const NO_INVESTIGATOR = "(ours: skip_investigator)";
 const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".data");
 
 /** "1000000", "1_000_000", "1e6", "1M", "250k" → a positive integer. */
@@ -69,11 +71,12 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: n
 }
 
 /** Our pipeline as a file scan runs it in the Worker: ObjectStore → readRecords → ProfileBuilder → finish(). */
-async function profileOurs(path: string, format: FileKind): Promise<AssetProfile> {
+async function profileOurs(path: string, format: FileKind, investigator = true): Promise<AssetProfile> {
   const store = new FileStore();
   const object = await store.object(path);
-  // Default asset options: no sampling, limit, segments, id or timestamp attribute.
-  return profileObjects(store, [object], { format, profile: {} });
+  // Default asset options: no sampling, limit, segments, id or timestamp attribute; the investigator's
+  // breakdown collected, as a file scan does unless skip_investigator is 'true'.
+  return profileObjects(store, [object], { format, profile: { breakdown: investigator } });
 }
 
 /** The same read without the profiler (rows decoded and dropped): how much of our time is the format reader. */
@@ -145,6 +148,15 @@ async function main(): Promise<void> {
       return seconds;
     },
   });
+  engines.push({
+    name: NO_INVESTIGATOR,
+    run: async (file) => {
+      const { result, seconds, cpuSeconds } = await timed(() => profileOurs(paths[file], file, false));
+      checkRows(NO_INVESTIGATOR, file, result.row_count);
+      record(NO_INVESTIGATOR, file, seconds, cpuSeconds);
+      return seconds;
+    },
+  });
   if (!args["no-breakdown"]) {
     engines.push({
       name: READ_ONLY,
@@ -203,6 +215,9 @@ async function main(): Promise<void> {
     )}`,
   );
 
+  console.log(
+    `${NO_INVESTIGATOR}: the same profile without the investigator's breakdown; "ours" minus this is what the investigator costs.`,
+  );
   if (!args["no-breakdown"]) {
     console.log(
       `${READ_ONLY}: readRecords alone, rows decoded into row objects and dropped, no ProfileBuilder; the rest of "ours" is profiling.`,

@@ -1323,7 +1323,7 @@ export interface components {
             id: number;
             attribute: string | null;
             metric: string;
-            /** @description observed, expected band, strategy, training window and size, dimension */
+            /** @description observed, expected band, strategy, training window and size, dimension; values (categorical policies), schema_changes, investigation (where the problem concentrates) */
             details: {
                 [key: string]: unknown;
             };
@@ -2710,6 +2710,16 @@ export interface components {
                 priority: "LOW" | "MEDIUM" | "HIGH";
                 observed?: unknown;
                 expected?: unknown;
+                /** @description Where the alert's problem concentrates, strongest first (the investigator) */
+                investigation?: {
+                    attribute: string;
+                    value: string;
+                    rows: number;
+                    problem_rows: number;
+                    share_of_problem: number;
+                    share_of_rows: number;
+                    lift: number;
+                }[];
             }[];
             history: components["schemas"]["IncidentHistoryEntry"][];
         };

@@ -197,6 +197,7 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
       ...(a.attribute_kind ? { attribute_kind: a.attribute_kind } : {}),
       ...(a.values ? { values: a.values } : {}),
       ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
+      ...(a.investigation ? { investigation: a.investigation } : {}),
       dimension: a.dimension,
     },
   };

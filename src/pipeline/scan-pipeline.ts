@@ -178,6 +178,7 @@ function fileScanOptions(
     ...(options.segments ? { segments: options.segments } : {}),
     ...(options.sample_fraction !== undefined ? { sampleFraction: options.sample_fraction } : {}),
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
+    breakdown: options.skip_investigator !== "true",
   };
   return {
     format,

@@ -3,6 +3,8 @@
  * pushdown) and what the policies read. Plain JSON, so it can travel to the AssetMonitor.
  */
 
+import type { BreakdownProfile } from "./profiler/breakdown";
+
 /** Types a value can be inferred as, from its text or its database type. */
 export const VALUE_TYPES = ["integer", "number", "boolean", "date", "timestamp", "string"] as const;
 export type ValueType = (typeof VALUE_TYPES)[number];
@@ -75,6 +77,11 @@ export interface AssetProfile {
    * MAX_DISTINCT_ROWS distinct rows (profiler/profile-builder.ts) and in segments' sub-profiles.
    */
   duplicate_rows?: number;
+  /**
+   * What the investigator reads (file scans, unless skip_investigator): per attribute with few
+   * values, per value, its rows and how many of them miss each other attribute.
+   */
+  breakdown?: BreakdownProfile[];
   /** Per segment value (asset option `segments`): the same metrics over that segment's rows. */
   segments?: Array<{ attribute: string; value: string; profile: Omit<AssetProfile, "segments"> }>;
   /** True when only a sample was profiled (sample_fraction < 100 or limit reached). */

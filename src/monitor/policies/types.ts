@@ -5,6 +5,7 @@
 
 import type { AttributeKind } from "../../db/schema";
 import type { DqDimension } from "../../settings/dq-score";
+import type { InvestigationEntry } from "./investigate";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -82,6 +83,8 @@ export interface PolicyAlert {
   values?: MovedValue[];
   /** schema_change: every attribute that changed (up to 200). */
   schema_changes?: SchemaChange[];
+  /** Where the problem concentrates (the investigator, investigate.ts), strongest first. */
+  investigation?: InvestigationEntry[];
   /**
    * Signed distance from the baseline in units of the allowed change (beyond ±1 is outside): a later
    * finding of the same incident alerts again only when it goes the other way, or further by two

@@ -19,9 +19,10 @@ export const AlertSchema = z
     id: z.number().int(),
     attribute: z.string().nullable(),
     metric: z.string(),
-    details: z
-      .record(z.string(), z.unknown())
-      .openapi({ description: "observed, expected band, strategy, training window and size, dimension" }),
+    details: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "observed, expected band, strategy, training window and size, dimension; values (categorical policies), schema_changes, investigation (where the problem concentrates)",
+    }),
   })
   .openapi("Alert");
 

@@ -109,6 +109,20 @@ export const IncidentDetailSchema = IncidentSchema.extend({
         priority: Levels,
         observed: z.unknown(),
         expected: z.unknown(),
+        investigation: z
+          .array(
+            z.object({
+              attribute: z.string(),
+              value: z.string(),
+              rows: z.number().int(),
+              problem_rows: z.number().int(),
+              share_of_problem: z.number(),
+              share_of_rows: z.number(),
+              lift: z.number(),
+            }),
+          )
+          .optional()
+          .openapi({ description: "Where the alert's problem concentrates, strongest first (the investigator)" }),
       }),
     )
     .openapi({

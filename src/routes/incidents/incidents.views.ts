@@ -33,6 +33,7 @@ export function incidentDetailView(detail: IncidentDetail) {
     priority: m.priority,
     observed: m.details.observed ?? null,
     expected: m.details.expected ?? null,
+    ...(Array.isArray(m.details.investigation) ? { investigation: m.details.investigation } : {}),
   }));
   const confirmed = detail.history
     .filter((h) => h.jobId && h.alertRefs.length === 0 && typeof h.details?.metric === "string")

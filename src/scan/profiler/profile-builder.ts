@@ -11,6 +11,7 @@
 
 import type { AssetProfile, SchemaField } from "../profile";
 import { AttributeStats, isoTime } from "./attribute-stats";
+import { Breakdown } from "./breakdown";
 import { DuplicateCounter } from "./duplicates";
 import { combineHash, HASH, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
 import { classifyText, PARSED, T_DATE, T_INTEGER, T_NUMBER, T_TIMESTAMP } from "./value-types";
@@ -36,6 +37,8 @@ export interface ProfileBuilderOptions {
   topCapacity?: number;
   /** Distinct rows held for duplicate_rows before it is given up (default MAX_DISTINCT_ROWS; 0: not counted). */
   maxDistinctRows?: number;
+  /** Collect the investigator's breakdown (profiler/breakdown.ts); off unless asked. */
+  breakdown?: boolean;
 }
 
 /**
@@ -69,6 +72,7 @@ export class ProfileBuilder {
   private readonly duplicates: DuplicateCounter | null;
   /** Whole-row duplicates; null when not counted or given up (past maxDistinctRows). */
   private rowDuplicates: DuplicateCounter | null;
+  private readonly breakdown: Breakdown | null;
   private segments: Segment[] = [];
   private segmentIndex = new Map<string, Map<string, Segment>>();
   private selection = new Int32Array(1024);
@@ -85,6 +89,7 @@ export class ProfileBuilder {
     this.duplicates = options.idAttributes?.length ? new DuplicateCounter() : null;
     const maxDistinctRows = options.maxDistinctRows ?? MAX_DISTINCT_ROWS;
     this.rowDuplicates = maxDistinctRows > 0 ? new DuplicateCounter(maxDistinctRows) : null;
+    this.breakdown = options.breakdown ? new Breakdown() : null;
     for (const field of options.declaredSchema ?? []) this.attribute(field.name, field.type);
     for (const [attribute, values] of Object.entries(options.segments ?? {})) {
       const byValue = new Map<string, Segment>();
@@ -171,6 +176,7 @@ export class ProfileBuilder {
       this.freshnessMs = max;
     }
     if (this.segments.length > 0) this.addToSegments(rows, selected);
+    if (this.breakdown !== null) for (let j = 0; j < selected; j++) this.breakdown.add(rows[selection[j]!]!);
     this.rowCount += selected;
   }
 
@@ -268,6 +274,8 @@ export class ProfileBuilder {
     }
     if (this.duplicates !== null) profile.duplicate_count = this.duplicates.duplicates;
     if (this.rowDuplicates !== null) profile.duplicate_rows = this.rowDuplicates.duplicates;
+    const breakdown = this.breakdown?.finish();
+    if (breakdown?.length) profile.breakdown = breakdown;
     return profile;
   }
 }

@@ -6,6 +6,7 @@ import type { AttributeKind } from "../../../db/schema";
 import type { AttributeProfile } from "../../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, excessSpread, median } from "../anomaly";
 import type { EvaluationInput } from "../input";
+import type { InvestigationEntry } from "../investigate";
 import type { PolicyParams } from "../policies";
 import { wilson } from "../stats";
 import type {
@@ -42,6 +43,8 @@ export interface Finding {
   training_size?: number;
   values?: MovedValue[];
   schema_changes?: SchemaChange[];
+  /** See PolicyAlert.investigation. */
+  investigation?: InvestigationEntry[];
   /** See PolicyAlert.deviation. */
   deviation?: number;
   /** See PolicyAlert.adaptable. */

@@ -3,6 +3,7 @@
  * type, against the attribute's own history by a test that knows the row count (see shareTest).
  */
 import type { AttributeProfile } from "../../../scan/profile";
+import { investigateMissing, investigationSentence } from "../investigate";
 import { attrMetric, nonNull } from "../metrics";
 import {
   assetName,
@@ -60,10 +61,18 @@ export const completeness: Check<"completeness"> = (ctx, p) => {
       (rate, limit) =>
         `${rate} of the values of attribute ${a.name} (${kindOf(ctx, a)}) in ${assetName(ctx)} are null or empty (${a.nulls} null, ${a.empties} empty of ${a.count}), above the allowed ${limit}`,
     );
-    if (finding) findings.push(finding);
+    if (finding) findings.push(withInvestigation(finding, ctx, a.name));
   }
   return { findings, training: [] };
 };
+
+/** A completeness finding with where its missing values sit, when they sit somewhere in particular. */
+function withInvestigation(finding: Finding, ctx: CheckContext, attribute: string): Finding {
+  const investigation = investigateMissing(ctx.profile, attribute);
+  const sentence = investigationSentence(investigation, `missing values of ${attribute}`);
+  if (!sentence) return finding;
+  return { ...finding, description: `${finding.description} ${sentence}`, investigation };
+}
 
 export const typeMismatch: Check<"type_mismatch"> = (ctx, p) => {
   const findings: Finding[] = [];

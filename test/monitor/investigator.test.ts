@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { investigateMissing, investigationSentence } from "../../src/monitor/policies/investigate";
+import type { AssetProfile } from "../../src/scan/profile";
+import { Breakdown, MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
+import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
+import { prng } from "../scenario/data";
+import { admin, call } from "../support/api";
+import { csvAsset } from "../support/assets";
+import { scanJob, uploadCsv } from "../support/scans";
+
+const COUNTRIES = ["FR", "DE", "US", "GB", "ES", "IT"];
+
+/** ~1,200 orders; `missingIn(country, rand)` says which rows lose their e-mail. */
+function batch(seed: number, missingIn: (country: string, rand: () => number) => boolean = () => false): string {
+  const rand = prng(seed);
+  const lines = ["id,email,amount,country,channel"];
+  for (let i = 0; i < 1200; i++) {
+    const country = COUNTRIES[Math.floor(rand() * COUNTRIES.length)]!;
+    const channel = rand() < 0.5 ? "web" : "store";
+    const email = missingIn(country, rand) ? "" : `user${seed}-${i}@example.com`;
+    lines.push(`${seed * 10_000 + i},${email},${(10 + rand() * 90).toFixed(2)},${country},${channel}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Rows through the profiler with the breakdown on. */
+function profileOf(csvRows: Array<Record<string, unknown>>): AssetProfile {
+  const builder = new ProfileBuilder({ breakdown: true, inferFromText: false });
+  builder.add(csvRows);
+  return builder.finish();
+}
+
+describe("the breakdown a file scan collects", () => {
+  it("counts rows and missing values per value of low-cardinality attributes, and drops the others", () => {
+    const rows = Array.from({ length: 100 }, (_, i) => ({
+      id: String(i),
+      country: i % 4 === 0 ? "DE" : "FR",
+      email: i % 4 === 0 && i < 40 ? null : `u${i}@x.io`,
+      note: "",
+    }));
+    const profile = profileOf(rows);
+    // id has 100 values (dropped), note is always empty (no value), email is unique: only country splits.
+    expect(profile.breakdown).toEqual([
+      {
+        attribute: "country",
+        rows: 100,
+        missing: { email: 10, note: 100 },
+        values: [
+          { value: "DE", rows: 25, missing: { email: 10, note: 25 } },
+          { value: "FR", rows: 75, missing: { note: 75 } },
+        ],
+      },
+    ]);
+  });
+
+  it("holds at most its caps of attributes and values", () => {
+    const b = new Breakdown();
+    for (let i = 0; i < 500; i++) {
+      const row: Record<string, unknown> = {};
+      for (let a = 0; a < MAX_BREAKDOWN_ATTRIBUTES + 5; a++) row[`a${a}`] = String(i % 3);
+      row.wide = String(i % (MAX_BREAKDOWN_VALUES + 1));
+      b.add(row);
+    }
+    const out = b.finish();
+    expect(out).toHaveLength(MAX_BREAKDOWN_ATTRIBUTES);
+    expect(out.map((x) => x.attribute)).not.toContain("wide");
+  });
+});
+
+describe("investigateMissing", () => {
+  it("names the value the missing values concentrate in, with its shares and lift", () => {
+    const rand = prng(7);
+    const rows = Array.from({ length: 3000 }, (_, i) => {
+      const country = COUNTRIES[i % 6]!;
+      return { country, email: (country === "DE" ? rand() < 0.9 : rand() < 0.02) ? null : `u${i}@x.io` };
+    });
+    const entries = investigateMissing(profileOf(rows), "email");
+    expect(entries[0]).toMatchObject({ attribute: "country", value: "DE", rows: 500 });
+    expect(entries[0]!.lift).toBeGreaterThan(3);
+    expect(entries[0]!.share_of_problem).toBeGreaterThan(0.7);
+    expect(entries[0]!.share_of_rows).toBeCloseTo(1 / 6, 3);
+    expect(entries).toHaveLength(1);
+    expect(investigationSentence(entries, "missing values of email")).toMatch(
+      /^\d+(\.\d)? % of the missing values of email come from country = DE, which holds 16\.7 % of the rows \(lift \d/,
+    );
+  });
+
+  it("names nothing when the missing values are spread as the rows are", () => {
+    const rand = prng(8);
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      country: COUNTRIES[i % 6]!,
+      email: rand() < 0.3 ? null : `u${i}@x.io`,
+    }));
+    expect(investigateMissing(profileOf(rows), "email")).toEqual([]);
+  });
+});
+
+describe("the investigator through an upload", { timeout: 60_000 }, () => {
+  async function alertsAfter(options: Record<string, unknown>) {
+    const { tenant, asset } = await csvAsset({}, { options });
+    for (let i = 1; i <= 5; i++) {
+      expect((await scanJob(tenant, asset.id, await uploadCsv(tenant, asset.id, batch(i)))).status).toBe("SUCCEEDED");
+    }
+    // Nine in ten German orders lose their e-mail, one in fifty elsewhere.
+    const broken = batch(6, (country, rand) => (country === "DE" ? rand() < 0.9 : rand() < 0.02));
+    const jobId = await uploadCsv(tenant, asset.id, broken);
+    expect((await scanJob(tenant, asset.id, jobId)).status).toBe("SUCCEEDED");
+    const res = await call("POST", `/api/backend/${tenant}/configuration/sources/${asset.id}/alerts?job_id=${jobId}`, {
+      as: admin,
+    });
+    expect(res.status).toBe(200);
+    const alert = res.body.find((a: { type: string }) => a.type === "completeness");
+    expect(alert, JSON.stringify(res.body)).toBeDefined();
+    return { tenant, alert };
+  }
+
+  it("says that the missing e-mails come from country = DE", async () => {
+    const { tenant, alert } = await alertsAfter({});
+    expect(alert.attribute).toBe("email");
+    const [top] = alert.details.investigation;
+    expect(top).toMatchObject({ attribute: "country", value: "DE" });
+    expect(top.lift).toBeGreaterThan(3);
+    expect(alert.details.investigation.map((e: { attribute: string }) => e.attribute)).not.toContain("channel");
+    expect(alert.description).toMatch(/of the missing values of email come from country = DE, which holds/);
+    // The incident's detail shows it beside the alert's observed and expected.
+    const list = await call("GET", `/api/backend/${tenant}/incidents`, { as: admin });
+    const incident = list.body.find((i: { alert_policy_id: string }) => i.alert_policy_id === "completeness");
+    expect(incident, JSON.stringify(list.body)).toBeDefined();
+    const detail = await call("GET", `/api/backend/${tenant}/incidents/${incident.id}`, { as: admin });
+    expect(detail.body.metrics.at(-1).investigation[0]).toMatchObject({ attribute: "country", value: "DE" });
+  });
+
+  it("stays silent with skip_investigator: 'true'", async () => {
+    const { alert } = await alertsAfter({ skip_investigator: "true" });
+    expect(alert.details.investigation).toBeUndefined();
+    expect(alert.description).not.toMatch(/come from/);
+  });
+});
