@@ -202,6 +202,7 @@ function sqlProfileOptions({ options, since }: ScanSubject): SqlProfileOptions {
     ...(options.timestamp_attribute ? { timestamp_attribute: options.timestamp_attribute } : {}),
     ...(options.id_attributes?.length ? { id_attributes: options.id_attributes } : {}),
     ...(since ? { delta_only: true, last_max_timestamp: since } : {}),
+    breakdown: options.skip_investigator !== "true",
   };
 }
 

@@ -3,10 +3,13 @@ import { investigateMissing, investigationSentence } from "../../src/monitor/pol
 import type { AssetProfile } from "../../src/scan/profile";
 import { Breakdown, MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
+import { DATABASES, runnerFor, uniqueTable } from "../scan/sql/support/databases";
 import { prng } from "../scenario/data";
 import { admin, call } from "../support/api";
 import { csvAsset } from "../support/assets";
+import { createProject } from "../support/projects";
 import { scanJob, uploadCsv } from "../support/scans";
+import { createTenant } from "../support/tenants";
 
 const COUNTRIES = ["FR", "DE", "US", "GB", "ES", "IT"];
 
@@ -134,5 +137,80 @@ describe("the investigator through an upload", { timeout: 60_000 }, () => {
     const { alert } = await alertsAfter({ skip_investigator: "true" });
     expect(alert.details.investigation).toBeUndefined();
     expect(alert.description).not.toMatch(/come from/);
+  });
+});
+
+describe("the investigator through PostgreSQL (SQL pushdown)", { timeout: 120_000 }, () => {
+  it("says that the missing e-mails come from country = DE", async () => {
+    const runner = await runnerFor("postgres");
+    const table = uniqueTable("dq_investigate");
+    try {
+      await runner.query(
+        `CREATE TABLE ${table} (id BIGINT, email TEXT, amount DOUBLE PRECISION, country TEXT, channel TEXT)`,
+      );
+      const tenant = await createTenant();
+      const projectId = await createProject(tenant);
+      const base = `/api/backend/${tenant}/configuration/projects/${projectId}`;
+      const connection = await call("POST", `${base}/connections`, {
+        as: admin,
+        body: {
+          name: "pg",
+          type: "GENERIC_JDBC",
+          payload: DATABASES.postgres.payload,
+          credential: { type: "GENERIC_MAP", payload: DATABASES.postgres.credential },
+        },
+      });
+      expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+      const created = await call("POST", `${base}/assets`, {
+        as: admin,
+        body: {
+          name: "orders",
+          type: "GENERIC_JDBC",
+          payload: { schema: "public", table },
+          connection_id: connection.body.id,
+        },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id: number = created.body.id;
+      const scanOf = async (csv: string) => {
+        await runner.query(`DELETE FROM ${table}`);
+        const rows = csv
+          .trim()
+          .split("\n")
+          .slice(1)
+          .map((l) => l.split(","));
+        for (let i = 0; i < rows.length; i += 200) {
+          const chunk = rows.slice(i, i + 200);
+          const params: unknown[] = [];
+          const tuples = chunk.map((r) => {
+            const marks = r.map((v, k) => {
+              params.push(k === 1 && v === "" ? null : v);
+              return `$${params.length}`;
+            });
+            return `(${marks.join(", ")})`;
+          });
+          await runner.query(
+            `INSERT INTO ${table} (id, email, amount, country, channel) VALUES ${tuples.join(", ")}`,
+            params,
+          );
+        }
+        const res = await call("POST", `/api/backend/${tenant}/configuration/assets/${id}/scans`, { as: admin });
+        expect(res.status).toBe(202);
+        expect((await scanJob(tenant, id, res.body.job_id)).status).toBe("SUCCEEDED");
+        return res.body.job_id as string;
+      };
+      for (let i = 1; i <= 5; i++) await scanOf(batch(i));
+      const jobId = await scanOf(batch(6, (country, rand) => (country === "DE" ? rand() < 0.9 : rand() < 0.02)));
+      const res = await call("POST", `/api/backend/${tenant}/configuration/sources/${id}/alerts?job_id=${jobId}`, {
+        as: admin,
+      });
+      const alert = res.body.find((a: { type: string }) => a.type === "completeness");
+      expect(alert, JSON.stringify(res.body)).toBeDefined();
+      expect(alert.details.investigation[0]).toMatchObject({ attribute: "country", value: "DE" });
+      expect(alert.details.investigation[0].lift).toBeGreaterThan(3);
+    } finally {
+      await runner.query(`DROP TABLE IF EXISTS ${table}`);
+      await runner.close();
+    }
   });
 });

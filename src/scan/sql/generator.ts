@@ -42,6 +42,8 @@ export interface SqlProfileOptions {
   id_attributes?: string[];
   /** Seed of the sample, so every query of one profile sees the same rows (where the dialect can). */
   sample_seed?: number;
+  /** Also read the investigator's breakdown (profile-table.ts breakdownOf); skip_investigator turns it off. */
+  breakdown?: boolean;
 }
 
 /** One condition on the rows: the attribute is one of the values. */
@@ -117,6 +119,8 @@ export const alias = {
   column: "c",
   value: "v",
   count: "n",
+  /** The investigator's breakdown: missing values of the j-th target column. */
+  breakdownMissing: (j: number) => `m${j}`,
 } as const;
 
 /** The rows a profile reads, as a FROM item named `src`: table, sample, filters, delta, limit. */
@@ -262,6 +266,30 @@ export function frequencyQuery(d: DialectSql, source: SqlText, columns: readonly
       sql`(SELECT 1 AS ${k}, ${num(col.index)} AS ${c}, ${cut} AS ${v}, COUNT(*) AS ${n} FROM (SELECT ${shapeOf(d, text)} AS s FROM ${source} WHERE ${x} IS NOT NULL) p GROUP BY s ORDER BY ${n} DESC, ${v} LIMIT ${num(TOP_K)})`,
     );
   }
+  return join(branches, " UNION ALL ");
+}
+
+/**
+ * The investigator's breakdown by SQL: per candidate column (one with few distinct values), per
+ * value, its rows and how many of them miss each target column (null, or blank text, as the
+ * profile counts empties). One UNION ALL branch per candidate, the same result columns in each.
+ */
+export function breakdownQuery(
+  d: DialectSql,
+  source: SqlText,
+  candidates: readonly ColumnPlan[],
+  targets: readonly ColumnPlan[],
+): SqlText {
+  const [c, v, n] = [alias.column, alias.value, alias.count].map((a) => d.ident(a)) as [SqlText, SqlText, SqlText];
+  const missing = targets.map((t, j) => {
+    const x = d.ident(t.name);
+    const blank = t.kind === "text" ? sql` OR TRIM(${x}) = ''` : raw("");
+    return as(d, countIf(sql`CASE WHEN ${x} IS NULL${blank} THEN 1 ELSE 0 END`), alias.breakdownMissing(j));
+  });
+  const branches = candidates.map((col) => {
+    const text = textOf(d, col);
+    return sql`(SELECT ${num(col.index)} AS ${c}, ${text} AS ${v}, COUNT(*) AS ${n}, ${join(missing, ", ")} FROM ${source} WHERE ${d.ident(col.name)} IS NOT NULL GROUP BY ${text})`;
+  });
   return join(branches, " UNION ALL ");
 }
 

@@ -11,9 +11,16 @@ import {
   type SchemaField,
   type ValueType,
 } from "../profile";
+import {
+  type BreakdownProfile,
+  MAX_BREAKDOWN_ATTRIBUTES,
+  MAX_BREAKDOWN_TARGETS,
+  MAX_BREAKDOWN_VALUES,
+} from "../profiler/breakdown";
 import { type DialectSql, dialectSql, valueTypeOf } from "./dialects";
 import {
   alias,
+  breakdownQuery,
   type ColumnPlan,
   chunks,
   FREQUENCY_CHUNK,
@@ -108,6 +115,10 @@ export async function profileTable(
   const plan = planColumns(columns);
   const filters = filtersOf(options.filter);
   const profile: AssetProfile = await profileRows(runner, d, table, plan, options, filters);
+  if (options.breakdown) {
+    const breakdown = await breakdownOf(runner, d, sourceOf(d, table, options, filters), plan, profile);
+    if (breakdown.length) profile.breakdown = breakdown;
+  }
   const segments: NonNullable<AssetProfile["segments"]> = [];
   for (const [attribute, values] of Object.entries(options.segments ?? {})) {
     for (const value of values) {
@@ -117,6 +128,59 @@ export async function profileTable(
   }
   if (segments.length) profile.segments = segments;
   return profile;
+}
+
+/**
+ * The investigator's breakdown (as scan/profiler/breakdown.ts collects it from files), read with
+ * one more query once the profile says which columns have few values (candidates: 2 to
+ * MAX_BREAKDOWN_VALUES distinct, at most MAX_BREAKDOWN_ATTRIBUTES) and which miss values (targets,
+ * at most MAX_BREAKDOWN_TARGETS). Nothing is asked when either list is empty.
+ */
+async function breakdownOf(
+  runner: SqlRunner,
+  d: DialectSql,
+  source: SqlText,
+  plan: ColumnPlan[],
+  profile: AssetProfile,
+): Promise<BreakdownProfile[]> {
+  const candidates = plan
+    .filter((c, i) => {
+      const a = profile.attributes[i]!;
+      return c.kind !== "number" && a.distinct >= 2 && a.distinct <= MAX_BREAKDOWN_VALUES;
+    })
+    .slice(0, MAX_BREAKDOWN_ATTRIBUTES);
+  const targets = plan
+    .filter((_, i) => {
+      const a = profile.attributes[i]!;
+      return a.nulls + a.empties > 0;
+    })
+    .slice(0, MAX_BREAKDOWN_TARGETS);
+  if (candidates.length === 0 || targets.length === 0) return [];
+  const byColumn = new Map<number, BreakdownProfile>();
+  for (const row of await run(runner, d, breakdownQuery(d, source, candidates, targets))) {
+    const index = toNumber(field(row, alias.column)) ?? -1;
+    const candidate = plan.find((c) => c.index === index);
+    if (!candidate) continue;
+    let entry = byColumn.get(index);
+    if (!entry) {
+      entry = { attribute: candidate.name, rows: 0, missing: {}, values: [] };
+      byColumn.set(index, entry);
+    }
+    const rows = toNumber(field(row, alias.count)) ?? 0;
+    const missing: Record<string, number> = {};
+    targets.forEach((t, j) => {
+      const m = toNumber(field(row, alias.breakdownMissing(j))) ?? 0;
+      if (m > 0 && t.name !== candidate.name) {
+        missing[t.name] = m;
+        entry.missing[t.name] = (entry.missing[t.name] ?? 0) + m;
+      }
+    });
+    entry.rows += rows;
+    entry.values.push({ value: String(field(row, alias.value)), rows, missing });
+  }
+  return [...byColumn.values()]
+    .filter((b) => b.values.length >= 2)
+    .sort((a, b) => (a.attribute < b.attribute ? -1 : a.attribute > b.attribute ? 1 : 0));
 }
 
 async function run(runner: SqlRunner, d: DialectSql, text: SqlText): Promise<Row[]> {
