@@ -249,6 +249,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       previous_schema: this.store.lastSchema,
       history: this.store.history(),
       ...(overrides?.success ? { overrides: overrides.data as PolicyOverrides } : {}),
+      ...(asset.skipInvestigator ? { investigate: false } : {}),
     });
     const dqScore = dqConfig.enabled
       ? computeDqScore(profile, evaluation.alerts, dqConfig.weights, { scan_time: input.scanTime, ...timestamp })

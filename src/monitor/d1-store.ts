@@ -36,6 +36,8 @@ export interface MonitoredAsset {
   connectionId: number;
   idAttributes?: string[];
   timestampAttribute?: string;
+  /** The asset's skip_investigator is 'true': alerts say nothing of where their problem sits. */
+  skipInvestigator?: boolean;
 }
 
 /** Alert rows per INSERT: 20 columns each stays under D1's 100 bound parameters. */

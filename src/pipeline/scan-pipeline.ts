@@ -161,6 +161,7 @@ function monitoredAsset(asset: AssetRow, options: AssetOptions): MonitoredAsset 
     connectionId: asset.connectionId,
     ...(options.id_attributes?.length ? { idAttributes: options.id_attributes } : {}),
     ...(options.timestamp_attribute ? { timestampAttribute: options.timestamp_attribute } : {}),
+    ...(options.skip_investigator === "true" ? { skipInvestigator: true } : {}),
   };
 }
 

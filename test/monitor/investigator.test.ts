@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { investigateMissing, investigationSentence } from "../../src/monitor/policies/investigate";
+import { investigateMissing, investigateRowDrop, investigationSentence } from "../../src/monitor/policies/investigate";
+import { attrMetric, valuePrefix } from "../../src/monitor/policies/metrics";
+import type { MetricHistory } from "../../src/monitor/policies/types";
 import type { AssetProfile } from "../../src/scan/profile";
 import { Breakdown, MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
@@ -98,6 +100,59 @@ describe("investigateMissing", () => {
   });
 });
 
+describe("investigateRowDrop", () => {
+  /** Five past scans of 1,200 rows, 200 per country; now `now` rows per country. */
+  function drop(now: Record<string, number>) {
+    const history: MetricHistory = { [attrMetric("country", "non_null")]: [] };
+    for (let j = 1; j <= 5; j++) {
+      const point = (value: number) => ({
+        job_id: `j${j}`,
+        time: `2026-11-0${j}T00:00:00.000Z`,
+        value,
+        excluded: false,
+      });
+      history[attrMetric("country", "non_null")]!.push(point(1200));
+      for (const c of COUNTRIES) {
+        const metric = `${valuePrefix("country")}${c}`;
+        history[metric] = [...(history[metric] ?? []), point(1 / 6)];
+      }
+    }
+    const rows = Object.values(now).reduce((a, b) => a + b, 0);
+    const profile = {
+      row_count: rows,
+      schema: [],
+      sampled: false,
+      attributes: [
+        {
+          name: "country",
+          count: rows,
+          nulls: 0,
+          empties: 0,
+          distinct: COUNTRIES.length,
+          distinct_exact: true,
+          inferred_type: "string",
+          top_values: Object.entries(now).map(([value, count]) => ({ value, count })),
+          type_counts: {},
+          type_mismatches: 0,
+          patterns: [],
+        },
+      ],
+    } as unknown as AssetProfile;
+    return investigateRowDrop(profile, history, "now");
+  }
+
+  it("names the value that lost the rows", () => {
+    const entries = drop({ FR: 200, DE: 20, US: 200, GB: 198, ES: 200, IT: 201 });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ attribute: "country", value: "DE", rows: 200, problem_rows: 180 });
+    expect(entries[0]!.lift).toBeGreaterThan(5);
+  });
+
+  it("names nothing when every value lost its share", () => {
+    expect(drop({ FR: 120, DE: 121, US: 119, GB: 120, ES: 122, IT: 118 })).toEqual([]);
+  });
+});
+
 describe("the investigator through an upload", { timeout: 60_000 }, () => {
   async function alertsAfter(options: Record<string, unknown>) {
     const { tenant, asset } = await csvAsset({}, { options });
@@ -137,6 +192,33 @@ describe("the investigator through an upload", { timeout: 60_000 }, () => {
     const { alert } = await alertsAfter({ skip_investigator: "true" });
     expect(alert.details.investigation).toBeUndefined();
     expect(alert.description).not.toMatch(/come from/);
+  });
+});
+
+describe("the investigator on a row-count drop", { timeout: 90_000 }, () => {
+  it("says which value lost the rows, from the category shares in the history", async () => {
+    const { tenant, asset } = await csvAsset();
+    // The row-count baseline needs 7 scans (min_history).
+    for (let i = 1; i <= 8; i++) {
+      expect((await scanJob(tenant, asset.id, await uploadCsv(tenant, asset.id, batch(i)))).status).toBe("SUCCEEDED");
+    }
+    // Nine in ten German orders are missing from the batch; every other country is whole.
+    const rand = prng(99);
+    const lines = batch(9).trim().split("\n");
+    const kept = [lines[0], ...lines.slice(1).filter((l) => !(l.split(",")[3] === "DE" && rand() < 0.9))];
+    const jobId = await uploadCsv(tenant, asset.id, `${kept.join("\n")}\n`);
+    expect((await scanJob(tenant, asset.id, jobId)).status).toBe("SUCCEEDED");
+    const res = await call("POST", `/api/backend/${tenant}/configuration/sources/${asset.id}/alerts?job_id=${jobId}`, {
+      as: admin,
+    });
+    const alert = res.body.find((a: { type: string }) => a.type === "row_count_anomaly");
+    expect(alert, JSON.stringify(res.body)).toBeDefined();
+    const [top] = alert.details.investigation;
+    expect(top).toMatchObject({ attribute: "country", value: "DE" });
+    expect(top.lift).toBeGreaterThan(3);
+    expect(top.problem_rows).toBeGreaterThan(150);
+    expect(alert.details.investigation.map((e: { attribute: string }) => e.attribute)).not.toContain("channel");
+    expect(alert.description).toMatch(/of the rows lost come from country = DE/);
   });
 });
 

@@ -16,4 +16,6 @@ export interface EvaluationInput {
   overrides?: PolicyOverrides;
   /** The kind of each attribute (see kinds.ts); inferred from this profile when absent. */
   kinds?: Readonly<Record<string, AttributeKind>>;
+  /** false: no investigation (the asset's skip_investigator); default on. */
+  investigate?: boolean;
 }

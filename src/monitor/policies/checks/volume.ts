@@ -3,6 +3,7 @@
  * the asset's id attributes, by every attribute, or within an identifier attribute).
  */
 import { baselinePoints, detect } from "../anomaly";
+import { investigateRowDrop, investigationSentence } from "../investigate";
 import { attrMetric, nonNull } from "../metrics";
 import {
   anomalyFields,
@@ -28,17 +29,24 @@ export const rowCountAnomaly: Check<"row_count_anomaly"> = (ctx, p) => {
   }
   if (!r.anomalous || !r.expected) return { findings: [], training: [] };
   const { strategyText: how, ...fields } = anomalyFields(r, p);
+  // A drop: which values lost the rows (the investigator, from the category shares in history).
+  const investigation =
+    x < r.expected.low && ctx.input.investigate !== false
+      ? investigateRowDrop(ctx.profile, ctx.history, ctx.input.job_id)
+      : [];
+  const where = investigationSentence(investigation, "rows lost");
   return {
     findings: [
       {
         metric: "row_count",
         observed: x,
         expected: roundBand(r.expected),
-        description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(r.expected)} (${how}).`,
+        description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(r.expected)} (${how}).${where ? ` ${where}` : ""}`,
         ...fields,
         deviation: deviationFrom(x, r.expected),
         adaptable: true,
         exclude: ["row_count"],
+        ...(investigation.length ? { investigation } : {}),
       },
     ],
     training: [],
