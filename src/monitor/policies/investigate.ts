@@ -15,21 +15,7 @@
 import type { AssetProfile } from "../../scan/profile";
 import { baselinePoints, median } from "./anomaly";
 import { attrMetric, unescapeName, valuePrefix } from "./metrics";
-import type { MetricHistory } from "./types";
-
-export interface InvestigationEntry {
-  /** The attribute and value the problem concentrates in. */
-  attribute: string;
-  value: string;
-  /** Rows holding the value, and of those, the rows with the problem. */
-  rows: number;
-  problem_rows: number;
-  /** problem_rows ÷ all problem rows; rows ÷ all rows. */
-  share_of_problem: number;
-  share_of_rows: number;
-  /** share_of_problem ÷ share_of_rows. */
-  lift: number;
-}
+import type { InvestigationEntry, MetricHistory } from "./types";
 
 export const MIN_PROBLEM_ROWS = 5;
 export const MIN_LIFT = 1.5;

@@ -5,7 +5,6 @@
 
 import type { AttributeKind } from "../../db/schema";
 import type { DqDimension } from "../../settings/dq-score";
-import type { InvestigationEntry } from "./investigate";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -140,4 +139,19 @@ export interface Evaluation {
   alerts: PolicyAlert[];
   points: EvaluatedPoint[];
   training: TrainingState[];
+}
+
+/** A value the investigator found a problem concentrated in (investigate.ts). */
+export interface InvestigationEntry {
+  /** The attribute and value the problem concentrates in. */
+  attribute: string;
+  value: string;
+  /** Rows holding the value, and of those, the rows with the problem. */
+  rows: number;
+  problem_rows: number;
+  /** problem_rows ÷ all problem rows; rows ÷ all rows. */
+  share_of_problem: number;
+  share_of_rows: number;
+  /** share_of_problem ÷ share_of_rows. */
+  lift: number;
 }

@@ -6,12 +6,12 @@ import type { AttributeKind } from "../../../db/schema";
 import type { AttributeProfile } from "../../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, excessSpread, median } from "../anomaly";
 import type { EvaluationInput } from "../input";
-import type { InvestigationEntry } from "../investigate";
 import type { PolicyParams } from "../policies";
 import { wilson } from "../stats";
 import type {
   Band,
   HistoryPoint,
+  InvestigationEntry,
   MetricHistory,
   MovedValue,
   PolicyAlert,
