@@ -45,6 +45,8 @@ export interface AssetAccess extends ProjectAccess {
  */
 export class Access {
   private readonly tenantCache = new Map<string, Promise<TenantAccess>>();
+  /** The projects the calling user is a member of, per tenant, read with the tenant access. */
+  private readonly memberOf = new Map<string, number[]>();
 
   constructor(
     private readonly db: Db,
@@ -86,13 +88,24 @@ export class Access {
       if (!tenant) throw notFound;
       return { tenant, role: "TENANT_ADMIN", principal: p };
     }
-    const [row] = await this.db
-      .select({ tenant: tenants, role: tenantMembers.role })
-      .from(tenants)
-      .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, p.email)))
-      .where(eq(tenants.id, tenantId))
-      .limit(1);
+    // One round trip: the membership, and the projects the user is a member of (readableProjectIds).
+    const [[row], projectRows] = await this.db.batch([
+      this.db
+        .select({ tenant: tenants, role: tenantMembers.role })
+        .from(tenants)
+        .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, p.email)))
+        .where(eq(tenants.id, tenantId))
+        .limit(1),
+      this.db
+        .select({ id: projectMembers.projectId })
+        .from(projectMembers)
+        .where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, p.email))),
+    ]);
     if (!row?.role) throw notFound;
+    this.memberOf.set(
+      tenantId,
+      projectRows.map((r) => r.id),
+    );
     return { tenant: row.tenant, role: row.role, principal: p };
   }
 
@@ -163,10 +176,6 @@ export class Access {
   async readableProjectIds(tenantId: string): Promise<number[] | undefined> {
     const t = await this.tenant(tenantId);
     if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") return undefined;
-    const rows = await this.db
-      .select({ id: projectMembers.projectId })
-      .from(projectMembers)
-      .where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, t.principal.email)));
-    return rows.map((r) => r.id);
+    return this.memberOf.get(tenantId) ?? [];
   }
 }

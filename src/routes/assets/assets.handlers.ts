@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
+import { NotFoundError } from "../../lib/errors";
 import { loadAssetSchema } from "../../scan/schema";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
@@ -58,9 +59,10 @@ export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
 
 export const getAsset: Handler<"getAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
-  const row = await assets.getAsset(c.var.db, project, assetId);
-  const [view] = await assetViews(c.var.db, tenant, [row], extras(c.req.valid("query")));
+  // The asset with its project and the caller's role, in the round trip of the access check.
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  if (asset.projectId !== projectId) throw new NotFoundError("Asset");
+  const [view] = await assetViews(c.var.db, tenant, [asset], extras(c.req.valid("query")));
   return c.json(view!, 200);
 };
 
