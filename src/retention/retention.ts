@@ -1,7 +1,8 @@
 /**
  * Retention (`data_ttl`, days): what a tenant's TTL lets go. Run by the cron in the first hour of
  * each UTC day (see `retentionSlice`), in bounded steps: every statement deletes at most
- * BATCH_ROWS rows, a tenant gets at most MAX_ROUNDS rounds per run, so one run stays far inside
+ * BATCH_ROWS rows, a tenant gets at most MAX_ROUNDS rounds per run (uploads in our bucket: see
+ * purgeUploads), so one run stays far inside
  * D1's limits; whatever is left is found by the next run. Every step is idempotent (it deletes
  * what is older than the cutoff and still there), so a run that stops halfway leaves a consistent
  * state and the next one goes on.
@@ -117,19 +118,39 @@ export async function purgeTenant(
   return deleted;
 }
 
-/** Deletes the tenant's uploaded batches stored before `cutoff` (at most MAX_ROUNDS listings of 500). */
+/** Pages of 1,000 keys one run lists of a tenant's uploads in our bucket (100,000 objects). */
+export const MAX_UPLOAD_PAGES = 100;
+/** Uploads one run deletes from our bucket per tenant, in deletes of 1,000 keys. */
+export const MAX_UPLOAD_DELETES = 10_000;
+
+/**
+ * Deletes the tenant's uploaded batches stored in our bucket before `cutoff`. The listing goes
+ * in key order (asset, then a random id), not by age: so it walks every page (up to
+ * MAX_UPLOAD_PAGES), not only the first ones, or old batches behind many young ones would never
+ * be found. At most MAX_UPLOAD_DELETES per run; the next run finds the rest.
+ */
 async function purgeUploads(bucket: R2Bucket, tenantId: string, cutoff: string): Promise<number> {
   const before = Date.parse(cutoff);
   let cursor: string | undefined;
   let removed = 0;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const page = await bucket.list({ prefix: `uploads/${tenantId}/`, limit: BATCH_ROWS, cursor });
-    const old = page.objects.filter((o) => o.uploaded.getTime() < before).map((o) => o.key);
-    if (old.length > 0) await bucket.delete(old);
+  let old: string[] = [];
+  const flush = async () => {
+    if (old.length === 0) return;
+    await bucket.delete(old);
     removed += old.length;
-    if (!page.truncated) break;
-    cursor = page.cursor;
+    old = [];
+  };
+  for (let page = 0; page < MAX_UPLOAD_PAGES && removed + old.length < MAX_UPLOAD_DELETES; page++) {
+    const listing = await bucket.list({ prefix: `uploads/${tenantId}/`, limit: 1000, cursor });
+    for (const o of listing.objects) {
+      if (o.uploaded.getTime() >= before || removed + old.length >= MAX_UPLOAD_DELETES) continue;
+      old.push(o.key);
+      if (old.length === 1000) await flush();
+    }
+    if (!listing.truncated) break;
+    cursor = listing.cursor;
   }
+  await flush();
   return removed;
 }
 

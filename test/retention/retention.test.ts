@@ -1,6 +1,7 @@
 /**
  * data_ttl (issue 10, point 4): the daily retention deletes a tenant's scan jobs, alerts, DQ-score
  * history, closed incidents with their history and tickets, audit events, uploaded batches in R2
+ * (however many young ones come before them in key order)
  * and each asset's metric history in its Durable Object once older than the TTL — never an open
  * incident or the alerts it is about, never another tenant's data, and nothing twice.
  */
@@ -131,6 +132,38 @@ describe("retention (data_ttl)", () => {
     expect(await counts(long.tenant)).toEqual(longBefore);
     expect(await metricPoints(long.tenant, long.assetId)).toBe(longPoints);
     expect(await purgeTenant(env, db, { id: short.tenant, dataTtl: 30 }, later)).toEqual({});
+  });
+
+  it("finds old uploads behind thousands of young ones in key order", { timeout: 60_000 }, async () => {
+    const tenant = `t-keys-${crypto.randomUUID().slice(0, 8)}`;
+    const put = (key: string) => env.UPLOADS.put(key, "id\n1\n");
+    // Five old batches, last in key order…
+    for (let i = 0; i < 5; i++) await put(`uploads/${tenant}/9/old-${i}.csv`);
+    const oldest = (await env.UPLOADS.list({ prefix: `uploads/${tenant}/9/` })).objects;
+    const newestOld = Math.max(...oldest.map((o) => o.uploaded.getTime()));
+    // (R2 times are whole milliseconds: the young ones must be stored at a later one.)
+    await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(newestOld + 2));
+    // …and 2,100 young ones before them, more than the first pages of a listing hold.
+    for (let start = 0; start < 2100; start += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          put(`uploads/${tenant}/1/young-${String(start + i).padStart(4, "0")}.csv`),
+        ),
+      );
+    }
+    // A TTL whose cutoff falls between the two: one day, seen one day and 1 ms after the old ones.
+    const now = new Date(newestOld + DAY + 1);
+    const deleted = await purgeTenant(env, createDb(env.DB), { id: tenant, dataTtl: 1 }, now);
+    expect(deleted.uploads).toBe(5);
+    expect((await env.UPLOADS.list({ prefix: `uploads/${tenant}/9/` })).objects).toEqual([]);
+    let young = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await env.UPLOADS.list({ prefix: `uploads/${tenant}/1/`, cursor });
+      young += page.objects.length;
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor);
+    expect(young).toBe(2100);
   });
 
   it("runs in the first UTC hour of a day only, each minute on its own slice of tenants", async () => {
