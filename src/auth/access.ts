@@ -109,11 +109,22 @@ export class Access {
     return { tenant: row.tenant, role: row.role, principal: p };
   }
 
-  /** The caller's role in a project it may see: every role for tenant admins, else its membership. */
-  private projectRole(t: TenantAccess, membership: ProjectRole | null, missing: NotFoundError): ProjectRole {
-    if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") return "PROJECT_ADMIN";
-    if (!membership) throw missing;
-    return membership;
+  /**
+   * The caller's role in a project it may see — every role for tenant admins and keys, else its
+   * membership (none: `missing`) — required to be at least `need`.
+   */
+  private projectRole(
+    t: TenantAccess,
+    membership: ProjectRole | null,
+    need: ProjectRole,
+    missing: NotFoundError,
+  ): ProjectRole {
+    let role: ProjectRole;
+    if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") role = "PROJECT_ADMIN";
+    else if (!membership) throw missing;
+    else role = membership;
+    if (PROJECT_RANK[role] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
+    return role;
   }
 
   /** The project-membership join of a query: the caller's role in the project, when it is a user. */
@@ -139,9 +150,7 @@ export class Access {
     const row = rows[0];
     const missing = new NotFoundError("Project");
     if (!row) throw missing;
-    const projectRole = this.projectRole(t, row.role, missing);
-    if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
-    return { ...t, project: row.project, projectRole };
+    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
   }
 
   /**
@@ -164,9 +173,7 @@ export class Access {
     const row = rows[0];
     const missing = new NotFoundError("Asset");
     if (!row) throw missing;
-    const projectRole = this.projectRole(t, row.role, missing);
-    if (PROJECT_RANK[projectRole] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
-    return { ...t, project: row.project, projectRole, asset: row.asset };
+    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset: row.asset };
   }
 
   /**

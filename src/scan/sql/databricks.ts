@@ -7,7 +7,7 @@
 
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import type { ResultColumn, SqlRunner } from "./runner";
+import { type SqlRunner, type StatementResult, statementMethods } from "./runner";
 import {
   cleanDetail,
   closedError,
@@ -132,10 +132,7 @@ export async function createDatabricksRunner(
   }
 
   /** Runs one statement: its rows, and the columns its metadata describes. */
-  async function execute(
-    sql: string,
-    params: unknown[] = [],
-  ): Promise<{ rows: Record<string, unknown>[]; columns: ResultColumn[] }> {
+  async function execute(sql: string, params: unknown[] = []): Promise<StatementResult> {
     if (closed) throw closedError("Databricks");
     const budget = new PollBudget(options);
     const request: Record<string, unknown> = {
@@ -185,12 +182,7 @@ export async function createDatabricksRunner(
 
   return {
     dialect: "databricks",
-    async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-      return (await execute(sql, params)).rows as T[];
-    },
-    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
-      return (await execute(sql, params)).columns;
-    },
+    ...statementMethods(execute),
     async close(): Promise<void> {
       closed = true;
       const id = running;

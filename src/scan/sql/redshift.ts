@@ -16,7 +16,7 @@
 import { AwsClient } from "aws4fetch";
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, logProviderFailure } from "../connectors/types";
-import type { ResultColumn, SqlRunner } from "./runner";
+import { type ResultColumn, type SqlRunner, type StatementResult, statementMethods } from "./runner";
 import {
   cleanDetail,
   closedError,
@@ -163,10 +163,7 @@ export async function createRedshiftRunner(
   }
 
   /** Runs one statement: its rows, and the columns its metadata describes. */
-  async function execute(
-    sql: string,
-    params: unknown[] = [],
-  ): Promise<{ rows: Record<string, unknown>[]; columns: ResultColumn[] }> {
+  async function execute(sql: string, params: unknown[] = []): Promise<StatementResult> {
     if (closed) throw closedError("Redshift");
     const budget = new PollBudget(options);
     const request: Record<string, unknown> = { Sql: sql, Database: database, ClientToken: crypto.randomUUID() };
@@ -213,12 +210,7 @@ export async function createRedshiftRunner(
 
   return {
     dialect: "redshift",
-    async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-      return (await execute(sql, params)).rows as T[];
-    },
-    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
-      return (await execute(sql, params)).columns;
-    },
+    ...statementMethods(execute),
     async close(): Promise<void> {
       closed = true;
       const id = running;

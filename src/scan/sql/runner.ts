@@ -25,6 +25,26 @@ export interface ResultColumn {
   type: string;
 }
 
+/** A statement's rows and its result columns, which the SQL-over-HTTP warehouses return together. */
+export interface StatementResult {
+  rows: Record<string, unknown>[];
+  columns: ResultColumn[];
+}
+
+/** `query` and `columns` of a runner whose one call (`execute`) returns rows and columns together. */
+export function statementMethods(
+  execute: (sql: string, params: unknown[]) => Promise<StatementResult>,
+): Pick<SqlRunner, "query" | "columns"> {
+  return {
+    async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+      return (await execute(sql, params)).rows as T[];
+    },
+    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
+      return (await execute(sql, params)).columns;
+    },
+  };
+}
+
 /** A table as the database names it: `catalog` = Snowflake database / BigQuery project / Databricks catalog. */
 export interface TableRef {
   catalog?: string;

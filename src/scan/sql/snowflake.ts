@@ -9,7 +9,7 @@
 import { importPKCS8, SignJWT } from "jose";
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import type { ResultColumn, SqlRunner } from "./runner";
+import { type ResultColumn, type SqlRunner, type StatementResult, statementMethods } from "./runner";
 import {
   cleanDetail,
   closedError,
@@ -137,10 +137,7 @@ export async function createSnowflakeRunner(
   }
 
   /** Runs one statement: its rows, and the columns its metadata describes. */
-  async function execute(
-    sql: string,
-    params: unknown[] = [],
-  ): Promise<{ rows: Record<string, unknown>[]; columns: ResultColumn[] }> {
+  async function execute(sql: string, params: unknown[] = []): Promise<StatementResult> {
     if (closed) throw closedError("Snowflake");
     const budget = new PollBudget(options);
     const request: Record<string, unknown> = {
@@ -183,12 +180,7 @@ export async function createSnowflakeRunner(
 
   return {
     dialect: "snowflake",
-    async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-      return (await execute(sql, params)).rows as T[];
-    },
-    async columns(sql: string, params: unknown[] = []): Promise<ResultColumn[]> {
-      return (await execute(sql, params)).columns;
-    },
+    ...statementMethods(execute),
     async close(): Promise<void> {
       closed = true;
       const handle = running;
