@@ -3,21 +3,19 @@
  * (storage: S3, R2, GCS or AZURE — private cloud, the data never lands in our bucket), else in our
  * R2 bucket (UPLOADS). A job records which, so its scan reads the batch where it was written.
  */
+
+import type { ConnectionCredential } from "../catalog/connections";
 import type { TenantRow } from "../db/schema";
 import type { Env } from "../env";
 import { secretBox } from "../lib/crypto";
-import { outboundPolicy } from "../lib/outbound";
 import {
-  AzureBlobStore,
   ConnectorError,
-  GcsStore,
+  createObjectStore,
   type ObjectStore,
   R2Store,
-  S3Store,
   type StoredObject,
   type WritableObjectStore,
 } from "../scan/connectors";
-import type { GcsServiceAccount } from "../scan/connectors/gcs";
 import { rangeBytes } from "../scan/connectors/types";
 import { openTenantStorageSecret, type StorageSecret, type TenantStorage } from "../tenancy/tenants";
 
@@ -55,42 +53,45 @@ export async function tenantUploadStore(
   return storeOf(storage, secret, env);
 }
 
+/**
+ * The tenant's storage as the file connection it amounts to, opened by the connectors' own
+ * createObjectStore (R2 through its S3 API: region auto, the account's endpoint).
+ */
 function storeOf(storage: TenantStorage, secret: StorageSecret, env: StorageEnv): WritableObjectStore {
   const { payload } = storage;
-  const policy = outboundPolicy(env);
   const endpoint = payload.endpoint ? { endpoint: payload.endpoint } : {};
-  const credentials = (secret.credentials ?? {}) as Record<string, string>;
+  const credentials = secret.credentials ?? {};
+  const s3 = (region: string | undefined, s3Endpoint: { endpoint?: string }) =>
+    createObjectStore(
+      { type: "S3", payload: { bucket: payload.bucket, ...(region ? { region } : {}), ...s3Endpoint } },
+      { type: "AWS", payload: credentials } as ConnectionCredential,
+      env,
+      { writable: true },
+    );
   switch (storage.type) {
     case "S3":
+      return s3(payload.region, endpoint);
     case "R2":
-      return new S3Store({
-        bucket: payload.bucket,
-        ...(payload.region ? { region: payload.region } : storage.type === "R2" ? { region: "auto" } : {}),
-        ...(payload.endpoint
-          ? endpoint
-          : storage.type === "R2"
-            ? { endpoint: `https://${payload.account_id}.r2.cloudflarestorage.com` }
-            : {}),
-        accessKeyId: credentials.access_key ?? "",
-        secretAccessKey: credentials.secret_key ?? "",
-        policy,
+      return s3(payload.region ?? "auto", {
+        endpoint: payload.endpoint ?? `https://${payload.account_id}.r2.cloudflarestorage.com`,
       });
     case "GCS":
-      return new GcsStore({
-        bucket: payload.bucket,
-        serviceAccount: credentials as unknown as GcsServiceAccount,
-        writable: true,
-        ...endpoint,
-        policy,
-      });
+      return createObjectStore(
+        { type: "GCS", payload: { bucket: payload.bucket, ...endpoint } },
+        { type: "GCP", payload: credentials } as ConnectionCredential,
+        env,
+        { writable: true },
+      );
     case "AZURE":
-      return new AzureBlobStore({
-        account: payload.security?.storage_account ?? "",
-        container: payload.bucket,
-        sasToken: secret.sas_key ?? "",
-        ...endpoint,
-        policy,
-      });
+      return createObjectStore(
+        {
+          type: "AZURE",
+          payload: { storage_account: payload.security?.storage_account, bucket: payload.bucket, ...endpoint },
+        },
+        { type: "AZURE_SAS", payload: { sas_key: secret.sas_key ?? "" } },
+        env,
+        { writable: true },
+      );
     default:
       throw new ConnectorError(`the tenant's storage type ${String(storage.type)} is not known`, "invalid");
   }

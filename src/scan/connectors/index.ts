@@ -6,7 +6,7 @@ import { type OutboundPolicy, outboundPolicy } from "../../lib/outbound";
 import { AzureBlobStore } from "./azure";
 import { GcsStore } from "./gcs";
 import { S3Store } from "./s3";
-import { ConnectorError, type ObjectStore } from "./types";
+import { ConnectorError, type WritableObjectStore } from "./types";
 
 export { AzureBlobStore } from "./azure";
 export { GcsStore } from "./gcs";
@@ -22,7 +22,8 @@ export interface StorageConnection {
 }
 
 /**
- * The object store of a file connection (S3, GCS, AZURE) with its decrypted credential.
+ * The object store of a file connection (S3, GCS, AZURE) with its decrypted credential; with
+ * `writable`, one that may also put and delete (a GCS token then asks for read_write).
  * `env` is the deployment's, for settings that apply to every tenant: ALLOW_PRIVATE_TARGETS
  * decides where the store may send requests (without `env`, the deployment's own).
  */
@@ -30,7 +31,8 @@ export function createObjectStore(
   connection: StorageConnection,
   credential: ConnectionCredential,
   env?: Partial<Env>,
-): ObjectStore {
+  options: { writable?: boolean } = {},
+): WritableObjectStore {
   const policy: OutboundPolicy | undefined = env ? outboundPolicy(env) : undefined;
   const withPolicy = policy ? { policy } : {};
   switch (connection.type) {
@@ -58,6 +60,7 @@ export function createObjectStore(
           ...(secret.token_uri ? { token_uri: secret.token_uri } : {}),
         },
         ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
+        ...(options.writable ? { writable: true } : {}),
         ...withPolicy,
       });
     }
