@@ -2561,6 +2561,7 @@ export interface components {
                         min_values?: number;
                         alpha?: number;
                         min_shift?: number;
+                        min_rel_shift?: number;
                         min_share?: number;
                         min_count?: number;
                         vanish_share?: number;
@@ -2578,6 +2579,7 @@ export interface components {
                         min_values?: number;
                         alpha?: number;
                         min_shift?: number;
+                        min_rel_shift?: number;
                         min_share?: number;
                         min_count?: number;
                         vanish_share?: number;

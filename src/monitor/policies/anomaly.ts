@@ -143,9 +143,43 @@ export function spreadBound(values: readonly number[], centre: number, z: number
  * the caller's test on the row count alone decides; a history that wanders keeps its own band.
  */
 export function excessSpread(values: readonly number[], centre: number, n: number, z: number): number {
-  const sigma = robustSigma(values, centre);
+  return excessOf(robustSigma(values, centre), values.length, centre, n, z);
+}
+
+function excessOf(sigma: number, points: number, centre: number, n: number, z: number): number {
   const sampling = n > 0 ? (centre * (1 - centre)) / n : 0;
-  return studentized(z, values.length) * Math.sqrt(Math.max(0, sigma * sigma - sampling));
+  return studentized(z, points) * Math.sqrt(Math.max(0, sigma * sigma - sampling));
+}
+
+/** Past values from which a share's history counts as wandering rather than scattered. */
+const MIN_LEVEL_POINTS = 5;
+
+/**
+ * Where a share's history stands and how far it may move beyond sampling (see excessSpread).
+ * A history that scatters around one level is judged against its median and spread. A history
+ * that wanders (a trend: a field filled less every year) has a spread around its median far
+ * wider than its steps from scan to scan; judged against the median, its band would swallow any
+ * change. Such a history (steps' spread, robust and about its own drift, under a third of the spread
+ * around the median) is judged from where it is now: the median of its last three values plus
+ * its usual step, with the spread of its steps.
+ */
+export function shareBaseline(
+  values: readonly number[],
+  n: number,
+  z: number,
+): { centre: number; allowed: number; wandering: boolean } {
+  const centre = median(values);
+  const sigma = robustSigma(values, centre);
+  if (values.length >= MIN_LEVEL_POINTS) {
+    const steps = values.slice(1).map((v, i) => v - values[i]!);
+    const drift = median(steps);
+    const stepSigma = robustSigma(steps, drift) / Math.SQRT2;
+    if (stepSigma < sigma / 3) {
+      const level = Math.min(1, Math.max(0, median(values.slice(-3)) + drift));
+      return { centre: level, allowed: excessOf(stepSigma, steps.length, level, n, z), wandering: true };
+    }
+  }
+  return { centre, allowed: excessOf(sigma, values.length, centre, n, z), wandering: false };
 }
 
 function zBand(strategy: StrategyName, w: readonly number[], x: number, p: AnomalyParams): AnomalyResult {

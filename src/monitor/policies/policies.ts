@@ -31,8 +31,12 @@ const driftShape = {
   min_values: z.number().int().min(1),
   /** Significance of the G-test a share shift must pass (and of the KS test of quantities). */
   alpha: z.number().positive().max(0.5),
-  /** Smallest move of a value's share worth an alert (0.05 = 5 points). */
+  /**
+   * Smallest move of a value's share worth an alert (0.05 = 5 points); a smaller category's share
+   * need only move by min_rel_shift of itself (0.2: 4 % → 3.2 %), and at least min_share.
+   */
   min_shift: z.number().min(0).max(1),
+  min_rel_shift: z.number().min(0).max(10),
   /** A never-seen value needs this share and this many rows to be a new category. */
   min_share: z.number().min(0).max(1),
   min_count: z.number().int().min(1),
@@ -109,6 +113,7 @@ const driftDefaults = {
   min_values: 50,
   alpha: 1e-6,
   min_shift: 0.05,
+  min_rel_shift: 0.2,
   min_share: 0.005,
   min_count: 5,
   vanish_share: 0.01,
@@ -190,7 +195,7 @@ export const POLICY_DEFAULTS: { [P in PolicyId]: PolicyDefinition<P> } = {
     id: "distribution_drift",
     name: "Distribution drift",
     description:
-      "Quantities: the quantile profile's largest CDF gap from the baseline (a KS distance) exceeds both the KS critical distance at alpha for the row count and the past scans' own distances. Codes: a new category (min_share and min_count), a vanished one (had vanish_share), or shares moved by at least min_shift beyond their history's spread with a G-test below alpha.",
+      "Quantities: the quantile profile's largest CDF gap from the baseline (a KS distance) exceeds both the KS critical distance at alpha for the row count and the past scans' own distances. Codes: a new category (min_share and min_count), a vanished one (had vanish_share), or shares moved beyond their history's spread and sampling, by at least min_shift (or min_rel_shift of a smaller category's share), with a G-test below alpha.",
     dimension: "accuracy",
     priority: "LOW",
     kind: "anomaly",

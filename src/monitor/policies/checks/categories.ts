@@ -14,7 +14,7 @@
  * The values that moved are named in the alert (`values`).
  */
 import type { AttributeProfile } from "../../../scan/profile";
-import { baselinePoints, detect, excessSpread, median } from "../anomaly";
+import { baselinePoints, detect, median, shareBaseline } from "../anomaly";
 import { componentBaseline } from "../divergence";
 import {
   attrMetric,
@@ -115,13 +115,22 @@ function judgeShares(
       deviation = Math.max(deviation, usual / p.vanish_share);
       continue;
     }
-    // Sampling of this scan's values (binomial) and the history's drift beyond sampling, at least min_shift.
-    const mid = (usual + share) / 2;
+    // In a list of the most frequent values only, a value not listed had a share below the list's
+    // cut, not none: its moves are judged only when every scan listed it.
+    if (!(complete && baseComplete) && (count === 0 || series.length < base.scans || series.some((v) => v === 0))) {
+      continue;
+    }
+    // Sampling of this scan's values (binomial) and the history's drift beyond sampling, and an
+    // effect floor: min_shift points, or for a smaller category min_rel_shift of its share.
+    const level = series.length > 0 ? shareBaseline(series, total, SPREAD_Z) : { centre: usual, allowed: 0 };
+    const from = level.centre;
+    const mid = (from + share) / 2;
     const sampling = SPREAD_Z * Math.sqrt((mid * (1 - mid)) / total);
-    const allowed = Math.max(p.min_shift, Math.hypot(sampling, excessSpread(series, usual, total, SPREAD_Z)));
-    if (Math.abs(share - usual) > allowed) {
-      moved.push({ value, expected: round(usual), observed: round(share), change: share > usual ? "up" : "down" });
-      deviation = Math.max(deviation, Math.abs(share - usual) / allowed);
+    const floor = Math.min(p.min_shift, Math.max(p.min_share, p.min_rel_shift * Math.max(from, share)));
+    const allowed = Math.max(floor, Math.hypot(sampling, level.allowed));
+    if (Math.abs(share - from) > allowed) {
+      moved.push({ value, expected: round(from), observed: round(share), change: share > from ? "up" : "down" });
+      deviation = Math.max(deviation, Math.abs(share - from) / allowed);
     }
   }
   if (scatteredCount >= p.min_count && scatteredCount / total >= p.min_share) {
@@ -202,6 +211,10 @@ export const distributionDrift: Check<"distribution_drift"> = (ctx, p) => {
       if (mode) r = { finding: mode };
     } else if (kind === "code" && a.top_values.length > 0) {
       r = codeDrift(ctx, p, a);
+    } else if (kind === "timestamp") {
+      // Many rows stamped with one moment (a default, a load time written over the event time).
+      const mode = modeShare(ctx, p, a);
+      if (mode) r = { finding: mode };
     }
     if (r.finding) findings.push(r.finding);
     if (r.training) training.push(r.training);

@@ -4,7 +4,7 @@
  */
 import type { AttributeKind } from "../../../db/schema";
 import type { AttributeProfile } from "../../../scan/profile";
-import { type AnomalyParams, type AnomalyResult, baselinePoints, excessSpread, median } from "../anomaly";
+import { type AnomalyParams, type AnomalyResult, baselinePoints, shareBaseline } from "../anomaly";
 import type { EvaluationInput } from "../input";
 import type { PolicyParams } from "../policies";
 import { wilson } from "../stats";
@@ -182,11 +182,13 @@ export function shareTest(
     };
   }
   const values = past.map((h) => h.value);
-  const usual = median(values);
   // The Wilson bound covers this scan's sampling; the history adds only its drift beyond sampling.
-  const allowed = Math.max(p.margin, excessSpread(values, usual, n, SPREAD_Z));
+  const base = shareBaseline(values, n, SPREAD_Z);
+  const usual = base.centre;
+  const allowed = Math.max(p.margin, base.allowed);
   const limit = Math.min(1, usual + allowed);
   const fires = interval.low > limit;
-  const why = `its usual ${pct(usual)} over the last ${past.length} scans plus ${pct(allowed)}, judged on the Wilson lower bound ${pct(interval.low)} of ${fmt(k)} in ${fmt(n)}`;
+  const level = base.wandering ? "its recent level" : "its usual";
+  const why = `${level} ${pct(usual)} over the last ${past.length} scans plus ${pct(allowed)}, judged on the Wilson lower bound ${pct(interval.low)} of ${fmt(k)} in ${fmt(n)}`;
   return { fires, limit, usual, interval, past, why, deviation: allowed > 0 ? (share - usual) / allowed : 1 };
 }

@@ -290,7 +290,7 @@ export function quantityDrift(
 const MODE_SHARE = { z: 3.5, margin: 0.005 };
 
 /**
- * The most frequent value of a quantity takes a larger share of the values than its history
+ * The most frequent value of a quantity or a timestamp takes a larger share of the values than its history
  * allows (shareTest on the count of that value among the non-null values).
  */
 export function modeShare(
@@ -315,7 +315,7 @@ export function modeShare(
     observed: round(share),
     metric_value: fmt(share),
     expected: { low: 0, high: round(v.limit) },
-    description: `The most frequent value of attribute ${a.name} (quantity) in ${assetName(ctx)}, ${top.value}, is ${pct(share)} of the values (${top.count} of ${n}), above the allowed ${pct(v.limit)} (${v.why}).`,
+    description: `The most frequent value of attribute ${a.name} (${kindOf(ctx, a)}) in ${assetName(ctx)}, ${top.value}, is ${pct(share)} of the values (${top.count} of ${n}), above the allowed ${pct(v.limit)} (${v.why}).`,
     strategy: "wilson_share",
     training_size: v.past.length,
     ...trainingWindow(v.past[0]?.time, v.past[v.past.length - 1]?.time),

@@ -1,0 +1,157 @@
+/**
+ * The share rules on real-data shapes the detection benchmark found: a share that trends scan
+ * after scan, categories that move by a fifth of their share, lists of the most frequent values
+ * only, and timestamps stamped with one moment. Each case failed before its rule.
+ */
+import { describe, expect, it } from "vitest";
+import type { AttributeKind } from "../../../src/db/schema";
+import { evaluate, type MetricHistory } from "../../../src/monitor/policies";
+import { shareBaseline } from "../../../src/monitor/policies/anomaly";
+import type { AttributeProfile } from "../../../src/scan/profile";
+import { alertKeys, pastPoints, rng } from "./fixtures";
+
+function run(attribute: AttributeProfile, history: MetricHistory, kind: AttributeKind) {
+  return evaluate({
+    asset: { id: 1, name: "strikes", type: "CSV" },
+    job_id: "now",
+    scan_time: "2025-02-01T00:00:00.000Z",
+    profile: { row_count: attribute.count, schema: [], attributes: [attribute], sampled: false },
+    history,
+    kinds: { [attribute.name]: kind },
+  });
+}
+
+function attribute(name: string, n: number, fields: Partial<AttributeProfile>): AttributeProfile {
+  return {
+    name,
+    inferred_type: "string",
+    count: n,
+    nulls: 0,
+    empties: 0,
+    distinct: 1,
+    distinct_exact: true,
+    top_values: [],
+    type_counts: { string: n },
+    type_mismatches: 0,
+    patterns: [],
+    ...fields,
+  };
+}
+
+/** Past scans' shares of each value (a row per scan), as the category share metrics of `name`. */
+function shareHistory(name: string, scans: ReadonlyArray<Record<string, number>>): MetricHistory {
+  const history: MetricHistory = {};
+  scans.forEach((shares, i) => {
+    const time = `2025-01-${String(i + 1).padStart(2, "0")}T00:00:00.000Z`;
+    for (const [value, share] of Object.entries(shares)) {
+      const metric = `attr:${name}:value:${value}`;
+      history[metric] = [...(history[metric] ?? []), { job_id: `h${i}`, time, value: share, excluded: false }];
+    }
+  });
+  return history;
+}
+
+/** Counts of `shares` in n values, the rest spread over `others` small values to make them whole. */
+function topValues(shares: Record<string, number>, n: number) {
+  return Object.entries(shares)
+    .map(([value, share]) => ({ value, count: Math.round(share * n) }))
+    .sort((a, b) => b.count - a.count);
+}
+
+describe("share rules on real-data shapes", () => {
+  it("completeness: a null share that trends up every year is judged from where it is now", () => {
+    // A field filled less every year (birdstrikes' speed): 12 % → 31 % missing over 8 yearly batches.
+    const history = { "attr:speed:missing_rate": pastPoints([0.12, 0.13, 0.18, 0.22, 0.24, 0.28, 0.29, 0.31]) };
+    const speed = (missing: number) =>
+      attribute("speed", 900, { inferred_type: "integer", nulls: Math.round(missing * 900), mean: 140 });
+    // 25 % of the rows lost their value: 60 % missing. Around the median (23 %) with the spread of
+    // the whole trend, the band reached 67 % and this passed.
+    const lost = run(speed(0.6), history, "quantity");
+    expect(alertKeys(lost)).toEqual(["completeness:speed"]);
+    expect(lost.alerts[0]!.description).toMatch(/its recent level 3\d\.\d% over the last 8 scans/);
+    // The trend going on as before is no news.
+    expect(alertKeys(run(speed(0.34), history, "quantity"))).toEqual([]);
+  });
+
+  it("a share that wanders without a trend keeps the band of its median", () => {
+    // An airline's yearly share of strikes (birdstrikes 1993-2000): up, down, up. Its steps look
+    // calmer than its spread, but not calm enough to be a trend: judged from its last values plus
+    // its drift, its band would be 12.3 ± 1.8 points and 7.5 % in 2001 an alert.
+    const airline = shareBaseline([0.078, 0.079, 0.088, 0.096, 0.091, 0.118, 0.12, 0.108], 1_095, 3.5);
+    expect(airline.wandering).toBe(false);
+    expect(airline.centre).toBeCloseTo(0.0935, 4);
+    expect(airline.centre - airline.allowed).toBeLessThan(0.075);
+    const trend = shareBaseline([0.12, 0.13, 0.18, 0.22, 0.24, 0.28, 0.29, 0.31], 900, 3.5);
+    expect(trend.wandering).toBe(true);
+    expect(trend.centre).toBeGreaterThan(0.3);
+  });
+
+  it("distribution_drift: a category losing a fifth of its share in 10,000 rows fires, under min_shift", () => {
+    const r = rng(7);
+    const usual = { ORD: 0.056, DFW: 0.05, REST: 0.894 };
+    const scans = Array.from({ length: 8 }, () => {
+      const ord = usual.ORD + (r() - 0.5) * 0.004;
+      return { ORD: ord, DFW: usual.DFW, REST: 1 - ord - usual.DFW };
+    });
+    const history = shareHistory("origin", scans);
+    const origin = (ord: number) => {
+      const shares = { ORD: ord, DFW: 0.05, REST: 1 - ord - 0.05 };
+      return attribute("origin", 10_000, { distinct: 3, top_values: topValues(shares, 10_000) });
+    };
+    // 5.6 % → 4.1 %: 1.5 points, far below the 5-point min_shift, 7 standard errors of sampling.
+    const dropped = run(origin(0.041), history, "code");
+    expect(alertKeys(dropped)).toEqual(["distribution_drift:origin"]);
+    expect(dropped.alerts[0]!.values?.map((v) => `${v.value}:${v.change}`)).toContain("ORD:down");
+    // 5.3 %: within sampling and the history's own scatter.
+    expect(alertKeys(run(origin(0.053), history, "code"))).toEqual([]);
+  });
+
+  it("distribution_drift: in a list of the most frequent values only, a value near the cut is not news", () => {
+    // 215 airports, the 20 most frequent listed: "DCA" (≈1.6 %) is listed in some scans, not in others.
+    const listed = (withDca: boolean) => {
+      const shares: Record<string, number> = { ORD: 0.056 };
+      for (let i = 0; i < 18; i++) shares[`A${i}`] = 0.03;
+      if (withDca) shares.DCA = 0.016;
+      else shares.A18 = 0.017;
+      return shares;
+    };
+    const history = shareHistory(
+      "origin",
+      [false, true, false, false, true, false, false, false].map((dca) => listed(dca)),
+    );
+    const now = attribute("origin", 10_000, {
+      distinct: 215,
+      distinct_exact: true,
+      top_values: topValues(listed(true), 10_000),
+    });
+    // Before, the scans that did not list DCA counted as 0 %: "DCA 0.0% -> 1.6%" on clean data.
+    expect(alertKeys(run(now, history, "code"))).toEqual([]);
+    // A value listed in every scan is still judged: ORD 5.6 % → 3.6 %.
+    const dropped = listed(true);
+    dropped.ORD = 0.036;
+    const moved = attribute("origin", 10_000, { distinct: 215, top_values: topValues(dropped, 10_000) });
+    expect(alertKeys(run(moved, history, "code"))).toEqual(["distribution_drift:origin"]);
+  });
+
+  it("distribution_drift: many rows stamped with one moment raise a timestamp's most frequent share", () => {
+    const r = rng(3);
+    const shares = Array.from({ length: 8 }, () => {
+      let k = 0;
+      for (let i = 0; i < 10_000; i++) if (r() < 0.015) k++;
+      return k / 10_000;
+    });
+    const history = { "attr:date:top_value_share": pastPoints(shares) };
+    const date = (share: number) =>
+      attribute("date", 10_000, {
+        inferred_type: "timestamp",
+        distinct: 900,
+        distinct_exact: false,
+        top_values: [{ value: "2001-01-09T07:00:00", count: Math.round(share * 10_000) }],
+      });
+    // 1 % of the rows set to the most frequent moment: 1.5 % → 2.5 %.
+    const stamped = run(date(0.025), history, "timestamp");
+    expect(alertKeys(stamped)).toEqual(["distribution_drift:date"]);
+    expect(stamped.alerts[0]!.description).toMatch(/most frequent value of attribute date \(timestamp\)/);
+    expect(alertKeys(run(date(0.016), history, "timestamp"))).toEqual([]);
+  });
+});
