@@ -1267,6 +1267,7 @@ export interface components {
             policy_name: string;
             /** @description null for asset-level policies */
             attribute: string | null;
+            segment: components["schemas"]["Segment"];
             /** @enum {string} */
             state: "OPEN" | "CLOSED";
             /**
@@ -1297,6 +1298,12 @@ export interface components {
                 url: string | null;
             } | null;
         };
+        /** @description The segment (asset option segments) it is about; null for the whole asset */
+        Segment: {
+            attribute: string;
+            /** @description A listed value, or "(other)" */
+            value: string;
+        } | null;
         WebhookAsset: {
             id: string;
             name: string;
@@ -1322,6 +1329,7 @@ export interface components {
             source_type: string;
             id: number;
             attribute: string | null;
+            segment: components["schemas"]["Segment"];
             metric: string;
             /** @description observed, expected band, strategy, training window and size, dimension; values (categorical policies), schema_changes, investigation (where the problem concentrates) */
             details: {

@@ -8,6 +8,7 @@ import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/erro
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { followMove } from "../monitor/d1-store";
+import { MAX_SEGMENT_VALUES } from "../monitor/policies/segments";
 import { findVisibleConnection } from "./connections";
 
 type ProjectRef = { tenantId: string; id: number };
@@ -57,7 +58,15 @@ export const AssetOptions = z.strictObject({
   timestamp_attribute: z.string().min(1).optional(),
   limit: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   filter: filterValues.optional(),
-  segments: filterValues.optional(),
+  /** Each listed value is profiled and judged apart, and the rest of the attribute's rows as "(other)". */
+  segments: filterValues
+    .refine((s) => Object.values(s).reduce((n, values) => n + values.length, 0) <= MAX_SEGMENT_VALUES, {
+      message: `at most ${MAX_SEGMENT_VALUES} segment values over all attributes (each is profiled and judged apart)`,
+    })
+    .refine((s) => Object.values(s).every((values) => values.length > 0), {
+      message: "each segment attribute lists at least one value",
+    })
+    .optional(),
   only_light_scan: boolString.optional(),
   resolve_wildcards_to_folders: boolString.optional(),
 });

@@ -1,4 +1,5 @@
 import type { AlertRow, IncidentRow } from "../db/schema";
+import { segmentOf } from "../monitor/policies/segments";
 
 /**
  * An incident as the list shows it: the API's incident fields, and the incident a notification
@@ -15,6 +16,7 @@ export function incidentView(row: IncidentRow) {
     alert_policy_id: row.policy,
     policy_name: row.policyName,
     attribute: row.attribute === "" ? null : row.attribute,
+    segment: segmentOf(row.segment) ?? null,
     state: row.state,
     severity: row.severity,
     impact: row.impact,
@@ -49,6 +51,7 @@ export function alertView(row: AlertRow) {
     source_type: row.sourceType,
     id: row.id,
     attribute: row.attribute === "" ? null : row.attribute,
+    segment: segmentOf(row.segment) ?? null,
     metric: row.metric,
     details: row.details,
   };

@@ -36,12 +36,14 @@ import {
   type IncidentAlert,
   type IncidentDecision,
   incidentKey,
+  incidentKeyOf,
   planIncidents,
   type TransitionRefusal,
 } from "./incident-planner";
 import { evaluate } from "./policies/evaluate";
 import { resolveKinds } from "./policies/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
+import { segmentOf } from "./policies/segments";
 import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
 import { SerialQueue } from "./serial";
 
@@ -281,7 +283,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     const open = openedKeys.length > 0 ? await openIncidents(db, asset) : new Map();
     for (const d of decisions) {
       if (d.kind === "open") {
-        const incident = open.get(incidentKey(d.alert.policy, d.alert.attribute));
+        const incident = open.get(incidentKeyOf(d.alert));
         if (incident && notifyOf(d.alert.policy)) {
           events.push({
             type: "incident.opened",
@@ -310,7 +312,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       incident && change.state === "OPEN"
         ? await openIncidents(db, { tenantId: incident.tenantId, id: incident.assetId })
         : undefined;
-    const other = incident ? open?.get(incidentKey(incident.policy, incident.attribute)) : undefined;
+    const other = incident ? open?.get(incidentKey(incident.policy, incident.attribute, incident.segment)) : undefined;
     const refusal = checkTransition(incident, change.state, other);
     if (refusal || !incident) return refusal ?? { ok: false, problem: "not_found", message: "Incident not found" };
     await db.batch(
@@ -380,14 +382,13 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         policy: a.type as IncidentAlert["policy"],
         policy_name: a.policyName,
         attribute: a.attribute,
+        ...(a.segment ? { segment: segmentOf(a.segment) } : {}),
         priority: a.priority,
         dimension: String(a.details.dimension ?? "") as IncidentAlert["dimension"],
       }));
       // Only the alerts' own incidents: clean scans are not known from alerts alone.
       const open = new Map(
-        [...(await openIncidents(db, asset))].filter(([key]) =>
-          alerts.some((a) => incidentKey(a.policy, a.attribute) === key),
-        ),
+        [...(await openIncidents(db, asset))].filter(([key]) => alerts.some((a) => incidentKeyOf(a) === key)),
       );
       const decisions = planIncidents(open, alerts, {
         autoCloseAfter: Number.POSITIVE_INFINITY,
@@ -415,7 +416,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       if (!templateId) return;
       const open = await openIncidents(db, asset);
       for (const a of opened) {
-        const incident = open.get(incidentKey(a.policy, a.attribute));
+        const incident = open.get(incidentKeyOf(a));
         if (!incident) continue;
         await requestTicket(this.env, {
           tenantId: asset.tenantId,

@@ -24,6 +24,7 @@ import type { AssetProfile, AttributeProfile } from "../scan/profile";
 import type { DqScore } from "./dq-score";
 import { type IncidentAlert, type IncidentDecision, incidentKey } from "./incident-planner";
 import type { KnownKind } from "./policies/kinds";
+import { segmentKey } from "./policies/segments";
 import type { PolicyAlert } from "./policies/types";
 
 /** The asset as the monitor needs it (and as its incidents and alerts copy it). */
@@ -180,6 +181,7 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
     type: a.policy,
     policyName: a.policy_name,
     attribute: a.attribute ?? "",
+    segment: segmentKey(a.segment),
     priority: a.priority,
     description: a.description,
     sourceName: asset.name,
@@ -200,6 +202,7 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
       ...(a.values ? { values: a.values } : {}),
       ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
       ...(a.investigation ? { investigation: a.investigation } : {}),
+      ...(a.segment ? { segment: a.segment } : {}),
       dimension: a.dimension,
     },
   };
@@ -244,7 +247,7 @@ export async function impactOf(d1: D1Database, assetId: number): Promise<Level> 
   return n >= 3 ? "HIGH" : n >= 1 ? "MEDIUM" : "LOW";
 }
 
-/** The open incidents of an asset, by (policy, attribute). */
+/** The open incidents of an asset, by (policy, attribute, segment). */
 export async function openIncidents(
   db: Db,
   asset: Pick<MonitoredAsset, "tenantId" | "id">,
@@ -252,20 +255,21 @@ export async function openIncidents(
   const rows = await db.query.incidents.findMany({
     where: and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id), eq(incidents.state, "OPEN")),
   });
-  return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute), r]));
+  return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute, r.segment), r]));
 }
 
 /** The id of the alert a scan raised for a key, resolved inside the batch (ids exist once inserted). */
 function alertRefs(jobId: string, a: IncidentAlert) {
   return sql<
     number[]
-  >`json_array((SELECT id FROM alerts WHERE job_id = ${jobId} AND type = ${a.policy} AND attribute = ${a.attribute}))`;
+  >`json_array((SELECT id FROM alerts WHERE job_id = ${jobId} AND type = ${a.policy} AND attribute = ${a.attribute}
+    AND segment = ${segmentKey(a.segment)}))`;
 }
 
 /** The id of the OPEN incident of a key, resolved inside the batch. */
 function openIncidentId(asset: MonitoredAsset, a: IncidentAlert) {
   return sql<number>`(SELECT id FROM incidents WHERE tenant_id = ${asset.tenantId} AND asset_id = ${asset.id}
-    AND policy = ${a.policy} AND attribute = ${a.attribute} AND state = 'OPEN')`;
+    AND policy = ${a.policy} AND attribute = ${a.attribute} AND segment = ${segmentKey(a.segment)} AND state = 'OPEN')`;
 }
 
 /** Where a scan's decisions come from: its asset, job and time, and the impact of a new incident. */
@@ -387,6 +391,7 @@ function openStatements(db: Db, scan: ScanContext, alert: IncidentAlert): BatchI
       policy: alert.policy,
       policyName: alert.policy_name,
       attribute: alert.attribute,
+      segment: segmentKey(alert.segment),
       state: "OPEN",
       severity: alert.priority,
       impact: scan.impact,

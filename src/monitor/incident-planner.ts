@@ -5,6 +5,7 @@
  */
 
 import type { IncidentState, Level } from "../db/schema";
+import { segmentKey } from "./policies/segments";
 import type { PolicyAlert } from "./policies/types";
 
 /** Consecutive clean scans after which an incident closes itself, unless the asset says otherwise. */
@@ -23,7 +24,7 @@ const RANK: Record<Level, number> = { LOW: 1, MEDIUM: 2, HIGH: 3 };
 
 /** What the rules need of a finding: the policy's alert, as evaluated or as read back from D1. */
 export type IncidentAlert = Pick<PolicyAlert, "policy" | "policy_name" | "priority" | "dimension"> &
-  Partial<Pick<PolicyAlert, "deviation" | "adaptable" | "event">> & {
+  Partial<Pick<PolicyAlert, "deviation" | "adaptable" | "event" | "segment">> & {
     /** "" for an asset-level alert. */
     attribute: string;
   };
@@ -33,6 +34,8 @@ export interface OpenIncident {
   id: number;
   policy: string;
   attribute: string;
+  /** The segment's stored key (segmentKey); "" for the whole asset. */
+  segment: string;
   state: IncidentState;
   severity: Level;
   cleanScans: number;
@@ -44,8 +47,12 @@ export interface OpenIncident {
   lastAlertAt: string;
 }
 
-/** The key of an incident: one OPEN incident per (policy, attribute) of an asset. */
-export const incidentKey = (policy: string, attribute: string) => `${policy}\u0000${attribute}`;
+/** The key of an incident: one OPEN incident per (policy, attribute, segment) of an asset. */
+export const incidentKey = (policy: string, attribute: string, segment = "") =>
+  `${policy}\u0000${attribute}\u0000${segment}`;
+
+/** The key of the incident a finding belongs to. */
+export const incidentKeyOf = (a: IncidentAlert) => incidentKey(a.policy, a.attribute, segmentKey(a.segment));
 
 export type IncidentDecision<A extends IncidentAlert = IncidentAlert> =
   /** No open incident for the finding's key: it is an alert and opens one. */
@@ -94,7 +101,7 @@ export function planIncidents<A extends IncidentAlert>(
   const decisions: IncidentDecision<A>[] = [];
   const hit = new Set<string>();
   for (const alert of alerts) {
-    const key = incidentKey(alert.policy, alert.attribute);
+    const key = incidentKeyOf(alert);
     hit.add(key);
     const incident = open.get(key);
     if (!incident) {

@@ -82,8 +82,14 @@ export interface AssetProfile {
    * values, per value, its rows and how many of them miss each other attribute.
    */
   breakdown?: BreakdownProfile[];
-  /** Per segment value (asset option `segments`): the same metrics over that segment's rows. */
+  /**
+   * Per segment value (asset option `segments`): the same metrics over that segment's rows; per
+   * segment attribute, its rows with none of the listed values as the value OTHER_SEGMENT.
+   */
   segments?: Array<{ attribute: string; value: string; profile: Omit<AssetProfile, "segments"> }>;
   /** True when only a sample was profiled (sample_fraction < 100 or limit reached). */
   sampled: boolean;
 }
+
+/** The segment of an attribute's rows that hold none of its listed segment values (nulls included). */
+export const OTHER_SEGMENT = "(other)";

@@ -107,6 +107,7 @@ describe("GET /api/backend/{tenant}/incidents: filters", () => {
       alert_policy_id: "completeness",
       policy_name: "Completeness",
       attribute: "email",
+      segment: null,
       state: "OPEN",
       severity: "LOW",
       impact: "HIGH",

@@ -44,6 +44,8 @@ export const incidents = sqliteTable(
     policyName: text("policy_name").notNull(),
     /** "" for asset-level policies. */
     attribute: text("attribute").notNull().default(""),
+    /** The segment (segmentKey: JSON [attribute, value]) the incident is about; "" for the whole asset. */
+    segment: text("segment").notNull().default(""),
     state: text("state", { enum: INCIDENT_STATES }).notNull(),
     /** The highest priority of its alerts. */
     severity: text("severity", { enum: LEVELS }).notNull(),
@@ -72,7 +74,9 @@ export const incidents = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
-    uniqueIndex("incidents_open_uq").on(t.tenantId, t.assetId, t.policy, t.attribute).where(sql`${t.state} = 'OPEN'`),
+    uniqueIndex("incidents_open_uq")
+      .on(t.tenantId, t.assetId, t.policy, t.attribute, t.segment)
+      .where(sql`${t.state} = 'OPEN'`),
     index("incidents_tenant_opened_idx").on(t.tenantId, t.openedAt, t.id),
     index("incidents_tenant_project_opened_idx").on(t.tenantId, t.projectId, t.openedAt),
     index("incidents_tenant_state_idx").on(t.tenantId, t.state, t.closedAt),

@@ -5,7 +5,7 @@ export type Priority = (typeof PRIORITIES)[number];
 
 /**
  * An alert: one policy violation found by one scan (spec 2.6 fields plus the explanation).
- * Written only by the asset's AssetMonitor; (job, type, attribute) is unique, so applying the
+ * Written only by the asset's AssetMonitor; (job, type, attribute, segment) is unique, so applying the
  * same job twice writes nothing new.
  */
 export const alerts = sqliteTable(
@@ -22,6 +22,8 @@ export const alerts = sqliteTable(
     policyName: text("policy_name").notNull(),
     /** The attribute the alert is about; "" for asset-level alerts (keeps the unique key simple). */
     attribute: text("attribute").notNull().default(""),
+    /** The segment the alert is about (segmentKey: JSON [attribute, value]); "" for the whole asset. */
+    segment: text("segment").notNull().default(""),
     priority: text("priority", { enum: PRIORITIES }).notNull(),
     description: text("description").notNull(),
     sourceName: text("source_name").notNull(),
@@ -38,7 +40,7 @@ export const alerts = sqliteTable(
     details: text("details", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   },
   (t) => [
-    uniqueIndex("alerts_job_type_attr_uq").on(t.jobId, t.type, t.attribute),
+    uniqueIndex("alerts_job_type_attr_segment_uq").on(t.jobId, t.type, t.attribute, t.segment),
     index("alerts_tenant_job_idx").on(t.tenantId, t.jobId),
     index("alerts_tenant_asset_time_idx").on(t.tenantId, t.assetId, t.saveTime),
     index("alerts_tenant_time_idx").on(t.tenantId, t.saveTime),

@@ -22,6 +22,7 @@ import type { EvaluationInput } from "./input";
 import { resolveKinds } from "./kinds";
 import { extractMetrics } from "./metrics";
 import { resolvePolicies } from "./policies";
+import { historyUnder, segmentOverrides, segmentPrefix } from "./segments";
 import type { EvaluatedPoint, Evaluation, PolicyAlert, PolicyId, TrainingState } from "./types";
 
 /** In this order; cardinality_drift reads uniqueness's alerts of the same scan. */
@@ -113,5 +114,24 @@ export function evaluate(input: EvaluationInput): Evaluation {
     const by = excludedBy.get(p.metric);
     return by ? { ...p, excluded: true, excluded_by: [...by] } : { ...p, excluded: false };
   });
+  for (const { attribute, value, profile } of input.profile.segments ?? []) {
+    const segment = { attribute, value };
+    const prefix = segmentPrefix(segment);
+    const judged = evaluate({
+      ...input,
+      profile,
+      history: historyUnder(input.history, prefix),
+      previous_schema: undefined,
+      overrides: segmentOverrides(input.overrides),
+      kinds,
+      investigate: false,
+    });
+    for (const a of judged.alerts) {
+      const description = `In the segment ${attribute} = ${value}: ${a.description}`;
+      alerts.push({ ...a, segment, metric: prefix + a.metric, description });
+    }
+    for (const p of judged.points) points.push({ ...p, metric: prefix + p.metric });
+    for (const t of judged.training) training.push({ ...t, metric: prefix + t.metric });
+  }
   return { alerts, points, training };
 }

@@ -84,6 +84,8 @@ export interface PolicyAlert {
   schema_changes?: SchemaChange[];
   /** Where the problem concentrates (the investigator, investigate.ts), strongest first. */
   investigation?: InvestigationEntry[];
+  /** The segment (asset option `segments`) the alert is about; absent for the whole asset. */
+  segment?: { attribute: string; value: string };
   /**
    * Signed distance from the baseline in units of the allowed change (beyond ±1 is outside): a later
    * finding of the same incident alerts again only when it goes the other way, or further by two

@@ -1,6 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_REFS } from "../../incidents/limits";
 
+/** The segment (asset option `segments`) an alert or incident is about; null for the whole asset. */
+export const SegmentSchema = z
+  .object({ attribute: z.string(), value: z.string().openapi({ description: 'A listed value, or "(other)"' }) })
+  .nullable()
+  .openapi("Segment", { description: "The segment (asset option segments) it is about; null for the whole asset" });
+
 export const AlertSchema = z
   .object({
     type: z.string().openapi({ description: "The policy id, e.g. completeness" }),
@@ -18,6 +24,7 @@ export const AlertSchema = z
     source_type: z.string(),
     id: z.number().int(),
     attribute: z.string().nullable(),
+    segment: SegmentSchema,
     metric: z.string(),
     details: z.record(z.string(), z.unknown()).openapi({
       description:

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_TYPES, INCIDENT_STATES, LEVELS } from "../../db/schema";
 import { POLICY_IDS } from "../../monitor/policies/types";
+import { SegmentSchema } from "../alerts/alerts.schemas";
 import { isoTime } from "../params";
 
 /** A comma-separated query list of `item`s (blanks ignored), at most `max` of them. */
@@ -59,6 +60,7 @@ export const IncidentSchema = z
     alert_policy_id: z.string(),
     policy_name: z.string(),
     attribute: z.string().nullable().openapi({ description: "null for asset-level policies" }),
+    segment: SegmentSchema,
     state: z.enum(INCIDENT_STATES),
     severity: Levels.openapi({ description: "Highest priority of its alerts" }),
     impact: Levels.openapi({ description: "Grows with the asset's downstream lineage" }),

@@ -9,7 +9,7 @@
  * combineHash per value. Exact up to 64-bit collisions (~n²/2^65 for n distinct rows).
  */
 
-import type { AssetProfile, SchemaField } from "../profile";
+import { type AssetProfile, OTHER_SEGMENT, type SchemaField } from "../profile";
 import { AttributeStats, isoTime } from "./attribute-stats";
 import { Breakdown } from "./breakdown";
 import { DuplicateCounter } from "./duplicates";
@@ -75,6 +75,7 @@ export class ProfileBuilder {
   private readonly breakdown: Breakdown | null;
   private segments: Segment[] = [];
   private segmentIndex = new Map<string, Map<string, Segment>>();
+  private otherSegments = new Map<string, Segment>();
   private selection = new Int32Array(1024);
   /** Attributes in the key order of the last row seen. */
   private keyOrder: AttributeStats[] = [];
@@ -100,6 +101,15 @@ export class ProfileBuilder {
         byValue.set(value, segment);
         this.segments.push(segment);
       }
+      // The attribute's other rows (other values, and none) are a segment too.
+      const other: Segment = {
+        attribute,
+        value: OTHER_SEGMENT,
+        builder: new ProfileBuilder(this.segmentOptions()),
+        pending: [],
+      };
+      this.segments.push(other);
+      this.otherSegments.set(attribute, other);
       this.segmentIndex.set(attribute, byValue);
     }
   }
@@ -233,9 +243,8 @@ export class ProfileBuilder {
       for (let j = 0; j < selected; j++) {
         const row = rows[selection[j]!]!;
         const v = row[attribute];
-        if (v === null || v === undefined) continue;
-        const segment = byValue.get(typeof v === "string" ? v : String(v));
-        if (segment !== undefined) segment.pending.push(row);
+        const listed = v === null || v === undefined ? undefined : byValue.get(typeof v === "string" ? v : String(v));
+        (listed ?? this.otherSegments.get(attribute)!).pending.push(row);
       }
     }
     for (const segment of this.segments) {

@@ -46,10 +46,11 @@ export interface SqlProfileOptions {
   breakdown?: boolean;
 }
 
-/** One condition on the rows: the attribute is one of the values. */
+/** One condition on the rows: the attribute is one of the values (`none`: none of them, nulls included). */
 export interface RowFilter {
   attribute: string;
   values: FilterValue[];
+  none?: boolean;
 }
 
 /** Columns per wide aggregate query (PostgreSQL allows 1664 result columns; a column takes up to 24). */
@@ -155,6 +156,12 @@ export const filtersOf = (filter: SqlProfileOptions["filter"]): RowFilter[] =>
 function inValues(d: DialectSql, f: RowFilter): SqlText {
   const col = d.ident(f.attribute);
   const values = f.values.filter((v) => v !== null);
+  if (f.none) {
+    // NOT IN is never true on NULL: the null rows are named on their own.
+    const nullListed = values.length < f.values.length;
+    const notIn = values.length ? sql`${col} NOT IN (${join(values.map(param), ", ")})` : raw("1 = 1");
+    return nullListed ? sql`(${col} IS NOT NULL AND ${notIn})` : sql`(${col} IS NULL OR ${notIn})`;
+  }
   const parts: SqlText[] = [];
   if (values.length) parts.push(sql`${col} IN (${join(values.map(param), ", ")})`);
   if (values.length < f.values.length) parts.push(sql`${col} IS NULL`);

@@ -7,6 +7,7 @@ import { ConnectorError } from "../connectors/types";
 import {
   type AssetProfile,
   type AttributeProfile,
+  OTHER_SEGMENT,
   QUANTILE_POINTS,
   type SchemaField,
   type ValueType,
@@ -125,6 +126,8 @@ export async function profileTable(
       const segment = await profileRows(runner, d, table, plan, options, [...filters, { attribute, values: [value] }]);
       segments.push({ attribute, value: value === null ? "null" : String(value), profile: segment });
     }
+    const rest = await profileRows(runner, d, table, plan, options, [...filters, { attribute, values, none: true }]);
+    segments.push({ attribute, value: OTHER_SEGMENT, profile: rest });
   }
   if (segments.length) profile.segments = segments;
   return profile;
