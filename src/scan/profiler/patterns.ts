@@ -147,17 +147,17 @@ export class PatternCounter {
     this.summary = new SpaceSaving<string>(capacity);
   }
 
-  /** Counts the shape of a text value. */
-  addText(s: string): void {
+  /** Counts the shape of a text value seen `weight` times. */
+  addText(s: string, weight = 1): void {
     shapeIntoBuffer(s);
     const cell = interner.intern();
-    this.summary.add(interner.hiAt(cell), interner.loAt(cell), interner.stringAt(cell));
+    this.summary.add(interner.hiAt(cell), interner.loAt(cell), interner.stringAt(cell), weight);
   }
 
-  /** Counts an already known shape (typed values: "9", "9.9", …). */
-  addShape(shape: string): void {
+  /** Counts an already known shape (typed values: "9", "9.9", …) seen `weight` times. */
+  addShape(shape: string, weight = 1): void {
     hashString(shape, PATTERN_SEED);
-    this.summary.add(HASH[0]!, HASH[1]!, shape);
+    this.summary.add(HASH[0]!, HASH[1]!, shape, weight);
   }
 
   /** Values counted. */
