@@ -26,6 +26,7 @@ import {
   DECIMALS,
   fitsType,
   mapDeclaredType,
+  NUMBER_SHAPE,
   PARSED,
   T_BOOLEAN,
   T_DATE,
@@ -34,6 +35,7 @@ import {
   T_NUMBER,
   T_STRING,
   T_TIMESTAMP,
+  TIME_SHAPE,
   TYPE_NAMES,
 } from "./value-types";
 
@@ -222,7 +224,10 @@ export class AttributeStats {
     }
     if (!infer) t = T_STRING;
     this.typeCounts[t]! += w;
-    this.patterns.addText(s, w);
+    // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
+    if (t === T_INTEGER || t === T_NUMBER) this.patterns.addNumberShape(NUMBER_SHAPE[0]!, w);
+    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.addTimeShape(TIME_SHAPE[0]!, w);
+    else this.patterns.addText(s, w);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {
