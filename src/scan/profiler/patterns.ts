@@ -148,6 +148,16 @@ function numberShape(code: number): string {
   return `${sign}${integer}${point}${fraction}${letter}${exponentSign}${letter ? "9" : ""}`;
 }
 
+/** The shape of a code from its cache, made and kept on first use. */
+function cachedShape(cache: Array<string | undefined>, code: number, make: (code: number) => string): string {
+  let shape = cache[code];
+  if (shape === undefined) {
+    shape = make(code);
+    cache[code] = shape;
+  }
+  return shape;
+}
+
 /** Shapes of date and timestamp text by TIME_SHAPE code, made on first use. */
 const timeShapes: Array<string | undefined> = [];
 
@@ -184,22 +194,12 @@ export class PatternCounter {
 
   /** Counts the shape of number text by its value-types NUMBER_SHAPE code, seen `weight` times. */
   addNumberShape(code: number, weight = 1): void {
-    let shape = numberShapes[code];
-    if (shape === undefined) {
-      shape = numberShape(code);
-      numberShapes[code] = shape;
-    }
-    this.addShape(shape, weight);
+    this.addShape(cachedShape(numberShapes, code, numberShape), weight);
   }
 
   /** Counts the shape of date or timestamp text by its value-types TIME_SHAPE code, seen `weight` times. */
   addTimeShape(code: number, weight = 1): void {
-    let shape = timeShapes[code];
-    if (shape === undefined) {
-      shape = timeShape(code);
-      timeShapes[code] = shape;
-    }
-    this.addShape(shape, weight);
+    this.addShape(cachedShape(timeShapes, code, timeShape), weight);
   }
 
   /** Counts an already known shape (typed values: "9", "9.9", …) seen `weight` times. */
