@@ -18,22 +18,13 @@ import { crossCheck, EXACT_COLUMNS, type Reported } from "./cross-check";
 import { DEFAULT_SEED, ensureDataSet, ROW_GROUP_ROWS } from "./dataset";
 import { DuckDb, type FileKind, type SummaryRow } from "./duckdb";
 import { FileStore, fileLabel, STREAM_CHUNK_BYTES } from "./file-store";
-import { grouped, median, renderTable } from "./table";
+import { grouped, median, parseCount, renderTable } from "./table";
 
 /** The breakdown row: our format reader alone, not an engine of the comparison. */
 const READ_ONLY = "(ours: read only)";
 /** Ours with the asset option skip_investigator: 'true' (no breakdown collected): what the investigator costs. */
 const NO_INVESTIGATOR = "(ours: skip_investigator)";
 const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".data");
-
-/** "1000000", "1_000_000", "1e6", "1M", "250k" → a positive integer. */
-function count(text: string, what: string): number {
-  const m = /^([\d_.e+]+)([kKmM]?)$/.exec(text.trim());
-  const n = m ? Number(m[1]!.replaceAll("_", "")) * ({ k: 1e3, m: 1e6 }[m[2]!.toLowerCase()] ?? 1) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error(`--${what} must be a positive integer, got ${JSON.stringify(text)}`);
-  return n;
-}
 
 const { values: args } = parseArgs({
   options: {
@@ -49,9 +40,9 @@ if (args.help) {
   console.log("usage: npm run bench:profile -- [--rows 1000000] [--runs 3] [--seed N] [--no-check] [--no-breakdown]");
   process.exit(0);
 }
-const ROWS = count(args.rows, "rows");
-const RUNS = count(args.runs, "runs");
-const SEED = count(args.seed, "seed");
+const ROWS = parseCount(args.rows, "rows");
+const RUNS = parseCount(args.runs, "runs");
+const SEED = parseCount(args.seed, "seed");
 
 interface Measurement {
   engine: string;

@@ -31,3 +31,12 @@ export function median(values: number[]): number {
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/** "1000000", "1_000_000", "1e6", "1M", "250k" → a positive integer. */
+export function parseCount(text: string, what: string): number {
+  const m = /^([\d_.e+]+)([kKmM]?)$/.exec(text.trim());
+  const n = m ? Number(m[1]!.replaceAll("_", "")) * ({ k: 1e3, m: 1e6 }[m[2]!.toLowerCase()] ?? 1) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`--${what} must be a positive integer, got ${JSON.stringify(text)}`);
+  return n;
+}

@@ -1,5 +1,14 @@
 import { ConnectorError, type ObjectStore, type StoredObject } from "./connectors/types";
-import { AttributeNames, type FileFormat, MAX_ATTRIBUTES, objectSource, readRecords } from "./formats";
+import {
+  AttributeNames,
+  COLUMNAR_FORMATS,
+  type FileFormat,
+  MAX_ATTRIBUTES,
+  objectSource,
+  type ReadOptions,
+  readColumns,
+  readRecords,
+} from "./formats";
 import type { AssetProfile } from "./profile";
 import { ProfileBuilder, type ProfileBuilderOptions } from "./profiler/profile-builder";
 
@@ -124,17 +133,30 @@ export async function profileObjects(
   let rows = 0;
   let bytesBefore = 0;
   let lastReport = Date.now();
+  const readOptions: ReadOptions = {
+    ...(options.separator ? { separator: options.separator } : {}),
+    batchSize: 2000,
+    attributes,
+  };
+  // Without a row filter, CSV and Parquet go to the profiler as columns: no row objects at all.
+  const columnar = !accept && !newest && COLUMNAR_FORMATS.includes(options.format);
   scan: for (const object of objects) {
     let bytes = 0;
-    for await (const batch of readRecords(objectSource(store, object), options.format, {
-      ...(options.separator ? { separator: options.separator } : {}),
-      batchSize: 2000,
-      attributes,
-    })) {
-      const batchRows = accept ? batch.rows.filter(accept) : batch.rows;
-      if (newest) for (const row of batchRows) newest.rows.add(timeOf(row[newest.attribute]), row);
-      else builder.add(batchRows);
-      rows += batchRows.length;
+    const source = objectSource(store, object);
+    for await (const batch of columnar
+      ? readColumns(source, options.format, readOptions)
+      : readRecords(source, options.format, readOptions)) {
+      let batchRows: number;
+      if ("columns" in batch) {
+        builder.addColumns(batch);
+        batchRows = batch.length;
+      } else {
+        const kept = accept ? batch.rows.filter(accept) : batch.rows;
+        if (newest) for (const row of kept) newest.rows.add(timeOf(row[newest.attribute]), row);
+        else builder.add(kept);
+        batchRows = kept.length;
+      }
+      rows += batchRows;
       builder.addBytes(batch.bytes - bytes);
       bytes = batch.bytes;
       if (options.onProgress && Date.now() - lastReport > 2000) {

@@ -62,6 +62,8 @@ export interface CsvParserOptions {
   name?: string;
   /** The scan's attribute names: a header taking them past their limit is an input error. */
   attributes?: AttributeLimit;
+  /** Collect records as columns (takeColumns) instead of row objects (take). */
+  columnar?: boolean;
 }
 
 /** A streaming CSV parser producing one object per record, keyed by the (made unique) header names. */
@@ -81,6 +83,10 @@ export class CsvParser extends RowBuffer implements TextParser {
   private width = 0;
 
   private fields: Array<string | null> = [];
+  private readonly columnar: boolean;
+  /** Columnar mode: the values of the records not yet taken, one array per output name. */
+  private columnValues: Array<Array<string | null>> = [];
+  private columnRows = 0;
   private state = FIELD_START;
   /** Text of the current field carried from earlier chunks or before a doubled quote. */
   private pending = "";
@@ -94,6 +100,20 @@ export class CsvParser extends RowBuffer implements TextParser {
     this.columns = options.columns;
     this.name = options.name;
     this.attributes = options.attributes;
+    this.columnar = options.columnar ?? false;
+  }
+
+  /** Columnar mode: records completed and not yet taken. */
+  override get buffered(): number {
+    return this.columnar ? this.columnRows : this.rows.length;
+  }
+
+  /** Columnar mode: hands over the completed records as columns (one array per name) and starts anew. */
+  takeColumns(): { names: string[]; columns: Array<Array<string | null>>; length: number } {
+    const batch = { names: this.names, columns: this.columnValues, length: this.columnRows };
+    this.columnValues = this.names.map(() => []);
+    this.columnRows = 0;
+    return batch;
   }
 
   push(s: string): void {
@@ -231,11 +251,14 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   private endRecord(): void {
     const fields = this.fields;
-    this.fields = [];
     // A blank line: not a record.
-    if (fields.length === 1 && fields[0] === null) return;
+    if (fields.length === 1 && fields[0] === null) {
+      fields.length = 0;
+      return;
+    }
     this.records++;
     if (this.header === null) {
+      this.fields = [];
       this.setHeader(fields);
       return;
     }
@@ -246,12 +269,23 @@ export class CsvParser extends RowBuffer implements TextParser {
     }
     const names = this.names;
     const indexes = this.indexes;
-    const row: Row = {};
-    for (let k = 0; k < names.length; k++) {
-      const index = indexes[k]!;
-      row[names[k]!] = index >= 0 && index < fields.length ? fields[index] : null;
+    if (this.columnar) {
+      const columns = this.columnValues;
+      for (let k = 0; k < names.length; k++) {
+        const index = indexes[k]!;
+        columns[k]!.push(index >= 0 && index < fields.length ? fields[index]! : null);
+      }
+      this.columnRows++;
+    } else {
+      const row: Row = {};
+      for (let k = 0; k < names.length; k++) {
+        const index = indexes[k]!;
+        row[names[k]!] = index >= 0 && index < fields.length ? fields[index] : null;
+      }
+      this.rows.push(row);
     }
-    this.rows.push(row);
+    // The fields' array is reused: its values now live in the row or the columns.
+    fields.length = 0;
   }
 
   private setHeader(fields: Array<string | null>): void {
@@ -264,5 +298,6 @@ export class CsvParser extends RowBuffer implements TextParser {
     this.width = header.length;
     this.names = this.columns ?? header;
     this.indexes = this.names.map((name) => header.indexOf(name));
+    this.columnValues = this.names.map(() => []);
   }
 }

@@ -8,9 +8,10 @@ import { CsvParser } from "./csv";
 import { SchemaSampler, textType } from "./infer";
 import { JsonParser } from "./json";
 import { NdjsonParser } from "./ndjson";
-import { parquetSchemaFields, readParquet } from "./parquet";
-import { parseText, type TextParser } from "./text";
+import { parquetSchemaFields, readParquet, readParquetColumns } from "./parquet";
+import { parseText, type TextParser, textChunks } from "./text";
 import {
+  type ColumnRecordBatch,
   DEFAULT_BATCH_SIZE,
   DEFAULT_SAMPLE_SIZE,
   FILE_FORMATS,
@@ -23,7 +24,15 @@ import {
 
 export { AttributeNames, MAX_ATTRIBUTES, MAX_RECORD_DEPTH, MAX_VALUE_CHARS } from "./limits";
 export { bytesSource, objectSource } from "./source";
-export type { FileFormat, ReadOptions, RecordBatch, RecordSource, Row, SchemaOptions } from "./types";
+export type {
+  ColumnRecordBatch,
+  FileFormat,
+  ReadOptions,
+  RecordBatch,
+  RecordSource,
+  Row,
+  SchemaOptions,
+} from "./types";
 export { FILE_FORMATS } from "./types";
 
 function textParser(source: RecordSource, format: Exclude<FileFormat, "parquet">, options: ReadOptions): TextParser {
@@ -62,6 +71,49 @@ export async function* readRecords(
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
   if (format === "parquet") yield* readParquet(source, { ...options, batchSize });
   else yield* parseText(source, textParser(source, format, options), batchSize);
+}
+
+/** The formats readColumns reads column-wise. */
+export const COLUMNAR_FORMATS: readonly FileFormat[] = ["csv", "parquet"];
+
+/**
+ * The rows of one CSV or Parquet file as columns, in batches of about `options.batchSize` rows
+ * (CSV: at least that many, up to the records of one more chunk; Parquet: at most that many), with
+ * the same values, errors and limits as readRecords. Other formats: use readRecords.
+ */
+export async function* readColumns(
+  source: RecordSource,
+  format: FileFormat,
+  options: ReadOptions = {},
+): AsyncGenerator<ColumnRecordBatch> {
+  checkFormat(format);
+  const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
+  if (format === "parquet") {
+    yield* readParquetColumns(source, { ...options, batchSize });
+    return;
+  }
+  if (format !== "csv") throw new ConnectorError(`${format} is not read column-wise`, "unsupported");
+  const parser = new CsvParser({
+    columns: options.columns,
+    name: source.name,
+    attributes: options.attributes,
+    separator: options.separator,
+    columnar: true,
+  });
+  const batch = (bytes: number): ColumnRecordBatch => ({
+    ...parser.takeColumns(),
+    bytes,
+    raggedRows: parser.raggedRows,
+    droppedFields: parser.droppedFields,
+  });
+  let bytes = 0;
+  for await (const chunk of textChunks(source)) {
+    bytes = chunk.bytes;
+    parser.push(chunk.text);
+    if (parser.buffered >= batchSize) yield batch(bytes);
+  }
+  parser.finish();
+  if (parser.buffered > 0) yield batch(bytes);
 }
 
 /**

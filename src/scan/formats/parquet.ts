@@ -18,7 +18,14 @@ import type { SchemaField } from "../profile";
 import { compressors } from "./codecs";
 import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
 import { where } from "./text";
-import { DEFAULT_BATCH_SIZE, type ReadOptions, type RecordBatch, type RecordSource, type Row } from "./types";
+import {
+  type ColumnRecordBatch,
+  DEFAULT_BATCH_SIZE,
+  type ReadOptions,
+  type RecordBatch,
+  type RecordSource,
+  type Row,
+} from "./types";
 
 /** Bytes read from the end of the file for the footer; most footers fit, hyparquet reads more if not. */
 export const FOOTER_FETCH_SIZE = 64 * 1024;
@@ -223,6 +230,27 @@ interface ColumnRuns {
 
 /** Rows of a Parquet file, one row group at a time, in batches of at most `batchSize`. */
 export async function* readParquet(source: RecordSource, options: ReadOptions = {}): AsyncGenerator<RecordBatch> {
+  for await (const batch of readParquetColumns(source, options)) {
+    const { names, columns, length } = batch;
+    const rows: Row[] = new Array(length);
+    for (let r = 0; r < length; r++) {
+      const row: Row = {};
+      for (let k = 0; k < names.length; k++) row[names[k]!] = columns[k]![r];
+      rows[r] = row;
+    }
+    yield { rows, bytes: batch.bytes, raggedRows: 0, droppedFields: 0 };
+  }
+}
+
+/**
+ * The columns of a Parquet file, one row group at a time, in batches of at most `batchSize` rows:
+ * hyparquet decodes column-wise, and the values go on as columns (a typed array's slice is a view,
+ * not a copy), converted as the profiler takes them (plainValue, times of day as text).
+ */
+export async function* readParquetColumns(
+  source: RecordSource,
+  options: ReadOptions = {},
+): AsyncGenerator<ColumnRecordBatch> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const { file, metadata } = await openParquet(source);
   const top = parquetSchema(metadata).children;
@@ -234,10 +262,10 @@ export async function* readParquet(source: RecordSource, options: ReadOptions = 
   }
   // Requested columns the file lacks read as null, as in the text formats.
   const present = names.filter((name) => byName.has(name));
-  const convert = names.map((name): ((value: unknown) => unknown) => {
+  const convert = names.map((name): ((value: unknown) => unknown) | null => {
     const node = byName.get(name);
     const unit = node && node.children.length === 0 ? timeUnit(node.element) : null;
-    return unit ? (value) => timeOfDay(value, unit) : plainValue;
+    return unit ? (value) => timeOfDay(value, unit) : null;
   });
   // Text columns: a value longer than MAX_VALUE_CHARS is an input error, as in the text formats.
   const text = names.map((name) => {
@@ -276,31 +304,88 @@ export async function* readParquet(source: RecordSource, options: ReadOptions = 
     for (let batchStart = groupStart; batchStart < groupEnd; batchStart += batchSize) {
       const batchEnd = Math.min(batchStart + batchSize, groupEnd);
       const count = batchEnd - batchStart;
-      const rows: Row[] = new Array(count);
-      for (let r = 0; r < count; r++) rows[r] = {};
-      // Column by column: each column's runs are walked once per batch.
+      const values: Array<ArrayLike<unknown>> = new Array(names.length);
       for (let k = 0; k < names.length; k++) {
-        const name = names[k]!;
-        const columnRuns = runs[k];
-        const toPlain = convert[k]!;
-        const isText = text[k]!;
-        let run = 0;
-        for (let r = 0; r < count; r++) {
-          const row = batchStart + r;
-          let value: unknown = null;
-          if (columnRuns) {
-            while (run < columnRuns.length && row >= columnRuns[run]!.rowStart + columnRuns[run]!.data.length) run++;
-            const current = columnRuns[run];
-            if (current && row >= current.rowStart) value = toPlain(current.data[row - current.rowStart]);
-          }
-          if (isText && typeof value === "string" && value.length > MAX_VALUE_CHARS) {
-            throw recordError(source.name, `Parquet row ${row + 1}`, valueTooLong(name));
-          }
-          rows[r]![name] = value;
-        }
+        const column = batchColumn(runs[k] ?? null, batchStart, count, convert[k]!);
+        if (text[k]) checkText(column, count, source.name, names[k]!, batchStart);
+        values[k] = column;
       }
-      yield { rows, bytes: file.bytesRead, raggedRows: 0, droppedFields: 0 };
+      yield { names, columns: values, length: count, bytes: file.bytesRead, raggedRows: 0, droppedFields: 0 };
     }
     groupStart = groupEnd;
+  }
+}
+
+/** True when a decoded value is not as the profiler takes it (see plainValue). */
+function needsPlain(value: unknown): boolean {
+  return (
+    value === undefined ||
+    typeof value === "bigint" ||
+    (typeof value === "object" && value !== null && !(value instanceof Date))
+  );
+}
+
+/**
+ * The values of rows [start, start + count) of one column: a view of the decoded run when the
+ * rows sit in one run of values the profiler takes as they are, else a converted copy.
+ */
+function batchColumn(
+  runs: ColumnRuns["runs"] | null,
+  start: number,
+  count: number,
+  convert: ((value: unknown) => unknown) | null,
+): ArrayLike<unknown> {
+  if (runs === null) return new Array(count).fill(null);
+  let run = 0;
+  while (run < runs.length && start >= runs[run]!.rowStart + runs[run]!.data.length) run++;
+  const first = runs[run];
+  if (
+    convert === null &&
+    first !== undefined &&
+    start >= first.rowStart &&
+    start + count <= first.rowStart + first.data.length
+  ) {
+    const data = first.data;
+    const from = start - first.rowStart;
+    if (ArrayBuffer.isView(data)) {
+      // Typed arrays of numbers need nothing; 64-bit integers become numbers.
+      if (!(data instanceof BigInt64Array || data instanceof BigUint64Array)) return data.subarray(from, from + count);
+    } else {
+      let plain = true;
+      for (let i = from; i < from + count; i++) {
+        if (needsPlain(data[i])) {
+          plain = false;
+          break;
+        }
+      }
+      if (plain) return data.slice(from, from + count);
+    }
+  }
+  const toPlain = convert ?? plainValue;
+  const out: unknown[] = new Array(count);
+  for (let r = 0; r < count; r++) {
+    const row = start + r;
+    let value: unknown = null;
+    while (run < runs.length && row >= runs[run]!.rowStart + runs[run]!.data.length) run++;
+    const current = runs[run];
+    if (current && row >= current.rowStart) value = toPlain(current.data[row - current.rowStart]);
+    out[r] = value;
+  }
+  return out;
+}
+
+/** A text value longer than MAX_VALUE_CHARS is an input error, as in the text formats. */
+function checkText(
+  column: ArrayLike<unknown>,
+  count: number,
+  name: string | undefined,
+  attribute: string,
+  start: number,
+): void {
+  for (let r = 0; r < count; r++) {
+    const value = column[r];
+    if (typeof value === "string" && value.length > MAX_VALUE_CHARS) {
+      throw recordError(name, `Parquet row ${start + r + 1}`, valueTooLong(attribute));
+    }
   }
 }

@@ -25,6 +25,17 @@ export interface RecordBatch {
   droppedFields: number;
 }
 
+/** A batch of rows held column by column: `columns[k][i]` is the value of `names[k]` in row i. */
+export interface ColumnRecordBatch {
+  names: readonly string[];
+  columns: ReadonlyArray<ArrayLike<unknown>>;
+  length: number;
+  /** Bytes consumed from the source so far (for progress). */
+  bytes: number;
+  raggedRows: number;
+  droppedFields: number;
+}
+
 /** Distinct attribute names with a limit (limits.ts AttributeNames). */
 export interface AttributeLimit {
   readonly max: number;

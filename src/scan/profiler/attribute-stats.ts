@@ -14,8 +14,9 @@
 
 import type { AttributeProfile, ValueType } from "../profile";
 import { QUANTILE_POINTS } from "../profile";
+import type { ColumnCodes } from "./column-codes";
 import { DistinctCounter } from "./distinct";
-import { HASH, hashBytes, hashNumber, hashString, hashWords, NAME_SEED, VALUE_SEED } from "./hash";
+import { combineHash, HASH, hashBytes, hashNumber, hashString, hashWords, NAME_SEED, VALUE_SEED } from "./hash";
 import { KllSketch } from "./kll";
 import { PatternCounter } from "./patterns";
 import { SpaceSaving } from "./space-saving";
@@ -25,6 +26,7 @@ import {
   DECIMALS,
   fitsType,
   mapDeclaredType,
+  NUMBER_SHAPE,
   PARSED,
   T_BOOLEAN,
   T_DATE,
@@ -33,6 +35,7 @@ import {
   T_NUMBER,
   T_STRING,
   T_TIMESTAMP,
+  TIME_SHAPE,
   TYPE_NAMES,
 } from "./value-types";
 
@@ -103,56 +106,133 @@ export class AttributeStats {
     this.nulls += rows;
   }
 
-  /** Records one value of any supported type. */
-  add(v: unknown): void {
-    this.count++;
-    if (v === null || v === undefined) {
-      this.nulls++;
-      this.valueHi = 0;
-      this.valueLo = 0;
-      return;
+  /**
+   * Records the first `n` values of a column (a batch). Each value is hashed once; equal values
+   * of the batch are counted together (a small table keyed by the hash), and every sketch then
+   * sees each distinct value once with its count as weight: type inference, patterns, top values
+   * and the distinct count run per distinct value, not per row.
+   *
+   * When `rowHi`/`rowLo` are given, each non-null value's hash mixed with the attribute's name
+   * hash is XORed into its row's entry (the whole-row identity of the builder).
+   */
+  addColumn(values: ArrayLike<unknown>, n: number, rowHi: Int32Array | null, rowLo: Int32Array | null): ColumnCodes {
+    const batch = scratchFor(n);
+    const { hi, lo, counts, firsts, table, codes } = batch;
+    const mask = table.length - 1;
+    table.fill(0);
+    let distinct = 0;
+    let nulls = 0;
+    let others = 0;
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v === null || v === undefined) {
+        nulls++;
+        codes[i] = -1;
+        continue;
+      }
+      if (!hashScalar(v)) {
+        // Nested or binary values (rare): one by one, with their own identity.
+        codes[i] = -2;
+        others++;
+        continue;
+      }
+      const h = HASH[0]!;
+      const l = HASH[1]!;
+      let cell = l & mask;
+      for (;;) {
+        const d = table[cell]! - 1;
+        if (d < 0) {
+          hi[distinct] = h;
+          lo[distinct] = l;
+          counts[distinct] = 1;
+          firsts[distinct] = i;
+          table[cell] = ++distinct;
+          codes[i] = distinct - 1;
+          break;
+        }
+        if (lo[d] === l && hi[d] === h) {
+          counts[d]!++;
+          codes[i] = d;
+          break;
+        }
+        cell = (cell + 1) & mask;
+      }
     }
+    this.count += n - nulls;
+    this.addMissing(nulls);
+    // Count by count, in order of first appearance (ties in the sketches stay deterministic).
+    for (let d = 0; d < distinct; d++) this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
+    const rows = rowHi !== null && rowLo !== null;
+    if (rows) {
+      // The row identity's share of each distinct value, mixed once per distinct value.
+      for (let d = 0; d < distinct; d++) {
+        combineHash(this.nameHi, this.nameLo, hi[d]!, lo[d]!);
+        hi[d] = HASH[0]!;
+        lo[d] = HASH[1]!;
+      }
+    }
+    batch.distinct = distinct;
+    if (!rows && others === 0) return batch;
+    for (let i = 0; i < n; i++) {
+      const d = codes[i]!;
+      if (d >= 0) {
+        if (rows) {
+          rowHi![i]! ^= hi[d]!;
+          rowLo![i]! ^= lo[d]!;
+        }
+      } else if (d === -2) {
+        this.addObject(values[i] as object);
+        if (rows && (this.valueHi | this.valueLo) !== 0) {
+          combineHash(this.nameHi, this.nameLo, this.valueHi, this.valueLo);
+          rowHi![i]! ^= HASH[0]!;
+          rowLo![i]! ^= HASH[1]!;
+        }
+      }
+    }
+    return batch;
+  }
+
+  /** One distinct value (hashed into hi, lo by hashScalar) seen `w` times. */
+  private addDistinct(v: unknown, hi: number, lo: number, w: number): void {
     switch (typeof v) {
       case "string":
-        this.addText(v);
+        this.addText(v, this.inferFromText, hi, lo, w);
         return;
       case "number":
-        this.addNumber(v);
+        this.addNumber(v, hi, lo, w);
         return;
       case "boolean":
-        this.addBoolean(v);
+        this.addBoolean(v, hi, lo, w);
         return;
       case "bigint":
-        this.addBigInt(v);
+        this.addBigInt(v, hi, lo, w);
         return;
       default:
-        this.addObject(v);
+        this.addDate(v as Date, hi, lo, w);
     }
   }
 
-  private addText(s: string, infer: boolean = this.inferFromText): void {
-    this.lengthSum += s.length;
-    this.lengthCount++;
-    hashString(s, VALUE_SEED);
-    const hi = HASH[0]!;
-    const lo = HASH[1]!;
-    this.valueHi = hi;
-    this.valueLo = lo;
+  private addText(s: string, infer: boolean, hi: number, lo: number, w: number): void {
+    this.lengthSum += s.length * w;
+    this.lengthCount += w;
     this.distinct.add(hi, lo);
-    this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s);
+    this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s, w);
     let t = classifyText(s);
     if (t === T_EMPTY) {
-      this.empties++;
+      this.empties += w;
       return;
     }
     if (!infer) t = T_STRING;
-    this.typeCounts[t]!++;
-    this.patterns.addText(s);
+    this.typeCounts[t]! += w;
+    // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
+    if (t === T_INTEGER || t === T_NUMBER) this.patterns.addNumberShape(NUMBER_SHAPE[0]!, w);
+    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.addTimeShape(TIME_SHAPE[0]!, w);
+    else this.patterns.addText(s, w);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {
         const x = PARSED[0]!;
-        this.addNumeric(x);
+        this.addNumeric(x, w);
         this.step.addDecimal(x, DECIMALS[0]!);
         return;
       }
@@ -161,7 +241,7 @@ export class AttributeStats {
         this.addTime(PARSED[0]!);
         return;
       case T_BOOLEAN:
-        this.trueCount += PARSED[0]!;
+        this.trueCount += PARSED[0]! * w;
         return;
       default:
         if (this.textMin === undefined || s < this.textMin) this.textMin = s;
@@ -169,87 +249,85 @@ export class AttributeStats {
     }
   }
 
-  private addNumber(x: number): void {
+  private addNumber(x: number, hi: number, lo: number, w: number): void {
     const integral = Number.isInteger(x);
-    this.typeCounts[integral ? T_INTEGER : T_NUMBER]!++;
-    hashNumber(x, VALUE_SEED);
-    this.identify();
-    this.values.add(HASH[0]!, HASH[1]!, x === 0 ? 0 : x);
+    this.typeCounts[integral ? T_INTEGER : T_NUMBER]! += w;
+    this.distinct.add(hi, lo);
+    this.values.add(hi, lo, x === 0 ? 0 : x, w);
     const magnitude = Math.abs(x);
-    if (integral && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9" : "9");
-    else if (magnitude >= 1e-6 && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9.9" : "9.9");
-    else this.patterns.addText(String(x));
-    this.addNumeric(x);
+    if (integral && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9" : "9", w);
+    else if (magnitude >= 1e-6 && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9.9" : "9.9", w);
+    else this.patterns.addText(String(x), w);
+    this.addNumeric(x, w);
     this.step.addFloat(x);
   }
 
-  private addBoolean(b: boolean): void {
-    this.typeCounts[T_BOOLEAN]!++;
-    hashWords(b ? 1 : 0, 0x626f_6f6c, VALUE_SEED);
-    this.identify();
-    this.values.add(HASH[0]!, HASH[1]!, b ? "true" : "false");
-    this.patterns.addShape("a");
-    if (b) this.trueCount++;
+  private addBoolean(b: boolean, hi: number, lo: number, w: number): void {
+    this.typeCounts[T_BOOLEAN]! += w;
+    this.distinct.add(hi, lo);
+    this.values.add(hi, lo, b ? "true" : "false", w);
+    this.patterns.addShape("a", w);
+    if (b) this.trueCount += w;
   }
 
-  private addBigInt(v: bigint): void {
+  private addBigInt(v: bigint, hi: number, lo: number, w: number): void {
     const text = v.toString();
-    this.typeCounts[T_INTEGER]!++;
-    hashString(text, VALUE_SEED);
-    this.identify();
-    this.values.add(HASH[0]!, HASH[1]!, text);
-    this.patterns.addShape(v < 0n ? "-9" : "9");
-    this.addNumeric(Number(v));
+    this.typeCounts[T_INTEGER]! += w;
+    this.distinct.add(hi, lo);
+    this.values.add(hi, lo, text, w);
+    this.patterns.addShape(v < 0n ? "-9" : "9", w);
+    for (let k = 0; k < w; k++) this.addNumeric(Number(v), 1);
     this.step.addDecimal(Number(v), 0);
   }
 
+  private addDate(v: Date, hi: number, lo: number, w: number): void {
+    this.typeCounts[T_TIMESTAMP]! += w;
+    this.distinct.add(hi, lo);
+    this.values.add(hi, lo, v, w);
+    this.patterns.addShape(DATE_SHAPE, w);
+    this.addTime(v.getTime());
+  }
+
+  /** Nested JSON, binary values and invalid dates: profiled as text, never inferred as a scalar type. */
   private addObject(v: object): void {
     if (v instanceof Date) {
-      const ms = v.getTime();
-      if (Number.isNaN(ms)) {
-        this.addText("Invalid Date");
-        return;
-      }
-      this.typeCounts[T_TIMESTAMP]!++;
-      hashNumber(ms, VALUE_SEED ^ 0x6461_7465);
-      this.identify();
-      this.values.add(HASH[0]!, HASH[1]!, v);
-      this.patterns.addShape(DATE_SHAPE);
-      this.addTime(ms);
+      this.addTextValue("Invalid Date");
       return;
     }
-    // Nested JSON or binary: profiled as text, never inferred as a scalar type.
     if (!ArrayBuffer.isView(v)) {
-      this.addText(safeJson(v), false);
+      this.addTextValue(safeJson(v));
       return;
     }
-    this.addText(bytesToHex(v), false);
+    this.addTextValue(bytesToHex(v));
     // The hex text stops at 64 bytes: the value's identity is all of its bytes.
     hashBytes(v, VALUE_SEED);
     this.valueHi = HASH[0]!;
     this.valueLo = HASH[1]!;
   }
 
-  /** Takes the value hash in HASH as the value's identity: the distinct count's and the row's. */
-  private identify(): void {
+  /** A text value (not inferred) with its hash as the value's identity. */
+  private addTextValue(s: string): void {
+    hashString(s, VALUE_SEED);
     const hi = HASH[0]!;
     const lo = HASH[1]!;
     this.valueHi = hi;
     this.valueLo = lo;
-    this.distinct.add(hi, lo);
+    this.addText(s, false, hi, lo, 1);
   }
 
-  private addNumeric(x: number): void {
+  /** A numeric value seen `w` times (Welford's update with weights: West 1979). */
+  private addNumeric(x: number, w: number): void {
     // NaN and ±Infinity count as numbers but cannot enter moments or quantiles.
     if (!Number.isFinite(x)) return;
-    const n = ++this.numericCount;
+    const n = this.numericCount + w;
+    this.numericCount = n;
     const delta = x - this.mean;
-    this.mean += delta / n;
-    this.m2 += delta * (x - this.mean);
+    this.mean += w === 1 ? delta / n : (delta * w) / n;
+    this.m2 += w * delta * (x - this.mean);
     if (x < this.numericMin) this.numericMin = x;
     if (x > this.numericMax) this.numericMax = x;
     if (this.kll === null) this.kll = new KllSketch();
-    this.kll.add(x);
+    this.kll.add(x, w);
   }
 
   private addTime(ms: number): void {
@@ -350,6 +428,63 @@ export class AttributeStats {
       .slice(0, TOP_REPORTED)
       .map(([value, count]) => ({ value, count }));
   }
+}
+
+/**
+ * Hashes a scalar value (VALUE_SEED) into HASH: strings by text, numbers by bits, booleans, bigints
+ * by their decimal text (so 5n is "5"), valid dates by instant. False, with HASH untouched, for
+ * anything else (nested, binary, an invalid date).
+ */
+function hashScalar(v: unknown): boolean {
+  switch (typeof v) {
+    case "string":
+      hashString(v, VALUE_SEED);
+      return true;
+    case "number":
+      hashNumber(v, VALUE_SEED);
+      return true;
+    case "boolean":
+      hashWords(v ? 1 : 0, 0x626f_6f6c, VALUE_SEED);
+      return true;
+    case "bigint":
+      hashString(v.toString(), VALUE_SEED);
+      return true;
+    default: {
+      if (!(v instanceof Date)) return false;
+      const ms = v.getTime();
+      if (Number.isNaN(ms)) return false;
+      hashNumber(ms, VALUE_SEED ^ 0x6461_7465);
+      return true;
+    }
+  }
+}
+
+/** Per-batch working arrays of addColumn, shared by all attributes (one column is added at a time). */
+interface ColumnScratch extends ColumnCodes {
+  /** Per distinct value of the batch: its hash (then its share of the row identity). */
+  hi: Int32Array;
+  lo: Int32Array;
+  /** Open addressing over the distinct values (index + 1, 0 empty), at a load of at most 1/2. */
+  table: Int32Array;
+}
+
+let scratch: ColumnScratch | null = null;
+
+function scratchFor(n: number): ColumnScratch {
+  if (scratch !== null && scratch.codes.length >= n) return scratch;
+  const size = Math.max(n, 1024);
+  let cells = 16;
+  while (cells < size * 2) cells <<= 1;
+  scratch = {
+    hi: new Int32Array(size),
+    lo: new Int32Array(size),
+    counts: new Float64Array(size),
+    firsts: new Int32Array(size),
+    codes: new Int32Array(size),
+    table: new Int32Array(cells),
+    distinct: 0,
+  };
+  return scratch;
 }
 
 /** ISO 8601 UTC text of epoch milliseconds (date only when `dateOnly`). */

@@ -42,20 +42,22 @@ export class KllSketch {
     this.capacity = this.totalCapacity();
   }
 
-  /** Adds one value (NaN must be filtered by the caller). */
-  add(x: number): void {
-    let level0 = this.levels[0]!;
-    const size = this.sizes[0]!;
-    if (size === level0.length) {
-      level0 = grow(level0, size + 1);
-      this.levels[0] = level0;
-    }
-    level0[size] = x;
-    this.sizes[0] = size + 1;
-    this.n++;
+  /** Adds one value `copies` times (NaN must be filtered by the caller). */
+  add(x: number, copies = 1): void {
     if (x < this.min) this.min = x;
     if (x > this.max) this.max = x;
-    if (++this.retained > this.capacity) this.compress();
+    this.n += copies;
+    for (let c = 0; c < copies; c++) {
+      let level0 = this.levels[0]!;
+      const size = this.sizes[0]!;
+      if (size === level0.length) {
+        level0 = grow(level0, size + 1);
+        this.levels[0] = level0;
+      }
+      level0[size] = x;
+      this.sizes[0] = size + 1;
+      if (++this.retained > this.capacity) this.compress();
+    }
   }
 
   /** Items held (memory is about 8 bytes per item). */

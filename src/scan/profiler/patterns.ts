@@ -23,13 +23,13 @@ const DIGIT = 0x39;
 /** Class of each non-ASCII BMP code unit, filled on first use (0 = not computed yet). */
 const wideClass = new Uint16Array(0x10000);
 
+/** Class of each ASCII code unit. */
+const asciiClass = Uint16Array.from({ length: 0x80 }, (_, c) =>
+  c >= 0x61 && c <= 0x7a ? LOWER : c >= 0x41 && c <= 0x5a ? UPPER : c >= 0x30 && c <= 0x39 ? DIGIT : c,
+);
+
 function classOf(c: number): number {
-  if (c < 0x80) {
-    if (c >= 0x61 && c <= 0x7a) return LOWER;
-    if (c >= 0x41 && c <= 0x5a) return UPPER;
-    if (c >= 0x30 && c <= 0x39) return DIGIT;
-    return c;
-  }
+  if (c < 0x80) return asciiClass[c]!;
   let cls = wideClass[c]!;
   if (cls === 0) {
     const ch = String.fromCharCode(c);
@@ -134,6 +134,44 @@ function sameAsBuffer(candidate: string): boolean {
 
 const interner = new ShapeInterner();
 
+/** Shapes of number text by NUMBER_SHAPE code, made on first use. */
+const numberShapes: Array<string | undefined> = [];
+
+/** The shape a NUMBER_SHAPE code stands for (what shapeOf gives the number's text). */
+function numberShape(code: number): string {
+  const sign = ["", "-", "+"][code % 3]!;
+  const integer = Math.floor(code / 3) % 2 === 1 ? "9" : "";
+  const point = Math.floor(code / 6) % 2 === 1 ? "." : "";
+  const fraction = Math.floor(code / 12) % 2 === 1 ? "9" : "";
+  const letter = ["", "a", "A"][Math.floor(code / 24) % 3]!;
+  const exponentSign = ["", "-", "+"][Math.floor(code / 72) % 3]!;
+  return `${sign}${integer}${point}${fraction}${letter}${exponentSign}${letter ? "9" : ""}`;
+}
+
+/** The shape of a code from its cache, made and kept on first use. */
+function cachedShape(cache: Array<string | undefined>, code: number, make: (code: number) => string): string {
+  let shape = cache[code];
+  if (shape === undefined) {
+    shape = make(code);
+    cache[code] = shape;
+  }
+  return shape;
+}
+
+/** Shapes of date and timestamp text by TIME_SHAPE code, made on first use. */
+const timeShapes: Array<string | undefined> = [];
+
+/** The shape a TIME_SHAPE code stands for (what shapeOf gives the text). */
+function timeShape(code: number): string {
+  if (code === 0) return "9-9-9";
+  const c = code - 1;
+  const separator = ["A", "a", " "][c % 3]!;
+  const seconds = Math.floor(c / 3) % 2 === 1 ? ":9" : "";
+  const fraction = ["", ".9", ",9"][Math.floor(c / 6) % 3]!;
+  const offset = ["", "A", "a", "+9", "-9", "+9:9", "-9:9"][Math.floor(c / 18)]!;
+  return `9-9-9${separator}9:9${seconds}${fraction}${offset}`;
+}
+
 export interface PatternState {
   total: number;
   summary: SpaceSavingState;
@@ -147,17 +185,27 @@ export class PatternCounter {
     this.summary = new SpaceSaving<string>(capacity);
   }
 
-  /** Counts the shape of a text value. */
-  addText(s: string): void {
+  /** Counts the shape of a text value seen `weight` times. */
+  addText(s: string, weight = 1): void {
     shapeIntoBuffer(s);
     const cell = interner.intern();
-    this.summary.add(interner.hiAt(cell), interner.loAt(cell), interner.stringAt(cell));
+    this.summary.add(interner.hiAt(cell), interner.loAt(cell), interner.stringAt(cell), weight);
   }
 
-  /** Counts an already known shape (typed values: "9", "9.9", …). */
-  addShape(shape: string): void {
+  /** Counts the shape of number text by its value-types NUMBER_SHAPE code, seen `weight` times. */
+  addNumberShape(code: number, weight = 1): void {
+    this.addShape(cachedShape(numberShapes, code, numberShape), weight);
+  }
+
+  /** Counts the shape of date or timestamp text by its value-types TIME_SHAPE code, seen `weight` times. */
+  addTimeShape(code: number, weight = 1): void {
+    this.addShape(cachedShape(timeShapes, code, timeShape), weight);
+  }
+
+  /** Counts an already known shape (typed values: "9", "9.9", …) seen `weight` times. */
+  addShape(shape: string, weight = 1): void {
     hashString(shape, PATTERN_SEED);
-    this.summary.add(HASH[0]!, HASH[1]!, shape);
+    this.summary.add(HASH[0]!, HASH[1]!, shape, weight);
   }
 
   /** Values counted. */

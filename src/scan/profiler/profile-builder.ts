@@ -51,6 +51,13 @@ export const MAX_DISTINCT_ROWS = 1_400_000;
 
 type Row = Record<string, unknown>;
 
+/** Rows held column by column: `columns[k][i]` is the value of `names[k]` in row i. */
+export interface ColumnBatch {
+  names: readonly string[];
+  columns: ReadonlyArray<ArrayLike<unknown>>;
+  length: number;
+}
+
 interface Segment {
   attribute: string;
   value: string;
@@ -77,8 +84,16 @@ export class ProfileBuilder {
   private segmentIndex = new Map<string, Map<string, Segment>>();
   private otherSegments = new Map<string, Segment>();
   private selection = new Int32Array(1024);
-  /** Attributes in the key order of the last row seen. */
-  private keyOrder: AttributeStats[] = [];
+  /** Attribute indexes in the key order of the last row seen. */
+  private keyOrder: number[] = [];
+  /** A row batch transposed: one column per attribute, in attribute order (reused). */
+  private rowColumns: unknown[][] = [];
+  /** Per row of a batch, the XOR of its values' identities (whole-row duplicates). */
+  private rowHi = new Int32Array(0);
+  private rowLo = new Int32Array(0);
+  /** The names of the last column batch and their attributes. */
+  private batchNames: readonly string[] | null = null;
+  private batchStats: AttributeStats[] = [];
   /** Keep a row when the high word of its sample hash is below this. */
   private readonly sampleThreshold: number;
 
@@ -139,55 +154,142 @@ export class ProfileBuilder {
     const selected = this.select(rows);
     if (selected === 0) return;
     const selection = this.selection;
-    // Row by row through for-in: V8 serves row[key] from the enum cache (a field load by
-    // index), and consecutive rows of one source share their key order, so the attribute
-    // is found by comparing with the previous row's order at the same position.
-    const order = this.keyOrder;
-    const rowDuplicates = this.rowDuplicates;
-    for (let j = 0; j < selected; j++) {
-      const row = rows[selection[j]!]!;
-      let k = 0;
-      let rowHi = 0;
-      let rowLo = 0;
-      for (const key in row) {
-        let stats = order[k];
-        if (stats === undefined || stats.name !== key) {
-          stats = this.byName.get(key) ?? this.attribute(key);
-          order[k] = stats;
-        }
-        stats.add(row[key]);
-        if (rowDuplicates !== null && (stats.valueHi | stats.valueLo) !== 0) {
-          combineHash(stats.nameHi, stats.nameLo, stats.valueHi, stats.valueLo);
-          rowHi ^= HASH[0]!;
-          rowLo ^= HASH[1]!;
-        }
-        k++;
-      }
-      rowDuplicates?.add(rowHi, rowLo);
+    const columns = this.transpose(rows, selected);
+    this.addColumnsOf(this.attributes, columns, selected, null);
+    if (this.breakdown !== null) for (let j = 0; j < selected; j++) this.breakdown.add(rows[selection[j]!]!);
+    if (this.segments.length > 0) this.addToSegments(rows, selected);
+  }
+
+  /**
+   * Profiles a batch held column by column (what the file readers give): `columns[k][i]` is the
+   * value of `names[k]` in row i. The same profile as `add` of those rows, without row objects.
+   */
+  addColumns(batch: ColumnBatch): void {
+    const n = batch.length;
+    if (n === 0) return;
+    // Sampling, a limit reached inside the batch and segments pick rows: through rows.
+    const limit = this.options.limit ?? Number.POSITIVE_INFINITY;
+    if (this.sampleThreshold < TWO_POW_32 || this.rowCount + n > limit || this.segments.length > 0) {
+      this.add(rowsOf(batch));
+      return;
     }
-    if (rowDuplicates !== null && !rowDuplicates.counting) this.rowDuplicates = null;
-    // Attributes absent from some rows (sparse JSON, new columns) count those rows as missing.
-    const expected = this.rowCount + selected;
-    for (const stats of this.attributes) if (stats.count < expected) stats.addMissing(expected - stats.count);
+    this.rowsRead += n;
+    if (batch.names !== this.batchNames) {
+      this.batchNames = batch.names;
+      this.batchStats = batch.names.map((name) => this.byName.get(name) ?? this.attribute(name));
+    }
+    this.addColumnsOf(this.batchStats, batch.columns, n, batch.names);
+  }
+
+  /**
+   * The profile's work on `n` rows held as columns, `columns[k]` the values of `stats[k]`: each
+   * attribute's column, the row identities, ids, freshness, and the breakdown (when `names` is
+   * given: the caller of a row batch gives rows to the breakdown instead).
+   */
+  private addColumnsOf(
+    stats: readonly AttributeStats[],
+    columns: ReadonlyArray<ArrayLike<unknown>>,
+    n: number,
+    names: readonly string[] | null,
+  ): void {
+    const rowDuplicates = this.rowDuplicates;
+    let rowHi: Int32Array | null = null;
+    let rowLo: Int32Array | null = null;
+    if (rowDuplicates !== null) {
+      if (this.rowHi.length < n) {
+        this.rowHi = new Int32Array(n);
+        this.rowLo = new Int32Array(n);
+      }
+      rowHi = this.rowHi;
+      rowLo = this.rowLo;
+      rowHi.fill(0, 0, n);
+      rowLo.fill(0, 0, n);
+    }
+    const breakdown = names !== null ? this.breakdown : null;
+    for (let k = 0; k < stats.length; k++) {
+      const codes = stats[k]!.addColumn(columns[k]!, n, rowHi, rowLo);
+      breakdown?.addColumn(names![k]!, columns[k]!, n, codes);
+    }
+    breakdown?.endColumns();
+    if (rowDuplicates !== null) {
+      for (let i = 0; i < n; i++) rowDuplicates.add(rowHi![i]!, rowLo![i]!);
+      if (!rowDuplicates.counting) this.rowDuplicates = null;
+    }
+    // Attributes absent from the batch (sparse JSON, new columns, other files) count its rows as missing.
+    const expected = this.rowCount + n;
+    for (const attribute of this.attributes)
+      if (attribute.count < expected) attribute.addMissing(expected - attribute.count);
     if (this.duplicates !== null) {
-      const ids = this.options.idAttributes!;
-      for (let j = 0; j < selected; j++) {
-        idHash(rows[selection[j]!]!, ids, VALUE_SEED);
+      const ids = this.columnsOf(this.options.idAttributes!, stats, columns);
+      for (let i = 0; i < n; i++) {
+        idHash(ids, i, VALUE_SEED);
         this.duplicates.add(HASH[0]!, HASH[1]!);
       }
     }
     const timestamp = this.options.timestampAttribute;
     if (timestamp !== undefined) {
+      const [times] = this.columnsOf([timestamp], stats, columns);
       let max = this.freshnessMs;
-      for (let j = 0; j < selected; j++) {
-        const ms = epochMillis(rows[selection[j]!]![timestamp]);
-        if (ms > max) max = ms;
+      if (times !== undefined) {
+        for (let i = 0; i < n; i++) {
+          const ms = epochMillis(times[i]);
+          if (ms > max) max = ms;
+        }
       }
       this.freshnessMs = max;
     }
-    if (this.segments.length > 0) this.addToSegments(rows, selected);
-    if (this.breakdown !== null) for (let j = 0; j < selected; j++) this.breakdown.add(rows[selection[j]!]!);
-    this.rowCount += selected;
+    this.rowCount += n;
+  }
+
+  /** The columns of the named attributes (undefined for one the batch lacks). */
+  private columnsOf(
+    names: readonly string[],
+    stats: readonly AttributeStats[],
+    columns: ReadonlyArray<ArrayLike<unknown>>,
+  ): Array<ArrayLike<unknown> | undefined> {
+    return names.map((name) => {
+      const k = stats.findIndex((s) => s.name === name);
+      return k >= 0 ? columns[k] : undefined;
+    });
+  }
+
+  /** The selected rows as one column per attribute (attributes first met here are added). */
+  private transpose(rows: Row[], selected: number): unknown[][] {
+    const selection = this.selection;
+    const columns = this.rowColumns;
+    for (let a = 0; a < this.attributes.length; a++) {
+      if (columns[a] === undefined) columns[a] = [];
+      columns[a]!.fill(undefined, 0, selected);
+    }
+    // Row by row through for-in: V8 serves row[key] from the enum cache (a field load by
+    // index), and consecutive rows of one source share their key order, so the attribute
+    // is found by comparing with the previous row's order at the same position.
+    const order = this.keyOrder;
+    const attributes = this.attributes;
+    for (let j = 0; j < selected; j++) {
+      const row = rows[selection[j]!]!;
+      let k = 0;
+      for (const key in row) {
+        let a = order[k];
+        if (a === undefined || attributes[a]!.name !== key) {
+          a = this.indexOf(key, selected);
+          order[k] = a;
+        }
+        columns[a]![j] = row[key];
+        k++;
+      }
+    }
+    return columns;
+  }
+
+  /** The index of an attribute, added (with an empty column of `length` values) when new. */
+  private indexOf(name: string, length: number): number {
+    const known = this.byName.get(name);
+    if (known !== undefined) return this.attributes.indexOf(known);
+    this.attribute(name);
+    const a = this.attributes.length - 1;
+    this.rowColumns[a] = new Array(length).fill(undefined);
+    return a;
   }
 
   /** Fills `selection` with the indexes of rows to profile; returns how many. */
@@ -205,7 +307,7 @@ export class ProfileBuilder {
       const position = offset + this.rowsRead + i;
       if (sampling) {
         // By id tuple when there is one (stable under reordering), else by position.
-        if (ids !== null) idHash(rows[i]!, ids, SAMPLE_SEED);
+        if (ids !== null) rowIdHash(rows[i]!, ids, SAMPLE_SEED);
         else hashWords(position | 0, Math.floor(position / TWO_POW_32), SAMPLE_SEED);
         if (HASH[0]! >>> 0 >= this.sampleThreshold) continue;
       }
@@ -289,16 +391,39 @@ export class ProfileBuilder {
   }
 }
 
-/** Hashes a row's id tuple into HASH. */
-function idHash(row: Row, ids: string[], seed: number): void {
+/** Hashes the id tuple of row i of the id columns into HASH. */
+function idHash(ids: ReadonlyArray<ArrayLike<unknown> | undefined>, i: number, seed: number): void {
   let hi = seed;
   let lo = ~seed;
-  for (let i = 0; i < ids.length; i++) {
-    hashValue(row[ids[i]!], seed);
+  for (let k = 0; k < ids.length; k++) {
+    hashValue(ids[k]?.[i], seed);
     combineHash(hi, lo, HASH[0]!, HASH[1]!);
     hi = HASH[0]!;
     lo = HASH[1]!;
   }
+}
+
+/** Hashes a row's id tuple into HASH (as idHash does for columns). */
+function rowIdHash(row: Row, ids: string[], seed: number): void {
+  let hi = seed;
+  let lo = ~seed;
+  for (let k = 0; k < ids.length; k++) {
+    hashValue(row[ids[k]!], seed);
+    combineHash(hi, lo, HASH[0]!, HASH[1]!);
+    hi = HASH[0]!;
+    lo = HASH[1]!;
+  }
+}
+
+/** A column batch as row objects. */
+function rowsOf(batch: ColumnBatch): Row[] {
+  const rows: Row[] = new Array(batch.length);
+  for (let i = 0; i < batch.length; i++) {
+    const row: Row = {};
+    for (let k = 0; k < batch.names.length; k++) row[batch.names[k]!] = batch.columns[k]![i];
+    rows[i] = row;
+  }
+  return rows;
 }
 
 /**

@@ -98,7 +98,7 @@ export class SpaceSaving<K = SummaryKey> {
     }
     const victim = this.minSlot();
     const min = this.counts[victim]!;
-    if (this.filter === null) this.filter = new Float64Array(tableSizeFor(this.capacity));
+    if (this.filter === null) this.filter = new Float64Array(filterSizeFor(this.capacity));
     const bucket = hi & (this.filter.length - 1);
     const seen = this.filter[bucket]!;
     if (seen + weight < min) {
@@ -189,8 +189,8 @@ export class SpaceSaving<K = SummaryKey> {
     entries.sort((a, b) => b.count - a.count || a.hi - b.hi || a.lo - b.lo);
     const overflowed = this.overflowed || other.overflowed || entries.length > this.capacity;
     const total = this.total + other.total;
-    const buckets = tableSizeFor(this.capacity);
-    const filterA = this.filter;
+    const buckets = filterSizeFor(this.capacity);
+    const filterA = this.filter?.length === buckets ? this.filter : null;
     const filterB = other.filter?.length === buckets ? other.filter : null;
     this.load(entries.slice(0, this.capacity), overflowed);
     this.total = total;
@@ -380,6 +380,15 @@ interface Entry<K> {
   key: K;
   count: number;
   error: number;
+}
+
+/**
+ * Filter buckets for `capacity` counters: 8 per counter (a power of two). On a stream of distinct
+ * values a bucket absorbs values until it reaches the minimum count; the more buckets, the fewer
+ * values evict a counter (about capacity / (capacity + buckets) of them).
+ */
+function filterSizeFor(capacity: number): number {
+  return tableSizeFor(capacity) * 4;
 }
 
 /** Index cells for `slots` counters: a power of two at a load of at most 1/2. */

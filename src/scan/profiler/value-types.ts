@@ -29,6 +29,22 @@ export const PARSED = new Float64Array(1);
  */
 export const DECIMALS = new Float64Array(1);
 
+/**
+ * The value shape (patterns.ts) of the number text the last classifyText call parsed (T_INTEGER,
+ * T_NUMBER), as a code: sign (0 none, 1 "-", 2 "+") + 3 × integer digits (0/1) + 6 × point (0/1)
+ * + 12 × fraction digits (0/1) + 24 × exponent letter (0 none, 1 "e", 2 "E") + 72 × exponent sign.
+ * So "-12.5" → "-9.9" needs no second pass over the text.
+ */
+export const NUMBER_SHAPE = new Int32Array(1);
+
+/**
+ * The value shape of the date or timestamp text the last classifyText call parsed (T_DATE,
+ * T_TIMESTAMP), as a code: 0 a date ("9-9-9"); else 1 + separator (0 "T", 1 "t", 2 " ") + 3 ×
+ * seconds (0/1) + 6 × fraction (0 none, 1 ".", 2 ",") + 18 × offset (0 none, 1 "Z", 2 "z", 3 "+hh"
+ * or "+hhmm", 4 the same with "-", 5 "+hh:mm", 6 "-hh:mm").
+ */
+export const TIME_SHAPE = new Int32Array(1);
+
 const MS_PER_DAY = 86_400_000;
 
 function isSpace(c: number): boolean {
@@ -76,6 +92,7 @@ function parseDateTime(s: string): number {
   const days = daysFromCivil(year, month, day);
   if (n === 10) {
     PARSED[0] = days * MS_PER_DAY;
+    TIME_SHAPE[0] = 0;
     return T_DATE;
   }
   const sep = s.charCodeAt(10);
@@ -86,12 +103,15 @@ function parseDateTime(s: string): number {
   let i = 16;
   let second = 0;
   let millis = 0;
+  let shape = 1 + (sep === 84 ? 0 : sep === 116 ? 1 : 2);
   if (i < n && s.charCodeAt(i) === 58) {
     second = twoDigits(s, i + 1);
     if (second < 0 || second > 60) return -1;
     i += 3;
+    shape += 3;
     const c = s.charCodeAt(i);
     if (i < n && (c === 46 || c === 44)) {
+      shape += c === 46 ? 6 : 12;
       i++;
       let digits = 0;
       let scale = 100;
@@ -110,13 +130,18 @@ function parseDateTime(s: string): number {
     const c = s.charCodeAt(i);
     if (c === 90 || c === 122) {
       if (i + 1 !== n) return -1;
+      shape += c === 90 ? 18 : 36;
     } else if (c === 43 || c === 45) {
       const oh = twoDigits(s, i + 1);
       if (oh < 0 || oh > 23) return -1;
       i += 3;
       let om = 0;
+      shape += c === 43 ? 54 : 72;
       if (i < n) {
-        if (s.charCodeAt(i) === 58) i++;
+        if (s.charCodeAt(i) === 58) {
+          i++;
+          shape += 36;
+        }
         om = twoDigits(s, i);
         if (om < 0 || om > 59 || i + 2 !== n) return -1;
       }
@@ -125,6 +150,7 @@ function parseDateTime(s: string): number {
       return -1;
     }
   }
+  TIME_SHAPE[0] = shape;
   PARSED[0] = days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offsetMinutes * 60_000;
   return T_TIMESTAMP;
 }
@@ -158,12 +184,14 @@ function parseNumber(s: string): number {
     }
   }
   if (digits + fraction === 0) return T_STRING;
+  let shape = (negative ? 1 : c0 === 43 ? 2 : 0) + (digits > 0 ? 3 : 0) + (integral ? 0 : 6) + (fraction > 0 ? 12 : 0);
   if (i < n) {
     const c = s.charCodeAt(i);
     if (c !== 101 && c !== 69) return T_STRING;
     integral = false;
     i++;
     const sign = s.charCodeAt(i);
+    shape += (c === 101 ? 24 : 48) + (sign === 45 ? 72 : sign === 43 ? 144 : 0);
     if (sign === 43 || sign === 45) i++;
     let exponentDigits = 0;
     let exponent = 0;
@@ -176,6 +204,7 @@ function parseNumber(s: string): number {
     if (exponentDigits === 0 || i !== n) return T_STRING;
     places += sign === 45 ? exponent : -exponent;
   }
+  NUMBER_SHAPE[0] = shape;
   if (integral) {
     // Up to 15 digits the running value is exact; beyond, let the engine round correctly.
     PARSED[0] = digits <= 15 ? (negative ? -value : value) : Number(s);

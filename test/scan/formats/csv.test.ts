@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConnectorError } from "../../../src/scan/connectors/types";
-import { bytesSource, type RecordSource, readRecords, readSchema } from "../../../src/scan/formats";
-import { batchesOf, chunkSource, encoder, failure, rowsOf, splitAt, splitEvery } from "./helpers";
+import { bytesSource, type RecordSource, readColumns, readRecords, readSchema } from "../../../src/scan/formats";
+import { batchesOf, chunkSource, encoder, failure, rowsOf, rowsOfColumns, splitAt, splitEvery } from "./helpers";
 
 const csv = (text: string, options: Parameters<typeof readRecords>[2] = {}) =>
   rowsOf(readRecords(bytesSource(encoder.encode(text)), "csv", options));
@@ -136,6 +136,14 @@ describe("CSV reader", () => {
       expect(rows, `split at bytes ${a} and ${a + 3}`).toEqual(expected);
     }
     expect(await rowsOf(readRecords(chunkSource(splitEvery(bytes, 1)), "csv"))).toEqual(expected);
+    // Read as columns: the same values, whatever the chunks and the batch size.
+    for (let offset = 0; offset <= bytes.byteLength; offset += 5) {
+      const rows = await rowsOfColumns(readColumns(chunkSource(splitAt(bytes, offset)), "csv", { batchSize: 2 }));
+      expect(rows, `columns, split at byte ${offset}`).toEqual(expected);
+    }
+    expect(await rowsOfColumns(readColumns(bytesSource(bytes), "csv", { columns: ["city", "zz"] }))).toEqual(
+      expected.map((row) => ({ city: row.city, zz: null })),
+    );
   });
 
   it("yields batches of at most batchSize rows with growing byte counts", async () => {

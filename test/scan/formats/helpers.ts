@@ -1,4 +1,4 @@
-import type { RecordBatch, RecordSource, Row } from "../../../src/scan/formats";
+import type { ColumnRecordBatch, RecordBatch, RecordSource, Row } from "../../../src/scan/formats";
 
 export const encoder = new TextEncoder();
 
@@ -52,6 +52,15 @@ export async function batchesOf(iterable: AsyncIterable<RecordBatch>): Promise<R
 /** Every row, in order. */
 export async function rowsOf(iterable: AsyncIterable<RecordBatch>): Promise<Row[]> {
   return (await batchesOf(iterable)).flatMap((batch) => batch.rows);
+}
+
+/** Every row of column batches, in order, as row objects. */
+export async function rowsOfColumns(iterable: AsyncIterable<ColumnRecordBatch>): Promise<Row[]> {
+  const rows: Row[] = [];
+  for await (const { names, columns, length } of iterable) {
+    for (let i = 0; i < length; i++) rows.push(Object.fromEntries(names.map((name, k) => [name, columns[k]![i]])));
+  }
+  return rows;
 }
 
 /** The rejection of a promise (fails the test if it resolves). */

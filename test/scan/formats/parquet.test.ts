@@ -2,8 +2,8 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import { parquetWriteBuffer, schemaFromColumnData } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
 import { ConnectorError } from "../../../src/scan/connectors/types";
-import { bytesSource, type RecordSource, readRecords, readSchema } from "../../../src/scan/formats";
-import { batchesOf, encoder, failure, rowsOf } from "./helpers";
+import { bytesSource, type RecordSource, readColumns, readRecords, readSchema } from "../../../src/scan/formats";
+import { batchesOf, encoder, failure, rowsOf, rowsOfColumns } from "./helpers";
 
 type WriteOptions = Parameters<typeof parquetWriteBuffer>[0];
 
@@ -61,6 +61,16 @@ function fixture(options: Partial<WriteOptions> = {}): ArrayBuffer {
 }
 
 describe("Parquet reader", () => {
+  it("reads the same values as columns as it does as rows", async () => {
+    const { source } = countingSource(fixture());
+    const rows = await rowsOf(readRecords(source, "parquet", { batchSize: 300 }));
+    expect(rows).toHaveLength(ROWS);
+    expect(await rowsOfColumns(readColumns(source, "parquet", { batchSize: 300 }))).toEqual(rows);
+    expect(await rowsOfColumns(readColumns(source, "parquet", { columns: ["at", "nope", "big"] }))).toEqual(
+      rows.map((row) => ({ at: row.at, nope: null, big: row.big })),
+    );
+  });
+
   it.each([
     ["UNCOMPRESSED", {}],
     ["SNAPPY", {}],

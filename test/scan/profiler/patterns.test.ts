@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PATTERN_LENGTH, PatternCounter, shapeOf } from "../../../src/scan/profiler/patterns";
+import {
+  classifyText,
+  NUMBER_SHAPE,
+  T_DATE,
+  T_INTEGER,
+  T_NUMBER,
+  T_TIMESTAMP,
+  TIME_SHAPE,
+} from "../../../src/scan/profiler/value-types";
 import { viaJson } from "./prng";
 
 describe("shapeOf", () => {
@@ -11,6 +20,37 @@ describe("shapeOf", () => {
     expect(shapeOf("Émile Zoë")).toBe("Aa Aa");
     expect(shapeOf("a--b")).toBe("a-a");
     expect(shapeOf("")).toBe("");
+  });
+
+  it("gives number text the shape its parse found, as shapeOf does", () => {
+    const texts = ["0", "42", "-7", "+3", "3.25", "-0.5", "+.5", ".5", "5.", "1e5", "1E-5", "-1.5e+3", "007", "12.50"];
+    for (const text of texts) {
+      expect([T_INTEGER, T_NUMBER]).toContain(classifyText(text));
+      const counter = new PatternCounter();
+      counter.addNumberShape(NUMBER_SHAPE[0]!, 2);
+      expect(counter.top(1), text).toEqual([{ pattern: shapeOf(text), share: 1 }]);
+    }
+  });
+
+  it("gives date and timestamp text the shape its parse found, as shapeOf does", () => {
+    const texts = [
+      "2024-01-02",
+      "2024-01-02T10:00",
+      "2024-01-02t10:00:00",
+      "2024-01-02 10:00:00.123",
+      "2024-01-02T10:00:00,5Z",
+      "2024-01-02T10:00:00z",
+      "2024-01-02T10:00+01",
+      "2024-01-02T10:00:00-0130",
+      "2024-01-02T10:00:00.1+01:00",
+      "2024-01-02 10:00-05:00",
+    ];
+    for (const text of texts) {
+      expect([T_DATE, T_TIMESTAMP]).toContain(classifyText(text));
+      const counter = new PatternCounter();
+      counter.addTimeShape(TIME_SHAPE[0]!);
+      expect(counter.top(1), text).toEqual([{ pattern: shapeOf(text), share: 1 }]);
+    }
   });
 
   it("cuts long shapes with an ellipsis", () => {

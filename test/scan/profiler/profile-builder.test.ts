@@ -397,6 +397,43 @@ describe("ProfileBuilder on a generated table", () => {
   });
 });
 
+describe("ProfileBuilder on column batches", () => {
+  it("gives the profile that the same rows give, breakdown included", () => {
+    const rows: Array<Record<string, unknown>> = generatedRows(12_000).map((row, i) => ({
+      ...row,
+      region: i % 7 === 0 ? "" : `r${i % 5}`,
+    }));
+    const names = Object.keys(rows[0]!);
+    const options: ProfileBuilderOptions = { idAttributes: ["id"], timestampAttribute: "when", breakdown: true };
+    const byRows = new ProfileBuilder(options);
+    const byColumns = new ProfileBuilder(options);
+    for (let start = 0; start < rows.length; start += 2500) {
+      const batch = rows.slice(start, start + 2500);
+      byRows.add(batch);
+      byColumns.addColumns({
+        names,
+        columns: names.map((name) => batch.map((row) => row[name])),
+        length: batch.length,
+      });
+    }
+    const expected = byRows.finish();
+    expect(expected.breakdown?.map((b) => b.attribute)).toEqual(["category", "flag", "region"]);
+    expect(byColumns.finish()).toEqual(expected);
+  });
+
+  it("samples and limits column batches as it does rows", () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => ({ v: String(i % 300), w: i % 3 === 0 ? null : i }));
+    const columns = { names: ["v", "w"], columns: [rows.map((r) => r.v), rows.map((r) => r.w)], length: rows.length };
+    for (const options of [{ sampleFraction: 20 }, { limit: 1234 }]) {
+      const byRows = new ProfileBuilder(options);
+      byRows.add(rows);
+      const byColumns = new ProfileBuilder(options);
+      byColumns.addColumns(columns);
+      expect(byColumns.finish()).toEqual(byRows.finish());
+    }
+  });
+});
+
 describe("ProfileBuilder whole-row duplicates", () => {
   it("counts rows repeating an earlier row, in any key order, a missing key as null", () => {
     const builder = new ProfileBuilder();
