@@ -16,6 +16,7 @@ import { dqScoreRouter } from "./routes/dq-score/dq-score.index";
 import { incidentsRouter } from "./routes/incidents/incidents.index";
 import { jiraRouter } from "./routes/jira/jira.index";
 import { membersRouter } from "./routes/members/members.index";
+import { metricsRouter } from "./routes/metrics/metrics.index";
 import { notificationChannelsRouter } from "./routes/notification-channels/notification-channels.index";
 import { registerWebhooks } from "./routes/notification-channels/notification-channels.webhooks";
 import { checkInput, createRouter } from "./routes/openapi";
@@ -104,6 +105,7 @@ export function createApp() {
   app.route("/", scansRouter);
   app.route("/", batchDataRouter);
   app.route("/", policiesRouter);
+  app.route("/", metricsRouter);
   app.route("/", incidentsRouter);
   app.route("/", alertsRouter);
   app.route("/", jiraRouter);
