@@ -2671,6 +2671,7 @@ export interface components {
             points: number;
             /** @description Scan time of the newest point */
             last_time: string;
+            /** @description The newest point, as measured */
             last_value: number;
         };
         MetricHistory: {

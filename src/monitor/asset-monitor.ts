@@ -27,7 +27,7 @@ import {
   transitionStatements,
 } from "./d1-store";
 import { computeDqScore, type DqScore } from "./dq-score";
-import { type AdoptionPlan, HistoryStore, type MetricSummary } from "./history-store";
+import { type AdoptionPlan, HistoryStore, type MetricSummary, type RecordedPoint } from "./history-store";
 import {
   alertsOf,
   checkTransition,
@@ -42,7 +42,7 @@ import {
 import { evaluate } from "./policies/evaluate";
 import { resolveKinds } from "./policies/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
-import type { EvaluatedPoint, HistoryPoint, PolicyAlert, TrainingState } from "./policies/types";
+import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
 import { SerialQueue } from "./serial";
 
 export type { MonitoredAsset };
@@ -140,8 +140,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     return this.store.training;
   }
 
-  /** One metric's recent points, oldest first, as the baselines see them (read-only). */
-  async metricSeries(metric: string): Promise<HistoryPoint[]> {
+  /** One metric's recent points, oldest first, as measured, with their offsets (read-only). */
+  async metricSeries(metric: string): Promise<RecordedPoint[]> {
     return this.store.series(metric);
   }
 

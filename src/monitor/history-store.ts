@@ -28,6 +28,11 @@ export interface AdoptionPlan {
   changePoints: Array<{ prefix: string; since: string }>;
 }
 
+/** A stored point as measured; `offset` is how far adopting a later level moved it for the baselines. */
+export interface RecordedPoint extends HistoryPoint {
+  offset: number;
+}
+
 /** A metric of the asset's history: how many points it has and its newest. */
 export type MetricSummary = {
   metric: string;
@@ -111,10 +116,10 @@ export class HistoryStore {
   }
 
   /**
-   * One metric's newest `limit` points, oldest first, as the baselines see them (moved by their
-   * offset; share points from before their change point left out).
+   * One metric's newest `limit` points, oldest first, as measured, each with the offset an adopted
+   * level moved it by (share points from before their change point left out).
    */
-  series(metric: string, limit = HISTORY_PER_METRIC): HistoryPoint[] {
+  series(metric: string, limit = HISTORY_PER_METRIC): RecordedPoint[] {
     const [{ since }] = this.sql
       .exec<{ since: string }>(
         "SELECT coalesce(max(since), '') AS since FROM change_points WHERE substr(?, 1, length(prefix)) = prefix",
@@ -122,9 +127,9 @@ export class HistoryStore {
       )
       .toArray() as [{ since: string }];
     return this.sql
-      .exec<{ job_id: string; time: string; value: number; excluded: number }>(
-        `SELECT job_id, time, value, excluded FROM (
-           SELECT job_id, time, value + offset AS value, excluded FROM metric_points
+      .exec<{ job_id: string; time: string; value: number; offset: number; excluded: number }>(
+        `SELECT job_id, time, value, offset, excluded FROM (
+           SELECT job_id, time, value, offset, excluded FROM metric_points
            WHERE metric = ? AND time >= ? ORDER BY time DESC LIMIT ?)
          ORDER BY time`,
         metric,
@@ -132,7 +137,7 @@ export class HistoryStore {
         limit,
       )
       .toArray()
-      .map((r) => ({ job_id: r.job_id, time: r.time, value: r.value, excluded: r.excluded === 1 }));
+      .map((r) => ({ job_id: r.job_id, time: r.time, value: r.value, offset: r.offset, excluded: r.excluded === 1 }));
   }
 
   /**
@@ -144,7 +149,7 @@ export class HistoryStore {
     return this.sql
       .exec<MetricSummary>(
         `SELECT metric, count(*) AS points, max(time) AS last_time,
-                (SELECT value + offset FROM metric_points q WHERE q.metric = p.metric ORDER BY time DESC LIMIT 1) AS last_value
+                (SELECT value FROM metric_points q WHERE q.metric = p.metric ORDER BY time DESC LIMIT 1) AS last_value
          FROM metric_points p WHERE ${where} GROUP BY metric ORDER BY metric`,
         ...(prefix === null ? [] : [prefix.length, prefix]),
       )

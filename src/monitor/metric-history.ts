@@ -1,21 +1,24 @@
 /**
- * A metric's history as a person reads it: each past point with the band the anomaly detector
- * expected at that point (rebuilt from the points before it, as the baselines see them today),
- * and the alerts raised on it. An alert's own band wins over the rebuilt one: it is the band
- * the scan was judged by. Metrics judged by share tests (rates) get the robust-z band of their
+ * A metric's history as a person reads it: each point as measured, with the band the anomaly
+ * detector expected at that point and the alerts raised on it. An alert's own band wins: it is
+ * the band the scan was judged by. Otherwise the band is rebuilt from the points before it as
+ * the detector saw them then: a point adopted levels had moved by the time `p` was judged are
+ * moved by the difference of their offsets (offset_j − offset_p), so a band after an adopted
+ * change sits at the new level and one before it at the old. Metrics judged by share tests (rates) get the robust-z band of their
  * kind, an indication of their usual range rather than the test itself.
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { alerts } from "../db/schema";
+import type { RecordedPoint } from "./history-store";
 import { type AnomalyParams, DEFAULT_ANOMALY_PARAMS, detect } from "./policies/anomaly";
 import { type MetricKind, MIN_CHANGE_BY_KIND } from "./policies/metrics";
 import { type PolicyOverrides, resolvePolicies } from "./policies/policies";
-import type { Band, HistoryPoint } from "./policies/types";
+import type { Band } from "./policies/types";
 
 /** Where a metric's points come from: the asset's AssetMonitor (or anything that reads its history). */
 export interface MetricSource {
-  metricSeries(metric: string): Promise<HistoryPoint[]>;
+  metricSeries(metric: string): Promise<RecordedPoint[]>;
 }
 
 export interface MetricHistoryPoint {
@@ -53,14 +56,15 @@ export function bandParams(metric: string, overrides: PolicyOverrides = {}): Ano
 
 /** Each point with the band the points before it give, and the alerts on it (pure). */
 export function withBands(
-  points: readonly HistoryPoint[],
+  points: readonly RecordedPoint[],
   params: AnomalyParams,
   alertsByJob: ReadonlyMap<string, Array<MetricHistoryPoint["alerts"][number] & { expected?: Band }>>,
 ): MetricHistoryPoint[] {
   return points.map((p, i) => {
     const onPoint = alertsByJob.get(p.job_id) ?? [];
     const judged = onPoint.find((a) => a.expected)?.expected;
-    const rebuilt = detect(points.slice(0, i), p.value, p.job_id, p.time, params).expected;
+    const seen = points.slice(0, i).map((q) => ({ ...q, value: q.value + q.offset - p.offset }));
+    const rebuilt = detect(seen, p.value, p.job_id, p.time, params).expected;
     return {
       job_id: p.job_id,
       time: p.time,

@@ -71,6 +71,38 @@ describe("metric history", () => {
     expect(broke.alerts).toEqual([expect.objectContaining({ type: "row_count_anomaly", priority: "HIGH" })]);
   });
 
+  it("keeps the points as measured after a level is adopted, and draws the next band at the new level", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const asset = await fileAsset(tenant, projectId);
+    await scans(tenant, projectId, asset, 10, "row_drop");
+    const before = (await call("GET", `${base(tenant, asset.id)}/history?metric=row_count`, { as: admin })).body.points;
+    const incidents = await call("GET", `/api/backend/${tenant}/incidents?alert_policy_ids=row_count_anomaly`, {
+      as: admin,
+    });
+    const closed = await call("PATCH", `/api/backend/${tenant}/incidents/${incidents.body[0].id}`, {
+      as: admin,
+      body: { state: "CLOSED", reason: "EXPECTED" },
+    });
+    expect(closed.status).toBe(200);
+    await applyOrdersScan(tenant, projectId, asset, 11, {
+      jobId: `job_m_${asset.id}_11`,
+      scanTime: new Date(Date.UTC(2030, 0, 11)),
+      problem: "row_drop",
+    });
+
+    const after = (await call("GET", `${base(tenant, asset.id)}/history?metric=row_count`, { as: admin })).body.points;
+    expect(after.slice(0, 10).map((p: { value: number }) => p.value)).toEqual(
+      before.map((p: { value: number }) => p.value),
+    );
+    const next = after[10];
+    expect(next.alerts).toEqual([]);
+    expect(next.value).toBeGreaterThanOrEqual(next.expected.low);
+    expect(next.value).toBeLessThanOrEqual(next.expected.high);
+    // The band before the adoption stays at the old level.
+    expect(after[8].expected.low).toBeGreaterThan(next.expected.high);
+  });
+
   it("answers an unknown metric with no points, and a bad query with a 400", async () => {
     const tenant = await createTenant();
     const asset = await fileAsset(tenant, await createProject(tenant));

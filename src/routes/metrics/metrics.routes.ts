@@ -31,7 +31,7 @@ export const listMetrics = authedRoute({
             metric: z.string().openapi({ example: "row_count" }),
             points: z.number().int().openapi({ description: "Points stored" }),
             last_time: z.string().openapi({ description: "Scan time of the newest point" }),
-            last_value: z.number(),
+            last_value: z.number().openapi({ description: "The newest point, as measured" }),
           })
           .openapi("MetricSummary"),
       ),
