@@ -144,6 +144,9 @@ export function createApp() {
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API", cdn: "/docs/scalar.js" }));
   // Served by the asset router before the Worker when deployed; this route makes it explicit.
   app.get("/docs/scalar.js", (c) => c.env.ASSETS.fetch(c.req.raw));
+  // The dashboard (app/, built into public/app/ by npm install): static files, routed in the page's hash.
+  app.get("/app", (c) => c.redirect("/app/", 301));
+  app.get("/app/*", (c) => c.env.ASSETS.fetch(c.req.raw));
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   app.notFound((c) =>
