@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { DqClient } from "../clients/ts";
 import { must, type Schemas, type Session } from "./api";
 import { MetricChart, ScoreChart, Sparkline } from "./charts";
+import { PolicySettings } from "./settings";
 import { Badge, DetailPage, fmtNum, fmtTime, type Loaded, Status, Table, useLoad } from "./ui";
 
 interface Ctx {
@@ -316,6 +317,7 @@ export function AssetPage({ ctx, projectId, assetId }: { ctx: Ctx; projectId: nu
           <Metrics ctx={ctx} assetId={assetId} attributes={(asset.attributes ?? []).map((a) => a.name)} />
           <Scans ctx={ctx} assetId={assetId} />
           <Attributes attributes={asset.attributes ?? []} />
+          <PolicySettings ctx={ctx} assetId={assetId} />
         </>
       )}
     </DetailPage>

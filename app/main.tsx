@@ -4,6 +4,7 @@ import { useMemo, useState } from "preact/hooks";
 import { client, forgetSession, loadSession, ProblemError, type Session, signIn } from "./api";
 import { AssetPage, AssetsPage } from "./assets";
 import { IncidentPage, IncidentsPage } from "./incidents";
+import { SettingsPage } from "./settings";
 import { ErrorBox, useRoute } from "./ui";
 
 function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
@@ -63,7 +64,8 @@ function App() {
   if (page === "assets" && a && b) body = <AssetPage ctx={ctx} projectId={Number(a)} assetId={Number(b)} />;
   else if (page === "incidents" && a) body = <IncidentPage ctx={ctx} id={Number(a)} />;
   else if (page === "incidents") body = <IncidentsPage {...ctx} />;
-  const current = page === "incidents" ? "incidents" : "assets";
+  else if (page === "settings") body = <SettingsPage {...ctx} />;
+  const current = page === "incidents" || page === "settings" ? page : "assets";
   return (
     <>
       <a class="skip" href="#main">
@@ -77,6 +79,9 @@ function App() {
           </a>
           <a href="#/incidents" aria-current={current === "incidents" ? "page" : undefined}>
             Incidents
+          </a>
+          <a href="#/settings" aria-current={current === "settings" ? "page" : undefined}>
+            Settings
           </a>
         </nav>
         <button type="button" class="link" onClick={signOut}>

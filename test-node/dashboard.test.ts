@@ -129,6 +129,18 @@ describe("the dashboard in Chromium", () => {
     expect(Number(await rowCount.getAttribute("data-alert-points"))).toBe(1);
     await page.getByRole("heading", { name: "Scans" }).waitFor();
     await page.screenshot({ path: join(SHOTS, "asset-1280.png"), fullPage: true });
+    // Settings of the asset: a policy override, saved through the API and read back.
+    expect(await page.getByLabel("Row count anomaly priority").inputValue()).toBe("HIGH");
+    await page.getByLabel("Freshness priority").selectOption("LOW");
+    await page.getByRole("button", { name: "Save policies" }).click();
+    await page.getByText("Policies saved.").waitFor();
+    const policies = await createDqClient({ baseUrl: base, apiKey: world.apiKey }).GET(
+      "/api/backend/{tenant}/configuration/assets/{assetId}/policies",
+      { params: { path: { tenant: world.tenant, assetId: world.assetId } } },
+    );
+    const priority = (id: string) => policies.data?.policies.find((p) => p.id === id)?.priority;
+    expect(priority("freshness")).toBe("LOW");
+    expect(priority("row_count_anomaly")).toBe("HIGH");
 
     // Incidents: the summary, then the row count incident, closed as expected.
     await page.getByRole("link", { name: "Incidents", exact: true }).click();
@@ -161,7 +173,13 @@ describe("the dashboard in Chromium", () => {
     await vi.waitFor(async () => expect(await figure(page, "Open")).toBe(openBefore - 1), { timeout: 10_000 });
     expect(await figure(page, "Closed")).toBeGreaterThanOrEqual(1);
 
-    // A phone's width: the same page, narrow.
+    await page.getByRole("link", { name: "Settings", exact: true }).click();
+    await page.getByRole("heading", { name: "Notification channels" }).waitFor();
+    await page.getByText("No channels yet").waitFor();
+
+    // A phone's width: the incidents, narrow.
+    await page.getByRole("link", { name: "Incidents", exact: true }).click();
+    await page.locator('[data-figure="Open"]').waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(SHOTS, "incidents-390.png"), fullPage: true });
 
