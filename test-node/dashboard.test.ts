@@ -182,6 +182,10 @@ describe("the dashboard in Chromium", () => {
     await page.locator('[data-figure="Open"]').waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: join(SHOTS, "incidents-390.png"), fullPage: true });
+    await page.getByRole("link", { name: "Assets", exact: true }).click();
+    await page.getByRole("link", { name: "orders" }).click();
+    await page.locator('figure[data-metric="row_count"] canvas').first().waitFor();
+    await page.screenshot({ path: join(SHOTS, "asset-390.png"), fullPage: true });
 
     // Signing out forgets the token.
     await page.getByRole("button", { name: "Sign out" }).click();
