@@ -16,6 +16,7 @@ import { dqScoreRouter } from "./routes/dq-score/dq-score.index";
 import { incidentsRouter } from "./routes/incidents/incidents.index";
 import { jiraRouter } from "./routes/jira/jira.index";
 import { membersRouter } from "./routes/members/members.index";
+import { metricsRouter } from "./routes/metrics/metrics.index";
 import { notificationChannelsRouter } from "./routes/notification-channels/notification-channels.index";
 import { registerWebhooks } from "./routes/notification-channels/notification-channels.webhooks";
 import { checkInput, createRouter } from "./routes/openapi";
@@ -104,6 +105,7 @@ export function createApp() {
   app.route("/", scansRouter);
   app.route("/", batchDataRouter);
   app.route("/", policiesRouter);
+  app.route("/", metricsRouter);
   app.route("/", incidentsRouter);
   app.route("/", alertsRouter);
   app.route("/", jiraRouter);
@@ -142,6 +144,9 @@ export function createApp() {
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API", cdn: "/docs/scalar.js" }));
   // Served by the asset router before the Worker when deployed; this route makes it explicit.
   app.get("/docs/scalar.js", (c) => c.env.ASSETS.fetch(c.req.raw));
+  // The dashboard (app/, built into public/app/ by npm install): static files, routed in the page's hash.
+  app.get("/app", (c) => c.redirect("/app/", 301));
+  app.get("/app/*", (c) => c.env.ASSETS.fetch(c.req.raw));
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   app.notFound((c) =>

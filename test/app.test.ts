@@ -74,6 +74,19 @@ describe("HTTP foundation", () => {
     expect(script.headers.get("content-type")).toContain("javascript");
     expect(String(script.body)).toContain("createApiReference");
   });
+
+  it("serves the dashboard's static files under /app/, built at install time", async () => {
+    for (const path of ["/app", "/app/"]) {
+      const page = await call("GET", path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      expect(page.body).toContain('src="/app/app.js"');
+    }
+    const script = await call("GET", "/app/app.js");
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("javascript");
+    expect((await call("GET", "/app/missing.js")).status).toBe(404);
+  });
 });
 
 describe("the OpenAPI document, as client generators need it", () => {

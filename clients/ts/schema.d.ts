@@ -801,6 +801,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backend/{tenant}/configuration/assets/{assetId}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The metrics in an asset's history: asset-level ones, or one attribute's (PROJECT_VIEWER) */
+        get: operations["listMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backend/{tenant}/configuration/assets/{assetId}/metrics/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A metric's recent points (up to 120), each with its expected band and its alerts (PROJECT_VIEWER)
+         * @description The band of a point is the one its alert was judged by, else the anomaly detector's band rebuilt from the points before it (null while it was still learning). An unknown metric answers an empty list of points.
+         */
+        get: operations["metricHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/backend/{tenant}/incidents": {
         parameters: {
             query?: never;
@@ -2637,6 +2674,38 @@ export interface components {
                 [key: string]: "identifier" | "code" | "quantity" | "text" | "timestamp";
             };
         };
+        MetricSummary: {
+            /** @example row_count */
+            metric: string;
+            /** @description Points stored */
+            points: number;
+            /** @description Scan time of the newest point */
+            last_time: string;
+            /** @description The newest point, as measured */
+            last_value: number;
+        };
+        MetricHistory: {
+            metric: string;
+            points: components["schemas"]["MetricPoint"][];
+        };
+        MetricPoint: {
+            job_id: string;
+            time: string;
+            value: number;
+            /** @description Kept out of the baselines (anomalous, not accepted) */
+            excluded: boolean;
+            expected: components["schemas"]["Band"];
+            alerts: {
+                id: number;
+                type: string;
+                priority: string;
+                description: string;
+            }[];
+        };
+        Band: {
+            low: number;
+            high: number;
+        } | null;
         /** @description Incidents opened per UTC day of the range, by severity and by impact; every day present */
         IncidentDistribution: {
             from_time: string;
@@ -7933,6 +8002,148 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AssetPolicies"];
+                };
+            };
+            /** @description Invalid request: body, query or path parameters (nothing was written) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or invalid or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but the role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource, or one of another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential's request budget is spent; the Retry-After header says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMetrics: {
+        parameters: {
+            query?: {
+                /** @description An attribute's name: its metrics (`attr:<name>:<stat>`); omitted: the asset-level metrics */
+                attribute?: string;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+                assetId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Metrics, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricSummary"][];
+                };
+            };
+            /** @description Invalid request: body, query or path parameters (nothing was written) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or invalid or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but the role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource, or one of another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential's request budget is spent; the Retry-After header says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    metricHistory: {
+        parameters: {
+            query: {
+                /** @description The metric's name, as `listMetrics` gives it */
+                metric: string;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+                assetId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Points, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricHistory"];
                 };
             };
             /** @description Invalid request: body, query or path parameters (nothing was written) */

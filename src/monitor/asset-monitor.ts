@@ -27,7 +27,7 @@ import {
   transitionStatements,
 } from "./d1-store";
 import { computeDqScore, type DqScore } from "./dq-score";
-import { type AdoptionPlan, HistoryStore } from "./history-store";
+import { type AdoptionPlan, HistoryStore, type MetricSummary, type RecordedPoint } from "./history-store";
 import {
   alertsOf,
   checkTransition,
@@ -140,6 +140,16 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
   /** Policies still learning a metric's baseline, as of the last scan. */
   async training(): Promise<TrainingState[]> {
     return this.store.training;
+  }
+
+  /** One metric's recent points, oldest first, as measured, with their offsets (read-only). */
+  async metricSeries(metric: string): Promise<RecordedPoint[]> {
+    return this.store.series(metric);
+  }
+
+  /** The metrics whose name starts with `prefix` (null: asset-level ones), with their newest value (read-only). */
+  async metricCatalog(prefix: string | null): Promise<MetricSummary[]> {
+    return this.store.metrics(prefix);
   }
 
   private async apply(input: ApplyScanInput): Promise<ApplyScanResult> {

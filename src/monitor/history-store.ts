@@ -28,6 +28,19 @@ export interface AdoptionPlan {
   changePoints: Array<{ prefix: string; since: string }>;
 }
 
+/** A stored point as measured; `offset` is how far adopting a later level moved it for the baselines. */
+export interface RecordedPoint extends HistoryPoint {
+  offset: number;
+}
+
+/** A metric of the asset's history: how many points it has and its newest. */
+export type MetricSummary = {
+  metric: string;
+  points: number;
+  last_time: string;
+  last_value: number;
+};
+
 /** Metric name parts whose metrics are shares of a whole, restarted at a change point rather than moved. */
 const SHARE_PARTS = [":value:", ":pattern:"];
 
@@ -100,6 +113,47 @@ export class HistoryStore {
       else history[r.metric] = [point];
     }
     return history;
+  }
+
+  /**
+   * One metric's newest `limit` points, oldest first, as measured, each with the offset an adopted
+   * level moved it by (share points from before their change point left out).
+   */
+  series(metric: string, limit = HISTORY_PER_METRIC): RecordedPoint[] {
+    const [{ since }] = this.sql
+      .exec<{ since: string }>(
+        "SELECT coalesce(max(since), '') AS since FROM change_points WHERE substr(?, 1, length(prefix)) = prefix",
+        metric,
+      )
+      .toArray() as [{ since: string }];
+    return this.sql
+      .exec<{ job_id: string; time: string; value: number; offset: number; excluded: number }>(
+        `SELECT job_id, time, value, offset, excluded FROM (
+           SELECT job_id, time, value, offset, excluded FROM metric_points
+           WHERE metric = ? AND time >= ? ORDER BY time DESC LIMIT ?)
+         ORDER BY time`,
+        metric,
+        since,
+        limit,
+      )
+      .toArray()
+      .map((r) => ({ job_id: r.job_id, time: r.time, value: r.value, offset: r.offset, excluded: r.excluded === 1 }));
+  }
+
+  /**
+   * The metrics whose name starts with `prefix` (null: the asset-level metrics, no attribute's),
+   * each with its point count and newest point.
+   */
+  metrics(prefix: string | null): MetricSummary[] {
+    const where = prefix === null ? "substr(metric, 1, 5) <> 'attr:'" : "substr(metric, 1, ?) = ?";
+    return this.sql
+      .exec<MetricSummary>(
+        `SELECT metric, count(*) AS points, max(time) AS last_time,
+                (SELECT value FROM metric_points q WHERE q.metric = p.metric ORDER BY time DESC LIMIT 1) AS last_value
+         FROM metric_points p WHERE ${where} GROUP BY metric ORDER BY metric`,
+        ...(prefix === null ? [] : [prefix.length, prefix]),
+      )
+      .toArray();
   }
 
   get lastSchema(): SchemaField[] | undefined {

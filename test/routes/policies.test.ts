@@ -1,12 +1,9 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { assetMonitor } from "../../src/monitor/client";
-import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
-import { orders } from "../scenario/data";
 import { admin, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { insertConnection } from "../support/connections";
+import { applyOrdersScan } from "../support/monitor";
 import { createProject } from "../support/projects";
 import { createTenant } from "../support/tenants";
 
@@ -116,23 +113,10 @@ describe("DQ score history", () => {
     const tenant = await createTenant();
     const projectId = await createProject(tenant);
     const asset = await fileAsset(tenant, projectId);
-    const stub = assetMonitor(env, tenant, asset.id);
     for (const n of [1, 2]) {
-      const builder = new ProfileBuilder({ idAttributes: ["id"], inferFromText: false });
-      builder.add(orders(n, new Date()) as unknown as Record<string, unknown>[]);
-      await stub.applyScan({
-        asset: {
-          tenantId: tenant,
-          id: asset.id,
-          name: asset.name,
-          type: "S3",
-          projectId,
-          connectionId: asset.connection_id,
-        },
+      await applyOrdersScan(tenant, projectId, asset, n, {
         jobId: `job_dq_${asset.id}_${n}`,
-        createdAt: new Date().toISOString(),
-        scanTime: new Date(Date.UTC(2030, 0, n)).toISOString(),
-        profile: builder.finish(),
+        scanTime: new Date(Date.UTC(2030, 0, n)),
       });
     }
     const res = await call("GET", `${base(tenant, asset.id)}/dq_score/history`, { as: admin });

@@ -1,0 +1,37 @@
+import { env } from "cloudflare:workers";
+import { assetMonitor } from "../../src/monitor/client";
+import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
+import { orders, type Problem } from "../scenario/data";
+
+/** An asset as the API returned it (what applying a scan to its monitor needs). */
+export interface ApiAsset {
+  id: number;
+  name: string;
+  connection_id: number;
+}
+
+/** Applies scan `n` of the orders scenario (with `problem`, if any) straight to the asset's AssetMonitor. */
+export async function applyOrdersScan(
+  tenant: string,
+  projectId: number,
+  asset: ApiAsset,
+  n: number,
+  opts: { jobId: string; scanTime: Date; problem?: Problem },
+) {
+  const builder = new ProfileBuilder({ idAttributes: ["id"], inferFromText: false });
+  builder.add(orders(n, opts.scanTime, opts.problem) as unknown as Record<string, unknown>[]);
+  return assetMonitor(env, tenant, asset.id).applyScan({
+    asset: {
+      tenantId: tenant,
+      id: asset.id,
+      name: asset.name,
+      type: "S3",
+      projectId,
+      connectionId: asset.connection_id,
+    },
+    jobId: opts.jobId,
+    createdAt: new Date().toISOString(),
+    scanTime: opts.scanTime.toISOString(),
+    profile: builder.finish(),
+  });
+}
