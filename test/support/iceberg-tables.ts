@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { createRequire } from "node:module";
 import { parquetWriteBuffer } from "hyparquet-writer";
+import { snappyCompress } from "hyparquet-writer/src/snappy.js";
 
 const require = createRequire(import.meta.url);
 const avro = require("avsc") as typeof import("avsc");
@@ -190,11 +191,14 @@ export async function avroFile(
   schema: object,
   records: object[],
   metadata: Record<string, string>,
-  codec: "null" | "deflate",
+  codec: "null" | "deflate" | "snappy",
   blockSize?: number,
 ): Promise<Uint8Array> {
   const encoder = new avro.streams.BlockEncoder(typeOf(schema), {
     codec,
+    // Avro's snappy codec: the compressed block, then the CRC-32 of the uncompressed data, big-endian.
+    // (Given, `codecs` replaces avsc's own null and deflate: only for snappy.)
+    ...(codec === "snappy" ? { codecs: { snappy: snappyCodec } } : {}),
     metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, Buffer.from(v)])),
     ...(blockSize ? { blockSize } : {}),
   } as never);
@@ -208,6 +212,22 @@ export async function avroFile(
   encoder.end();
   await done;
   return new Uint8Array(Buffer.concat(chunks));
+}
+
+function snappyCodec(buf: Buffer, cb: (err: Error | null, out?: Buffer) => void) {
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(buf));
+  cb(null, Buffer.concat([Buffer.from(snappyCompress(buf)), crc]));
+}
+
+/** CRC-32 (IEEE 802.3), as Avro's snappy codec appends it. */
+function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
 }
 
 /** avsc takes bytes and fixed values as Node Buffers: the plain Uint8Arrays of the samples become Buffers. */

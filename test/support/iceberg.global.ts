@@ -35,7 +35,7 @@ declare module "vitest" {
       calls: string;
       tables: Record<"s3Orders" | "azureOrders" | "plainHive" | "outsideBucket", { database: string; table: string }>;
       /** Avro container files of test/support/avro-sample.ts (base64), by codec: blocks of ~256 bytes. */
-      avroSamples: { null: string; deflate: string };
+      avroSamples: { null: string; deflate: string; snappy: string };
       /** Rows of the current snapshots (files A and C), and of the deleted file B. */
       currentRows: number;
       deletedRows: number;
@@ -128,6 +128,7 @@ export default async function setup(project: TestProject) {
     avroSamples: {
       null: Buffer.from(await avroFile(SAMPLE_SCHEMA, sampleRecords(), {}, "null", 256)).toString("base64"),
       deflate: Buffer.from(await avroFile(SAMPLE_SCHEMA, sampleRecords(), {}, "deflate", 256)).toString("base64"),
+      snappy: Buffer.from(await avroFile(SAMPLE_SCHEMA, sampleRecords(), {}, "snappy", 256)).toString("base64"),
     },
     currentRows: rows.a.length + rows.c.length,
     deletedRows: rows.b.length,

@@ -29,7 +29,7 @@ function expected(record: ReturnType<typeof sampleRecords>[number]) {
 }
 
 describe("Avro container files", () => {
-  it.each(["null", "deflate"] as const)(
+  it.each(["null", "deflate", "snappy"] as const)(
     "reads every record of a %s-codec file written in many blocks",
     async (codec) => {
       const file = await readAvroFile(bytesOf(samples[codec]));
