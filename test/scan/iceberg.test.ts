@@ -76,7 +76,8 @@ const ORDERS_SCHEMA = [
 
 describe("HIVE_ICEBERG light scans", () => {
   it("S3: profiles the current snapshot's data files only (the deleted file of the older snapshot is not counted)", async () => {
-    const { tenant, id } = await icebergAsset(S3_CATALOG, iceberg.tables.s3Orders);
+    const { tenant, projectId, id } = await icebergAsset(S3_CATALOG, iceberg.tables.s3Orders);
+    expect((await loadSchema(tenant, id)).status).toBe(200);
     const job = (await scan(tenant, id)) as unknown as {
       status: string;
       error: string | null;
@@ -86,11 +87,20 @@ describe("HIVE_ICEBERG light scans", () => {
     expect(iceberg.deletedRows).toBeGreaterThan(0);
     expect(job.progress.rows).toBe(iceberg.currentRows);
     expect(job.progress.total_bytes).toBeGreaterThan(0);
-    // The profile's values come from files A and C: the statuses of the deleted file B ("void") are absent.
-    const got = await call("GET", `/api/backend/${tenant}/configuration/assets/${id}?with_attributes=true`, {
-      as: admin,
-    });
-    expect(JSON.stringify(got.body.attributes ?? [])).not.toContain("void");
+    // The profile's values come from files A (ids 1-3, "open") and C (ids 10-13, "closed"), not
+    // from B (ids 100-104, "void"), which the current snapshot deleted.
+    const got = await call(
+      "GET",
+      `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${id}?with_attributes=true`,
+      {
+        as: admin,
+      },
+    );
+    const stats = (name: string) =>
+      (got.body.attributes as { name: string; stats?: Record<string, unknown> }[]).find((a) => a.name === name)?.stats;
+    expect(stats("id")).toMatchObject({ count: iceberg.currentRows, min: 1, max: 13 });
+    const statuses = (stats("status")?.top_values as { value: string; count: number }[]).map((v) => [v.value, v.count]);
+    expect(Object.fromEntries(statuses)).toEqual({ open: 3, closed: 4 });
   });
 
   it("Azure: the same table written to Azurite (abfss:// locations, uncompressed Avro) scans the same", async () => {
