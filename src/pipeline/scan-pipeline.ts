@@ -120,15 +120,9 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
   if (asset.type === "HIVE_ICEBERG") {
     // A light scan of the current snapshot: its Parquet data files, streamed like a file scan.
     const table = await openIcebergTable(source.connection, source.credential, env, asset.payload);
-    if (table.files.length === 0)
-      throw new ConnectorError(`the Iceberg table ${table.name} has no data files`, "not_found");
-    return profileFiles(
-      db,
-      subject,
-      table.store,
-      table.files,
-      fileScanOptions(subject, "parquet", undefined, onProgress),
-    );
+    const files = await table.dataFiles();
+    if (files.length === 0) throw new ConnectorError(`the Iceberg table ${table.name} has no data files`, "not_found");
+    return profileFiles(db, subject, table.store, files, fileScanOptions(subject, "parquet", undefined, onProgress));
   }
   if (request.query) throw new ConnectorError("scanning a query is not supported yet: name a table", "invalid");
   const runner = await createSqlRunner(source.connection, source.credential);

@@ -99,7 +99,10 @@ describe("HIVE_ICEBERG light scans", () => {
     const stats = (name: string) =>
       (got.body.attributes as { name: string; stats?: Record<string, unknown> }[]).find((a) => a.name === name)?.stats;
     expect(stats("id")).toMatchObject({ count: iceberg.currentRows, min: 1, max: 13 });
-    const statuses = (stats("status")?.top_values as { value: string; count: number }[]).map((v) => [v.value, v.count]);
+    const statuses = ((stats("status")?.top_values ?? []) as { value: string; count: number }[]).map((v) => [
+      v.value,
+      v.count,
+    ]);
     expect(Object.fromEntries(statuses)).toEqual({ open: 3, closed: 4 });
   });
 
@@ -143,6 +146,14 @@ describe("HIVE_ICEBERG light scans", () => {
     expect(refused.body.detail).toMatch(
       new RegExp(`s3://someone-elses-bucket/.*is not in the connection's S3 bucket ${stores.s3.bucket}`),
     );
+  });
+
+  it("a table with row-level deletes (merge-on-read) fails the scan with why, rather than count deleted rows", async () => {
+    const { tenant, id } = await icebergAsset(S3_CATALOG, iceberg.tables.mergeOnRead);
+    expect((await loadSchema(tenant, id)).status).toBe(200);
+    const job = await scan(tenant, id);
+    expect(job.status).toBe("FAILED");
+    expect(job.error).toMatch(/row-level delete files \(merge-on-read\)/);
   });
 
   it("a wrong secret fails the scan with the store's answer, never the secret", async () => {

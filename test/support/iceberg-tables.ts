@@ -250,14 +250,15 @@ interface DataFileRef {
   bytes: number;
 }
 
-function entry(status: number, snapshot: bigint, sequence: bigint, file: DataFileRef) {
+/** A manifest entry; `content` 1 is a position-delete file (in a delete manifest). */
+function entry(status: number, snapshot: bigint, sequence: bigint, file: DataFileRef, content = 0) {
   return {
     status,
     snapshot_id: { long: snapshot },
     sequence_number: { long: sequence },
     file_sequence_number: { long: sequence },
     data_file: {
-      content: 0,
+      content,
       file_path: file.path,
       file_format: "PARQUET",
       partition: {},
@@ -280,13 +281,16 @@ function entry(status: number, snapshot: bigint, sequence: bigint, file: DataFil
  * Writes table `name` at `location` (a URI of the bucket: s3://bucket/…, abfss://container@account…/…)
  * with two snapshots: the first appends files A and B; the second, the current one, deletes B
  * (a DELETED entry) and appends C. The current snapshot's rows are A's and C's only.
- * `keyPrefix` is the location's path in the bucket, where the objects are written.
+ * `keyPrefix` is the location's path in the bucket, where the objects are written. With
+ * `positionDeletes`, the current snapshot also has a delete manifest with a position-delete file
+ * (merge-on-read), which a light scan must refuse rather than count deleted rows.
  */
 export async function writeOrdersTable(options: {
   location: string;
   keyPrefix: string;
   codec: "null" | "deflate";
   rows: { a: OrderRow[]; b: OrderRow[]; c: OrderRow[] };
+  positionDeletes?: boolean;
 }): Promise<WrittenTable> {
   const { location, keyPrefix, codec } = options;
   const objects = new Map<string, Uint8Array>();
@@ -317,11 +321,12 @@ export async function writeOrdersTable(options: {
     snapshot: bigint,
     sequence: bigint,
     counts: number[],
+    content = 0,
   ) => ({
     manifest_path: m.uri,
     manifest_length: BigInt(m.bytes),
     partition_spec_id: 0,
-    content: 0,
+    content,
     sequence_number: sequence,
     min_sequence_number: 1n,
     added_snapshot_id: snapshot,
@@ -364,9 +369,28 @@ export async function writeOrdersTable(options: {
   // Snapshot 2 (current): B deleted, A kept, C added.
   const m1b = await manifest("m1-snap2", [entry(EXISTING, SNAPSHOT_1, 1n, a), entry(DELETED, SNAPSHOT_2, 1n, b)]);
   const m2 = await manifest("m2-snap2", [entry(ADDED, SNAPSHOT_2, 2n, c)]);
+  const deletes = [];
+  if (options.positionDeletes) {
+    // A position-delete file removing row 0 of A (columns file_path, pos: Iceberg spec, "Position Delete Files").
+    const written = put(
+      "data/00002-deletes.parquet",
+      new Uint8Array(
+        parquetWriteBuffer({
+          columnData: [
+            { name: "file_path", data: [a.path], type: "STRING", nullable: false },
+            { name: "pos", data: [0n], type: "INT64", nullable: false },
+          ],
+        }),
+      ),
+    );
+    const deleteFile = { path: written.uri, rows: 1, bytes: written.bytes };
+    const dm = await manifest("d1-snap2", [entry(ADDED, SNAPSHOT_2, 2n, deleteFile, 1)]);
+    deletes.push(manifestListEntry(dm, SNAPSHOT_2, 2n, [1, 0, 0], 1));
+  }
   const list2 = await manifestList(`snap-${SNAPSHOT_2}-1-list2`, SNAPSHOT_2, SNAPSHOT_1, 2n, [
     manifestListEntry(m1b, SNAPSHOT_2, 2n, [0, 1, 1]),
     manifestListEntry(m2, SNAPSHOT_2, 2n, [1, 0, 0]),
+    ...deletes,
   ]);
 
   const snapshot = (id: bigint, parent: bigint | null, sequence: number, list: string, operation: string) => ({

@@ -27,13 +27,17 @@ declare module "vitest" {
     /**
      * The test metastore on 127.0.0.1 and its tables. `calls` (HTTP GET) lists the get_table
      * calls it answered, as `database.table`. Tables: `s3Orders` and `azureOrders` (two
-     * snapshots, the current one without file B), `plainHive` (not Iceberg), `outsideBucket`
+     * snapshots, the current one without file B), `mergeOnRead` (the same with a position-delete
+     * file), `plainHive` (not Iceberg), `outsideBucket`
      * (metadata in another bucket).
      */
     iceberg: {
       metastore: { host: string; port: number };
       calls: string;
-      tables: Record<"s3Orders" | "azureOrders" | "plainHive" | "outsideBucket", { database: string; table: string }>;
+      tables: Record<
+        "s3Orders" | "azureOrders" | "mergeOnRead" | "plainHive" | "outsideBucket",
+        { database: string; table: string }
+      >;
       /** Avro container files of test/support/avro-sample.ts (base64), by codec: blocks of ~256 bytes. */
       avroSamples: { null: string; deflate: string; snappy: string };
       /** Rows of the current snapshots (files A and C), and of the deleted file B. */
@@ -67,7 +71,15 @@ export default async function setup(project: TestProject) {
     codec: "null",
     rows,
   });
+  const mergeOnRead = await writeOrdersTable({
+    location: `s3://${objectStores.s3.bucket}/warehouse/lake.db/merge_on_read`,
+    keyPrefix: "warehouse/lake.db/merge_on_read",
+    codec: "deflate",
+    rows,
+    positionDeletes: true,
+  });
   await putS3(objectStores.s3, s3Table);
+  await putS3(objectStores.s3, mergeOnRead);
   await putAzure(objectStores.azure, azureTable);
 
   const iceberg = (t: WrittenTable): MetastoreTable => ({
@@ -83,6 +95,7 @@ export default async function setup(project: TestProject) {
   const tables = new Map<string, MetastoreTable>([
     [`${DATABASE}.orders`, iceberg(s3Table)],
     [`${DATABASE}.events`, iceberg(azureTable)],
+    [`${DATABASE}.merge_on_read`, iceberg(mergeOnRead)],
     [
       `${DATABASE}.plain_hive`,
       {
@@ -122,6 +135,7 @@ export default async function setup(project: TestProject) {
     tables: {
       s3Orders: { database: DATABASE, table: "orders" },
       azureOrders: { database: DATABASE, table: "events" },
+      mergeOnRead: { database: DATABASE, table: "merge_on_read" },
       plainHive: { database: DATABASE, table: "plain_hive" },
       outsideBucket: { database: DATABASE, table: "outside" },
     },

@@ -10,17 +10,20 @@ import type { ConnectionCredential } from "../../catalog/connections";
 import type { Env } from "../../env";
 import { outboundPolicy } from "../../lib/outbound";
 import { createObjectStore } from "../connectors";
-import { ConnectorError, type ObjectStore } from "../connectors/types";
+import { ConnectorError, type ObjectStore, type StoredObject } from "../connectors/types";
+import type { SchemaField } from "../profile";
 import { getMetastoreTable, metastoreAddress } from "./metastore";
-import { type IcebergSnapshot, type KeyOf, readCurrentSnapshot } from "./table";
+import { type KeyOf, liveDataFiles, readTableMetadata } from "./table";
 
-export type { IcebergSnapshot } from "./table";
-
-/** An Iceberg table opened for reading: its bucket's store and its current snapshot. */
-export interface IcebergTable extends IcebergSnapshot {
+/** An Iceberg table opened for reading: its bucket's store, its current schema and snapshot. */
+export interface IcebergTable {
   store: ObjectStore;
   /** database.table, as the metastore knows it. */
   name: string;
+  /** The current schema, as an asset's attributes. */
+  schema: SchemaField[];
+  /** The current snapshot's live Parquet data files (none for a table without a snapshot). */
+  dataFiles(): Promise<StoredObject[]>;
 }
 
 /** URI schemes of each location type, as Iceberg's FileIO implementations write them. */
@@ -78,7 +81,13 @@ export async function openIcebergTable(
     if (at.account !== first.account) throw outside(uri, payload);
     return at.key;
   };
-  return { name, store, ...(await readCurrentSnapshot(store, keyOf, metadataUri)) };
+  const { schema, manifestList } = await readTableMetadata(store, keyOf, metadataUri);
+  return {
+    name,
+    store,
+    schema,
+    dataFiles: async () => (manifestList ? liveDataFiles(store, keyOf, manifestList) : []),
+  };
 }
 
 /** The key (and, on Azure, the storage account) of a file URI in the connection's bucket. */

@@ -24,12 +24,11 @@ const DATA = 0;
 /** Where a file named by an Iceberg URI lies in the connection's bucket. */
 export type KeyOf = (uri: string) => string;
 
-/** The current snapshot's data files and schema. */
-export interface IcebergSnapshot {
-  /** The current snapshot's id as the metadata writes it, or null for a table without one (empty). */
-  snapshotId: string | null;
-  files: StoredObject[];
+/** What the table metadata says of the current state: its schema and its snapshot's manifest list. */
+export interface IcebergMetadata {
   schema: SchemaField[];
+  /** The current snapshot's manifest list, or null for a table without a snapshot (empty). */
+  manifestList: string | null;
 }
 
 interface TableMetadata {
@@ -52,17 +51,17 @@ interface IcebergField {
   type: string | { type: string };
 }
 
-/** Reads the table whose metadata file is `metadataUri`, through `store`. */
-export async function readCurrentSnapshot(
+/** Reads the table metadata file `metadataUri` (JSON, or gzipped JSON), through `store`. */
+export async function readTableMetadata(
   store: ObjectStore,
   keyOf: KeyOf,
   metadataUri: string,
-): Promise<IcebergSnapshot> {
+): Promise<IcebergMetadata> {
   const metadata = await readMetadata(store, keyOf(metadataUri), metadataUri);
   const schema = currentSchema(metadata);
   const currentId = metadata["current-snapshot-id"];
   // No snapshot yet (v1 writes -1): an empty table.
-  if (currentId === undefined || currentId === null || currentId === -1) return { snapshotId: null, files: [], schema };
+  if (currentId === undefined || currentId === null || currentId === -1) return { schema, manifestList: null };
   const snapshot = metadata.snapshots?.find((s) => s["snapshot-id"] === currentId);
   if (!snapshot?.["manifest-list"]) {
     throw new ConnectorError(
@@ -70,8 +69,16 @@ export async function readCurrentSnapshot(
       "invalid",
     );
   }
+  return { schema, manifestList: snapshot["manifest-list"] };
+}
+
+/**
+ * The live data files of a snapshot, from its manifest list: entries ADDED or EXISTING (a
+ * DELETED entry is not part of the snapshot). Delete files and non-Parquet files are refused.
+ */
+export async function liveDataFiles(store: ObjectStore, keyOf: KeyOf, manifestList: string): Promise<StoredObject[]> {
   const files: StoredObject[] = [];
-  for (const manifest of await readAvro(store, keyOf, snapshot["manifest-list"])) {
+  for (const manifest of await readAvro(store, keyOf, manifestList)) {
     const path = manifest.manifest_path;
     if (typeof path !== "string")
       throw new ConnectorError("an Iceberg manifest list entry has no manifest_path", "invalid");
@@ -104,7 +111,7 @@ export async function readCurrentSnapshot(
       }
     }
   }
-  return { snapshotId: String(currentId), files, schema };
+  return files;
 }
 
 /** The table's current schema as an asset's attributes (name, type, nullable). */
