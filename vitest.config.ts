@@ -50,6 +50,8 @@ export default defineConfig(async () => {
       globalSetup: [
         "./test/support/global-setup.ts",
         "./test/support/object-stores.global.ts",
+        // After object-stores: it writes its Iceberg tables into those servers.
+        "./test/support/iceberg.global.ts",
         "./test/support/warehouses.global.ts",
         "./test/support/jira.global.ts",
         "./test/support/traps.global.ts",

@@ -1877,6 +1877,11 @@ export interface components {
             location_type: "GCS" | "S3" | "AZURE";
             region: string;
             bucket: string;
+            /**
+             * Format: uri
+             * @description The store's endpoint when not the provider's own (an S3-compatible store, an emulator); the Azure account comes from the table's abfss:// location
+             */
+            endpoint?: string;
         };
         SnowflakePayload: {
             account: string;

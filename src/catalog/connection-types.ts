@@ -129,8 +129,13 @@ export const HiveIcebergPayload = z
     location_type: z.enum(ICEBERG_LOCATION_TYPES),
     region: text(255),
     bucket: text(255),
+    endpoint: storageEndpoint.meta({
+      description:
+        "The store's endpoint when not the provider's own (an S3-compatible store, an emulator); the Azure account comes from the table's abfss:// location",
+    }),
   })
   .meta({ id: "HiveIcebergPayload" });
+export type HiveIcebergPayload = z.infer<typeof HiveIcebergPayload>;
 export const SnowflakePayload = z
   .strictObject({
     account: text(255),

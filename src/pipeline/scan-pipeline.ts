@@ -18,11 +18,12 @@ import { nowIso } from "../lib/time";
 import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
 import { assetMonitor } from "../monitor/client";
 import { lastFreshness } from "../monitor/d1-store";
-import { createObjectStore } from "../scan/connectors";
+import { createObjectStore, type ObjectStore, type StoredObject } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
 import { openCredential } from "../scan/credentials";
 import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan/files";
 import type { FileFormat } from "../scan/formats";
+import { openIcebergTable } from "../scan/iceberg";
 import type { AssetProfile } from "../scan/profile";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
 import { loadAssetSchema, schemaSource } from "../scan/schema";
@@ -112,24 +113,20 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
     const objects = await store.list(request.path ?? payload.path, {
       folders: options.resolve_wildcards_to_folders === "true",
     });
-    const total = objects.reduce((s, o) => s + o.size, 0);
-    await db.update(scanJobs).set({ totalBytes: total }).where(eq(scanJobs.id, subject.job.id));
     const format = request.format ?? payload.format;
-    return profileObjects(
-      store,
-      objects,
-      fileScanOptions(subject, format, request.delimiter ?? options.separator, onProgress),
-    );
+    const scanOptions = fileScanOptions(subject, format, request.delimiter ?? options.separator, onProgress);
+    return profileFiles(db, subject, store, objects, scanOptions);
+  }
+  if (asset.type === "HIVE_ICEBERG") {
+    // A light scan of the current snapshot: its Parquet data files, streamed like a file scan.
+    const table = await openIcebergTable(source.connection, source.credential, env, asset.payload);
+    const files = await table.dataFiles();
+    if (files.length === 0) throw new ConnectorError(`the Iceberg table ${table.name} has no data files`, "not_found");
+    return profileFiles(db, subject, table.store, files, fileScanOptions(subject, "parquet", undefined, onProgress));
   }
   if (request.query) throw new ConnectorError("scanning a query is not supported yet: name a table", "invalid");
   const runner = await createSqlRunner(source.connection, source.credential);
   if (!runner) {
-    if (asset.type === "HIVE_ICEBERG") {
-      throw new ConnectorError(
-        "HIVE_ICEBERG assets need a full scan on Spark, which is not available yet",
-        "unsupported",
-      );
-    }
     throw new ConnectorError(`light scans of ${asset.type} assets are not available yet`, "unsupported");
   }
   try {
@@ -141,6 +138,19 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
   } finally {
     await runner.close();
   }
+}
+
+/** Records the files' total size on the job (its progress fraction), then streams and profiles them. */
+async function profileFiles(
+  db: Db,
+  subject: ScanSubject,
+  store: ObjectStore,
+  objects: StoredObject[],
+  options: FileScanOptions,
+): Promise<AssetProfile> {
+  const total = objects.reduce((s, o) => s + o.size, 0);
+  await db.update(scanJobs).set({ totalBytes: total }).where(eq(scanJobs.id, subject.job.id));
+  return profileObjects(store, objects, options);
 }
 
 async function sourceOf(env: Env, db: Db, asset: AssetRow): Promise<NonNullable<ScanSubject["source"]>> {

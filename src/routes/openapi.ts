@@ -6,6 +6,7 @@ import type { AppEnv } from "../app-env";
 import { authenticate } from "../auth/authenticate";
 import type { FieldProblem } from "../lib/errors";
 import { jsonValueProblems, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, pathProblems, queryProblems } from "../lib/input";
+import { readBytes } from "../lib/streams";
 import { ApiError, type FieldError } from "./problems";
 
 export const ProblemSchema = z
@@ -70,30 +71,6 @@ const fieldErrors = (prefix: string, problems: FieldProblem[]): FieldError[] =>
 const tooLarge = () =>
   new ApiError(413, "payload_too_large", `A JSON body may have at most ${MAX_JSON_BODY_BYTES} bytes`);
 
-/** A body's bytes, read until `limit` bytes at most: a longer one is a 413, whatever its Content-Length said. */
-async function readBytes(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(bytes);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
-}
-
 /** Checks a JSON body (size, encoding, depth, strings) and hands its bytes on to the route's validator. */
 async function checkJsonBody(c: Context<AppEnv>, body: ReadableStream<Uint8Array>): Promise<void> {
   const encoding = c.req.header("content-encoding")?.trim().toLowerCase();
@@ -101,7 +78,8 @@ async function checkJsonBody(c: Context<AppEnv>, body: ReadableStream<Uint8Array
     throw new ApiError(415, "unsupported_media_type", "A JSON body must be sent as is, without Content-Encoding");
   }
   if (Number(c.req.header("content-length")) > MAX_JSON_BODY_BYTES) throw tooLarge();
-  const bytes = await readBytes(body, MAX_JSON_BODY_BYTES);
+  // A longer body is a 413, whatever its Content-Length said.
+  const bytes = await readBytes(body, MAX_JSON_BODY_BYTES, tooLarge);
   // The stream is spent: the request goes on with the bytes read (as Hono's bodyLimit does).
   c.req.raw = new Request(c.req.raw, { body: bytes });
   let value: unknown;

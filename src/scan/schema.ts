@@ -8,6 +8,7 @@ import { createObjectStore } from "./connectors";
 import { ConnectorError } from "./connectors/types";
 import { openCredential } from "./credentials";
 import { type FileFormat, objectSource, readSchema } from "./formats";
+import { openIcebergTable } from "./iceberg";
 import type { SchemaField } from "./profile";
 import { createSqlRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, type SchemaSource, tableOf } from "./sql";
 
@@ -37,6 +38,7 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
     if (!first) throw new ConnectorError(`no file matches ${payload.path}`, "not_found");
     return readSchema(objectSource(store, first), payload.format, separator ? { separator } : {});
   }
+  if (asset.type === "HIVE_ICEBERG") return (await openIcebergTable(connection, credential, env, asset.payload)).schema;
   const runner = await createSqlRunner(connection, credential);
   if (runner) {
     try {

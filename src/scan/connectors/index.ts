@@ -77,8 +77,8 @@ export function createObjectStore(
     }
     case "HIVE_ICEBERG":
       throw new ConnectorError(
-        "HIVE_ICEBERG connections are scanned by full scans on Spark, which are not available yet",
-        "unsupported",
+        "a HIVE_ICEBERG connection's files are found through its metastore: scan its tables as HIVE_ICEBERG assets",
+        "invalid",
       );
     default:
       throw new ConnectorError(

@@ -13,6 +13,7 @@ import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
 import postgres from "postgres";
 import type { OutboundPolicy } from "../../lib/outbound";
+import { withTimeout } from "../../lib/time";
 import { ConnectorError, logProviderFailure, safeDetail } from "../connectors/types";
 import { checkDatabaseHost, type JdbcConfig } from "./jdbc-config";
 import type { ResultColumn, SqlRunner } from "./runner";
@@ -124,20 +125,6 @@ class WorkerSocket extends EventEmitter {
 }
 
 const SSL_REQUEST = new Uint8Array([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(onTimeout()), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Opens the TCP connection and, unless the connection says `ssl: disable`, TLS (or fails). */
 async function openSocket(config: JdbcConfig, policy: OutboundPolicy | undefined): Promise<WorkerSocket> {

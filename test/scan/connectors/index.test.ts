@@ -36,7 +36,7 @@ describe("createObjectStore", () => {
     expect((await store.list("data/2024/summary.csv")).length).toBe(1);
   });
 
-  it("answers unsupported for HIVE_ICEBERG until full scans on Spark exist", async () => {
+  it("answers invalid for a HIVE_ICEBERG connection: its files are found through the metastore", async () => {
     const err = await connectorError(
       (async () =>
         createObjectStore(
@@ -47,8 +47,8 @@ describe("createObjectStore", () => {
           { type: "AWS", payload: { access_key: "a", secret_key: "b" } },
         ))(),
     );
-    expect(err.kind).toBe("unsupported");
-    expect(err.message).toMatch(/Spark/);
+    expect(err.kind).toBe("invalid");
+    expect(err.message).toMatch(/metastore/);
   });
 
   it("answers invalid for a database connection, a mismatched credential or a bad payload", async () => {

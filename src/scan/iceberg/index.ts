@@ -1,0 +1,122 @@
+/**
+ * HIVE_ICEBERG light scans: the table's metadata location from the Hive Metastore (Thrift), then
+ * the current snapshot's Parquet data files from the bucket, read with the connection's
+ * credential through the object store of its location type (S3, GCS, AZURE). The files are then
+ * profiled like any file scan (src/scan/files.ts).
+ */
+
+import { HiveIcebergPayload } from "../../catalog/connection-types";
+import type { ConnectionCredential } from "../../catalog/connections";
+import type { Env } from "../../env";
+import { outboundPolicy } from "../../lib/outbound";
+import { createObjectStore } from "../connectors";
+import { ConnectorError, type ObjectStore, type StoredObject } from "../connectors/types";
+import type { SchemaField } from "../profile";
+import { getMetastoreTable, metastoreAddress } from "./metastore";
+import { type KeyOf, liveDataFiles, readTableMetadata } from "./table";
+
+/** An Iceberg table opened for reading: its bucket's store, its current schema and snapshot. */
+export interface IcebergTable {
+  store: ObjectStore;
+  /** database.table, as the metastore knows it. */
+  name: string;
+  /** The current schema, as an asset's attributes. */
+  schema: SchemaField[];
+  /** The current snapshot's live Parquet data files (none for a table without a snapshot). */
+  dataFiles(): Promise<StoredObject[]>;
+}
+
+/** URI schemes of each location type, as Iceberg's FileIO implementations write them. */
+const SCHEMES: Record<HiveIcebergPayload["location_type"], readonly string[]> = {
+  S3: ["s3", "s3a", "s3n"],
+  GCS: ["gs"],
+  AZURE: ["abfs", "abfss", "wasb", "wasbs"],
+};
+
+/**
+ * Opens the table an HIVE_ICEBERG asset names (payload `{database, table}`) through its
+ * connection. Every file the table names must lie in the connection's bucket: the credential is
+ * never used elsewhere.
+ */
+export async function openIcebergTable(
+  connection: { payload: unknown },
+  credential: ConnectionCredential,
+  env: Partial<Env>,
+  assetPayload: unknown,
+): Promise<IcebergTable> {
+  const parsed = HiveIcebergPayload.safeParse(connection.payload);
+  if (!parsed.success) throw new ConnectorError("the HIVE_ICEBERG connection's payload is not valid", "invalid");
+  const payload = parsed.data;
+  const { database, table } = (assetPayload ?? {}) as { database?: unknown; table?: unknown };
+  if (typeof database !== "string" || typeof table !== "string") {
+    throw new ConnectorError("a HIVE_ICEBERG asset names its table as payload {database, table}", "invalid");
+  }
+  const name = `${database}.${table}`;
+  const found = await getMetastoreTable(metastoreAddress(payload.thrift_uri), database, table, outboundPolicy(env));
+  const tableType = found.parameters.table_type ?? found.parameters.TABLE_TYPE;
+  if (tableType?.toUpperCase() !== "ICEBERG") {
+    throw new ConnectorError(
+      `the table ${name} is not an Iceberg table (table_type ${tableType ?? "not set"})`,
+      "invalid",
+    );
+  }
+  const metadataUri = found.parameters.metadata_location;
+  if (!metadataUri) throw new ConnectorError(`the metastore gives no metadata_location for ${name}`, "invalid");
+  const first = locate(payload, metadataUri);
+  const store = createObjectStore(
+    {
+      type: payload.location_type,
+      payload: {
+        bucket: payload.bucket,
+        ...(payload.location_type === "S3" ? { region: payload.region } : {}),
+        ...(payload.location_type === "AZURE" ? { storage_account: first.account } : {}),
+        ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
+      },
+    },
+    credential,
+    env,
+  );
+  const keyOf: KeyOf = (uri) => {
+    const at = locate(payload, uri);
+    if (at.account !== first.account) throw outside(uri, payload);
+    return at.key;
+  };
+  const { schema, manifestList } = await readTableMetadata(store, keyOf, metadataUri);
+  return {
+    name,
+    store,
+    schema,
+    dataFiles: async () => (manifestList ? liveDataFiles(store, keyOf, manifestList) : []),
+  };
+}
+
+/** The key (and, on Azure, the storage account) of a file URI in the connection's bucket. */
+function locate(payload: HiveIcebergPayload, uri: string): { key: string; account?: string } {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ConnectorError(`the table names a file that is not a URI: ${uri}`, "invalid");
+  }
+  const scheme = url.protocol.replace(/:$/, "");
+  if (!SCHEMES[payload.location_type].includes(scheme)) throw outside(uri, payload);
+  const key = decodeURIComponent(url.pathname.replace(/^\/+/, ""));
+  if (payload.location_type === "AZURE") {
+    // abfss://container@account.dfs.core.windows.net/path (wasbs: …blob.core.windows.net)
+    const account = /^([a-z0-9]{3,24})\.(dfs|blob)\.core\.windows\.net$/.exec(url.hostname)?.[1];
+    if (decodeURIComponent(url.username) !== payload.bucket || !account) throw outside(uri, payload);
+    return { key, account };
+  }
+  if (url.hostname.toLowerCase() !== payload.bucket.toLowerCase() || url.username || url.port) {
+    throw outside(uri, payload);
+  }
+  return { key };
+}
+
+function outside(uri: string, payload: HiveIcebergPayload): ConnectorError {
+  const shown = uri.replace(/[?#].*$/s, "");
+  return new ConnectorError(
+    `the table names ${shown}, which is not in the connection's ${payload.location_type} bucket ${payload.bucket}: the credential is used for that bucket only`,
+    "invalid",
+  );
+}

@@ -1,0 +1,175 @@
+/**
+ * A Hive Metastore client for one call: `get_table(dbname, tbl_name)` of the Hive Metastore IDL
+ * (hive_metastore.thrift), in the Thrift binary protocol over a plain TCP socket
+ * (cloudflare:sockets), as Iceberg's HiveCatalog and Spark reach a metastore on thrift://host:9083.
+ * No SASL/Kerberos: a metastore that requires it closes the connection, which is reported.
+ */
+
+import { connect } from "cloudflare:sockets";
+import { checkOutboundHost, type OutboundPolicy, OutboundTargetError } from "../../lib/outbound";
+import { withTimeout } from "../../lib/time";
+import { ConnectorError, refusedTarget, safeDetail } from "../connectors/types";
+import {
+  decodeMessage,
+  encodeCall,
+  IncompleteMessage,
+  stringField,
+  stringMapField,
+  structField,
+  type ThriftMessage,
+  ThriftProtocolError,
+  TMessageType,
+} from "./thrift";
+
+/** The parts of a metastore Table that locate an Iceberg table. */
+export interface MetastoreTable {
+  /** sd.location: the table's root (s3://bucket/warehouse/db.db/table). */
+  location: string | undefined;
+  /** Table.parameters: for Iceberg, table_type=ICEBERG and metadata_location. */
+  parameters: Record<string, string>;
+  /** Table.tableType (EXTERNAL_TABLE, MANAGED_TABLE, VIRTUAL_VIEW…). */
+  tableType: string | undefined;
+}
+
+/** Where the metastore listens, from the connection's thrift://host:port. */
+export interface MetastoreAddress {
+  host: string;
+  port: number;
+}
+
+/** A reply larger than this is refused: a Table is a few KB (its columns and parameters). */
+const MAX_REPLY_BYTES = 8 * 1024 * 1024;
+/** The whole call (connect, send, answer) must finish within this. */
+const CALL_TIMEOUT_MS = 30_000;
+
+/** The host and port of a thrift://host:port URI (the connection payload's form). */
+export function metastoreAddress(thriftUri: string): MetastoreAddress {
+  const m = /^thrift:\/\/(\[[0-9A-Fa-f:.]+\]|[^:/]+):(\d{1,5})$/.exec(thriftUri);
+  if (!m) throw new ConnectorError(`the metastore URI ${thriftUri} is not thrift://<host>:<port>`, "invalid");
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
+}
+
+/**
+ * Table `database.table` from the metastore. An unknown table or database is a "not_found"
+ * ConnectorError with the metastore's message; a host the outbound policy refuses (a private
+ * address, deployed) is refused before any connection is opened.
+ */
+export async function getMetastoreTable(
+  address: MetastoreAddress,
+  database: string,
+  table: string,
+  policy: OutboundPolicy,
+): Promise<MetastoreTable> {
+  const where = `the Hive metastore at ${address.host}:${address.port}`;
+  try {
+    // Nothing secret travels to the metastore (plain Thrift, no SASL): the host check is the guard.
+    checkOutboundHost(address.host, policy, { credentials: false });
+  } catch (err) {
+    if (err instanceof OutboundTargetError) throw refusedTarget(err);
+    throw err;
+  }
+  const reply = await withTimeout(call(address, database, table, where), CALL_TIMEOUT_MS, () => {
+    return new ConnectorError(`${where} did not answer within ${CALL_TIMEOUT_MS / 1000} s`, "unreachable");
+  });
+  return tableOf(reply, where, `${database}.${table}`);
+}
+
+async function call(address: MetastoreAddress, database: string, table: string, where: string) {
+  let socket: ReturnType<typeof connect>;
+  try {
+    socket = connect({ hostname: address.host, port: address.port }, { secureTransport: "off", allowHalfOpen: false });
+    // Its end is handled below; a rejection here must not surface as an unhandled one.
+    socket.closed.catch(() => {});
+    await socket.opened;
+  } catch (err) {
+    throw new ConnectorError(`${where} is unreachable: ${safeDetail(errorText(err))}`, "unreachable");
+  }
+  const writer = socket.writable.getWriter();
+  const reader = socket.readable.getReader();
+  try {
+    await writer.write(
+      encodeCall("get_table", 1, [
+        { id: 1, value: database },
+        { id: 2, value: table },
+      ]),
+    );
+    let received: Uint8Array = new Uint8Array(0);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        throw new ConnectorError(
+          `${where} closed the connection without an answer (does it require SASL or TLS?)`,
+          "unreachable",
+        );
+      }
+      received = concat(received, value);
+      if (received.byteLength > MAX_REPLY_BYTES) {
+        throw new ConnectorError(`${where} answered more than ${MAX_REPLY_BYTES} bytes for one table`, "invalid");
+      }
+      try {
+        return decodeMessage(received);
+      } catch (err) {
+        if (err instanceof IncompleteMessage) continue;
+        if (err instanceof ThriftProtocolError) {
+          throw new ConnectorError(`${where} did not answer in the Thrift binary protocol: ${err.message}`, "invalid");
+        }
+        throw err;
+      }
+    }
+  } catch (err) {
+    if (err instanceof ConnectorError) throw err;
+    throw new ConnectorError(`${where} is unreachable: ${safeDetail(errorText(err))}`, "unreachable");
+  } finally {
+    reader.cancel().catch(() => {});
+    writer.close().catch(() => {});
+    socket.close().catch(() => {});
+  }
+}
+
+/** The Table of a get_table reply, or the error its exception (or a TApplicationException) says. */
+function tableOf(reply: ThriftMessage, where: string, name: string): MetastoreTable {
+  if (reply.type === TMessageType.EXCEPTION) {
+    // TApplicationException { 1: string message, 2: i32 type }
+    const message = stringField(reply.body, 1) ?? "unknown error";
+    throw new ConnectorError(`${where} refused get_table: ${safeDetail(message)}`, "invalid");
+  }
+  if (reply.type !== TMessageType.REPLY || reply.name !== "get_table" || reply.seqid !== 1) {
+    throw new ConnectorError(`${where} answered another call than get_table`, "invalid");
+  }
+  // get_table_result { 0: Table success, 1: MetaException o1, 2: NoSuchObjectException o2 }
+  const noSuchObject = structField(reply.body, 2);
+  if (noSuchObject) {
+    const message = stringField(noSuchObject, 1);
+    throw new ConnectorError(
+      `the table ${name} does not exist in ${where}${message ? `: ${safeDetail(message)}` : ""}`,
+      "not_found",
+    );
+  }
+  const metaException = structField(reply.body, 1);
+  if (metaException) {
+    throw new ConnectorError(
+      `${where} failed: ${safeDetail(stringField(metaException, 1) ?? "MetaException")}`,
+      "invalid",
+    );
+  }
+  const table = structField(reply.body, 0);
+  if (!table) throw new ConnectorError(`${where} answered get_table without a table`, "invalid");
+  // Table { 7: StorageDescriptor sd, 9: map<string,string> parameters, 12: string tableType }
+  // StorageDescriptor { 2: string location }
+  return {
+    location: stringField(structField(table, 7), 2),
+    parameters: stringMapField(table, 9),
+    tableType: stringField(table, 12),
+  };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a);
+  out.set(b, a.byteLength);
+  return out;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
