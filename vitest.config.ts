@@ -47,6 +47,9 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       setupFiles: ["./test/support/setup.ts"],
+      // A guard against a hung test, not a measure of speed: on a 2-core machine under load several
+      // tests of many round trips took 5-8 s against vitest's default 5 s.
+      testTimeout: 20_000,
       globalSetup: [
         "./test/support/global-setup.ts",
         "./test/support/object-stores.global.ts",
