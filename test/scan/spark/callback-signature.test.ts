@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import vector from "../../../spark/testdata/callback-vector.json";
+import sampleProfile from "../../../spark/testdata/sample-profile.json";
+import { ScanCallbackBody } from "../../../src/scan/spark/callback-body";
 import {
   CALLBACK_TOLERANCE_SECONDS,
   callbackSignature,
@@ -31,5 +33,14 @@ describe("the callback signature (shared vector with spark/tests)", () => {
     const a = newCallbackSecret();
     expect(a).toMatch(/^dqcb_[A-Za-z0-9_-]{43}$/);
     expect(newCallbackSecret()).not.toBe(a);
+  });
+});
+
+describe("the driver's profile shape", () => {
+  it("is what the callback accepts (spark/testdata/sample-profile.json, checked by spark/tests too)", () => {
+    const parsed = ScanCallbackBody.safeParse({ status: "SUCCEEDED", profile: sampleProfile });
+    expect(parsed.success).toBe(true);
+    const wrong = { ...sampleProfile, attributes: [{ ...sampleProfile.attributes[0], inferred_type: "text" }] };
+    expect(ScanCallbackBody.safeParse({ status: "SUCCEEDED", profile: wrong }).success).toBe(false);
   });
 });
