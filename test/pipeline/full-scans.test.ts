@@ -6,6 +6,7 @@
  */
 
 import { env } from "cloudflare:workers";
+import { AwsClient } from "aws4fetch";
 import { describe, expect, inject, it, vi } from "vitest";
 import { createDb } from "../../src/db";
 import { finishScanJob } from "../../src/jobs/scan-consumer";
@@ -522,5 +523,91 @@ describe("cancel, and where a scan runs", { timeout: 60_000 }, () => {
       provider: null,
     });
     expect((await fetch(`${fx().control}/runs?job=${res.body.job_id}`)).status).toBe(404);
+  });
+
+  it("sends files over the tenant's threshold to Spark (EMR through connection_id), and smaller ones stay light", async () => {
+    const { s3 } = inject("objectStores");
+    const f = fx();
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const lake = await createConnection(tenant, {
+      projectId,
+      type: "S3",
+      payload: { bucket: s3.bucket, region: s3.region, endpoint: s3.endpoint },
+      credential: { type: "AWS", payload: { access_key: s3.accessKeyId, secret_key: s3.secretAccessKey } },
+    });
+    const compute = await createConnection(tenant, {
+      projectId,
+      type: "S3",
+      payload: { bucket: "emr-logs", region: f.emr.region },
+      credential: { type: "AWS", payload: { access_key: f.emr.accessKey, secret_key: f.emr.secretKey } },
+    });
+    const prefix = `spark-threshold/${tenant}`;
+    const csv = `id,email\n${Array.from({ length: 100 }, (_, i) => `${i},u${i}@example.com`).join("\n")}\n`;
+    const client = new AwsClient({
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      region: s3.region,
+      service: "s3",
+    });
+    const put = await client.fetch(`${s3.endpoint}/${s3.bucket}/${prefix}/a.csv`, { method: "PUT", body: csv });
+    expect(put.status).toBe(200);
+    const asset = await createAsset(tenant, projectId, lake.id, {
+      type: "S3",
+      payload: { path: `${prefix}/*.csv`, format: "csv" },
+    });
+    const config = (threshold: number) =>
+      call("PUT", `/configuration/tenants/${tenant}/spark-job-config`, {
+        as: admin,
+        body: {
+          full_scan_threshold_bytes: threshold,
+          emr_config: {
+            connection_id: compute.id,
+            endpoint: f.emr.endpoint,
+            driver_uri: "s3://dq-artifacts/dq-monitor/spark/dq_profile.py",
+          },
+        },
+      });
+    expect((await config(1000)).status).toBe(200);
+    const { jobId, job } = await dispatch(tenant, asset.id, {});
+    expect(job).toMatchObject({
+      engine: "SPARK",
+      engine_reason: `full scan: ${(csv.length / 1024).toFixed(1)} KiB exceed the full-scan threshold of 1000 bytes; runs on EMR`,
+      provider: { name: "EMR" },
+      progress: { total_bytes: csv.length },
+    });
+    expect(JSON.parse((await submitted(jobId)).args[7]!)).toEqual({
+      kind: "files",
+      uri: `s3://${s3.bucket}/${prefix}/*.csv`,
+      format: "csv",
+    });
+    await call("POST", `${scansPath(tenant, asset.id)}/${jobId}/cancel`, { as: admin });
+
+    expect((await config(1024 * 1024)).status).toBe(200);
+    const res = await call("POST", scansPath(tenant, asset.id), { as: admin });
+    const light = await vi.waitFor(
+      async () => {
+        const j = await getJob(tenant, asset.id, res.body.job_id);
+        expect(j.status).toBe("SUCCEEDED");
+        return j;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    expect(light).toMatchObject({
+      engine: "WORKER",
+      engine_reason: "light scan: within the Worker's budget",
+      provider: null,
+    });
+  });
+
+  it("keeps tenants apart: another tenant's job cannot be cancelled (404)", async () => {
+    const { tenant, assetId } = await fullScanAsset("DATABRICKS");
+    const { jobId } = await dispatch(tenant, assetId);
+    const other = await fullScanAsset("DATABRICKS");
+    const res = await call("POST", `${scansPath(other.tenant, other.assetId)}/${jobId}/cancel`, { as: admin });
+    expect(res.status).toBe(404);
+    expect((await getJob(tenant, assetId, jobId)).status).toBe("RUNNING");
+    expect((await submitted(jobId)).calls).not.toContain("cancel");
+    await call("POST", `${scansPath(tenant, assetId)}/${jobId}/cancel`, { as: admin });
   });
 });

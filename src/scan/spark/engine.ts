@@ -33,7 +33,12 @@ export type EngineDecision =
 
 const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
 
-const size = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+/** Bytes as a person reads them: 812 bytes, 3.5 KiB, 120.0 MiB, 2.0 GiB. */
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const [unit, scale] = bytes < 1024 ** 2 ? ["KiB", 1024] : bytes < 1024 ** 3 ? ["MiB", 1024 ** 2] : ["GiB", 1024 ** 3];
+  return `${(bytes / scale).toFixed(1)} ${unit}`;
+}
 
 /** Where a scan runs, and why, in words shown on the job. */
 export function decideEngine(inputs: EngineInputs): EngineDecision {

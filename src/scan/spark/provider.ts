@@ -65,7 +65,8 @@ export async function providerCall<T>(
   policy?: OutboundPolicy,
 ): Promise<T> {
   const res = await fetchOrUnreachable(url, () => outboundFetch(url, init, policy ? { policy } : {}), shape.secrets);
-  const text = await res.text().catch(() => "");
+  // Decoded by hand: AWS answers application/x-amz-json-1.1, which Response.text() warns about.
+  const text = new TextDecoder().decode(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
   const body = (parseJson(text) ?? {}) as Record<string, unknown>;
   if (res.ok) return body as T;
   logProviderFailure(shape.provider.toLowerCase(), res.status, url, text, shape.secrets);

@@ -21,12 +21,12 @@ describe("light or full (the documented rule)", () => {
   it("sends files over the threshold to Spark, or says why they stayed light", () => {
     expect(decideEngine({ ...base, sizeBytes: 2 * GiB })).toEqual({
       engine: "SPARK",
-      reason: "full scan: 2048.0 MiB exceed the full-scan threshold of 1024.0 MiB; runs on EMR",
+      reason: "full scan: 2.0 GiB exceed the full-scan threshold of 1.0 GiB; runs on EMR",
     });
     expect(decideEngine({ ...base, sizeBytes: 2 * GiB, spark: none })).toEqual({
       engine: "WORKER",
       reason:
-        "light scan although 2048.0 MiB exceed the full-scan threshold of 1024.0 MiB: the tenant has no Spark job configuration",
+        "light scan although 2.0 GiB exceed the full-scan threshold of 1.0 GiB: the tenant has no Spark job configuration",
     });
   });
 
