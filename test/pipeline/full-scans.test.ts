@@ -28,10 +28,10 @@ type Provider = "DATABRICKS" | "EMR" | "DATAPROC";
 /** A tenant whose Spark job configuration names one provider, and an asset that provider can scan. */
 async function fullScanAsset(
   provider: Provider,
-  opts: { driver?: string; assetOptions?: Record<string, unknown> } = {},
+  opts: { driver?: string; assetOptions?: Record<string, unknown>; tenant?: Record<string, unknown> } = {},
 ) {
   const f = fx();
-  const tenant = await createTenant();
+  const tenant = await createTenant(opts.tenant);
   const projectId = await createProject(tenant);
   let connection: { id: number };
   let asset: { id: number };
@@ -458,6 +458,45 @@ describe("the callback refuses what it must not apply, and changes nothing", { t
     expect(job.status).toBe("FAILED");
     expect(job.error).toMatch(/^timed out: the databricks run did not call back/);
     expect((await submitted(jobId)).calls).toContain("cancel");
+  });
+
+  it("takes a large profile by reference to the tenant's storage, at the key the job was given", async () => {
+    const { s3 } = inject("objectStores");
+    const storage = {
+      type: "S3",
+      payload: {
+        bucket: s3.bucket,
+        region: s3.region,
+        endpoint: s3.endpoint,
+        credentials: { access_key: s3.accessKeyId, secret_key: s3.secretAccessKey },
+      },
+    };
+    const { tenant, assetId } = await fullScanAsset("EMR", { tenant: { storage } });
+    const { jobId } = await dispatch(tenant, assetId);
+    const run = await submitted(jobId);
+    const key = `spark-results/${tenant}/${jobId}/profile.json`;
+    expect(run.args[run.args.indexOf("--result-uri") + 1]).toBe(`s3://${s3.bucket}/${key}`);
+    // What the driver writes through the cluster's file system, here straight into the bucket.
+    const text = JSON.stringify(ordersProfile("null_spike"));
+    const client = new AwsClient({
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      region: s3.region,
+      service: "s3",
+    });
+    expect((await client.fetch(`${s3.endpoint}/${s3.bucket}/${key}`, { method: "PUT", body: text })).status).toBe(200);
+    const cb = await signedCallback(jobId, { status: "SUCCEEDED", profile_ref: { bytes: text.length } });
+    expect((await postCallback(cb)).status).toBe(202);
+    const job = await vi.waitFor(
+      async () => {
+        const j = await getJob(tenant, assetId, jobId);
+        expect(j.status).toBe("SUCCEEDED");
+        return j;
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    expect(job.progress.rows).toBeGreaterThan(900);
+    expect(await countOf("select count(*) as n from alerts where job_id = ? and type = 'completeness'", jobId)).toBe(1);
   });
 
   it("fails the job with the driver's reason when it reports a failure", async () => {
