@@ -59,6 +59,7 @@ export default defineConfig(async () => {
         "./test/support/jira.global.ts",
         "./test/support/traps.global.ts",
         "./test/support/receivers.global.ts",
+        "./test/support/spark-providers.global.ts",
       ],
     },
   };

@@ -132,7 +132,7 @@ function print(session: Pick<Session, "json">, value: unknown, rows: Array<Recor
 
 interface ScanJob {
   job_id: string;
-  status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
+  status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
   progress: { rows: number; bytes: number; fraction: number | null };
   error: string | null;
 }
@@ -167,7 +167,7 @@ async function waitFor(session: Session, assetId: number, jobId: string): Promis
       if (line !== last) process.stderr.write(`${line}\n`);
       last = line;
     }
-    if (job.status === "SUCCEEDED" || job.status === "FAILED") {
+    if (job.status === "SUCCEEDED" || job.status === "FAILED" || job.status === "CANCELLED") {
       if (bar) {
         bar.update(job.status === "SUCCEEDED" ? 100 : pct, { status: job.status });
         bar.stop();
@@ -199,12 +199,12 @@ async function finish(session: Session, assetId: number, jobId: string, failOn: 
   );
   if (!session.json) {
     const summary =
-      job.status === "FAILED"
-        ? `job ${jobId} FAILED: ${job.error ?? "no reason given"}`
+      job.status !== "SUCCEEDED"
+        ? `job ${jobId} ${job.status}: ${job.error ?? "no reason given"}`
         : `job ${jobId} SUCCEEDED: ${alerts.length} alert(s)${tripped.length > 0 ? `, ${tripped.length} at ${failOn} or above` : ""}`;
     process.stderr.write(`${summary}\n`);
   }
-  return job.status === "FAILED" || tripped.length > 0 ? 1 : 0;
+  return job.status !== "SUCCEEDED" || tripped.length > 0 ? 1 : 0;
 }
 
 function positiveInt(name: string) {

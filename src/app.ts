@@ -23,6 +23,7 @@ import { checkInput, createRouter } from "./routes/openapi";
 import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
+import { scanCallbacksRouter } from "./routes/scan-callbacks/scan-callbacks.index";
 import { scansRouter } from "./routes/scans/scans.index";
 import { sourceGroupsRouter } from "./routes/source-groups/source-groups.index";
 import { sparkJobConfigRouter } from "./routes/spark-job-config/spark-job-config.index";
@@ -103,6 +104,7 @@ export function createApp() {
   app.route("/", sparkJobConfigRouter);
   app.route("/", dqScoreRouter);
   app.route("/", scansRouter);
+  app.route("/", scanCallbacksRouter);
   app.route("/", batchDataRouter);
   app.route("/", policiesRouter);
   app.route("/", metricsRouter);

@@ -1,4 +1,4 @@
-import type { ScanQueueMessage } from "./jobs/messages";
+import type { ScanQueueMessage, ScanResultMessage } from "./jobs/messages";
 import type { AssetMonitor } from "./monitor/asset-monitor";
 import type { NotificationMessage } from "./notifications/events";
 
@@ -8,6 +8,8 @@ export interface Env {
   ASSET_MONITOR: DurableObjectNamespace<AssetMonitor>;
   SCAN_JOBS: Queue<ScanQueueMessage>;
   UPLOADS: R2Bucket;
+  /** Accepted Spark callbacks, applied to the asset's monitor by their consumer. */
+  SCAN_RESULTS: Queue<ScanResultMessage>;
   /** Incident events waiting to be delivered to notification channels. */
   NOTIFICATIONS: Queue<NotificationMessage>;
   /** Per-credential request budget (Workers rate-limiting binding). */

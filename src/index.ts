@@ -2,11 +2,13 @@ import { createApp } from "./app";
 import { createDb } from "./db";
 import type { Env } from "./env";
 import { retryPendingTickets } from "./integrations/tickets";
-import type { ScanQueueMessage } from "./jobs/messages";
+import type { ScanQueueMessage, ScanResultMessage } from "./jobs/messages";
 import { consumeNotifications, markDeadNotifications } from "./jobs/notification-consumer";
-import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
+import { consumeScanJobs, failDeadScanJobs, finishScanJob } from "./jobs/scan-consumer";
+import { consumeScanResults, failDeadScanResults } from "./jobs/scan-results";
 import { dispatchDueSchedules } from "./jobs/schedules";
 import { type NotificationMessage, requeueStrandedDeliveries } from "./notifications/events";
+import { pollSparkRuns } from "./pipeline/spark-runs";
 import { runRetention } from "./retention/retention";
 
 export { AssetMonitor } from "./monitor/asset-monitor";
@@ -17,14 +19,16 @@ export default {
   fetch: app.fetch,
 
   /**
-   * Every minute: due schedules become scan jobs, pending Jira tickets are retried and stranded
-   * notification deliveries queued again. In the
+   * Every minute: due schedules become scan jobs, running Spark runs are polled, pending Jira
+   * tickets are retried and stranded notification deliveries queued again. In the
    * first hour of each UTC day, each tick also applies the data_ttl of its slice of tenants.
    */
   async scheduled(controller, env) {
     const now = new Date(controller.scheduledTime);
     const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
     if (jobs > 0) console.log(JSON.stringify({ cron: controller.cron, scheduled_jobs: jobs }));
+    const db = createDb(env.DB);
+    await pollSparkRuns(env, db, now, (job, status, error) => finishScanJob(env, db, job, status, error));
     await retryPendingTickets(env, now);
     await requeueStrandedDeliveries(env, createDb(env.DB), now);
     const retention = await runRetention(env, createDb(env.DB), now);
@@ -40,6 +44,10 @@ export default {
         return consumeScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
       case "scan-jobs-dlq":
         return failDeadScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
+      case "scan-results":
+        return consumeScanResults(batch as MessageBatch<ScanResultMessage>, env);
+      case "scan-results-dlq":
+        return failDeadScanResults(batch as MessageBatch<ScanResultMessage>, env);
       case "notifications":
         return consumeNotifications(batch as MessageBatch<NotificationMessage>, env);
       case "notifications-dlq":
@@ -49,4 +57,4 @@ export default {
         throw new Error(`no consumer for queue ${batch.queue}`);
     }
   },
-} satisfies ExportedHandler<Env, ScanQueueMessage | NotificationMessage>;
+} satisfies ExportedHandler<Env, ScanQueueMessage | ScanResultMessage | NotificationMessage>;

@@ -679,6 +679,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backend/{tenant}/configuration/assets/{assetId}/scans/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued scan, or a running full scan and its provider run (PROJECT_EDITOR)
+         * @description A full scan's run is cancelled at its provider (Databricks runs/cancel, EMR TerminateJobFlows, Dataproc operations.cancel) and the job ends CANCELLED. A light scan already running in the Worker, or an ended scan, is a 409.
+         */
+        post: operations["cancelScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/callbacks/scans/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The result of a full scan, posted once by the Spark driver (signed with the job's secret)
+         * @description Headers: `X-DQ-Timestamp` (unix seconds, within 5 minutes of now) and `X-DQ-Signature: v1=<hex HMAC-SHA256 of "{timestamp}.{body}">` keyed with the job's secret. Body (at most 96 KiB): `{"status":"SUCCEEDED","profile":{…}}`, `{"status":"SUCCEEDED","profile_ref":{"bytes":n}}` (the profile written to the tenant's storage at spark-results/{tenant}/{job_id}/profile.json), or `{"status":"FAILED","error":"…"}`. Accepted once, before the job's deadline; it is applied through the scan-results queue.
+         */
+        post: operations["postScanCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/{tenant}/sources/{source_id}/batch_data": {
         parameters: {
             query?: never;
@@ -2263,6 +2303,8 @@ export interface components {
             dataproc_config?: components["schemas"]["DataprocConfig"];
             emr_config?: components["schemas"]["EmrConfig"];
             databricks_config?: components["schemas"]["DatabricksConfig"];
+            /** @description Files larger than this go to Spark when a provider is configured; default 1 GiB (README). null on PUT restores the default */
+            full_scan_threshold_bytes?: number;
         };
         /** @description Spark settings, e.g. {"spark.executor.memory": "4g"} */
         SparkProperties: {
@@ -2279,6 +2321,19 @@ export interface components {
             spark_worker_disk_size_in_gb?: number;
             /** @description Full resource path to an autoscaling policy */
             autoscale_policy?: string;
+            /** @description Dataproc region; default us-central1 */
+            region?: string;
+            /** @description Google Cloud project; default the service account's project_id */
+            project_id?: string;
+            /**
+             * Format: uri
+             * @description API base URL instead of https://dataproc.googleapis.com (a private endpoint)
+             */
+            endpoint?: string;
+            /** @description Connection whose credential starts the run (a GCP service account); default the asset's own when it fits */
+            connection_id?: number;
+            /** @description Where the PySpark driver spark/dq_profile.py is deployed; default gs://{tenant storage bucket}/dq-monitor/spark/dq_profile.py */
+            driver_uri?: string;
         };
         EmrConfig: {
             /** @description Instance type of the master node */
@@ -2291,6 +2346,23 @@ export interface components {
             min_instance_count?: number;
             /** @description Maximum workers for autoscaling */
             max_instance_count?: number;
+            /** @description AWS region; default the connection's region, else us-east-1 */
+            region?: string;
+            /** @description EMR release; default emr-7.5.0 */
+            release_label?: string;
+            /** @description EMR service role; default EMR_DefaultRole */
+            service_role?: string;
+            /** @description EC2 instance profile of the cluster; default EMR_EC2_DefaultRole */
+            job_flow_role?: string;
+            /**
+             * Format: uri
+             * @description API base URL instead of https://elasticmapreduce.{region}.amazonaws.com (a private endpoint)
+             */
+            endpoint?: string;
+            /** @description Connection whose credential starts the run (AWS keys); default the asset's own when it fits */
+            connection_id?: number;
+            /** @description Where the PySpark driver spark/dq_profile.py is deployed; default s3://{tenant storage bucket}/dq-monitor/spark/dq_profile.py */
+            driver_uri?: string;
         };
         DatabricksConfig: {
             /** @description Runtime version */
@@ -2307,6 +2379,10 @@ export interface components {
             min_instance_count?: number;
             /** @description Maximum workers for autoscaling */
             max_instance_count?: number;
+            /** @description Connection whose credential starts the run (a DELTALAKE connection's host and token); default the asset's own when it fits */
+            connection_id?: number;
+            /** @description Where the PySpark driver spark/dq_profile.py is deployed; default dbfs:/dq-monitor/spark/dq_profile.py */
+            driver_uri?: string;
         };
         /**
          * @example {
@@ -2332,6 +2408,19 @@ export interface components {
                 spark_worker_disk_size_in_gb?: number;
                 /** @description Full resource path to an autoscaling policy */
                 autoscale_policy?: string;
+                /** @description Dataproc region; default us-central1 */
+                region?: string;
+                /** @description Google Cloud project; default the service account's project_id */
+                project_id?: string;
+                /**
+                 * Format: uri
+                 * @description API base URL instead of https://dataproc.googleapis.com (a private endpoint)
+                 */
+                endpoint?: string;
+                /** @description Connection whose credential starts the run (a GCP service account); default the asset's own when it fits */
+                connection_id?: number;
+                /** @description Where the PySpark driver spark/dq_profile.py is deployed; default gs://{tenant storage bucket}/dq-monitor/spark/dq_profile.py */
+                driver_uri?: string;
             } | null;
             /** @description Replaces the whole EMR block; null clears it; omitted keeps it */
             emr_config?: {
@@ -2345,6 +2434,23 @@ export interface components {
                 min_instance_count?: number;
                 /** @description Maximum workers for autoscaling */
                 max_instance_count?: number;
+                /** @description AWS region; default the connection's region, else us-east-1 */
+                region?: string;
+                /** @description EMR release; default emr-7.5.0 */
+                release_label?: string;
+                /** @description EMR service role; default EMR_DefaultRole */
+                service_role?: string;
+                /** @description EC2 instance profile of the cluster; default EMR_EC2_DefaultRole */
+                job_flow_role?: string;
+                /**
+                 * Format: uri
+                 * @description API base URL instead of https://elasticmapreduce.{region}.amazonaws.com (a private endpoint)
+                 */
+                endpoint?: string;
+                /** @description Connection whose credential starts the run (AWS keys); default the asset's own when it fits */
+                connection_id?: number;
+                /** @description Where the PySpark driver spark/dq_profile.py is deployed; default s3://{tenant storage bucket}/dq-monitor/spark/dq_profile.py */
+                driver_uri?: string;
             } | null;
             /** @description Replaces the whole Databricks block; null clears it; omitted keeps it */
             databricks_config?: {
@@ -2362,7 +2468,13 @@ export interface components {
                 min_instance_count?: number;
                 /** @description Maximum workers for autoscaling */
                 max_instance_count?: number;
+                /** @description Connection whose credential starts the run (a DELTALAKE connection's host and token); default the asset's own when it fits */
+                connection_id?: number;
+                /** @description Where the PySpark driver spark/dq_profile.py is deployed; default dbfs:/dq-monitor/spark/dq_profile.py */
+                driver_uri?: string;
             } | null;
+            /** @description Files larger than this go to Spark when a provider is configured; default 1 GiB (README). null on PUT restores the default */
+            full_scan_threshold_bytes?: number | null;
         };
         DqScoreConfig: {
             dq_score_config: {
@@ -2436,6 +2548,8 @@ export interface components {
             table?: string;
             /** @description Databases: a SELECT whose rows are profiled instead of the table */
             query?: string;
+            /** @description true: a full scan on the tenant's Spark cluster (fails, saying why, when the tenant has none); ignored when the asset's only_light_scan is 'true' */
+            full_scan?: boolean;
         };
         ScanJob: {
             job_id: string;
@@ -2443,7 +2557,7 @@ export interface components {
             /** @enum {string} */
             kind: "ANALYZE" | "SCAN" | "SCHEMA";
             /** @enum {string} */
-            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
             trigger: string;
             progress: {
                 rows: number;
@@ -2451,6 +2565,23 @@ export interface components {
                 total_bytes: number | null;
                 fraction: number | null;
             };
+            /**
+             * @description WORKER: a light scan; SPARK: a full scan on the tenant's cluster
+             * @enum {string}
+             */
+            engine: "WORKER" | "SPARK";
+            /** @description Why the scan runs where it runs (README: light and full scans) */
+            engine_reason: string | null;
+            /** @description Full scans: the provider and its run; null for light scans */
+            provider: {
+                /** @enum {string} */
+                name: "DATABRICKS" | "EMR" | "DATAPROC";
+                /** @description Databricks run_id, EMR cluster id, Dataproc operation name */
+                run_id: string | null;
+                run_url: string | null;
+                /** @description The provider's own state of the run, as last polled */
+                state: string | null;
+            } | null;
             attempts: number;
             error: string | null;
             created_at: string;
@@ -7320,6 +7451,142 @@ export interface operations {
             };
         };
     };
+    cancelScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: string;
+                assetId: number;
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled job */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanJob"];
+                };
+            };
+            /** @description Invalid request: body, query or path parameters (nothing was written) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No credentials, or invalid or expired credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authenticated, but the role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown resource, or one of another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state (e.g. a duplicate name) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The credential's request budget is spent; the Retry-After header says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postScanCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted; the result is applied from the scan-results queue */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Invalid request: body, query or path parameters (nothing was written) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, stale or invalid signature (or no such job) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The callback was already used, the job has ended, or its deadline passed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is over 96 KiB: send the profile by reference */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     uploadBatch: {
         parameters: {
             query?: {
@@ -7688,6 +7955,8 @@ export interface operations {
                     table?: string;
                     /** @description Databases: a SELECT whose rows are profiled instead of the table */
                     query?: string;
+                    /** @description true: a full scan on the tenant's Spark cluster (fails, saying why, when the tenant has none); ignored when the asset's only_light_scan is 'true' */
+                    full_scan?: boolean;
                     source_id?: number;
                 };
                 /**
@@ -7821,6 +8090,8 @@ export interface operations {
                     table?: string;
                     /** @description Databases: a SELECT whose rows are profiled instead of the table */
                     query?: string;
+                    /** @description true: a full scan on the tenant's Spark cluster (fails, saying why, when the tenant has none); ignored when the asset's only_light_scan is 'true' */
+                    full_scan?: boolean;
                     source_id?: number;
                 };
                 /**

@@ -1,3 +1,5 @@
+import type { AssetProfile } from "../scan/profile";
+
 /** A message of the `scan-jobs` queue: which job to run. The job row in D1 holds the rest. */
 export interface ScanJobMessage {
   job_id: string;
@@ -19,3 +21,17 @@ export type ScanQueueMessage = ScanJobMessage | BackfillMessage;
 
 /** Queues accept at most 100 messages per sendBatch. */
 export const QUEUE_BATCH_LIMIT = 100;
+
+/** A message of the `scan-results` queue: one accepted callback. */
+export interface ScanResultMessage {
+  job_id: string;
+  tenant_id: string;
+  asset_id: number;
+  status: "SUCCEEDED" | "FAILED";
+  /** When the callback was accepted: the scan time of its metrics. */
+  received_at: string;
+  profile?: AssetProfile;
+  /** The profile is in the tenant's storage at resultKey(tenant, job). */
+  profile_ref?: { bytes: number };
+  error?: string;
+}

@@ -36,7 +36,7 @@ export function isStorageFault(err: unknown): boolean {
  * A readable, secret-free reason for a failed job: a connector's or the domain's own message
  * (input the user can fix), else a pointer to the logs.
  */
-function describe(err: unknown): string {
+export function describe(err: unknown): string {
   if (err instanceof ConnectorError) return err.message;
   if (err instanceof DomainError) return domainReason(err);
   if (isStorageFault(err)) return "the results could not be stored (a storage fault; details in the logs)";
@@ -52,13 +52,20 @@ function domainReason(err: DomainError): string {
  * Ends a job that has not ended yet. A job that ends FAILED is a scan.failed event for the tenant's
  * notification channels (sent after the job is recorded; never failing it).
  */
-async function finish(env: Env, db: Db, job: ScanJobRow, status: "SUCCEEDED" | "FAILED", error: string | null) {
+export async function finishScanJob(
+  env: Env,
+  db: Db,
+  job: ScanJobRow,
+  status: "SUCCEEDED" | "FAILED" | "CANCELLED",
+  error: string | null,
+): Promise<boolean> {
   const ended = await db
     .update(scanJobs)
     .set({ status, error, finishedAt: nowIso() })
     .where(and(eq(scanJobs.id, job.id), inArray(scanJobs.status, ["QUEUED", "RUNNING"])))
     .returning({ id: scanJobs.id });
   if (status === "FAILED" && ended.length > 0) await publishScanFailed(env, db, job);
+  return ended.length > 0;
 }
 
 /**
@@ -70,7 +77,9 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
   const job = await db.query.scanJobs.findFirst({
     where: and(eq(scanJobs.id, message.job_id), eq(scanJobs.tenantId, message.tenant_id)),
   });
-  if (!job || job.status === "SUCCEEDED" || job.status === "FAILED") return "done";
+  if (!job || !["QUEUED", "RUNNING"].includes(job.status)) return "done";
+  // Already handed to the tenant's Spark cluster: the callback or the cron ends it, never a second run.
+  if (job.providerRunId) return "done";
   await db
     .update(scanJobs)
     .set({
@@ -81,8 +90,9 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
     })
     .where(eq(scanJobs.id, job.id));
   try {
-    await runScanJob(env, db, job);
-    await finish(env, db, job, "SUCCEEDED", null);
+    const outcome = await runScanJob(env, db, job);
+    if ("dispatched" in outcome) return "done";
+    await finishScanJob(env, db, job, "SUCCEEDED", null);
     return "done";
   } catch (err) {
     const transient = (err instanceof ConnectorError && err.transient) || isStorageFault(err);
@@ -97,7 +107,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
         .where(eq(scanJobs.id, job.id));
       return "retry";
     }
-    await finish(env, db, job, "FAILED", describe(err));
+    await finishScanJob(env, db, job, "FAILED", describe(err));
     return "done";
   }
 }
@@ -137,7 +147,7 @@ export async function failDeadScanJobs(batch: MessageBatch<ScanQueueMessage>, en
     const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, body.job_id) });
     if (job) {
       const reason = job.error?.replace(/^retrying after: /, "") ?? "the scan could not be delivered";
-      await finish(env, db, job, "FAILED", `gave up after ${job.attempts} attempts: ${reason}`);
+      await finishScanJob(env, db, job, "FAILED", `gave up after ${job.attempts} attempts: ${reason}`);
     }
     message.ack();
   }

@@ -44,6 +44,15 @@ export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJo
     createdAt,
     startedAt: null,
     finishedAt: null,
+    engine: "WORKER",
+    engineReason: null,
+    provider: null,
+    providerRunId: null,
+    providerRunUrl: null,
+    providerState: null,
+    callbackSecret: null,
+    callbackUsedAt: null,
+    callbackDeadline: null,
   }));
   // One row per statement keeps every insert far below D1's 100 bound parameters.
   const [first, ...rest] = rows.map((row) => db.insert(scanJobs).values(row));

@@ -29,6 +29,8 @@ export type ScanRequest = {
   delimiter?: string;
   table?: string;
   query?: string;
+  /** Run on the tenant's Spark cluster (README "Light and full scans"). */
+  full_scan?: boolean;
 };
 
 /** What a job's `request` holds: the scan request, plus where uploaded data was stored. */

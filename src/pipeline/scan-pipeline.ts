@@ -27,7 +27,17 @@ import { openIcebergTable } from "../scan/iceberg";
 import type { AssetProfile } from "../scan/profile";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
 import { loadAssetSchema, schemaSource } from "../scan/schema";
+import { DEFAULT_FULL_SCAN_THRESHOLD_BYTES, decideEngine } from "../scan/spark/engine";
 import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
+import { getSparkJobConfig } from "../settings/spark";
+import {
+  chooseSparkTarget,
+  dispatchFullScan,
+  driverSource,
+  type FullScanInput,
+  resultKey,
+  type SparkChoice,
+} from "./spark-dispatch";
 
 const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
 
@@ -73,24 +83,146 @@ export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow): Promis
  * database: SQL is pushed down; files are streamed), then hands the profile to the asset's
  * AssetMonitor, which applies the policies and writes alerts, incidents and the DQ score.
  */
-export async function runScanJob(env: Env, db: Db, job: ScanJobRow): Promise<ApplyScanResult> {
+export async function runScanJob(env: Env, db: Db, job: ScanJobRow): Promise<ApplyScanResult | { dispatched: true }> {
   const subject = await loadScanSubject(env, db, job);
   // A source group's ANALYZE job reads and stores the schema first: the asset lists its
   // attributes even when the profile that follows fails.
   if (job.kind === "ANALYZE" && !subject.request.upload) await loadAssetSchema(env, db, subject.asset);
+  const placement = await placeScan(env, db, subject);
+  if (placement.full) {
+    await dispatchFullScan(env, db, placement.full);
+    return { dispatched: true };
+  }
   const scanTime = nowIso();
-  const profile = await profileSubject(env, db, subject);
+  const profile = await profileSubject(env, db, subject, placement.listed);
+  return applyProfile(env, subject, scanTime, profile);
+}
+
+/** Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). */
+export function applyProfile(
+  env: Env,
+  subject: Pick<ScanSubject, "job" | "asset" | "monitored">,
+  scanTime: string,
+  profile: AssetProfile,
+): Promise<ApplyScanResult> {
   return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan({
     asset: subject.monitored,
-    jobId: job.id,
-    createdAt: job.createdAt,
+    jobId: subject.job.id,
+    createdAt: subject.job.createdAt,
     scanTime,
     profile,
   });
 }
 
+/** Where a scan runs (scan/spark/engine.ts), recorded on the job; a full scan comes back ready to dispatch. */
+async function placeScan(env: Env, db: Db, subject: ScanSubject): Promise<{ full?: FullScanInput; listed?: Listed }> {
+  const { request, asset, options, source, job } = subject;
+  const record = (engineReason: string) => db.update(scanJobs).set({ engineReason }).where(eq(scanJobs.id, job.id));
+  if (request.upload || !source) {
+    await record("light scan: an uploaded batch is scanned in the Worker");
+    return {};
+  }
+  const onlyLightScan = options.only_light_scan === "true";
+  const fullScanRequested = request.full_scan === true;
+  // Files, and an Iceberg table's live data files, are listed for their size, unless a full scan
+  // was asked for (Spark lists them itself).
+  let listed: Listed | undefined;
+  if (onlyLightScan || !fullScanRequested) {
+    if (FILE_TYPES.has(asset.type)) {
+      const store = createObjectStore(source.connection, source.credential, env);
+      listed = { store, objects: await listSubjectFiles(db, subject, store) };
+    } else if (asset.type === "HIVE_ICEBERG") {
+      listed = await listIcebergFiles(env, db, subject, source);
+    }
+  }
+  const config = await getSparkJobConfig(db, asset.tenantId);
+  const inputs = {
+    assetType: asset.type,
+    onlyLightScan,
+    fullScanRequested,
+    ...(listed ? { sizeBytes: listed.objects.reduce((sum, o) => sum + o.size, 0) } : {}),
+    thresholdBytes: config.full_scan_threshold_bytes ?? DEFAULT_FULL_SCAN_THRESHOLD_BYTES,
+  };
+  // The provider is looked up only when a provider would change the answer.
+  let decision = decideEngine({ ...inputs, spark: { provider: "Spark" } });
+  let choice: SparkChoice | undefined;
+  if (decision.engine !== "WORKER") {
+    choice = await chooseSparkTarget(env, db, asset, source);
+    decision = decideEngine({ ...inputs, spark: "missing" in choice ? choice : { provider: choice.provider } });
+  }
+  await record(decision.reason);
+  if (decision.engine === "NONE") throw new ConnectorError(decision.reason, "invalid");
+  if (decision.engine === "WORKER" || !choice || "missing" in choice) return listed ? { listed } : {};
+  const tenant = await db.query.tenants.findFirst({ where: eq(tenants.id, asset.tenantId) });
+  const resultUri = storageResultUri(tenant?.storage, asset.tenantId, job.id, choice.s3Scheme);
+  return {
+    full: {
+      job,
+      reason: decision.reason,
+      target: choice,
+      source: driverSource(asset, source.connection, request, choice.s3Scheme),
+      options: { ...sqlProfileOptions(subject), breakdown: false },
+      ...(resultUri ? { resultUri } : {}),
+    },
+  };
+}
+
+/** The URI of the tenant's storage where the driver writes a profile too large for the callback. */
+function storageResultUri(storage: unknown, tenantId: string, jobId: string, s3Scheme: string): string | undefined {
+  const s = storage as { type?: string; payload?: { bucket?: string; security?: { storage_account?: string } } } | null;
+  const bucket = s?.payload?.bucket;
+  if (!s || !bucket) return undefined;
+  const key = resultKey(tenantId, jobId);
+  if (s.type === "S3") return `${s3Scheme}://${bucket}/${key}`;
+  if (s.type === "GCS") return `gs://${bucket}/${key}`;
+  if (s.type === "AZURE" && s.payload?.security?.storage_account) {
+    return `abfss://${bucket}@${s.payload.security.storage_account}.dfs.core.windows.net/${key}`;
+  }
+  return undefined;
+}
+
+/** The files a scan reads and the store they are read from, listed once: their size decides light or full. */
+interface Listed {
+  store: ObjectStore;
+  objects: StoredObject[];
+}
+
+/** The files a file asset's scan reads; total_bytes recorded on the job (its progress fraction). */
+async function listSubjectFiles(db: Db, subject: ScanSubject, store: ObjectStore): Promise<StoredObject[]> {
+  const payload = subject.asset.payload as { path: string };
+  const objects = await store.list(subject.request.path ?? payload.path, {
+    folders: subject.options.resolve_wildcards_to_folders === "true",
+  });
+  await recordTotalBytes(db, subject, objects);
+  return objects;
+}
+
+/** An Iceberg table's live data files (its current snapshot), from the metastore and the manifests. */
+async function listIcebergFiles(
+  env: Env,
+  db: Db,
+  subject: ScanSubject,
+  source: NonNullable<ScanSubject["source"]>,
+): Promise<Listed> {
+  const table = await openIcebergTable(source.connection, source.credential, env, subject.asset.payload);
+  const objects = await table.dataFiles();
+  if (objects.length === 0) throw new ConnectorError(`the Iceberg table ${table.name} has no data files`, "not_found");
+  await recordTotalBytes(db, subject, objects);
+  return { store: table.store, objects };
+}
+
+async function recordTotalBytes(db: Db, subject: ScanSubject, objects: readonly StoredObject[]): Promise<void> {
+  const total = objects.reduce((s, o) => s + o.size, 0);
+  await db.update(scanJobs).set({ totalBytes: total }).where(eq(scanJobs.id, subject.job.id));
+}
+
 /** Profiles the data a subject names, through the asset's connector. */
-async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<AssetProfile> {
+async function profileSubject(
+  env: Env,
+  db: Db,
+  subject: ScanSubject,
+  listed: Listed | undefined,
+): Promise<AssetProfile> {
   const { request, asset, options, source } = subject;
   const onProgress = progressRecorder(db, subject.job.id);
   if (request.upload) {
@@ -109,20 +241,19 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
   if (!source) throw new ConnectorError("the asset has no connection", "not_found");
   if (FILE_TYPES.has(asset.type)) {
     const payload = asset.payload as { path: string; format: FileFormat };
-    const store = createObjectStore(source.connection, source.credential, env);
-    const objects = await store.list(request.path ?? payload.path, {
-      folders: options.resolve_wildcards_to_folders === "true",
-    });
+    const store = listed?.store ?? createObjectStore(source.connection, source.credential, env);
+    const objects = listed?.objects ?? (await listSubjectFiles(db, subject, store));
     const format = request.format ?? payload.format;
-    const scanOptions = fileScanOptions(subject, format, request.delimiter ?? options.separator, onProgress);
-    return profileFiles(db, subject, store, objects, scanOptions);
+    return profileObjects(
+      store,
+      objects,
+      fileScanOptions(subject, format, request.delimiter ?? options.separator, onProgress),
+    );
   }
   if (asset.type === "HIVE_ICEBERG") {
     // A light scan of the current snapshot: its Parquet data files, streamed like a file scan.
-    const table = await openIcebergTable(source.connection, source.credential, env, asset.payload);
-    const files = await table.dataFiles();
-    if (files.length === 0) throw new ConnectorError(`the Iceberg table ${table.name} has no data files`, "not_found");
-    return profileFiles(db, subject, table.store, files, fileScanOptions(subject, "parquet", undefined, onProgress));
+    const { store, objects } = listed ?? (await listIcebergFiles(env, db, subject, source));
+    return profileObjects(store, objects, fileScanOptions(subject, "parquet", undefined, onProgress));
   }
   if (request.query) throw new ConnectorError("scanning a query is not supported yet: name a table", "invalid");
   const runner = await createSqlRunner(source.connection, source.credential);
@@ -138,19 +269,6 @@ async function profileSubject(env: Env, db: Db, subject: ScanSubject): Promise<A
   } finally {
     await runner.close();
   }
-}
-
-/** Records the files' total size on the job (its progress fraction), then streams and profiles them. */
-async function profileFiles(
-  db: Db,
-  subject: ScanSubject,
-  store: ObjectStore,
-  objects: StoredObject[],
-  options: FileScanOptions,
-): Promise<AssetProfile> {
-  const total = objects.reduce((s, o) => s + o.size, 0);
-  await db.update(scanJobs).set({ totalBytes: total }).where(eq(scanJobs.id, subject.job.id));
-  return profileObjects(store, objects, options);
 }
 
 async function sourceOf(env: Env, db: Db, asset: AssetRow): Promise<NonNullable<ScanSubject["source"]>> {

@@ -13,10 +13,14 @@ export type SparkJobConfig = {
   dataproc_config?: Record<string, unknown>;
   emr_config?: Record<string, unknown>;
   databricks_config?: Record<string, unknown>;
+  /** Files larger than this go to Spark (README "Full scans on Spark"); absent = the default. */
+  full_scan_threshold_bytes?: number;
 };
 
 /** A PUT: a block omitted (undefined) keeps its value, null clears it, an object replaces it whole. */
-export type SparkJobConfigChanges = { [B in SparkBlock]?: SparkJobConfig[B] | null };
+export type SparkJobConfigChanges = { [B in SparkBlock]?: SparkJobConfig[B] | null } & {
+  full_scan_threshold_bytes?: number | null;
+};
 
 type Row = typeof sparkJobConfigs.$inferSelect;
 
@@ -34,6 +38,7 @@ function view(row: Row | undefined): SparkJobConfig {
     const value = row[COLUMN[block]];
     if (value !== null && value !== undefined) config[block] = value;
   }
+  if (row.fullScanThresholdBytes !== null) config.full_scan_threshold_bytes = row.fullScanThresholdBytes;
   return config as SparkJobConfig;
 }
 
@@ -52,11 +57,12 @@ export async function putSparkJobConfig(
   changes: SparkJobConfigChanges,
 ): Promise<SparkJobConfig> {
   const updatedAt = nowIso();
-  const set: Partial<Pick<Row, (typeof COLUMN)[SparkBlock]>> = {};
+  const set: Partial<Pick<Row, (typeof COLUMN)[SparkBlock] | "fullScanThresholdBytes">> = {};
   if (changes.spark_properties !== undefined) set.sparkProperties = changes.spark_properties;
   if (changes.dataproc_config !== undefined) set.dataprocConfig = changes.dataproc_config;
   if (changes.emr_config !== undefined) set.emrConfig = changes.emr_config;
   if (changes.databricks_config !== undefined) set.databricksConfig = changes.databricks_config;
+  if (changes.full_scan_threshold_bytes !== undefined) set.fullScanThresholdBytes = changes.full_scan_threshold_bytes;
   const [row] = await db
     .insert(sparkJobConfigs)
     .values({ tenantId, ...set, updatedAt })

@@ -28,6 +28,7 @@ describeAuthMatrix(
     { method: "POST", path: (w, x) => scans(w.tenant, x.assetId), role: "PROJECT_EDITOR" },
     { method: "GET", path: (w, x) => scans(w.tenant, x.assetId), role: "PROJECT_VIEWER" },
     { method: "GET", path: (w, x) => `${scans(w.tenant, x.assetId)}/${x.jobId}`, role: "PROJECT_VIEWER" },
+    { method: "POST", path: (w, x) => `${scans(w.tenant, x.assetId)}/${x.jobId}/cancel`, role: "PROJECT_EDITOR" },
     {
       method: "POST",
       path: (w, x) => `/api/backend/${w.tenant}/configuration/sources/${x.assetId}/alerts?job_id=${x.jobId}`,

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { CONNECTION_TYPES, connections } from "./connections";
 import { projects, tenants } from "./tenancy";
@@ -135,8 +136,13 @@ export const sourceGroups = sqliteTable(
   ],
 );
 
-export const SCAN_JOB_STATUSES = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"] as const;
+export const SCAN_JOB_STATUSES = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"] as const;
 export const SCAN_JOB_KINDS = ["ANALYZE", "SCAN", "SCHEMA"] as const;
+/** Where a scan runs: light in the Worker, full on the tenant's Spark cluster. */
+export const SCAN_ENGINES = ["WORKER", "SPARK"] as const;
+/** The Spark providers a full scan can be dispatched to. */
+export const SPARK_PROVIDERS = ["DATABRICKS", "EMR", "DATAPROC"] as const;
+export type SparkProvider = (typeof SPARK_PROVIDERS)[number];
 
 /** A scan of an asset: triggered, uploaded, scheduled, or the analyze job of a new group asset. */
 export const scanJobs = sqliteTable(
@@ -160,6 +166,25 @@ export const scanJobs = sqliteTable(
     createdAt: text("created_at").notNull(),
     startedAt: text("started_at"),
     finishedAt: text("finished_at"),
+    engine: text("engine", { enum: SCAN_ENGINES }).notNull().default("WORKER"),
+    /** Why the scan runs where it runs (or why a requested full scan could not), in words. */
+    engineReason: text("engine_reason"),
+    provider: text("provider", { enum: SPARK_PROVIDERS }),
+    /** The provider's id of the run (Databricks run_id, EMR cluster id, Dataproc operation name). */
+    providerRunId: text("provider_run_id"),
+    providerRunUrl: text("provider_run_url"),
+    /** The provider's own state of the run, as last polled (RUNNING, TERMINATED_WITH_ERRORS…). */
+    providerState: text("provider_state"),
+    /** The per-job HMAC key of the Spark callback, sealed (lib/crypto SealedSecret JSON). */
+    callbackSecret: text("callback_secret"),
+    /** When the single-use callback was accepted; null until then. */
+    callbackUsedAt: text("callback_used_at"),
+    /** After this instant a full scan that has not called back is timed out. */
+    callbackDeadline: text("callback_deadline"),
   },
-  (t) => [index("scan_jobs_tenant_asset_idx").on(t.tenantId, t.assetId, t.createdAt)],
+  (t) => [
+    index("scan_jobs_tenant_asset_idx").on(t.tenantId, t.assetId, t.createdAt),
+    // The minute cron polls the running provider runs of every tenant.
+    index("scan_jobs_spark_running_idx").on(t.status, t.engine).where(sql`${t.providerRunId} is not null`),
+  ],
 );

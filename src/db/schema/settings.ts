@@ -10,6 +10,8 @@ export const sparkJobConfigs = sqliteTable("spark_job_configs", {
   dataprocConfig: text("dataproc_config", { mode: "json" }).$type<Record<string, unknown>>(),
   emrConfig: text("emr_config", { mode: "json" }).$type<Record<string, unknown>>(),
   databricksConfig: text("databricks_config", { mode: "json" }).$type<Record<string, unknown>>(),
+  /** Files larger than this go to Spark (when configured); null = the default threshold. */
+  fullScanThresholdBytes: integer("full_scan_threshold_bytes"),
   updatedAt: text("updated_at").notNull(),
 });
 

@@ -1,9 +1,12 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
+import { actorName } from "../../auth/principal";
 import { spendPrincipalRequest } from "../../auth/rate-limit";
+import { finishScanJob } from "../../jobs/scan-consumer";
 import { getScanJob, listScanJobs } from "../../jobs/scan-jobs";
 import { queueScan } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
+import { cancelScan as cancelScanJob } from "../../pipeline/spark-runs";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./scans.routes";
 import { scanJobView } from "./scans.views";
@@ -37,4 +40,16 @@ export const getScan: Handler<"getScan"> = async (c) => {
   const job = await getScanJob(c.var.db, tenant, assetId, job_id);
   if (!job) throw new NotFoundError("Scan job");
   return c.json(scanJobView(job), 200);
+};
+
+export const cancelScan: Handler<"cancelScan"> = async (c) => {
+  const { tenant, assetId, job_id } = c.req.valid("param");
+  await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  const { db } = c.var;
+  const job = await getScanJob(db, tenant, assetId, job_id);
+  if (!job) throw new NotFoundError("Scan job");
+  await cancelScanJob(c.env, db, job, actorName(c.var.principal), (j, status, error) =>
+    finishScanJob(c.env, db, j, status, error),
+  );
+  return c.json(scanJobView((await getScanJob(db, tenant, assetId, job_id))!), 200);
 };

@@ -5,4 +5,5 @@ import * as routes from "./scans.routes";
 export const scansRouter = createRouter()
   .openapi(routes.triggerScan, handlers.triggerScan)
   .openapi(routes.listScans, handlers.listScans)
-  .openapi(routes.getScan, handlers.getScan);
+  .openapi(routes.getScan, handlers.getScan)
+  .openapi(routes.cancelScan, handlers.cancelScan);

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, jsonResponse } from "../openapi";
+import { authedRoute, CONFLICT_RESPONSE, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantId } from "../params";
 import { ScanAcceptedSchema, ScanJobSchema, ScanRequestBody } from "./scans.schemas";
@@ -46,4 +46,17 @@ export const getScan = authedRoute({
   summary: "A scan job: status, progress in rows and bytes, timings, error (PROJECT_VIEWER)",
   request: { params: assetParams.extend({ job_id: jobId }) },
   responses: { 200: jsonResponse(ScanJobSchema, "The job") },
+});
+
+export const cancelScan = authedRoute({
+  operationId: "cancelScan",
+  method: "post",
+  path: `${base}/{job_id}/cancel`,
+  tags,
+  summary: "Cancel a queued scan, or a running full scan and its provider run (PROJECT_EDITOR)",
+  description:
+    "A full scan's run is cancelled at its provider (Databricks runs/cancel, EMR TerminateJobFlows, Dataproc " +
+    "operations.cancel) and the job ends CANCELLED. A light scan already running in the Worker, or an ended scan, is a 409.",
+  request: { params: assetParams.extend({ job_id: jobId }) },
+  responses: { 200: jsonResponse(ScanJobSchema, "The cancelled job"), ...CONFLICT_RESPONSE },
 });

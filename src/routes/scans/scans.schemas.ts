@@ -22,6 +22,10 @@ export const ScanRequestFields = {
     .max(100_000)
     .optional()
     .openapi({ description: "Databases: a SELECT whose rows are profiled instead of the table" }),
+  full_scan: z.boolean().optional().openapi({
+    description:
+      "true: a full scan on the tenant's Spark cluster (fails, saying why, when the tenant has none); ignored when the asset's only_light_scan is 'true'",
+  }),
 };
 
 export const ScanRequestBody = z.strictObject(ScanRequestFields).openapi("ScanRequest", {
@@ -39,7 +43,7 @@ export const ScanJobSchema = z
     job_id: z.string(),
     asset_id: z.string(),
     kind: z.enum(["ANALYZE", "SCAN", "SCHEMA"]),
-    status: z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED"]),
+    status: z.enum(["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"]),
     trigger: z.string(),
     progress: z.object({
       rows: z.number().int(),
@@ -47,6 +51,25 @@ export const ScanJobSchema = z
       total_bytes: z.number().int().nullable(),
       fraction: z.number().nullable(),
     }),
+    engine: z
+      .enum(["WORKER", "SPARK"])
+      .openapi({ description: "WORKER: a light scan; SPARK: a full scan on the tenant's cluster" }),
+    engine_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why the scan runs where it runs (README: light and full scans)" }),
+    provider: z
+      .object({
+        name: z.enum(["DATABRICKS", "EMR", "DATAPROC"]),
+        run_id: z
+          .string()
+          .nullable()
+          .openapi({ description: "Databricks run_id, EMR cluster id, Dataproc operation name" }),
+        run_url: z.string().nullable(),
+        state: z.string().nullable().openapi({ description: "The provider's own state of the run, as last polled" }),
+      })
+      .nullable()
+      .openapi({ description: "Full scans: the provider and its run; null for light scans" }),
     attempts: z.number().int(),
     error: z.string().nullable(),
     created_at: z.string(),

@@ -16,6 +16,11 @@ export function scanJobView(job: ScanJobRow) {
       /** 0-1 when the total is known up front (files), else null. */
       fraction: job.totalBytes ? Math.min(1, job.bytesScanned / job.totalBytes) : job.status === "SUCCEEDED" ? 1 : null,
     },
+    engine: job.engine,
+    engine_reason: job.engineReason,
+    provider: job.provider
+      ? { name: job.provider, run_id: job.providerRunId, run_url: job.providerRunUrl, state: job.providerState }
+      : null,
     attempts: job.attempts,
     error: job.error,
     created_at: job.createdAt,

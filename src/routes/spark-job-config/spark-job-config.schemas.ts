@@ -19,6 +19,29 @@ function checkInstanceBounds(
   }
 }
 
+/** Fields every provider block may carry beyond the spec's (README "Full scans on Spark"). */
+const dispatchFields = (credential: string, driverDefault: string) => ({
+  connection_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .openapi({
+      description: `Connection whose credential starts the run (${credential}); default the asset's own when it fits`,
+    }),
+  driver_uri: text(`Where the PySpark driver spark/dq_profile.py is deployed; default ${driverDefault}`).optional(),
+});
+const providerEndpoint = (provider: string) =>
+  z
+    .url({ protocol: /^https?$/ })
+    .max(1024)
+    .optional()
+    .openapi({ description: `API base URL instead of ${provider} (a private endpoint)` });
+const regionName = z
+  .string()
+  .regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as europe-west1")
+  .optional();
+
 export const SparkProperties = z
   .record(z.string().min(1).max(256), z.string().max(4096))
   .openapi("SparkProperties", { description: 'Spark settings, e.g. {"spark.executor.memory": "4g"}' });
@@ -30,6 +53,10 @@ export const DataprocConfig = z
     spark_master_disk_size_in_gb: diskSize("Master boot disk size, GB").optional(),
     spark_worker_disk_size_in_gb: diskSize("Worker boot disk size, GB").optional(),
     autoscale_policy: text("Full resource path to an autoscaling policy").optional(),
+    region: regionName.openapi({ description: "Dataproc region; default us-central1" }),
+    project_id: text("Google Cloud project; default the service account's project_id").optional(),
+    endpoint: providerEndpoint("https://dataproc.googleapis.com"),
+    ...dispatchFields("a GCP service account", "gs://{tenant storage bucket}/dq-monitor/spark/dq_profile.py"),
   })
   .openapi("DataprocConfig");
 
@@ -40,6 +67,12 @@ export const EmrConfig = z
     worker_instance_option: z.enum(["ON_DEMAND", "SPOT"]).optional(),
     min_instance_count: instanceCount("Minimum workers for autoscaling").optional(),
     max_instance_count: instanceCount("Maximum workers for autoscaling").optional(),
+    region: regionName.openapi({ description: "AWS region; default the connection's region, else us-east-1" }),
+    release_label: text("EMR release; default emr-7.5.0").optional(),
+    service_role: text("EMR service role; default EMR_DefaultRole").optional(),
+    job_flow_role: text("EC2 instance profile of the cluster; default EMR_EC2_DefaultRole").optional(),
+    endpoint: providerEndpoint("https://elasticmapreduce.{region}.amazonaws.com"),
+    ...dispatchFields("AWS keys", "s3://{tenant storage bucket}/dq-monitor/spark/dq_profile.py"),
   })
   .superRefine(checkInstanceBounds)
   .openapi("EmrConfig");
@@ -53,9 +86,15 @@ export const DatabricksConfig = z
     policy_id: text("Cluster policy to apply").optional(),
     min_instance_count: instanceCount("Minimum workers for autoscaling").optional(),
     max_instance_count: instanceCount("Maximum workers for autoscaling").optional(),
+    ...dispatchFields("a DELTALAKE connection's host and token", "dbfs:/dq-monitor/spark/dq_profile.py"),
   })
   .superRefine(checkInstanceBounds)
   .openapi("DatabricksConfig");
+
+const thresholdBytes = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().openapi({
+  description:
+    "Files larger than this go to Spark when a provider is configured; default 1 GiB (README). null on PUT restores the default",
+});
 
 export const SparkJobConfigSchema = z
   .object({
@@ -63,6 +102,7 @@ export const SparkJobConfigSchema = z
     dataproc_config: DataprocConfig.optional(),
     emr_config: EmrConfig.optional(),
     databricks_config: DatabricksConfig.optional(),
+    full_scan_threshold_bytes: thresholdBytes,
   })
   .openapi("SparkJobConfig", { description: "Only the blocks that are set; {} when nothing is saved" });
 
@@ -80,5 +120,6 @@ export const PutSparkJobConfigBody = z
     databricks_config: DatabricksConfig.nullable()
       .optional()
       .openapi({ description: "Replaces the whole Databricks block; null clears it; omitted keeps it" }),
+    full_scan_threshold_bytes: thresholdBytes.nullable(),
   })
   .openapi("PutSparkJobConfig", { example: { spark_properties: { "spark.executor.memory": "4g" } } });

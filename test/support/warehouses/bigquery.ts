@@ -11,7 +11,7 @@ import type { FakeContext, Handler, Result, SqlFailure, Statement } from "./shar
 import { BadRequest, ITEMS, need, PAGE, poll, send, toPostgres } from "./shared";
 
 /** The service accounts Google knows and the access tokens it has granted, per run. */
-interface Google {
+export interface Google {
   tokenUri: string;
   accounts: Map<string, { keyId: string; publicKey: CryptoKey }>;
   tokens: Map<string, { email: string; expiresAt: number }>;
@@ -54,7 +54,8 @@ const BQ_SCOPES = new Set([
   "https://www.googleapis.com/auth/cloud-platform",
 ]);
 
-async function googleToken(google: Google, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
+/** Google's token endpoint: a JWT bearer grant of a known account becomes a bearer token (shared with the Dataproc fake). */
+export async function googleToken(google: Google, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
   const oauthError = (error: string, description: string) => send(res, 400, { error, error_description: description });
   if (req.method !== "POST") return send(res, 405, { error: "invalid_request" });
   if (!String(req.headers["content-type"]).startsWith("application/x-www-form-urlencoded")) {

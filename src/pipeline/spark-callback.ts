@@ -1,0 +1,97 @@
+/**
+ * The Spark callback, accepted (README "The callback"): size-bounded, signed with the job's own
+ * secret over "<timestamp>.<body>", inside the timestamp window, before the job's deadline, and
+ * single use. An accepted callback only records that it was used and goes to the `scan-results`
+ * queue; its consumer applies it to the asset's monitor like every other result. Anything refused
+ * changes nothing.
+ */
+
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db";
+import { scanJobs } from "../db/schema";
+import type { Env } from "../env";
+import type { ScanResultMessage } from "../jobs/messages";
+import { type SealedSecret, secretBox } from "../lib/crypto";
+import { ConflictError, InvalidInputError, LimitExceededError, UnauthenticatedError } from "../lib/errors";
+import type { AssetProfile } from "../scan/profile";
+import { ScanCallbackBody } from "../scan/spark/callback-body";
+import { checkCallbackSignature } from "../scan/spark/callback-signature";
+import { callbackAad } from "./spark-dispatch";
+
+/** Larger results travel by reference to the tenant's storage: a queue message holds at most 128 KB. */
+export const CALLBACK_MAX_BYTES = 96 * 1024;
+
+const refused = (detail: string) => new UnauthenticatedError(`The callback is refused: ${detail}`);
+
+/** Checks a callback and queues it; throws a domain error (4xx) for anything it refuses. */
+export async function acceptScanCallback(
+  env: Env,
+  db: Db,
+  jobId: string,
+  headers: { timestamp?: string | undefined; signature?: string | undefined },
+  body: string,
+  now: Date = new Date(),
+): Promise<void> {
+  if (new TextEncoder().encode(body).byteLength > CALLBACK_MAX_BYTES) {
+    throw new LimitExceededError(
+      `A callback carries at most ${CALLBACK_MAX_BYTES} bytes; a larger profile goes to the tenant's storage (profile_ref)`,
+    );
+  }
+  const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, jobId) });
+  // An unknown job and a bad signature look the same: the answer tells a stranger nothing.
+  if (!job?.callbackSecret) throw refused("the signature is not valid");
+  const secret = await secretBox(env.ENCRYPTION_KEYS).open<string>(
+    JSON.parse(job.callbackSecret) as SealedSecret,
+    callbackAad(job.id),
+  );
+  const check = await checkCallbackSignature(secret, headers, body, Math.floor(now.getTime() / 1000));
+  if (check === "malformed") throw refused("X-DQ-Timestamp (unix seconds) and X-DQ-Signature (v1=<hex>) are required");
+  if (check === "stale") throw refused("its timestamp is outside the 5-minute window");
+  if (check === "forged") throw refused("the signature is not valid");
+  if (job.callbackUsedAt) throw new ConflictError("This job's callback was already used: a callback is accepted once");
+  if (job.status !== "RUNNING") throw new ConflictError(`The job is ${job.status}: it takes no callback`);
+  if (job.callbackDeadline && Date.parse(job.callbackDeadline) <= now.getTime()) {
+    throw new ConflictError("The job's deadline has passed: the callback is too late");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new InvalidInputError([], "The callback body is not JSON");
+  }
+  const parsed = ScanCallbackBody.safeParse(value);
+  if (!parsed.success) {
+    throw new InvalidInputError(
+      parsed.error.issues
+        .slice(0, 20)
+        .map((i) => ({ field: ["body", ...i.path.map(String)].join("."), message: i.message })),
+      "The callback body is not a result; see errors",
+    );
+  }
+  const receivedAt = now.toISOString();
+  // Single use: only the first callback sets callback_used_at; a concurrent second one finds it set.
+  const taken = await db
+    .update(scanJobs)
+    .set({ callbackUsedAt: receivedAt })
+    .where(and(eq(scanJobs.id, job.id), isNull(scanJobs.callbackUsedAt), eq(scanJobs.status, "RUNNING")))
+    .returning({ id: scanJobs.id });
+  if (taken.length === 0) throw new ConflictError("This job's callback was already used: a callback is accepted once");
+  const result = parsed.data;
+  const message: ScanResultMessage = {
+    job_id: job.id,
+    tenant_id: job.tenantId,
+    asset_id: job.assetId,
+    status: result.status,
+    received_at: receivedAt,
+    ...("profile" in result ? { profile: result.profile as AssetProfile } : {}),
+    ...("profile_ref" in result ? { profile_ref: result.profile_ref } : {}),
+    ...("error" in result ? { error: result.error } : {}),
+  };
+  try {
+    await env.SCAN_RESULTS.send(message, { contentType: "json" });
+  } catch (err) {
+    // Not queued: the callback may be sent again.
+    await db.update(scanJobs).set({ callbackUsedAt: null }).where(eq(scanJobs.id, job.id));
+    throw err;
+  }
+}
