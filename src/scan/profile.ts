@@ -3,8 +3,6 @@
  * pushdown) and what the policies read. Plain JSON, so it can travel to the AssetMonitor.
  */
 
-import type { BreakdownProfile } from "./profiler/breakdown";
-
 /** Types a value can be inferred as, from its text or its database type. */
 export const VALUE_TYPES = ["integer", "number", "boolean", "date", "timestamp", "string"] as const;
 export type ValueType = (typeof VALUE_TYPES)[number];
@@ -78,8 +76,8 @@ export interface AssetProfile {
    */
   duplicate_rows?: number;
   /**
-   * What the investigator reads (file scans, unless skip_investigator): per attribute with few
-   * values, per value, its rows and how many of them miss each other attribute.
+   * What the investigator reads (unless skip_investigator): per attribute with few values, per
+   * value, its rows, how many of them miss or mistype each other attribute, and numeric attributes' means.
    */
   breakdown?: BreakdownProfile[];
   /**
@@ -93,3 +91,43 @@ export interface AssetProfile {
 
 /** The segment of an attribute's rows that hold none of its listed segment values (nulls included). */
 export const OTHER_SEGMENT = "(other)";
+
+// The investigator's breakdown (scan/profiler/breakdown.ts, or SQL: scan/sql/profile-table.ts).
+
+/** A numeric attribute's values within the rows of one breakdown value. */
+export interface NumericSummary {
+  count: number;
+  mean: number;
+  /** Population variance. */
+  variance: number;
+}
+
+/** One value of a breakdown attribute. */
+export interface BreakdownValue {
+  value: string;
+  rows: number;
+  /** Of these rows, how many miss each other attribute. */
+  missing: Record<string, number>;
+  /** Of these rows, how many hold a value not of each other attribute's type (when any do). */
+  mismatched?: Record<string, number>;
+  /** Per numeric attribute, its values in these rows (file scans: up to MAX_BREAKDOWN_NUMERIC). */
+  numeric?: Record<string, NumericSummary>;
+  /** Of these rows, how many repeat an earlier row exactly, or an earlier row's ids (file scans). */
+  duplicate_rows?: number;
+  duplicate_ids?: number;
+}
+
+/** One breakdown attribute of a profile: its rows, and per value the rows and problem counts. */
+export interface BreakdownProfile {
+  attribute: string;
+  /** Rows in which the attribute held a value (it is followed from its first value on). */
+  rows: number;
+  /** Of those rows, how many miss each other attribute. */
+  missing: Record<string, number>;
+  /** Of those rows, how many hold a value not of each other attribute's type (when any do). */
+  mismatched?: Record<string, number>;
+  /** Of those rows, how many repeat an earlier row exactly, or an earlier row's ids (file scans). */
+  duplicate_rows?: number;
+  duplicate_ids?: number;
+  values: BreakdownValue[];
+}

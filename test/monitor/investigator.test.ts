@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { investigateMissing, investigateRowDrop, investigationSentence } from "../../src/monitor/policies/investigate";
-import { attrMetric, valuePrefix } from "../../src/monitor/policies/metrics";
+import {
+  investigateDuplicates,
+  investigateMismatches,
+  investigateMissing,
+  investigateRowDrop,
+  investigateShift,
+  investigationSentence,
+} from "../../src/monitor/policies/investigate";
+import { attrMetric, meanByMetric, valuePrefix } from "../../src/monitor/policies/metrics";
 import type { MetricHistory } from "../../src/monitor/policies/types";
 import type { AssetProfile } from "../../src/scan/profile";
-import { Breakdown, MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
+import { MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { DATABASES, runnerFor, uniqueTable } from "../scan/sql/support/databases";
 import { prng } from "../scenario/data";
@@ -15,17 +22,50 @@ import { createTenant } from "../support/tenants";
 
 const COUNTRIES = ["FR", "DE", "US", "GB", "ES", "IT"];
 
-/** ~1,200 orders; `missingIn(country, rand)` says which rows lose their e-mail. */
-function batch(seed: number, missingIn: (country: string, rand: () => number) => boolean = () => false): string {
+/**
+ * ~1,200 orders; `missingIn(country, rand)` says which rows lose their e-mail, `scale(country)`
+ * multiplies the amounts of a country's orders.
+ */
+function batch(
+  seed: number,
+  missingIn: (country: string, rand: () => number) => boolean = () => false,
+  scale: (country: string) => number = () => 1,
+): string {
   const rand = prng(seed);
   const lines = ["id,email,amount,country,channel"];
   for (let i = 0; i < 1200; i++) {
     const country = COUNTRIES[Math.floor(rand() * COUNTRIES.length)]!;
     const channel = rand() < 0.5 ? "web" : "store";
     const email = missingIn(country, rand) ? "" : `user${seed}-${i}@example.com`;
-    lines.push(`${seed * 10_000 + i},${email},${(10 + rand() * 90).toFixed(2)},${country},${channel}`);
+    const amount = (10 + rand() * 90) * scale(country);
+    lines.push(`${seed * 10_000 + i},${email},${amount.toFixed(2)},${country},${channel}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** The German orders' amounts tripled; every other country as usual. */
+const germanAmountsTripled = (seed: number) => batch(seed, undefined, (country) => (country === "DE" ? 3 : 1));
+
+/** The first alert of a scan on `attribute` by one of `policies`, with its investigation. */
+async function alertOf(tenant: string, assetId: number, jobId: string, policies: string[], attribute: string) {
+  const res = await call("POST", `/api/backend/${tenant}/configuration/sources/${assetId}/alerts?job_id=${jobId}`, {
+    as: admin,
+  });
+  expect(res.status).toBe(200);
+  const alert = res.body.find(
+    (a: { type: string; attribute: string }) => policies.includes(a.type) && a.attribute === attribute,
+  );
+  expect(alert, JSON.stringify(res.body)).toBeDefined();
+  return alert;
+}
+
+/** A quantity alert's investigation names country = DE, and only what moved. */
+function expectGermanShift(alert: { description: string; details: { investigation: Array<Record<string, unknown>> } }) {
+  const [top] = alert.details.investigation;
+  expect(top).toMatchObject({ attribute: "country", value: "DE" });
+  expect(top!.lift).toBeGreaterThan(3);
+  expect(alert.details.investigation.map((e) => e.attribute)).not.toContain("channel");
+  expect(alert.description).toMatch(/of the move of amount comes from country = DE, which holds/);
 }
 
 /** Rows through the profiler with the breakdown on. */
@@ -59,14 +99,13 @@ describe("the breakdown a file scan collects", () => {
   });
 
   it("holds at most its caps of attributes and values", () => {
-    const b = new Breakdown();
-    for (let i = 0; i < 500; i++) {
+    const rows = Array.from({ length: 500 }, (_, i) => {
       const row: Record<string, unknown> = {};
       for (let a = 0; a < MAX_BREAKDOWN_ATTRIBUTES + 5; a++) row[`a${a}`] = String(i % 3);
       row.wide = String(i % (MAX_BREAKDOWN_VALUES + 1));
-      b.add(row);
-    }
-    const out = b.finish();
+      return row;
+    });
+    const out = profileOf(rows).breakdown ?? [];
     expect(out).toHaveLength(MAX_BREAKDOWN_ATTRIBUTES);
     expect(out.map((x) => x.attribute)).not.toContain("wide");
   });
@@ -97,6 +136,118 @@ describe("investigateMissing", () => {
       email: rand() < 0.3 ? null : `u${i}@x.io`,
     }));
     expect(investigateMissing(profileOf(rows), "email")).toEqual([]);
+  });
+});
+
+describe("investigateMismatches", () => {
+  it("names the value whose rows hold the values of another type", () => {
+    const rand = prng(9);
+    // Quantities as CSV gives them (text, types inferred); German rows write one in three as words.
+    const rows = Array.from({ length: 3000 }, (_, i) => {
+      const country = COUNTRIES[i % 6]!;
+      const words = country === "DE" ? rand() < 0.3 : rand() < 0.005;
+      return { country, quantity: words ? "twelve" : String(1 + Math.floor(rand() * 50)) };
+    });
+    const builder = new ProfileBuilder({ breakdown: true });
+    builder.add(rows);
+    const profile = builder.finish();
+    const quantity = profile.attributes.find((a) => a.name === "quantity")!;
+    expect(quantity.inferred_type).toBe("integer");
+    const byCountry = profile.breakdown!.find((b) => b.attribute === "country")!;
+    // The breakdown's counts add up to the profile's.
+    expect(byCountry.mismatched?.quantity).toBe(quantity.type_mismatches);
+    const entries = investigateMismatches(profile, "quantity");
+    expect(entries[0]).toMatchObject({ attribute: "country", value: "DE", rows: 500 });
+    expect(entries[0]!.lift).toBeGreaterThan(3);
+    expect(entries).toHaveLength(1);
+  });
+
+  it("counts a whole scan of another type than its first batch, exactly", () => {
+    // The first batch is all words, the rest numbers: the home type is text, the judged type integer.
+    const builder = new ProfileBuilder({ breakdown: true });
+    builder.add(Array.from({ length: 100 }, (_, i) => ({ country: COUNTRIES[i % 2]!, quantity: "n/a" })));
+    builder.add(Array.from({ length: 900 }, (_, i) => ({ country: COUNTRIES[i % 2]!, quantity: String(i) })));
+    const profile = builder.finish();
+    const byCountry = profile.breakdown!.find((b) => b.attribute === "country")!;
+    expect(profile.attributes.find((a) => a.name === "quantity")!.type_mismatches).toBe(100);
+    expect(byCountry.values.map((v) => [v.value, v.mismatched?.quantity])).toEqual([
+      ["FR", 50],
+      ["DE", 50],
+    ]);
+  });
+});
+
+describe("investigateDuplicates", () => {
+  it("names the value whose rows repeat earlier rows, whole or by id", () => {
+    const rand = prng(10);
+    const rows: Array<Record<string, unknown>> = Array.from({ length: 3000 }, (_, i) => ({
+      id: String(i),
+      country: COUNTRIES[i % 6]!,
+      amount: String(Math.floor(rand() * 1000)),
+    }));
+    // 200 German rows loaded twice, 10 others once more.
+    const german = rows.filter((r) => r.country === "DE").slice(0, 200);
+    const copies = [...german, ...rows.filter((r) => r.country !== "DE").slice(0, 10)].map((r) => ({ ...r }));
+    const builder = new ProfileBuilder({ breakdown: true, idAttributes: ["id"] });
+    for (let i = 0; i < rows.length; i += 1000) builder.add(rows.slice(i, i + 1000));
+    builder.add(copies);
+    const profile = builder.finish();
+    expect(profile.duplicate_rows).toBe(210);
+    expect(profile.duplicate_count).toBe(210);
+    for (const kind of ["duplicate_rows", "duplicate_ids"] as const) {
+      const entries = investigateDuplicates(profile, kind);
+      expect(entries[0]).toMatchObject({ attribute: "country", value: "DE", problem_rows: 200 });
+      expect(entries[0]!.lift).toBeGreaterThan(3);
+    }
+  });
+});
+
+describe("investigateShift", () => {
+  /** Six past scans with each country's mean amount at 55 (± a little); now `now` per country. */
+  function shift(now: Record<string, number>) {
+    const history: MetricHistory = {};
+    for (let j = 1; j <= 6; j++) {
+      for (const c of COUNTRIES) {
+        history[meanByMetric("amount", "country", c)] = [
+          ...(history[meanByMetric("amount", "country", c)] ?? []),
+          { job_id: `j${j}`, time: `2026-11-0${j}T00:00:00.000Z`, value: 55 + (j % 3) - 1, excluded: false },
+        ];
+      }
+    }
+    const profile = {
+      row_count: 1200,
+      schema: [],
+      sampled: false,
+      attributes: [],
+      breakdown: [
+        {
+          attribute: "country",
+          rows: 1200,
+          missing: {},
+          values: Object.entries(now).map(([value, mean]) => ({
+            value,
+            rows: 200,
+            missing: {},
+            // Amounts uniform on 10..100 (variance 675), the mean moved.
+            numeric: { amount: { count: 200, mean, variance: 675 } },
+          })),
+        },
+      ],
+    } as unknown as AssetProfile;
+    return investigateShift(profile, history, "now", "amount");
+  }
+
+  it("names the value whose mean moved", () => {
+    const entries = shift({ FR: 56, DE: 165, US: 54, GB: 55.5, ES: 53, IT: 57 });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ attribute: "country", value: "DE", rows: 200, problem_rows: 200 });
+    expect(entries[0]!.share_of_problem).toBeGreaterThan(0.9);
+    expect(entries[0]!.lift).toBeGreaterThan(5);
+  });
+
+  it("names nothing when every value moved alike, or none beyond its noise", () => {
+    expect(shift({ FR: 80, DE: 81, US: 79, GB: 80, ES: 82, IT: 80 })).toEqual([]);
+    expect(shift({ FR: 57, DE: 60, US: 54, GB: 55, ES: 52, IT: 56 })).toEqual([]);
   });
 });
 
@@ -222,77 +373,105 @@ describe("the investigator on a row-count drop", { timeout: 90_000 }, () => {
   });
 });
 
-describe("the investigator through PostgreSQL (SQL pushdown)", { timeout: 120_000 }, () => {
-  it("says that the missing e-mails come from country = DE", async () => {
-    const runner = await runnerFor("postgres");
-    const table = uniqueTable("dq_investigate");
-    try {
+describe("the investigator on a quantity shift, through an upload", { timeout: 120_000 }, () => {
+  it("says that the amounts moved in country = DE", async () => {
+    const { tenant, asset } = await csvAsset();
+    // value_range's band needs 7 scans (min_history).
+    for (let i = 1; i <= 8; i++) {
+      expect((await scanJob(tenant, asset.id, await uploadCsv(tenant, asset.id, batch(i)))).status).toBe("SUCCEEDED");
+    }
+    const jobId = await uploadCsv(tenant, asset.id, germanAmountsTripled(9));
+    expect((await scanJob(tenant, asset.id, jobId)).status).toBe("SUCCEEDED");
+    expectGermanShift(await alertOf(tenant, asset.id, jobId, ["value_range", "distribution_drift"], "amount"));
+  });
+});
+
+/** An orders table in PostgreSQL behind a GENERIC_JDBC asset; `scanOf(csv)` loads a batch into it and scans it. */
+async function postgresOrders() {
+  const runner = await runnerFor("postgres");
+  const table = uniqueTable("dq_investigate");
+  await runner.query(
+    `CREATE TABLE ${table} (id BIGINT, email TEXT, amount DOUBLE PRECISION, country TEXT, channel TEXT)`,
+  );
+  const tenant = await createTenant();
+  const projectId = await createProject(tenant);
+  const base = `/api/backend/${tenant}/configuration/projects/${projectId}`;
+  const connection = await call("POST", `${base}/connections`, {
+    as: admin,
+    body: {
+      name: "pg",
+      type: "GENERIC_JDBC",
+      payload: DATABASES.postgres.payload,
+      credential: { type: "GENERIC_MAP", payload: DATABASES.postgres.credential },
+    },
+  });
+  expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+  const created = await call("POST", `${base}/assets`, {
+    as: admin,
+    body: {
+      name: "orders",
+      type: "GENERIC_JDBC",
+      payload: { schema: "public", table },
+      connection_id: connection.body.id,
+    },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id: number = created.body.id;
+  const scanOf = async (csv: string) => {
+    await runner.query(`DELETE FROM ${table}`);
+    const rows = csv
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split(","));
+    for (let i = 0; i < rows.length; i += 200) {
+      const params: unknown[] = [];
+      const tuples = rows.slice(i, i + 200).map((r) => {
+        const marks = r.map((v, k) => {
+          params.push(k === 1 && v === "" ? null : v);
+          return `$${params.length}`;
+        });
+        return `(${marks.join(", ")})`;
+      });
       await runner.query(
-        `CREATE TABLE ${table} (id BIGINT, email TEXT, amount DOUBLE PRECISION, country TEXT, channel TEXT)`,
+        `INSERT INTO ${table} (id, email, amount, country, channel) VALUES ${tuples.join(", ")}`,
+        params,
       );
-      const tenant = await createTenant();
-      const projectId = await createProject(tenant);
-      const base = `/api/backend/${tenant}/configuration/projects/${projectId}`;
-      const connection = await call("POST", `${base}/connections`, {
-        as: admin,
-        body: {
-          name: "pg",
-          type: "GENERIC_JDBC",
-          payload: DATABASES.postgres.payload,
-          credential: { type: "GENERIC_MAP", payload: DATABASES.postgres.credential },
-        },
-      });
-      expect(connection.status, JSON.stringify(connection.body)).toBe(201);
-      const created = await call("POST", `${base}/assets`, {
-        as: admin,
-        body: {
-          name: "orders",
-          type: "GENERIC_JDBC",
-          payload: { schema: "public", table },
-          connection_id: connection.body.id,
-        },
-      });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const id: number = created.body.id;
-      const scanOf = async (csv: string) => {
-        await runner.query(`DELETE FROM ${table}`);
-        const rows = csv
-          .trim()
-          .split("\n")
-          .slice(1)
-          .map((l) => l.split(","));
-        for (let i = 0; i < rows.length; i += 200) {
-          const chunk = rows.slice(i, i + 200);
-          const params: unknown[] = [];
-          const tuples = chunk.map((r) => {
-            const marks = r.map((v, k) => {
-              params.push(k === 1 && v === "" ? null : v);
-              return `$${params.length}`;
-            });
-            return `(${marks.join(", ")})`;
-          });
-          await runner.query(
-            `INSERT INTO ${table} (id, email, amount, country, channel) VALUES ${tuples.join(", ")}`,
-            params,
-          );
-        }
-        const res = await call("POST", `/api/backend/${tenant}/configuration/assets/${id}/scans`, { as: admin });
-        expect(res.status).toBe(202);
-        expect((await scanJob(tenant, id, res.body.job_id)).status).toBe("SUCCEEDED");
-        return res.body.job_id as string;
-      };
-      for (let i = 1; i <= 5; i++) await scanOf(batch(i));
-      const jobId = await scanOf(batch(6, (country, rand) => (country === "DE" ? rand() < 0.9 : rand() < 0.02)));
-      const res = await call("POST", `/api/backend/${tenant}/configuration/sources/${id}/alerts?job_id=${jobId}`, {
-        as: admin,
-      });
-      const alert = res.body.find((a: { type: string }) => a.type === "completeness");
-      expect(alert, JSON.stringify(res.body)).toBeDefined();
+    }
+    const res = await call("POST", `/api/backend/${tenant}/configuration/assets/${id}/scans`, { as: admin });
+    expect(res.status).toBe(202);
+    expect((await scanJob(tenant, id, res.body.job_id)).status).toBe("SUCCEEDED");
+    return res.body.job_id as string;
+  };
+  const drop = async () => {
+    await runner.query(`DROP TABLE IF EXISTS ${table}`);
+    await runner.close();
+  };
+  return { tenant, id, scanOf, drop };
+}
+
+describe("the investigator through PostgreSQL (SQL pushdown)", { timeout: 180_000 }, () => {
+  it("says that the missing e-mails come from country = DE", async () => {
+    const pg = await postgresOrders();
+    try {
+      for (let i = 1; i <= 5; i++) await pg.scanOf(batch(i));
+      const jobId = await pg.scanOf(batch(6, (country, rand) => (country === "DE" ? rand() < 0.9 : rand() < 0.02)));
+      const alert = await alertOf(pg.tenant, pg.id, jobId, ["completeness"], "email");
       expect(alert.details.investigation[0]).toMatchObject({ attribute: "country", value: "DE" });
       expect(alert.details.investigation[0].lift).toBeGreaterThan(3);
     } finally {
-      await runner.query(`DROP TABLE IF EXISTS ${table}`);
-      await runner.close();
+      await pg.drop();
+    }
+  });
+
+  it("says that the amounts moved in country = DE", async () => {
+    const pg = await postgresOrders();
+    try {
+      for (let i = 1; i <= 8; i++) await pg.scanOf(batch(i));
+      const jobId = await pg.scanOf(germanAmountsTripled(9));
+      expectGermanShift(await alertOf(pg.tenant, pg.id, jobId, ["value_range", "distribution_drift"], "amount"));
+    } finally {
+      await pg.drop();
     }
   });
 });

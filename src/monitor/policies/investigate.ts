@@ -1,9 +1,10 @@
 /**
- * The investigator: where in the data an alert's problem sits. For missing values, from the
- * breakdown the scan collected (scan/profiler/breakdown.ts, or one more query by SQL); for a
- * row-count drop, from the category shares in the asset's history. It finds the values of the
- * asset's low-cardinality attributes that hold far more of the problem rows than of the rows —
- * "92 % of the missing email values come from country = DE, which holds 12 % of the rows".
+ * The investigator: where in the data an alert's problem sits. For missing values and values of
+ * another type, from the breakdown the scan collected (scan/profiler/breakdown.ts, or one more
+ * query by SQL); for a quantity shift, from each value's mean in the breakdown against its own
+ * history; for a row-count drop, from the category shares in the asset's history. It finds the
+ * values of the asset's low-cardinality attributes that hold far more of the problem rows than of
+ * the rows — "92 % of the missing email values come from country = DE, which holds 12 % of the rows".
  *
  * How it decides: a value is reported when it holds at least MIN_PROBLEM_ROWS problem rows, a
  * lift (share of the problem ÷ share of the rows) of at least MIN_LIFT, and when that many
@@ -12,9 +13,9 @@
  * must stand MIN_Z standard deviations above its mean. Strongest first: by the excess of its share
  * of the problem over its share of the rows; at most MAX_ENTRIES.
  */
-import type { AssetProfile } from "../../scan/profile";
+import type { AssetProfile, BreakdownProfile, BreakdownValue } from "../../scan/profile";
 import { baselinePoints, median } from "./anomaly";
-import { attrMetric, unescapeName, valuePrefix } from "./metrics";
+import { attrMetric, meanByMetric, unescapeName, valuePrefix } from "./metrics";
 import type { InvestigationEntry, MetricHistory } from "./types";
 
 export const MIN_PROBLEM_ROWS = 5;
@@ -69,13 +70,97 @@ function strongest(found: Candidate[]): InvestigationEntry[] {
 
 /** Where the missing (null or empty) values of `attribute` sit, strongest first; [] when nowhere in particular. */
 export function investigateMissing(profile: AssetProfile, attribute: string): InvestigationEntry[] {
+  return investigateCounts(profile, (x) => x.missing[attribute] ?? 0, attribute);
+}
+
+/** Where the values of `attribute` not of its type sit, strongest first; [] when nowhere in particular. */
+export function investigateMismatches(profile: AssetProfile, attribute: string): InvestigationEntry[] {
+  return investigateCounts(profile, (x) => x.mismatched?.[attribute] ?? 0, attribute);
+}
+
+/** Where the rows repeating an earlier row (whole, or by id) sit, strongest first. */
+export function investigateDuplicates(
+  profile: AssetProfile,
+  kind: "duplicate_rows" | "duplicate_ids",
+): InvestigationEntry[] {
+  return investigateCounts(profile, (x) => x[kind] ?? 0);
+}
+
+/**
+ * Where the problem rows (`problems` of a breakdown value, or of a whole breakdown attribute)
+ * concentrate; an `attribute`'s own breakdown is left out.
+ */
+function investigateCounts(
+  profile: AssetProfile,
+  problems: (x: BreakdownProfile | BreakdownValue) => number,
+  attribute?: string,
+): InvestigationEntry[] {
   const found: Candidate[] = [];
   for (const b of profile.breakdown ?? []) {
     if (b.attribute === attribute) continue;
-    const problems = b.missing[attribute] ?? 0;
+    const all = problems(b);
     for (const v of b.values) {
-      const c = candidate(b.attribute, v.value, v.rows, b.rows, v.missing[attribute] ?? 0, problems);
+      const c = candidate(b.attribute, v.value, v.rows, b.rows, problems(v), all);
       if (c) found.push(c);
+    }
+  }
+  return strongest(found);
+}
+
+/** Past scans a value's mean needs before a quantity shift is split by value. */
+export const MIN_SHIFT_HISTORY = 3;
+
+/**
+ * Which values moved a quantity: for each breakdown attribute, each value's mean of `attribute`
+ * now (from the breakdown) against its own baseline (the median of its `mean_by` metric over the
+ * last ROW_BASELINE_SCANS scans). A value moved when its move stands MIN_Z standard errors above
+ * the noise: its mean's standard error in this scan and the spread of its past means (1.4826 ×
+ * their median absolute deviation), together. Its share of the problem is its share of the whole
+ * displacement, Σ over the values of rows × |mean move|; `problem_rows` are the rows of a value
+ * that moved. Reported like the counts above: enough rows, a lift of MIN_LIFT, strongest first.
+ */
+export function investigateShift(
+  profile: AssetProfile,
+  history: MetricHistory,
+  jobId: string,
+  attribute: string,
+): InvestigationEntry[] {
+  const found: Candidate[] = [];
+  for (const b of profile.breakdown ?? []) {
+    if (b.attribute === attribute) continue;
+    const moves = b.values.flatMap((v) => {
+      const now = v.numeric?.[attribute];
+      if (!now || now.count <= 0) return [];
+      const past = baselinePoints(history[meanByMetric(attribute, b.attribute, v.value)], jobId)
+        .slice(-ROW_BASELINE_SCANS)
+        .map((p) => p.value);
+      if (past.length < MIN_SHIFT_HISTORY) return [];
+      const base = median(past);
+      const spread = 1.4826 * median(past.map((x) => Math.abs(x - base)));
+      const noise = Math.sqrt(now.variance / now.count + spread * spread);
+      const move = now.mean - base;
+      const moved = noise > 0 ? Math.abs(move) / noise >= MIN_Z : move !== 0;
+      return [{ value: v.value, rows: now.count, displacement: now.count * Math.abs(move), moved }];
+    });
+    const rows = moves.reduce((s, m) => s + m.rows, 0);
+    const displacement = moves.reduce((s, m) => s + m.displacement, 0);
+    if (rows <= 0 || displacement <= 0) continue;
+    for (const m of moves) {
+      if (!m.moved || m.rows < MIN_PROBLEM_ROWS) continue;
+      const shareOfProblem = m.displacement / displacement;
+      const shareOfRows = m.rows / rows;
+      const lift = shareOfProblem / shareOfRows;
+      if (lift < MIN_LIFT) continue;
+      found.push({
+        attribute: b.attribute,
+        value: m.value,
+        rows: m.rows,
+        problem_rows: m.rows,
+        share_of_problem: round(shareOfProblem, 4),
+        share_of_rows: round(shareOfRows, 4),
+        lift: round(lift, 2),
+        excess: shareOfProblem - shareOfRows,
+      });
     }
   }
   return strongest(found);
@@ -116,9 +201,13 @@ export function investigateRowDrop(profile: AssetProfile, history: MetricHistory
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
 
-/** The sentence a person can act on, for the strongest entry. */
-export function investigationSentence(entries: InvestigationEntry[], problem: string): string | undefined {
+/** The sentence a person can act on, for the strongest entry; `verb` agrees with `problem`. */
+export function investigationSentence(
+  entries: InvestigationEntry[],
+  problem: string,
+  verb = "come",
+): string | undefined {
   const top = entries[0];
   if (!top) return undefined;
-  return `${percent(top.share_of_problem)} of the ${problem} come from ${top.attribute} = ${top.value}, which holds ${percent(top.share_of_rows)} of the rows (lift ${top.lift}).`;
+  return `${percent(top.share_of_problem)} of the ${problem} ${verb} from ${top.attribute} = ${top.value}, which holds ${percent(top.share_of_rows)} of the rows (lift ${top.lift}).`;
 }

@@ -6,7 +6,9 @@
  * unique_ratio, type_mismatch_rate, top_pattern_share, and for numeric attributes mean, stddev,
  * min, max, p0 … p100 (at QUANTILE_POINTS); plus the shares of the distributions the drift
  * policies compare: `attr:<name>:pattern:<pattern>` and, for categorical attributes,
- * `attr:<name>:value:<value>`. Attribute names, patterns and values are escaped (`%` and `:`)
+ * `attr:<name>:value:<value>`; and, from the investigator's breakdown, the mean of a quantity per
+ * value of a low-cardinality attribute, `attr:<name>:mean_by:<attribute>:<value>`. Attribute names,
+ * patterns and values are escaped (`%` and `:`)
  * so a name can never read as another metric's prefix.
  */
 
@@ -48,6 +50,17 @@ export function unescapeName(name: string): string {
 export function attrMetric(attribute: string, stat: string): string {
   return `attr:${escapeName(attribute)}:${stat}`;
 }
+
+/**
+ * `attr:<target>:mean_by:<attribute>:<value>`: the mean of a quantity within the rows holding one
+ * value of a breakdown attribute (the investigator compares it with its own history).
+ */
+export function meanByMetric(target: string, attribute: string, value: string): string {
+  return attrMetric(target, `mean_by:${escapeName(attribute)}:${escapeName(value)}`);
+}
+
+/** Per-value means a scan keeps at most (breakdown attributes × values × quantities). */
+export const MAX_MEAN_BY_METRICS = 200;
 
 /** Prefix of the pattern-share metrics of an attribute. */
 export function patternPrefix(attribute: string): string {
@@ -110,7 +123,23 @@ export function extractMetrics(
     if (Number.isFinite(age)) points.push({ metric: "freshness_age_hours", value: age });
   }
   for (const a of profile.attributes) points.push(...attributeMetrics(a, kinds[a.name]));
+  points.push(...meanByMetrics(profile, kinds));
   return points.filter((p) => Number.isFinite(p.value));
+}
+
+/** The per-value means of quantities in the investigator's breakdown, at most MAX_MEAN_BY_METRICS. */
+function meanByMetrics(profile: AssetProfile, kinds: Readonly<Record<string, AttributeKind>>): MetricPoint[] {
+  const out: MetricPoint[] = [];
+  for (const b of profile.breakdown ?? []) {
+    for (const v of b.values) {
+      for (const [target, summary] of Object.entries(v.numeric ?? {})) {
+        if ((kinds[target] ?? "quantity") !== "quantity") continue;
+        if (out.length >= MAX_MEAN_BY_METRICS) return out;
+        out.push({ metric: meanByMetric(target, b.attribute, v.value), value: summary.mean, attribute: target });
+      }
+    }
+  }
+  return out;
 }
 
 function attributeMetrics(a: AttributeProfile, kind: AttributeKind | undefined): MetricPoint[] {

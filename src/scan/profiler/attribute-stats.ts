@@ -46,6 +46,10 @@ export const MAX_TOP_VALUE_LENGTH = 200;
 
 const DATE_SHAPE = "9-9-9A9:9:9.9A";
 
+/** The type code and number (NaN when none) of the distinct value the last addDistinct profiled. */
+const DISTINCT_TYPE = new Uint8Array(1);
+const DISTINCT_NUMBER = new Float64Array(1);
+
 /** What a top-value counter remembers of its value; turned into text only when reported. */
 type TopKey = string | number | Date;
 
@@ -161,7 +165,12 @@ export class AttributeStats {
     this.count += n - nulls;
     this.addMissing(nulls);
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
-    for (let d = 0; d < distinct; d++) this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
+    const { types, numbers } = batch;
+    for (let d = 0; d < distinct; d++) {
+      this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
+      types[d] = DISTINCT_TYPE[0]!;
+      numbers[d] = DISTINCT_NUMBER[0]!;
+    }
     const rows = rowHi !== null && rowLo !== null;
     if (rows) {
       // The row identity's share of each distinct value, mixed once per distinct value.
@@ -218,11 +227,14 @@ export class AttributeStats {
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s, w);
     let t = classifyText(s);
+    DISTINCT_NUMBER[0] = Number.NaN;
     if (t === T_EMPTY) {
+      DISTINCT_TYPE[0] = T_EMPTY;
       this.empties += w;
       return;
     }
     if (!infer) t = T_STRING;
+    DISTINCT_TYPE[0] = t;
     this.typeCounts[t]! += w;
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
     if (t === T_INTEGER || t === T_NUMBER) this.patterns.addNumberShape(NUMBER_SHAPE[0]!, w);
@@ -232,6 +244,7 @@ export class AttributeStats {
       case T_INTEGER:
       case T_NUMBER: {
         const x = PARSED[0]!;
+        DISTINCT_NUMBER[0] = x;
         this.addNumeric(x, w);
         this.step.addDecimal(x, DECIMALS[0]!);
         return;
@@ -251,6 +264,8 @@ export class AttributeStats {
 
   private addNumber(x: number, hi: number, lo: number, w: number): void {
     const integral = Number.isInteger(x);
+    DISTINCT_TYPE[0] = integral ? T_INTEGER : T_NUMBER;
+    DISTINCT_NUMBER[0] = x;
     this.typeCounts[integral ? T_INTEGER : T_NUMBER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, x === 0 ? 0 : x, w);
@@ -263,6 +278,8 @@ export class AttributeStats {
   }
 
   private addBoolean(b: boolean, hi: number, lo: number, w: number): void {
+    DISTINCT_TYPE[0] = T_BOOLEAN;
+    DISTINCT_NUMBER[0] = Number.NaN;
     this.typeCounts[T_BOOLEAN]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, b ? "true" : "false", w);
@@ -272,6 +289,8 @@ export class AttributeStats {
 
   private addBigInt(v: bigint, hi: number, lo: number, w: number): void {
     const text = v.toString();
+    DISTINCT_TYPE[0] = T_INTEGER;
+    DISTINCT_NUMBER[0] = Number(v);
     this.typeCounts[T_INTEGER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, text, w);
@@ -281,6 +300,8 @@ export class AttributeStats {
   }
 
   private addDate(v: Date, hi: number, lo: number, w: number): void {
+    DISTINCT_TYPE[0] = T_TIMESTAMP;
+    DISTINCT_NUMBER[0] = Number.NaN;
     this.typeCounts[T_TIMESTAMP]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, v, w);
@@ -351,11 +372,23 @@ export class AttributeStats {
     return this.declaredType !== undefined ? TYPE_NAMES.indexOf(mapDeclaredType(this.declaredType)) : T_STRING;
   }
 
+  /** The type code values are judged against: the declared type's, else the inferred one. */
+  private expectedType(inferred: number): number {
+    return this.declaredType !== undefined ? TYPE_NAMES.indexOf(mapDeclaredType(this.declaredType)) : inferred;
+  }
+
+  /** Whether a value of type code t is of the attribute's type (what type_mismatches counts against). */
+  typeFits(): (t: number) => boolean {
+    const expected = this.expectedType(this.inferredType());
+    const declared = this.declaredType !== undefined;
+    return (t) => fitsType(t, expected, declared);
+  }
+
   /** The attribute's profile. */
   finish(): AttributeProfile {
     const inferred = this.inferredType();
     const declared = this.declaredType !== undefined;
-    const expected = declared ? TYPE_NAMES.indexOf(mapDeclaredType(this.declaredType!)) : inferred;
+    const expected = this.expectedType(inferred);
     const typeCounts: Partial<Record<ValueType, number>> = {};
     let mismatches = 0;
     for (let t = 0; t < this.typeCounts.length; t++) {
@@ -480,6 +513,8 @@ function scratchFor(n: number): ColumnScratch {
     lo: new Int32Array(size),
     counts: new Float64Array(size),
     firsts: new Int32Array(size),
+    types: new Uint8Array(size),
+    numbers: new Float64Array(size),
     codes: new Int32Array(size),
     table: new Int32Array(cells),
     distinct: 0,

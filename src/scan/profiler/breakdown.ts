@@ -1,24 +1,36 @@
 /**
  * What the investigator needs from a file scan, collected in the same pass: for each attribute with
  * few distinct values (codes, booleans, short strings — a "breakdown attribute"), per value, the
- * rows that hold it and how many of those rows miss each other attribute (null or empty). From
- * these counts the monitor says where the missing values of an alerting attribute sit
- * ("92 % of the missing email values come from country = DE, which holds 12 % of the rows").
+ * rows that hold it and, of those rows, per other attribute ("target"):
+ *
+ * - how many miss it (null or empty): where the missing values of a completeness alert sit;
+ * - how many hold a value not of the target's type: where a type_mismatch alert's values sit;
+ * - for numeric targets, the count, mean and variance of its values: which values moved a
+ *   quantity (the monitor keeps each value's mean in the asset's history and compares);
+ *
+ * and how many of its rows repeat an earlier row, whole or by id (the builder says which rows).
  *
  * Bounded: an attribute is a breakdown attribute until it shows more than MAX_BREAKDOWN_VALUES
  * distinct values or a value longer than MAX_BREAKDOWN_VALUE_CHARS (then it is dropped for the
- * rest of the scan); at most MAX_BREAKDOWN_ATTRIBUTES are followed at once, and missing counts are
- * kept for at most MAX_BREAKDOWN_TARGETS attributes. Memory stays below
- * attributes × values × targets counters (12 × 20 × 200 at most).
+ * rest of the scan); at most MAX_BREAKDOWN_ATTRIBUTES are followed at once; missing and type
+ * counts are kept for at most MAX_BREAKDOWN_TARGETS attributes, sums for at most
+ * MAX_BREAKDOWN_NUMERIC numeric ones. Memory stays below attributes × values × targets counters
+ * (12 × 20 × 200 at most).
  *
- * Rows come one by one (`add`) or as a batch of columns (`addColumn` per column, then `endColumns`),
- * where each column brings the codes the attribute's profile gave its values (attribute-stats
- * ColumnCodes): a breakdown value is looked up once per distinct value of the batch, not per row,
- * and only the rows missing a value are walked. In a batch every column is an attribute of every
- * row; attributes are taken on as breakdown attributes or targets column by column.
+ * Rows come as a batch of columns (`addColumn` per column, then `endColumns`), where each column
+ * brings what the attribute's profile found in it (attribute-stats ColumnCodes): a breakdown
+ * value is looked up once per distinct value of the batch, not per row. Only the rows missing a
+ * value or holding a value of another type than the target's usual one (its "home" type, the most
+ * frequent in the first batch that had values) are walked one by one; numeric targets are
+ * summed row by row per breakdown attribute. The home type's rows of a value are what its rows
+ * leave once its missing and other-typed rows are counted, so a target's type counts are exact
+ * whatever type the scan finally judges it by. In a batch every column is an attribute of every
+ * row (a row without the attribute misses it, as the profile counts it).
  */
 
+import type { BreakdownProfile, BreakdownValue, NumericSummary } from "../profile";
 import type { ColumnCodes } from "./column-codes";
+import { T_EMPTY, T_INTEGER, T_NUMBER, T_STRING } from "./value-types";
 
 /** Distinct values past which an attribute does not break the data down usefully. */
 export const MAX_BREAKDOWN_VALUES = 20;
@@ -26,25 +38,30 @@ export const MAX_BREAKDOWN_VALUES = 20;
 export const MAX_BREAKDOWN_VALUE_CHARS = 64;
 /** Breakdown attributes followed at once. */
 export const MAX_BREAKDOWN_ATTRIBUTES = 12;
-/** Attributes whose missing values are counted per breakdown value. */
+/** Attributes whose missing values and types are counted per breakdown value. */
 export const MAX_BREAKDOWN_TARGETS = 200;
+/** Numeric attributes whose values are summed per breakdown value. */
+export const MAX_BREAKDOWN_NUMERIC = 16;
 
-/** One breakdown attribute of a profile: its rows, and per value the rows and missing counts. */
-export interface BreakdownProfile {
-  attribute: string;
-  /** Rows in which the attribute held a value (it is followed from its first value on). */
-  rows: number;
-  /** Of those rows, how many miss each other attribute. */
-  missing: Record<string, number>;
-  values: Array<{ value: string; rows: number; missing: Record<string, number> }>;
-}
+/** Type codes counted per target: T_INTEGER … T_STRING. */
+const TYPE_CODES = T_STRING + 1;
 
 interface Cell {
   rows: number;
   missing: Map<string, number>;
   /** Missing values counted in the batch, not yet in `missing`. */
   pending: number;
+  /** Per target: rows by type code, for the rows not of the target's home type. */
+  otherTypes: Map<string, Float64Array> | null;
+  /** Per numeric slot k: count, Σ(x − shift), Σ(x − shift)² at 3k, 3k + 1, 3k + 2. */
+  sums: Float64Array | null;
+  /** Rows repeating an earlier row, whole or by id. */
+  duplicate_rows: number;
+  duplicate_ids: number;
 }
+
+/** What repeats: whole rows, or id tuples. */
+export type DuplicateKind = "duplicate_rows" | "duplicate_ids";
 
 interface Candidate {
   rows: number;
@@ -52,13 +69,20 @@ interface Candidate {
   values: Map<string, Cell>;
 }
 
-const isMissing = (v: unknown) => v === null || v === undefined || v === "";
+/** A target attribute: its home type (-1 until it had values) and numeric slot (-1: none). */
+interface Target {
+  home: number;
+  slot: number;
+  /** Subtracted from its values before summing (its first number), for stable variances. */
+  shift: number;
+}
 
 /** The text a value is broken down by. */
 const keyOf = (v: unknown): string => (typeof v === "string" ? v : v instanceof Date ? v.toISOString() : String(v));
 
 /** A breakdown attribute's column in the current batch: per row its cell, or null where missing. */
 interface BatchCandidate {
+  name: string;
   candidate: Candidate;
   cells: Array<Cell | null>;
 }
@@ -67,75 +91,39 @@ function add(map: Map<string, number>, key: string, count: number): void {
   map.set(key, (map.get(key) ?? 0) + count);
 }
 
+function newCell(): Cell {
+  return { rows: 0, missing: new Map(), pending: 0, otherTypes: null, sums: null, duplicate_rows: 0, duplicate_ids: 0 };
+}
+
 export class Breakdown {
   private readonly candidates = new Map<string, Candidate>();
   /** Attributes found unfit (too many or too long values): never followed again. */
   private readonly dropped = new Set<string>();
-  private readonly targets = new Set<string>();
-  private readonly missingNow: string[] = [];
+  private readonly targets = new Map<string, Target>();
+  private numericSlots = 0;
   /** The batch in progress (addColumn … endColumns). */
   private batchCandidates: BatchCandidate[] = [];
   private batchMissing: Array<{ target: string; rows: Int32Array; count: number }> = [];
-
-  /** Counts one profiled row. */
-  add(row: Record<string, unknown>): void {
-    const missing = this.missingNow;
-    missing.length = 0;
-    for (const key in row) {
-      if (!isMissing(row[key])) continue;
-      if (this.targets.has(key) || this.targets.size < MAX_BREAKDOWN_TARGETS) {
-        this.targets.add(key);
-        missing.push(key);
-      }
-    }
-    for (const key in row) {
-      const v = row[key];
-      if (isMissing(v) || this.dropped.has(key)) continue;
-      let candidate = this.candidates.get(key);
-      if (candidate === undefined) {
-        if (this.candidates.size >= MAX_BREAKDOWN_ATTRIBUTES) continue;
-        candidate = { rows: 0, missing: new Map(), values: new Map() };
-        this.candidates.set(key, candidate);
-      }
-      const cell = this.cellFor(key, candidate, v);
-      if (cell === null) continue;
-      candidate.rows++;
-      cell.rows++;
-      for (let i = 0; i < missing.length; i++) {
-        add(candidate.missing, missing[i]!, 1);
-        add(cell.missing, missing[i]!, 1);
-      }
-    }
-  }
+  private batchOtherTypes: Array<{ target: string; rows: Int32Array; types: Uint8Array; count: number }> = [];
+  private batchNumbers: Array<{ target: string; slot: number; values: Float64Array }> = [];
+  private batchDuplicates: Array<{ kind: DuplicateKind; rows: Int32Array }> = [];
 
   /**
    * Counts one column of a batch of `n` rows; `codes` are what the attribute's profile found in
    * it (valid for this call only). The batch is counted by endColumns().
    */
   addColumn(name: string, values: ArrayLike<unknown>, n: number, codes: ColumnCodes): void {
-    const { codes: code, firsts, counts, distinct } = codes;
-    // The distinct value "" is missing as null is (at most one distinct value is "").
-    let empty = -1;
-    for (let d = 0; d < distinct; d++) {
-      if (values[firsts[d]!] === "") {
-        empty = d;
-        break;
-      }
-    }
+    const { codes: code, counts, distinct, types } = codes;
+    // The distinct value "" (or blank text) is missing as null is.
     let missingRows = 0;
     for (let i = 0; i < n; i++) {
       const d = code[i]!;
-      if (d === -1 || d === empty) missingRows++;
+      if (d === -1 || (d >= 0 && types[d] === T_EMPTY)) missingRows++;
     }
-    if (missingRows > 0 && (this.targets.has(name) || this.targets.size < MAX_BREAKDOWN_TARGETS)) {
-      this.targets.add(name);
-      const rows = new Int32Array(missingRows);
-      let m = 0;
-      for (let i = 0; i < n; i++) {
-        const d = code[i]!;
-        if (d === -1 || d === empty) rows[m++] = i;
-      }
-      this.batchMissing.push({ target: name, rows, count: m });
+    const target = this.targetFor(name);
+    if (target !== undefined) {
+      if (missingRows > 0) this.collectMissing(name, code, types, n, missingRows);
+      if (missingRows < n) this.collectTypes(name, target, codes, n);
     }
     if (missingRows === n || this.dropped.has(name)) return;
     let candidate = this.candidates.get(name);
@@ -147,11 +135,11 @@ export class Breakdown {
     // One cell per distinct value of the batch, in order of first appearance.
     const byCode: Array<Cell | null> = new Array(distinct);
     for (let d = 0; d < distinct; d++) {
-      if (d === empty) {
+      if (types[d] === T_EMPTY) {
         byCode[d] = null;
         continue;
       }
-      const cell = this.cellFor(name, candidate, values[firsts[d]!]);
+      const cell = this.cellFor(name, candidate, values[codes.firsts[d]!]);
       if (cell === null) return;
       byCode[d] = cell;
       cell.rows += counts[d]!;
@@ -171,12 +159,90 @@ export class Breakdown {
         cells[i] = cell;
       }
     }
-    this.batchCandidates.push({ candidate, cells });
+    this.batchCandidates.push({ name, candidate, cells });
   }
 
-  /** Counts the missing values of the batch given by addColumn, and ends it. */
+  /** The target state of an attribute, taken on while there is room. */
+  private targetFor(name: string): Target | undefined {
+    let target = this.targets.get(name);
+    if (target === undefined && this.targets.size < MAX_BREAKDOWN_TARGETS) {
+      target = { home: -1, slot: -1, shift: 0 };
+      this.targets.set(name, target);
+    }
+    return target;
+  }
+
+  private collectMissing(name: string, code: Int32Array, types: Uint8Array, n: number, count: number): void {
+    const rows = new Int32Array(count);
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const d = code[i]!;
+      if (d === -1 || (d >= 0 && types[d] === T_EMPTY)) rows[m++] = i;
+    }
+    this.batchMissing.push({ target: name, rows, count: m });
+  }
+
+  /** The rows of other types than the target's home type, and a numeric target's values. */
+  private collectTypes(name: string, target: Target, codes: ColumnCodes, n: number): void {
+    const { codes: code, counts, distinct, types, numbers } = codes;
+    if (target.home === -1) {
+      const byType = new Float64Array(TYPE_CODES);
+      for (let d = 0; d < distinct; d++) if (types[d]! < TYPE_CODES) byType[types[d]!]! += counts[d]!;
+      let home = T_STRING;
+      for (let t = 0; t < TYPE_CODES; t++) if (byType[t]! > byType[home]!) home = t;
+      target.home = home;
+    }
+    const home = target.home;
+    // A nested or binary value (code -2) is profiled as text.
+    let others = 0;
+    for (let d = 0; d < distinct; d++) if (types[d] !== home && types[d] !== T_EMPTY) others += counts[d]!;
+    if (home !== T_STRING) for (let i = 0; i < n; i++) if (code[i] === -2) others++;
+    if (others > 0) {
+      const rows = new Int32Array(others);
+      const rowTypes = new Uint8Array(others);
+      let m = 0;
+      for (let i = 0; i < n; i++) {
+        const d = code[i]!;
+        const t = d >= 0 ? types[d]! : d === -2 ? T_STRING : home;
+        if (t === home || t === T_EMPTY) continue;
+        rows[m] = i;
+        rowTypes[m++] = t;
+      }
+      this.batchOtherTypes.push({ target: name, rows, types: rowTypes, count: m });
+    }
+    if (home !== T_INTEGER && home !== T_NUMBER) return;
+    if (target.slot === -1) {
+      if (this.numericSlots >= MAX_BREAKDOWN_NUMERIC) return;
+      target.slot = this.numericSlots++;
+      target.shift = Number.NaN;
+    }
+    const values = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const d = code[i]!;
+      const x = d >= 0 ? numbers[d]! : Number.NaN;
+      // NaN and ±Infinity stay out of the sums.
+      values[i] = Number.isFinite(x) ? x : Number.NaN;
+      if (Number.isNaN(target.shift) && Number.isFinite(x)) target.shift = x;
+    }
+    this.batchNumbers.push({ target: name, slot: target.slot, values });
+  }
+
+  /** The batch's rows (the first `count` of `rows`, indexes) that repeat an earlier row. */
+  addDuplicates(kind: DuplicateKind, rows: Int32Array, count: number): void {
+    this.batchDuplicates.push({ kind, rows: rows.slice(0, count) });
+  }
+
+  /** Counts the batch given by addColumn and addDuplicates, and ends it. */
   endColumns(): void {
     const candidates = this.batchCandidates;
+    for (const { kind, rows } of this.batchDuplicates) {
+      for (const { cells } of candidates) {
+        for (let m = 0; m < rows.length; m++) {
+          const cell = cells[rows[m]!];
+          if (cell !== null && cell !== undefined) cell[kind]++;
+        }
+      }
+    }
     for (const { target, rows, count } of this.batchMissing) {
       for (const { candidate, cells } of candidates) {
         // Per cell first (a plain field), then one map update per cell.
@@ -196,8 +262,44 @@ export class Breakdown {
         }
       }
     }
+    for (const { target, rows, types, count } of this.batchOtherTypes) {
+      for (const { cells } of candidates) {
+        for (let m = 0; m < count; m++) {
+          const cell = cells[rows[m]!];
+          if (cell === null || cell === undefined) continue;
+          cell.otherTypes ??= new Map();
+          let byType = cell.otherTypes.get(target);
+          if (byType === undefined) {
+            byType = new Float64Array(TYPE_CODES);
+            cell.otherTypes.set(target, byType);
+          }
+          byType[types[m]!]!++;
+        }
+      }
+    }
+    for (const { target, slot, values } of this.batchNumbers) {
+      const shift = this.targets.get(target)!.shift;
+      const at = 3 * slot;
+      for (const { name, cells } of candidates) {
+        if (name === target) continue;
+        for (let i = 0; i < values.length; i++) {
+          const x = values[i]!;
+          const cell = cells[i];
+          if (Number.isNaN(x) || cell === null || cell === undefined) continue;
+          if (cell.sums === null) cell.sums = new Float64Array(3 * MAX_BREAKDOWN_NUMERIC);
+          const sums = cell.sums;
+          const y = x - shift;
+          sums[at]!++;
+          sums[at + 1]! += y;
+          sums[at + 2]! += y * y;
+        }
+      }
+    }
     this.batchCandidates = [];
     this.batchMissing = [];
+    this.batchOtherTypes = [];
+    this.batchNumbers = [];
+    this.batchDuplicates = [];
   }
 
   /** The cell of value v of a breakdown attribute; null when v drops the attribute (too many or too long values). */
@@ -210,28 +312,88 @@ export class Breakdown {
         this.dropped.add(name);
         return null;
       }
-      cell = { rows: 0, missing: new Map(), pending: 0 };
+      cell = newCell();
       candidate.values.set(value, cell);
     }
     return cell;
   }
 
-  /** The breakdown attributes that split the rows (two values or more), by name. */
-  finish(): BreakdownProfile[] {
+  /**
+   * The breakdown attributes that split the rows (two values or more), by name. `typeFits(a)`
+   * says which type codes are of attribute a's type (as its profile judged them).
+   */
+  finish(typeFits: (attribute: string) => ((t: number) => boolean) | undefined = () => undefined): BreakdownProfile[] {
     const out: BreakdownProfile[] = [];
+    const fits = new Map([...this.targets.keys()].map((name) => [name, typeFits(name)]));
     for (const [attribute, c] of this.candidates) {
       if (c.values.size < 2) continue;
-      out.push({
-        attribute,
-        rows: c.rows,
-        missing: Object.fromEntries(c.missing),
-        values: [...c.values].map(([value, cell]) => ({
-          value,
-          rows: cell.rows,
-          missing: Object.fromEntries(cell.missing),
-        })),
+      const mismatchedTotal: Record<string, number> = {};
+      const values = [...c.values].map(([value, cell]): BreakdownValue => {
+        const entry: BreakdownValue = { value, rows: cell.rows, missing: Object.fromEntries(cell.missing) };
+        const mismatched = this.mismatchedOf(attribute, cell, fits);
+        if (mismatched) {
+          entry.mismatched = mismatched;
+          for (const [t, k] of Object.entries(mismatched)) mismatchedTotal[t] = (mismatchedTotal[t] ?? 0) + k;
+        }
+        const numeric = this.numericOf(attribute, cell);
+        if (numeric) entry.numeric = numeric;
+        if (cell.duplicate_rows > 0) entry.duplicate_rows = cell.duplicate_rows;
+        if (cell.duplicate_ids > 0) entry.duplicate_ids = cell.duplicate_ids;
+        return entry;
       });
+      const profile: BreakdownProfile = { attribute, rows: c.rows, missing: Object.fromEntries(c.missing), values };
+      if (Object.keys(mismatchedTotal).length) profile.mismatched = mismatchedTotal;
+      for (const kind of ["duplicate_rows", "duplicate_ids"] as const) {
+        const total = values.reduce((s, v) => s + (v[kind] ?? 0), 0);
+        if (total > 0) profile[kind] = total;
+      }
+      out.push(profile);
     }
     return out.sort((a, b) => (a.attribute < b.attribute ? -1 : a.attribute > b.attribute ? 1 : 0));
+  }
+
+  /** Per target, the rows of a cell whose value is not of the target's type; undefined when none. */
+  private mismatchedOf(
+    attribute: string,
+    cell: Cell,
+    fits: ReadonlyMap<string, ((t: number) => boolean) | undefined>,
+  ): Record<string, number> | undefined {
+    let out: Record<string, number> | undefined;
+    for (const [name, target] of this.targets) {
+      const ofType = fits.get(name);
+      if (name === attribute || ofType === undefined || target.home === -1) continue;
+      const byType = cell.otherTypes?.get(name);
+      let mismatched = 0;
+      let others = 0;
+      if (byType !== undefined) {
+        for (let t = 0; t < TYPE_CODES; t++) {
+          others += byType[t]!;
+          if (!ofType(t)) mismatched += byType[t]!;
+        }
+      }
+      if (!ofType(target.home)) mismatched += Math.max(0, cell.rows - (cell.missing.get(name) ?? 0) - others);
+      if (mismatched > 0) {
+        out ??= {};
+        out[name] = mismatched;
+      }
+    }
+    return out;
+  }
+
+  /** Per numeric target, its values in a cell's rows; undefined when none. */
+  private numericOf(attribute: string, cell: Cell): Record<string, NumericSummary> | undefined {
+    const sums = cell.sums;
+    if (sums === null) return undefined;
+    let out: Record<string, NumericSummary> | undefined;
+    for (const [name, target] of this.targets) {
+      if (target.slot === -1 || name === attribute) continue;
+      const at = 3 * target.slot;
+      const count = sums[at]!;
+      if (count === 0) continue;
+      const mean = sums[at + 1]! / count;
+      out ??= {};
+      out[name] = { count, mean: target.shift + mean, variance: Math.max(0, sums[at + 2]! / count - mean * mean) };
+    }
+    return out;
   }
 }

@@ -2,11 +2,15 @@
 
 /**
  * What addColumn found in a batch: per row the index of its distinct value (-1 null, -2 a nested
- * or binary value), per distinct value its count and first row. Valid until the next addColumn.
+ * or binary value), per distinct value its count, first row, type code (value-types.ts: T_INTEGER …
+ * T_STRING, T_EMPTY for blank text) and, for numbers, the number (NaN otherwise). Valid until the
+ * next addColumn.
  */
 export interface ColumnCodes {
   codes: Int32Array;
   firsts: Int32Array;
   counts: Float64Array;
+  types: Uint8Array;
+  numbers: Float64Array;
   distinct: number;
 }

@@ -17,12 +17,16 @@ export class DuplicateCounter {
     this.maxDistinct = maxDistinct;
   }
 
-  /** Records one row's hash. */
-  add(hi: number, lo: number): void {
+  /** Records one row's hash; true when an earlier row had it (the row is a duplicate). */
+  add(hi: number, lo: number): boolean {
     const ids = this.ids;
-    if (ids === null) return;
-    if (!ids.add(hi, lo)) this.duplicates++;
-    else if (++this.distinct > this.maxDistinct) this.ids = null;
+    if (ids === null) return false;
+    if (!ids.add(hi, lo)) {
+      this.duplicates++;
+      return true;
+    }
+    if (++this.distinct > this.maxDistinct) this.ids = null;
+    return false;
   }
 
   /** False once the cap was passed: `duplicates` then covers only the rows before. */

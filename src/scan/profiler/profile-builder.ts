@@ -80,6 +80,7 @@ export class ProfileBuilder {
   /** Whole-row duplicates; null when not counted or given up (past maxDistinctRows). */
   private rowDuplicates: DuplicateCounter | null;
   private readonly breakdown: Breakdown | null;
+  private repeatedRows = new Int32Array(0);
   private segments: Segment[] = [];
   private segmentIndex = new Map<string, Map<string, Segment>>();
   private otherSegments = new Map<string, Segment>();
@@ -153,10 +154,8 @@ export class ProfileBuilder {
   add(rows: Row[]): void {
     const selected = this.select(rows);
     if (selected === 0) return;
-    const selection = this.selection;
     const columns = this.transpose(rows, selected);
-    this.addColumnsOf(this.attributes, columns, selected, null);
-    if (this.breakdown !== null) for (let j = 0; j < selected; j++) this.breakdown.add(rows[selection[j]!]!);
+    this.addColumnsOf(this.attributes, columns, selected);
     if (this.segments.length > 0) this.addToSegments(rows, selected);
   }
 
@@ -178,20 +177,14 @@ export class ProfileBuilder {
       this.batchNames = batch.names;
       this.batchStats = batch.names.map((name) => this.byName.get(name) ?? this.attribute(name));
     }
-    this.addColumnsOf(this.batchStats, batch.columns, n, batch.names);
+    this.addColumnsOf(this.batchStats, batch.columns, n);
   }
 
   /**
    * The profile's work on `n` rows held as columns, `columns[k]` the values of `stats[k]`: each
-   * attribute's column, the row identities, ids, freshness, and the breakdown (when `names` is
-   * given: the caller of a row batch gives rows to the breakdown instead).
+   * attribute's column, the row identities, ids, freshness, and the investigator's breakdown.
    */
-  private addColumnsOf(
-    stats: readonly AttributeStats[],
-    columns: ReadonlyArray<ArrayLike<unknown>>,
-    n: number,
-    names: readonly string[] | null,
-  ): void {
+  private addColumnsOf(stats: readonly AttributeStats[], columns: ReadonlyArray<ArrayLike<unknown>>, n: number): void {
     const rowDuplicates = this.rowDuplicates;
     let rowHi: Int32Array | null = null;
     let rowLo: Int32Array | null = null;
@@ -205,14 +198,17 @@ export class ProfileBuilder {
       rowHi.fill(0, 0, n);
       rowLo.fill(0, 0, n);
     }
-    const breakdown = names !== null ? this.breakdown : null;
+    const breakdown = this.breakdown;
     for (let k = 0; k < stats.length; k++) {
       const codes = stats[k]!.addColumn(columns[k]!, n, rowHi, rowLo);
-      breakdown?.addColumn(names![k]!, columns[k]!, n, codes);
+      breakdown?.addColumn(stats[k]!.name, columns[k]!, n, codes);
     }
-    breakdown?.endColumns();
     if (rowDuplicates !== null) {
-      for (let i = 0; i < n; i++) rowDuplicates.add(rowHi![i]!, rowLo![i]!);
+      const repeated = breakdown !== null ? this.duplicateRows(n) : null;
+      let count = 0;
+      for (let i = 0; i < n; i++)
+        if (rowDuplicates.add(rowHi![i]!, rowLo![i]!) && repeated !== null) repeated[count++] = i;
+      if (count > 0) breakdown?.addDuplicates("duplicate_rows", repeated!, count);
       if (!rowDuplicates.counting) this.rowDuplicates = null;
     }
     // Attributes absent from the batch (sparse JSON, new columns, other files) count its rows as missing.
@@ -221,11 +217,15 @@ export class ProfileBuilder {
       if (attribute.count < expected) attribute.addMissing(expected - attribute.count);
     if (this.duplicates !== null) {
       const ids = this.columnsOf(this.options.idAttributes!, stats, columns);
+      const repeated = breakdown !== null ? this.duplicateRows(n) : null;
+      let count = 0;
       for (let i = 0; i < n; i++) {
         idHash(ids, i, VALUE_SEED);
-        this.duplicates.add(HASH[0]!, HASH[1]!);
+        if (this.duplicates.add(HASH[0]!, HASH[1]!) && repeated !== null) repeated[count++] = i;
       }
+      if (count > 0) breakdown?.addDuplicates("duplicate_ids", repeated!, count);
     }
+    breakdown?.endColumns();
     const timestamp = this.options.timestampAttribute;
     if (timestamp !== undefined) {
       const [times] = this.columnsOf([timestamp], stats, columns);
@@ -239,6 +239,12 @@ export class ProfileBuilder {
       this.freshnessMs = max;
     }
     this.rowCount += n;
+  }
+
+  /** An array for the indexes of a batch's duplicate rows (the breakdown copies what it keeps). */
+  private duplicateRows(n: number): Int32Array {
+    if (this.repeatedRows.length < n) this.repeatedRows = new Int32Array(n);
+    return this.repeatedRows;
   }
 
   /** The columns of the named attributes (undefined for one the batch lacks). */
@@ -385,7 +391,7 @@ export class ProfileBuilder {
     }
     if (this.duplicates !== null) profile.duplicate_count = this.duplicates.duplicates;
     if (this.rowDuplicates !== null) profile.duplicate_rows = this.rowDuplicates.duplicates;
-    const breakdown = this.breakdown?.finish();
+    const breakdown = this.breakdown?.finish((name) => this.byName.get(name)?.typeFits());
     if (breakdown?.length) profile.breakdown = breakdown;
     return profile;
   }

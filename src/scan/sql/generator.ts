@@ -122,6 +122,11 @@ export const alias = {
   count: "n",
   /** The investigator's breakdown: missing values of the j-th target column. */
   breakdownMissing: (j: number) => `m${j}`,
+  /** … values of the j-th typed target not of its type; the j-th numeric target's count, mean, stddev. */
+  breakdownMismatched: (j: number) => `t${j}`,
+  breakdownCount: (j: number) => `x${j}_n`,
+  breakdownMean: (j: number) => `x${j}_mean`,
+  breakdownStddev: (j: number) => `x${j}_sd`,
 } as const;
 
 /** The rows a profile reads, as a FROM item named `src`: table, sample, filters, delta, limit. */
@@ -276,26 +281,55 @@ export function frequencyQuery(d: DialectSql, source: SqlText, columns: readonly
   return join(branches, " UNION ALL ");
 }
 
+/** What the investigator's breakdown counts per value of each candidate column. */
+export interface BreakdownTargets {
+  /** Columns whose missing values (null, or blank text) are counted. */
+  missing: readonly ColumnPlan[];
+  /** Text columns read as another type, with the type classes that fit it: values of none are counted. */
+  typed: ReadonlyArray<{ column: ColumnPlan; fits: readonly TextTypeClass[] }>;
+  /** Numeric columns whose count, mean and population standard deviation are read. */
+  numeric: readonly ColumnPlan[];
+}
+
 /**
  * The investigator's breakdown by SQL: per candidate column (one with few distinct values), per
- * value, its rows and how many of them miss each target column (null, or blank text, as the
- * profile counts empties). One UNION ALL branch per candidate, the same result columns in each.
+ * value, its rows and, per target column, how many of them miss it, how many hold text not of its
+ * type, and its numbers' count, mean and standard deviation. One UNION ALL branch per candidate,
+ * the same result columns in each.
  */
 export function breakdownQuery(
   d: DialectSql,
   source: SqlText,
   candidates: readonly ColumnPlan[],
-  targets: readonly ColumnPlan[],
+  targets: BreakdownTargets,
 ): SqlText {
   const [c, v, n] = [alias.column, alias.value, alias.count].map((a) => d.ident(a)) as [SqlText, SqlText, SqlText];
-  const missing = targets.map((t, j) => {
+  const items = targets.missing.map((t, j) => {
     const x = d.ident(t.name);
     const blank = t.kind === "text" ? sql` OR TRIM(${x}) = ''` : raw("");
     return as(d, countIf(sql`CASE WHEN ${x} IS NULL${blank} THEN 1 ELSE 0 END`), alias.breakdownMissing(j));
   });
+  targets.typed.forEach(({ column, fits }, j) => {
+    const x = d.ident(column.name);
+    const fit = join(
+      fits.map((t) => sql`${d.matches(x, TEXT_TYPE_PATTERNS[t])} = 1`),
+      " OR ",
+    );
+    const mismatch = sql`CASE WHEN ${x} IS NOT NULL AND TRIM(${x}) <> '' AND NOT (${fit}) THEN 1 ELSE 0 END`;
+    items.push(as(d, countIf(mismatch), alias.breakdownMismatched(j)));
+  });
+  targets.numeric.forEach((t, j) => {
+    const x = d.ident(t.name);
+    items.push(
+      as(d, sql`COUNT(${x})`, alias.breakdownCount(j)),
+      as(d, d.mean(x), alias.breakdownMean(j)),
+      as(d, sql`STDDEV_POP(${x})`, alias.breakdownStddev(j)),
+    );
+  });
   const branches = candidates.map((col) => {
     const text = textOf(d, col);
-    return sql`(SELECT ${num(col.index)} AS ${c}, ${text} AS ${v}, COUNT(*) AS ${n}, ${join(missing, ", ")} FROM ${source} WHERE ${d.ident(col.name)} IS NOT NULL GROUP BY ${text})`;
+    const select = join([sql`${num(col.index)} AS ${c}`, sql`${text} AS ${v}`, sql`COUNT(*) AS ${n}`, ...items], ", ");
+    return sql`(SELECT ${select} FROM ${source} WHERE ${d.ident(col.name)} IS NOT NULL GROUP BY ${text})`;
   });
   return join(branches, " UNION ALL ");
 }

@@ -7,14 +7,16 @@ import { ConnectorError } from "../connectors/types";
 import {
   type AssetProfile,
   type AttributeProfile,
+  type BreakdownProfile,
+  type BreakdownValue,
   OTHER_SEGMENT,
   QUANTILE_POINTS,
   type SchemaField,
   type ValueType,
 } from "../profile";
 import {
-  type BreakdownProfile,
   MAX_BREAKDOWN_ATTRIBUTES,
+  MAX_BREAKDOWN_NUMERIC,
   MAX_BREAKDOWN_TARGETS,
   MAX_BREAKDOWN_VALUES,
 } from "../profiler/breakdown";
@@ -35,6 +37,7 @@ import {
   type SqlProfileOptions,
   scalarQuery,
   sourceOf,
+  type TextTypeClass,
   TOP_K,
   WINDOW_CHUNK,
   windowQuantileQuery,
@@ -133,11 +136,21 @@ export async function profileTable(
   return profile;
 }
 
+/** The text type classes a value of an inferred type may match (textTyping's "matching"). */
+const FITTING_CLASSES: Partial<Record<ValueType, readonly TextTypeClass[]>> = {
+  integer: ["numeric"],
+  number: ["numeric"],
+  date: ["date", "timestamp"],
+  timestamp: ["date", "timestamp"],
+  boolean: ["boolean"],
+};
+
 /**
  * The investigator's breakdown (as scan/profiler/breakdown.ts collects it from files), read with
  * one more query once the profile says which columns have few values (candidates: 2 to
- * MAX_BREAKDOWN_VALUES distinct, at most MAX_BREAKDOWN_ATTRIBUTES) and which miss values (targets,
- * at most MAX_BREAKDOWN_TARGETS). Nothing is asked when either list is empty.
+ * MAX_BREAKDOWN_VALUES distinct, at most MAX_BREAKDOWN_ATTRIBUTES) and which have something to
+ * break down: missing values, text values not of the type the column reads as, or numbers (at
+ * most MAX_BREAKDOWN_TARGETS and MAX_BREAKDOWN_NUMERIC). Nothing is asked when either side is empty.
  */
 async function breakdownOf(
   runner: SqlRunner,
@@ -146,21 +159,23 @@ async function breakdownOf(
   plan: ColumnPlan[],
   profile: AssetProfile,
 ): Promise<BreakdownProfile[]> {
+  const attribute = (c: ColumnPlan) => profile.attributes[plan.indexOf(c)]!;
   const candidates = plan
-    .filter((c, i) => {
-      const a = profile.attributes[i]!;
-      return c.kind !== "number" && a.distinct >= 2 && a.distinct <= MAX_BREAKDOWN_VALUES;
-    })
+    .filter((c) => c.kind !== "number" && attribute(c).distinct >= 2 && attribute(c).distinct <= MAX_BREAKDOWN_VALUES)
     .slice(0, MAX_BREAKDOWN_ATTRIBUTES);
-  const targets = plan
-    .filter((_, i) => {
-      const a = profile.attributes[i]!;
-      return a.nulls + a.empties > 0;
+  const missing = plan.filter((c) => attribute(c).nulls + attribute(c).empties > 0).slice(0, MAX_BREAKDOWN_TARGETS);
+  const typed = plan
+    .filter((c) => c.kind === "text" && attribute(c).type_mismatches > 0)
+    .flatMap((column) => {
+      const fits = FITTING_CLASSES[attribute(column).inferred_type];
+      return fits ? [{ column, fits }] : [];
     })
     .slice(0, MAX_BREAKDOWN_TARGETS);
-  if (candidates.length === 0 || targets.length === 0) return [];
+  const numeric = plan.filter((c) => c.kind === "integer" || c.kind === "number").slice(0, MAX_BREAKDOWN_NUMERIC);
+  if (candidates.length === 0 || missing.length + typed.length + numeric.length === 0) return [];
   const byColumn = new Map<number, BreakdownProfile>();
-  for (const row of await run(runner, d, breakdownQuery(d, source, candidates, targets))) {
+  const rows = await run(runner, d, breakdownQuery(d, source, candidates, { missing, typed, numeric }));
+  for (const row of rows) {
     const index = toNumber(field(row, alias.column)) ?? -1;
     const candidate = plan.find((c) => c.index === index);
     if (!candidate) continue;
@@ -169,17 +184,36 @@ async function breakdownOf(
       entry = { attribute: candidate.name, rows: 0, missing: {}, values: [] };
       byColumn.set(index, entry);
     }
-    const rows = toNumber(field(row, alias.count)) ?? 0;
-    const missing: Record<string, number> = {};
-    targets.forEach((t, j) => {
+    const total = entry;
+    const value: BreakdownValue = {
+      value: String(field(row, alias.value)),
+      rows: toNumber(field(row, alias.count)) ?? 0,
+      missing: {},
+    };
+    missing.forEach((t, j) => {
       const m = toNumber(field(row, alias.breakdownMissing(j))) ?? 0;
       if (m > 0 && t.name !== candidate.name) {
-        missing[t.name] = m;
-        entry.missing[t.name] = (entry.missing[t.name] ?? 0) + m;
+        value.missing[t.name] = m;
+        total.missing[t.name] = (total.missing[t.name] ?? 0) + m;
       }
     });
-    entry.rows += rows;
-    entry.values.push({ value: String(field(row, alias.value)), rows, missing });
+    typed.forEach(({ column }, j) => {
+      const m = toNumber(field(row, alias.breakdownMismatched(j))) ?? 0;
+      if (m > 0 && column.name !== candidate.name) {
+        value.mismatched = { ...value.mismatched, [column.name]: m };
+        total.mismatched = { ...total.mismatched, [column.name]: (total.mismatched?.[column.name] ?? 0) + m };
+      }
+    });
+    numeric.forEach((t, j) => {
+      const count = toNumber(field(row, alias.breakdownCount(j))) ?? 0;
+      const mean = toNumber(field(row, alias.breakdownMean(j)));
+      const sd = toNumber(field(row, alias.breakdownStddev(j))) ?? 0;
+      if (count > 0 && mean !== undefined && t.name !== candidate.name) {
+        value.numeric = { ...value.numeric, [t.name]: { count, mean, variance: sd * sd } };
+      }
+    });
+    total.rows += value.rows;
+    total.values.push(value);
   }
   return [...byColumn.values()]
     .filter((b) => b.values.length >= 2)

@@ -46,7 +46,7 @@ import {
   SPREAD_Z,
   trainingWindow,
 } from "./common";
-import { modeShare, quantityDrift } from "./quantities";
+import { modeShare, quantityDrift, withShift } from "./quantities";
 
 type ShareParams = PolicyParams<"distribution_drift">;
 
@@ -209,6 +209,7 @@ export const distributionDrift: Check<"distribution_drift"> = (ctx, p) => {
       r = quantityDrift(ctx, p, a);
       const mode = r.finding || r.training ? undefined : modeShare(ctx, p, a);
       if (mode) r = { finding: mode };
+      if (r.finding) r = { finding: withShift(ctx, r.finding, a) };
     } else if (kind === "code" && a.top_values.length > 0) {
       r = codeDrift(ctx, p, a);
     } else if (kind === "timestamp") {

@@ -6,6 +6,7 @@ import type { AttributeKind } from "../../../db/schema";
 import type { AttributeProfile } from "../../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, shareBaseline } from "../anomaly";
 import type { EvaluationInput } from "../input";
+import { investigationSentence } from "../investigate";
 import type { PolicyParams } from "../policies";
 import { wilson } from "../stats";
 import type {
@@ -125,6 +126,26 @@ export function ignored(params: { ignore_attributes?: string[] }, a: AttributePr
 }
 
 export const assetName = (ctx: CheckContext) => ctx.input.asset.name;
+
+/** Whether the investigator runs on this scan (off with the asset's skip_investigator). */
+export const investigating = (ctx: CheckContext) => ctx.input.investigate !== false;
+
+/**
+ * A finding with where its problem sits, when it sits somewhere in particular: the entries, and
+ * one sentence about the strongest at the end of the description. `problem` names the problem
+ * rows ("missing values of email"); `exclude` adds metrics to leave out of the baselines.
+ */
+export function withInvestigation(
+  finding: Finding,
+  entries: InvestigationEntry[],
+  problem: string,
+  exclude: string[] = [],
+): Finding {
+  const sentence = investigationSentence(entries, problem, problem.startsWith("move") ? "comes" : "come");
+  const excluded = exclude.length ? { ...finding, exclude: [...finding.exclude, ...exclude] } : finding;
+  if (!sentence) return excluded;
+  return { ...excluded, description: `${finding.description} ${sentence}`, investigation: entries };
+}
 
 export const kindOf = (ctx: CheckContext, a: AttributeProfile): AttributeKind => ctx.kinds[a.name] ?? "code";
 

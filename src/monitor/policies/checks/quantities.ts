@@ -17,7 +17,8 @@ import type { AttributeProfile } from "../../../scan/profile";
 import { QUANTILE_POINTS } from "../../../scan/profile";
 import { baselinePoints, detect, median, spreadBound } from "../anomaly";
 import { componentBaseline, quantileCdf } from "../divergence";
-import { attrMetric, isNumeric, nonNull, QUANTILE_STATS } from "../metrics";
+import { investigateShift } from "../investigate";
+import { attrMetric, isNumeric, meanByMetric, nonNull, QUANTILE_STATS } from "../metrics";
 import { ksCritical } from "../stats";
 import type { HistoryPoint, MetricHistory } from "../types";
 import {
@@ -31,6 +32,7 @@ import {
   type Finding,
   fmt,
   ignored,
+  investigating,
   kindOf,
   pct,
   round,
@@ -38,6 +40,7 @@ import {
   SPREAD_Z,
   shareTest,
   trainingWindow,
+  withInvestigation,
 } from "./common";
 
 /** Significance of the KS test: with ten thousand scans of hundreds of attributes, rare enough. */
@@ -133,6 +136,19 @@ const TAIL_MARGIN = 0.005;
 const P1 = QUANTILE_POINTS.indexOf(0.01);
 const P99 = QUANTILE_POINTS.indexOf(0.99);
 
+/**
+ * A quantity's finding with the values whose mean moved it (the investigator); the per-value
+ * means of the attribute stay out of their baselines as the attribute's own metrics do.
+ */
+export function withShift(ctx: CheckContext, finding: Finding, a: AttributeProfile): Finding {
+  if (!investigating(ctx)) return finding;
+  const entries = investigateShift(ctx.profile, ctx.history, ctx.input.job_id, a.name);
+  const means = (ctx.profile.breakdown ?? []).flatMap((b) =>
+    b.values.filter((v) => v.numeric?.[a.name]).map((v) => meanByMetric(a.name, b.attribute, v.value)),
+  );
+  return withInvestigation(finding, entries, `move of ${a.name}`, means);
+}
+
 /** Band stats of value_range: judged against their own history's band. */
 const BAND_STATS = new Set(["mean", "p50"]);
 
@@ -161,7 +177,7 @@ export const valueRange: Check<"value_range"> = (ctx, p) => {
       const [first, ...rest] = out as [(typeof out)[number], ...typeof out];
       const { strategyText: how, ...fields } = anomalyFields(first.r, p);
       const also = rest.map((o) => `; also ${o.stat} ${fmt(o.x)} (expected ${bandText(o.r.expected!)})`).join("");
-      findings.push({
+      const band: Finding = {
         attribute: a.name,
         metric: first.metric,
         observed: round(first.x),
@@ -172,12 +188,13 @@ export const valueRange: Check<"value_range"> = (ctx, p) => {
         deviation: deviationFrom(first.x, first.r.expected!),
         adaptable: true,
         exclude: out.map((o) => o.metric),
-      });
+      };
+      findings.push(withShift(ctx, band, a));
       continue;
     }
     if (p.stats.includes("min") || p.stats.includes("max")) {
       const tail = tailFinding(ctx, p, a);
-      if (tail) findings.push(tail);
+      if (tail) findings.push(withShift(ctx, tail, a));
     }
   }
   return { findings, training };

@@ -3,7 +3,7 @@
  * type, against the attribute's own history by a test that knows the row count (see shareTest).
  */
 import type { AttributeProfile } from "../../../scan/profile";
-import { investigateMissing, investigationSentence } from "../investigate";
+import { investigateMismatches, investigateMissing } from "../investigate";
 import { attrMetric, nonNull } from "../metrics";
 import {
   assetName,
@@ -12,12 +12,14 @@ import {
   type Finding,
   fmt,
   ignored,
+  investigating,
   kindOf,
   pct,
   round,
   type ShareTestParams,
   shareTest,
   trainingWindow,
+  withInvestigation,
 } from "./common";
 
 /** One attribute's share of k bad values in n, judged and, when it fires, written as a finding. */
@@ -61,18 +63,13 @@ export const completeness: Check<"completeness"> = (ctx, p) => {
       (rate, limit) =>
         `${rate} of the values of attribute ${a.name} (${kindOf(ctx, a)}) in ${assetName(ctx)} are null or empty (${a.nulls} null, ${a.empties} empty of ${a.count}), above the allowed ${limit}`,
     );
-    if (finding) findings.push(withInvestigation(finding, ctx, a.name));
+    if (finding) {
+      const where = investigating(ctx) ? investigateMissing(ctx.profile, a.name) : [];
+      findings.push(withInvestigation(finding, where, `missing values of ${a.name}`));
+    }
   }
   return { findings, training: [] };
 };
-
-/** A completeness finding with where its missing values sit, when they sit somewhere in particular. */
-function withInvestigation(finding: Finding, ctx: CheckContext, attribute: string): Finding {
-  const investigation = investigateMissing(ctx.profile, attribute);
-  const sentence = investigationSentence(investigation, `missing values of ${attribute}`);
-  if (!sentence) return finding;
-  return { ...finding, description: `${finding.description} ${sentence}`, investigation };
-}
 
 export const typeMismatch: Check<"type_mismatch"> = (ctx, p) => {
   const findings: Finding[] = [];
@@ -88,7 +85,10 @@ export const typeMismatch: Check<"type_mismatch"> = (ctx, p) => {
       (rate, limit) =>
         `${rate} of the non-null values of attribute ${a.name} (${kindOf(ctx, a)}) in ${assetName(ctx)} are not of type ${a.declared_type ?? a.inferred_type} (${a.type_mismatches} of ${present}), above the allowed ${limit}`,
     );
-    if (finding) findings.push(finding);
+    if (finding) {
+      const where = investigating(ctx) ? investigateMismatches(ctx.profile, a.name) : [];
+      findings.push(withInvestigation(finding, where, `values of ${a.name} not of its type`));
+    }
   }
   return { findings, training: [] };
 };

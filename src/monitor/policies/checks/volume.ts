@@ -3,7 +3,7 @@
  * the asset's id attributes, by every attribute, or within an identifier attribute).
  */
 import { baselinePoints, detect } from "../anomaly";
-import { investigateRowDrop, investigationSentence } from "../investigate";
+import { investigateDuplicates, investigateRowDrop, investigationSentence } from "../investigate";
 import { attrMetric, nonNull } from "../metrics";
 import {
   anomalyFields,
@@ -14,11 +14,13 @@ import {
   type Finding,
   fmt,
   ignored,
+  investigating,
   pct,
   round,
   roundBand,
   shareTest,
   trainingWindow,
+  withInvestigation,
 } from "./common";
 
 export const rowCountAnomaly: Check<"row_count_anomaly"> = (ctx, p) => {
@@ -31,9 +33,7 @@ export const rowCountAnomaly: Check<"row_count_anomaly"> = (ctx, p) => {
   const { strategyText: how, ...fields } = anomalyFields(r, p);
   // A drop: which values lost the rows (the investigator, from the category shares in history).
   const investigation =
-    x < r.expected.low && ctx.input.investigate !== false
-      ? investigateRowDrop(ctx.profile, ctx.history, ctx.input.job_id)
-      : [];
+    x < r.expected.low && investigating(ctx) ? investigateRowDrop(ctx.profile, ctx.history, ctx.input.job_id) : [];
   const where = investigationSentence(investigation, "rows lost");
   return {
     findings: [
@@ -62,7 +62,8 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
   const dup = ctx.profile.duplicate_count;
   const dupFired = ids.length > 0 && dup !== undefined && dup > p.max_duplicates;
   if (dupFired) {
-    findings.push({
+    const where = investigating(ctx) ? investigateDuplicates(ctx.profile, "duplicate_ids") : [];
+    const finding: Finding = {
       attribute: ids.join(","),
       metric: "duplicate_count",
       observed: dup,
@@ -71,7 +72,8 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
       strategy: "threshold",
       adaptable: false,
       exclude: ["duplicate_count"],
-    });
+    };
+    findings.push(withInvestigation(finding, where, "rows repeating an id"));
   }
   // Whole rows repeated: found without id attributes; rows with a repeated id already said so.
   const rows = ctx.profile.row_count;
@@ -81,7 +83,8 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
     const v = shareTest(ctx.history[DUPLICATE_ROW_RATE], ctx.input.job_id, repeated, rows, p);
     if (v.fires) {
       const rate = repeated / rows;
-      findings.push({
+      const where = investigating(ctx) ? investigateDuplicates(ctx.profile, "duplicate_rows") : [];
+      const finding: Finding = {
         metric: DUPLICATE_ROW_RATE,
         observed: round(rate),
         metric_value: fmt(rate),
@@ -93,7 +96,8 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
         deviation: v.deviation,
         adaptable: true,
         exclude: [DUPLICATE_ROW_RATE],
-      });
+      };
+      findings.push(withInvestigation(finding, where, "repeated rows"));
     }
   }
   if (!p.watch_unique_attributes) return { findings, training: [] };
