@@ -115,6 +115,8 @@ export interface BreakdownValue {
   /** Of these rows, how many repeat an earlier row exactly, or an earlier row's ids (file scans). */
   duplicate_rows?: number;
   duplicate_ids?: number;
+  /** Per text attribute with few shapes, its text values in these rows by shape (file scans). */
+  shapes?: Record<string, Record<string, number>>;
 }
 
 /** One breakdown attribute of a profile: its rows, and per value the rows and problem counts. */

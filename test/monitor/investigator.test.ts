@@ -3,6 +3,7 @@ import {
   investigateDuplicates,
   investigateMismatches,
   investigateMissing,
+  investigatePatterns,
   investigateRowDrop,
   investigateShift,
   investigationSentence,
@@ -174,6 +175,29 @@ describe("investigateMismatches", () => {
       ["FR", 50],
       ["DE", 50],
     ]);
+  });
+});
+
+describe("investigatePatterns", () => {
+  it("names the value whose rows hold the new pattern, and leaves free text alone", () => {
+    const rand = prng(11);
+    // Product codes "AB-1234"; German rows write one in three as "ab1234". Notes are free text.
+    const rows = Array.from({ length: 3000 }, (_, i) => {
+      const country = COUNTRIES[i % 6]!;
+      const n = 1000 + Math.floor(rand() * 9000);
+      const sku = (country === "DE" ? rand() < 0.3 : rand() < 0.005) ? `ab${n}` : `AB-${n}`;
+      return { country, sku, note: `${"word ".repeat(1 + (i % 12))}${i % 7 === 0 ? "x1" : "Y"}` };
+    });
+    const builder = new ProfileBuilder({ breakdown: true });
+    for (let i = 0; i < rows.length; i += 500) builder.add(rows.slice(i, i + 500));
+    const profile = builder.finish();
+    const de = profile.breakdown!.find((b) => b.attribute === "country")!.values.find((v) => v.value === "DE")!;
+    expect(de.shapes?.sku?.["A-9"]! + de.shapes?.sku?.a9!).toBe(500);
+    expect(de.shapes?.note).toBeUndefined();
+    const entries = investigatePatterns(profile, "sku", ["a9"]);
+    expect(entries[0]).toMatchObject({ attribute: "country", value: "DE", rows: 500 });
+    expect(entries[0]!.lift).toBeGreaterThan(3);
+    expect(entries).toHaveLength(1);
   });
 });
 

@@ -13,7 +13,7 @@
  * must stand MIN_Z standard deviations above its mean. Strongest first: by the excess of its share
  * of the problem over its share of the rows; at most MAX_ENTRIES.
  */
-import type { AssetProfile, BreakdownProfile, BreakdownValue } from "../../scan/profile";
+import type { AssetProfile, BreakdownValue } from "../../scan/profile";
 import { baselinePoints, median } from "./anomaly";
 import { attrMetric, meanByMetric, unescapeName, valuePrefix } from "./metrics";
 import type { InvestigationEntry, MetricHistory } from "./types";
@@ -70,12 +70,22 @@ function strongest(found: Candidate[]): InvestigationEntry[] {
 
 /** Where the missing (null or empty) values of `attribute` sit, strongest first; [] when nowhere in particular. */
 export function investigateMissing(profile: AssetProfile, attribute: string): InvestigationEntry[] {
-  return investigateCounts(profile, (x) => x.missing[attribute] ?? 0, attribute);
+  return investigateCounts(profile, (v) => v.missing[attribute] ?? 0, attribute);
 }
 
 /** Where the values of `attribute` not of its type sit, strongest first; [] when nowhere in particular. */
 export function investigateMismatches(profile: AssetProfile, attribute: string): InvestigationEntry[] {
-  return investigateCounts(profile, (x) => x.mismatched?.[attribute] ?? 0, attribute);
+  return investigateCounts(profile, (v) => v.mismatched?.[attribute] ?? 0, attribute);
+}
+
+/** Where the values of `attribute` with one of the `patterns` (shapes) sit, strongest first. */
+export function investigatePatterns(
+  profile: AssetProfile,
+  attribute: string,
+  patterns: readonly string[],
+): InvestigationEntry[] {
+  const problem = (v: BreakdownValue) => patterns.reduce((s, p) => s + (v.shapes?.[attribute]?.[p] ?? 0), 0);
+  return investigateCounts(profile, problem, attribute);
 }
 
 /** Where the rows repeating an earlier row (whole, or by id) sit, strongest first. */
@@ -83,22 +93,22 @@ export function investigateDuplicates(
   profile: AssetProfile,
   kind: "duplicate_rows" | "duplicate_ids",
 ): InvestigationEntry[] {
-  return investigateCounts(profile, (x) => x[kind] ?? 0);
+  return investigateCounts(profile, (v) => v[kind] ?? 0);
 }
 
 /**
- * Where the problem rows (`problems` of a breakdown value, or of a whole breakdown attribute)
- * concentrate; an `attribute`'s own breakdown is left out.
+ * Where the problem rows (`problems` of each breakdown value) concentrate, against the rows of
+ * the breakdown attribute; an `attribute`'s own breakdown is left out.
  */
 function investigateCounts(
   profile: AssetProfile,
-  problems: (x: BreakdownProfile | BreakdownValue) => number,
+  problems: (v: BreakdownValue) => number,
   attribute?: string,
 ): InvestigationEntry[] {
   const found: Candidate[] = [];
   for (const b of profile.breakdown ?? []) {
     if (b.attribute === attribute) continue;
-    const all = problems(b);
+    const all = b.values.reduce((s, v) => s + problems(v), 0);
     for (const v of b.values) {
       const c = candidate(b.attribute, v.value, v.rows, b.rows, problems(v), all);
       if (c) found.push(c);

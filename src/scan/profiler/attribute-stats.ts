@@ -49,6 +49,8 @@ const DATE_SHAPE = "9-9-9A9:9:9.9A";
 /** The type code and number (NaN when none) of the distinct value the last addDistinct profiled. */
 const DISTINCT_TYPE = new Uint8Array(1);
 const DISTINCT_NUMBER = new Float64Array(1);
+/** … and the shape of its text, when it is text (T_STRING). */
+let distinctShape: string | undefined;
 
 /** What a top-value counter remembers of its value; turned into text only when reported. */
 type TopKey = string | number | Date;
@@ -165,11 +167,13 @@ export class AttributeStats {
     this.count += n - nulls;
     this.addMissing(nulls);
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
-    const { types, numbers } = batch;
+    const { types, numbers, shapes } = batch;
     for (let d = 0; d < distinct; d++) {
+      distinctShape = undefined;
       this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
       types[d] = DISTINCT_TYPE[0]!;
       numbers[d] = DISTINCT_NUMBER[0]!;
+      shapes[d] = distinctShape;
     }
     const rows = rowHi !== null && rowLo !== null;
     if (rows) {
@@ -239,7 +243,7 @@ export class AttributeStats {
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
     if (t === T_INTEGER || t === T_NUMBER) this.patterns.addNumberShape(NUMBER_SHAPE[0]!, w);
     else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.addTimeShape(TIME_SHAPE[0]!, w);
-    else this.patterns.addText(s, w);
+    else distinctShape = this.patterns.addText(s, w);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {
@@ -515,6 +519,7 @@ function scratchFor(n: number): ColumnScratch {
     firsts: new Int32Array(size),
     types: new Uint8Array(size),
     numbers: new Float64Array(size),
+    shapes: new Array(size),
     codes: new Int32Array(size),
     table: new Int32Array(cells),
     distinct: 0,

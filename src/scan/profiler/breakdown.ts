@@ -7,6 +7,8 @@
  * - how many hold a value not of the target's type: where a type_mismatch alert's values sit;
  * - for numeric targets, the count, mean and variance of its values: which values moved a
  *   quantity (the monitor keeps each value's mean in the asset's history and compares);
+ * - for text targets with few shapes (codes, identifiers; not free text), its rows by shape:
+ *   where the values of a new or rising pattern sit;
  *
  * and how many of its rows repeat an earlier row, whole or by id (the builder says which rows).
  *
@@ -42,6 +44,11 @@ export const MAX_BREAKDOWN_ATTRIBUTES = 12;
 export const MAX_BREAKDOWN_TARGETS = 200;
 /** Numeric attributes whose values are summed per breakdown value. */
 export const MAX_BREAKDOWN_NUMERIC = 16;
+/**
+ * Shapes of a text attribute other than its usual one that are counted per breakdown value; an
+ * attribute showing more (free text) is no longer followed by shape.
+ */
+export const MAX_BREAKDOWN_SHAPES = 8;
 
 /** Type codes counted per target: T_INTEGER … T_STRING. */
 const TYPE_CODES = T_STRING + 1;
@@ -58,6 +65,8 @@ interface Cell {
   /** Rows repeating an earlier row, whole or by id. */
   duplicate_rows: number;
   duplicate_ids: number;
+  /** Per text target: rows by shape, for the text rows not of the target's home shape. */
+  otherShapes: Map<string, Map<string, number>> | null;
 }
 
 /** What repeats: whole rows, or id tuples. */
@@ -75,6 +84,12 @@ interface Target {
   slot: number;
   /** Subtracted from its values before summing (its first number), for stable variances. */
   shift: number;
+  /**
+   * Text targets: the most frequent shape of the first batch, and the other shapes seen (at most
+   * MAX_BREAKDOWN_SHAPES; null once it had more, and is no longer followed by shape).
+   */
+  homeShape: string | undefined;
+  otherShapes: Set<string> | null;
 }
 
 /** The text a value is broken down by. */
@@ -92,7 +107,16 @@ function add(map: Map<string, number>, key: string, count: number): void {
 }
 
 function newCell(): Cell {
-  return { rows: 0, missing: new Map(), pending: 0, otherTypes: null, sums: null, duplicate_rows: 0, duplicate_ids: 0 };
+  return {
+    rows: 0,
+    missing: new Map(),
+    pending: 0,
+    otherTypes: null,
+    sums: null,
+    duplicate_rows: 0,
+    duplicate_ids: 0,
+    otherShapes: null,
+  };
 }
 
 export class Breakdown {
@@ -107,6 +131,7 @@ export class Breakdown {
   private batchOtherTypes: Array<{ target: string; rows: Int32Array; types: Uint8Array; count: number }> = [];
   private batchNumbers: Array<{ target: string; slot: number; values: Float64Array }> = [];
   private batchDuplicates: Array<{ kind: DuplicateKind; rows: Int32Array }> = [];
+  private batchShapes: Array<{ target: string; rows: Int32Array; shapes: string[] }> = [];
 
   /**
    * Counts one column of a batch of `n` rows; `codes` are what the attribute's profile found in
@@ -166,7 +191,7 @@ export class Breakdown {
   private targetFor(name: string): Target | undefined {
     let target = this.targets.get(name);
     if (target === undefined && this.targets.size < MAX_BREAKDOWN_TARGETS) {
-      target = { home: -1, slot: -1, shift: 0 };
+      target = { home: -1, slot: -1, shift: 0, homeShape: undefined, otherShapes: new Set() };
       this.targets.set(name, target);
     }
     return target;
@@ -210,6 +235,7 @@ export class Breakdown {
       }
       this.batchOtherTypes.push({ target: name, rows, types: rowTypes, count: m });
     }
+    if (home === T_STRING) this.collectShapes(name, target, codes, n);
     if (home !== T_INTEGER && home !== T_NUMBER) return;
     if (target.slot === -1) {
       if (this.numericSlots >= MAX_BREAKDOWN_NUMERIC) return;
@@ -225,6 +251,49 @@ export class Breakdown {
       if (Number.isNaN(target.shift) && Number.isFinite(x)) target.shift = x;
     }
     this.batchNumbers.push({ target: name, slot: target.slot, values });
+  }
+
+  /** A text target's rows whose shape is not its home shape, while it has few other shapes. */
+  private collectShapes(name: string, target: Target, codes: ColumnCodes, n: number): void {
+    const { codes: code, counts, distinct, types, shapes } = codes;
+    const others = target.otherShapes;
+    if (others === null) return;
+    if (target.homeShape === undefined) {
+      const byShape = new Map<string, number>();
+      for (let d = 0; d < distinct; d++) {
+        const shape = shapes[d];
+        if (types[d] === T_STRING && shape !== undefined) byShape.set(shape, (byShape.get(shape) ?? 0) + counts[d]!);
+      }
+      let best = 0;
+      for (const [shape, count] of byShape) {
+        if (count > best) [target.homeShape, best] = [shape, count];
+      }
+      if (target.homeShape === undefined) return;
+    }
+    let rows = 0;
+    for (let d = 0; d < distinct; d++) {
+      const shape = shapes[d];
+      if (types[d] !== T_STRING || shape === undefined || shape === target.homeShape) continue;
+      others.add(shape);
+      rows += counts[d]!;
+    }
+    if (others.size > MAX_BREAKDOWN_SHAPES) {
+      target.otherShapes = null;
+      return;
+    }
+    if (rows === 0) return;
+    const at = new Int32Array(rows);
+    const rowShapes: string[] = new Array(rows);
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const d = code[i]!;
+      if (d < 0 || types[d] !== T_STRING) continue;
+      const shape = shapes[d];
+      if (shape === undefined || shape === target.homeShape) continue;
+      at[m] = i;
+      rowShapes[m++] = shape;
+    }
+    this.batchShapes.push({ target: name, rows: at, shapes: rowShapes });
   }
 
   /** The batch's rows (the first `count` of `rows`, indexes) that repeat an earlier row. */
@@ -277,6 +346,21 @@ export class Breakdown {
         }
       }
     }
+    for (const { target, rows, shapes } of this.batchShapes) {
+      for (const { cells } of candidates) {
+        for (let m = 0; m < rows.length; m++) {
+          const cell = cells[rows[m]!];
+          if (cell === null || cell === undefined) continue;
+          cell.otherShapes ??= new Map();
+          let byShape = cell.otherShapes.get(target);
+          if (byShape === undefined) {
+            byShape = new Map();
+            cell.otherShapes.set(target, byShape);
+          }
+          byShape.set(shapes[m]!, (byShape.get(shapes[m]!) ?? 0) + 1);
+        }
+      }
+    }
     for (const { target, slot, values } of this.batchNumbers) {
       const shift = this.targets.get(target)!.shift;
       const at = 3 * slot;
@@ -300,6 +384,7 @@ export class Breakdown {
     this.batchOtherTypes = [];
     this.batchNumbers = [];
     this.batchDuplicates = [];
+    this.batchShapes = [];
   }
 
   /** The cell of value v of a breakdown attribute; null when v drops the attribute (too many or too long values). */
@@ -337,6 +422,8 @@ export class Breakdown {
         }
         const numeric = this.numericOf(attribute, cell);
         if (numeric) entry.numeric = numeric;
+        const shapes = this.shapesOf(attribute, cell);
+        if (shapes) entry.shapes = shapes;
         if (cell.duplicate_rows > 0) entry.duplicate_rows = cell.duplicate_rows;
         if (cell.duplicate_ids > 0) entry.duplicate_ids = cell.duplicate_ids;
         return entry;
@@ -376,6 +463,33 @@ export class Breakdown {
         out ??= {};
         out[name] = mismatched;
       }
+    }
+    return out;
+  }
+
+  /**
+   * Per text target still followed by shape that showed more than one, a cell's text rows by shape: the other shapes as
+   * counted, the home shape's rows as what the cell's rows leave once its missing values, values
+   * of other types and other shapes are counted.
+   */
+  private shapesOf(attribute: string, cell: Cell): Record<string, Record<string, number>> | undefined {
+    let out: Record<string, Record<string, number>> | undefined;
+    for (const [name, target] of this.targets) {
+      // Only targets that showed another shape than their home one: a pattern can have moved there.
+      const shown = target.otherShapes;
+      if (name === attribute || shown === null || shown.size === 0 || target.homeShape === undefined) continue;
+      const byShape: Record<string, number> = {};
+      let others = 0;
+      for (const [shape, count] of cell.otherShapes?.get(name) ?? []) {
+        byShape[shape] = count;
+        others += count;
+      }
+      const byType = cell.otherTypes?.get(name);
+      if (byType !== undefined) for (let t = 0; t < TYPE_CODES; t++) others += byType[t]!;
+      const home = cell.rows - (cell.missing.get(name) ?? 0) - others;
+      if (home > 0) byShape[target.homeShape] = home;
+      out ??= {};
+      out[name] = byShape;
     }
     return out;
   }

@@ -3,8 +3,8 @@
 /**
  * What addColumn found in a batch: per row the index of its distinct value (-1 null, -2 a nested
  * or binary value), per distinct value its count, first row, type code (value-types.ts: T_INTEGER …
- * T_STRING, T_EMPTY for blank text) and, for numbers, the number (NaN otherwise). Valid until the
- * next addColumn.
+ * T_STRING, T_EMPTY for blank text), for numbers the number (NaN otherwise) and for text its shape
+ * (patterns.ts; undefined otherwise). Valid until the next addColumn.
  */
 export interface ColumnCodes {
   codes: Int32Array;
@@ -12,5 +12,6 @@ export interface ColumnCodes {
   counts: Float64Array;
   types: Uint8Array;
   numbers: Float64Array;
+  shapes: Array<string | undefined>;
   distinct: number;
 }

@@ -185,11 +185,13 @@ export class PatternCounter {
     this.summary = new SpaceSaving<string>(capacity);
   }
 
-  /** Counts the shape of a text value seen `weight` times. */
-  addText(s: string, weight = 1): void {
+  /** Counts the shape of a text value seen `weight` times; returns the shape. */
+  addText(s: string, weight = 1): string {
     shapeIntoBuffer(s);
     const cell = interner.intern();
-    this.summary.add(interner.hiAt(cell), interner.loAt(cell), interner.stringAt(cell), weight);
+    const shape = interner.stringAt(cell);
+    this.summary.add(interner.hiAt(cell), interner.loAt(cell), shape, weight);
+    return shape;
   }
 
   /** Counts the shape of number text by its value-types NUMBER_SHAPE code, seen `weight` times. */

@@ -16,6 +16,7 @@
 import type { AttributeProfile } from "../../../scan/profile";
 import { baselinePoints, detect, median, shareBaseline } from "../anomaly";
 import { componentBaseline } from "../divergence";
+import { investigatePatterns } from "../investigate";
 import {
   attrMetric,
   escapeName,
@@ -39,12 +40,14 @@ import {
   deviationFrom,
   type Finding,
   ignored,
+  investigating,
   kindOf,
   pct,
   round,
   roundBand,
   SPREAD_Z,
   trainingWindow,
+  withInvestigation,
 } from "./common";
 import { modeShare, quantityDrift, withShift } from "./quantities";
 
@@ -243,7 +246,9 @@ export const patternDrift: Check<"pattern_drift"> = (ctx, p) => {
       continue;
     }
     if (judged.moved.length === 0) continue;
-    findings.push({
+    const rising = judged.moved.filter((m) => m.change === "new" || m.change === "up").map((m) => m.value);
+    const where = investigating(ctx) && rising.length ? investigatePatterns(ctx.profile, a.name, rising) : [];
+    const finding: Finding = {
       attribute: a.name,
       metric,
       observed: judged.moved.length,
@@ -260,7 +265,8 @@ export const patternDrift: Check<"pattern_drift"> = (ctx, p) => {
         ...[...counts.keys()].map((k) => `${patternPrefix(a.name)}${k}`),
         attrMetric(a.name, "top_pattern_share"),
       ],
-    });
+    };
+    findings.push(withInvestigation(finding, where, `values of ${a.name} with a new or rising pattern`));
   }
   return { findings, training };
 };
