@@ -46,6 +46,17 @@ export const MAX_TOP_VALUE_LENGTH = 200;
 
 const DATE_SHAPE = "9-9-9A9:9:9.9A";
 
+/**
+ * Text patterns of a mostly distinct batch (more distinct values than half its rows, of at least
+ * PATTERN_SAMPLE_MIN_ROWS) are counted for one value in PATTERN_SAMPLE, chosen by
+ * value hash, each weighted PATTERN_SAMPLE: shares stay unbiased estimates (standard error
+ * √(share·(1−share)·PATTERN_SAMPLE / values): at most 0.45 points over 100,000 values, 0.14 over
+ * 1 M) at an eighth of the cost of shaping every e-mail or comment. Typed values and parsed numbers and dates
+ * are always counted: their shape costs nothing.
+ */
+export const PATTERN_SAMPLE = 8;
+export const PATTERN_SAMPLE_MIN_ROWS = 512;
+
 /** What a top-value counter remembers of its value; turned into text only when reported. */
 type TopKey = string | number | Date;
 
@@ -88,6 +99,8 @@ export class AttributeStats {
   private readonly distinct = new DistinctCounter();
   private readonly values: SpaceSaving<TopKey>;
   private readonly patterns: PatternCounter;
+  /** Text patterns sampled (see PATTERN_SAMPLE): the batch being added is mostly distinct. */
+  private samplePatterns = false;
 
   constructor(name: string, options: AttributeOptions = {}) {
     this.name = name;
@@ -160,6 +173,7 @@ export class AttributeStats {
     }
     this.count += n - nulls;
     this.addMissing(nulls);
+    this.samplePatterns = n >= PATTERN_SAMPLE_MIN_ROWS && distinct * 2 > n;
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
     for (let d = 0; d < distinct; d++) this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
     const rows = rowHi !== null && rowLo !== null;
@@ -227,7 +241,8 @@ export class AttributeStats {
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
     if (t === T_INTEGER || t === T_NUMBER) this.patterns.addNumberShape(NUMBER_SHAPE[0]!, w);
     else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.addTimeShape(TIME_SHAPE[0]!, w);
-    else this.patterns.addText(s, w);
+    else if (!this.samplePatterns) this.patterns.addText(s, w);
+    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) this.patterns.addText(s, w * PATTERN_SAMPLE);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {

@@ -172,6 +172,11 @@ function timeShape(code: number): string {
   return `9-9-9${separator}9:9${seconds}${fraction}${offset}`;
 }
 
+/** The shape addShape hashed last, and its hash. */
+let lastShape: string | null = null;
+let lastHi = 0;
+let lastLo = 0;
+
 export interface PatternState {
   total: number;
   summary: SpaceSavingState;
@@ -204,8 +209,14 @@ export class PatternCounter {
 
   /** Counts an already known shape (typed values: "9", "9.9", …) seen `weight` times. */
   addShape(shape: string, weight = 1): void {
-    hashString(shape, PATTERN_SEED);
-    this.summary.add(HASH[0]!, HASH[1]!, shape, weight);
+    // A column repeats its shape: the last one's hash is kept (one comparison, no rehash).
+    if (shape !== lastShape) {
+      hashString(shape, PATTERN_SEED);
+      lastShape = shape;
+      lastHi = HASH[0]!;
+      lastLo = HASH[1]!;
+    }
+    this.summary.add(lastHi, lastLo, shape, weight);
   }
 
   /** Values counted. */
