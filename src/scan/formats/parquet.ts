@@ -17,6 +17,7 @@ import { ConnectorError } from "../connectors/types";
 import type { SchemaField } from "../profile";
 import { compressors } from "./codecs";
 import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
+import { chunkRange, isFlatTopLevel, readFlatChunk } from "./parquet-flat";
 import { where } from "./text";
 import {
   type ColumnRecordBatch,
@@ -253,7 +254,8 @@ export async function* readParquetColumns(
 ): AsyncGenerator<ColumnRecordBatch> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const { file, metadata } = await openParquet(source);
-  const top = parquetSchema(metadata).children;
+  const root = parquetSchema(metadata);
+  const top = root.children;
   const byName = new Map(top.map((node) => [node.element.name, node]));
   const names = options.columns ?? top.map((node) => node.element.name);
   const attributes = options.attributes;
@@ -273,18 +275,39 @@ export async function* readParquetColumns(
     return node !== undefined && node.children.length === 0 && parquetFieldType(node) === "string";
   });
 
+  // Flat columns are read page by page here (parquet-flat.ts); nested ones through parquetRead.
+  const flat = present.filter((name) => isFlatTopLevel(byName.get(name)!));
+  const nested = present.filter((name) => !isFlatTopLevel(byName.get(name)!));
+
   let groupStart = 0;
   for (const rowGroup of metadata.row_groups) {
     const groupRows = Number(rowGroup.num_rows);
     const groupEnd = groupStart + groupRows;
     if (groupRows === 0) continue;
     const columns = new Map<string, ColumnRuns>(present.map((name) => [name, { runs: [] }]));
-    if (present.length > 0) {
+    for (const name of flat) {
+      const chunk = rowGroup.columns.find(
+        (c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name,
+      );
+      if (chunk === undefined) continue;
+      try {
+        const { start, end } = chunkRange(chunk);
+        const bytes = await file.slice(start, end);
+        let rowStart = groupStart;
+        for (const data of readFlatChunk(bytes, chunk, root, byName.get(name)!, groupRows, compressors)) {
+          columns.get(name)!.runs.push({ rowStart, data });
+          rowStart += data.length;
+        }
+      } catch (error) {
+        throw asConnectorError(error, file, source.name);
+      }
+    }
+    if (nested.length > 0) {
       try {
         await parquetRead({
           file,
           metadata,
-          columns: present,
+          columns: nested,
           rowStart: groupStart,
           rowEnd: groupEnd,
           compressors,

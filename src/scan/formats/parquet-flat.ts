@@ -1,0 +1,105 @@
+/**
+ * Flat Parquet columns (top-level, not repeated: a value or null per row) read page by page with
+ * hyparquet's own page decoders, but placed row by row here: hyparquet's general assembly (Dremel
+ * levels for any nesting) walked every value of every optional column through its nested-list
+ * machinery, 15 % of a Parquet profile. Nested and repeated columns still go through parquetRead.
+ */
+import type { ColumnChunk, Compressors, DecodedArray, ParquetParsers, SchemaTree } from "hyparquet";
+import { parquetHeader } from "hyparquet/src/column.js";
+import { convert, convertWithDictionary, DEFAULT_PARSERS } from "hyparquet/src/convert.js";
+import { decompressPage, readDataPage, readDataPageV2 } from "hyparquet/src/datapage.js";
+import { readPlain } from "hyparquet/src/plain.js";
+import type { ColumnDecoder, DataReader } from "hyparquet/src/types.js";
+
+/** True when a top-level column holds one value or null per row (its levels need no assembly). */
+export function isFlatTopLevel(node: SchemaTree): boolean {
+  return node.children.length === 0 && node.element.repetition_type !== "REPEATED";
+}
+
+/** Where a column chunk's bytes lie in the file (its dictionary page first, when it has one). */
+export function chunkRange(chunk: ColumnChunk): { start: number; end: number } {
+  const meta = chunk.meta_data;
+  if (meta === undefined) throw new Error("parquet column metadata is undefined");
+  const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+  return { start, end: start + Number(meta.total_compressed_size) };
+}
+
+/**
+ * The values of one flat column chunk of `rows` rows, as decoded runs (one per data page, nulls in
+ * place): typed arrays stay typed where a page has no nulls.
+ */
+export function readFlatChunk(
+  bytes: ArrayBuffer,
+  chunk: ColumnChunk,
+  root: SchemaTree,
+  node: SchemaTree,
+  rows: number,
+  compressors: Compressors,
+  parsers?: Partial<ParquetParsers>,
+): DecodedArray[] {
+  const meta = chunk.meta_data!;
+  const decoder: ColumnDecoder = {
+    pathInSchema: meta.path_in_schema,
+    type: meta.type,
+    element: node.element,
+    schemaPath: [root, node],
+    codec: meta.codec,
+    compressors,
+    parsers: { ...DEFAULT_PARSERS, ...parsers },
+  };
+  // As hyparquet reads levels: anything not REQUIRED has them.
+  const optional = node.element.repetition_type !== "REQUIRED";
+  const reader: DataReader = { view: new DataView(bytes), offset: 0 };
+  const runs: DecodedArray[] = [];
+  let dictionary: DecodedArray | undefined;
+  let rowCount = 0;
+  while (rowCount < rows && reader.offset < bytes.byteLength - 1) {
+    const header = parquetHeader(reader);
+    const page = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    reader.offset += header.compressed_page_size;
+    if (header.type === "DICTIONARY_PAGE") {
+      const dph = header.dictionary_page_header;
+      if (!dph) throw new Error("parquet dictionary page header is undefined");
+      const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
+      const pageReader: DataReader = {
+        view: new DataView(plain.buffer, plain.byteOffset, plain.byteLength),
+        offset: 0,
+      };
+      dictionary = convert(readPlain(pageReader, meta.type, dph.num_values, node.element.type_length), decoder);
+      continue;
+    }
+    let levels: number[] | undefined;
+    let values: DecodedArray;
+    if (header.type === "DATA_PAGE") {
+      const daph = header.data_page_header;
+      if (!daph) throw new Error("parquet data page header is undefined");
+      const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
+      const decoded = readDataPage(plain, daph, decoder);
+      levels = decoded.definitionLevels;
+      values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
+    } else if (header.type === "DATA_PAGE_V2") {
+      const daph2 = header.data_page_header_v2;
+      if (!daph2) throw new Error("parquet data page header v2 is undefined");
+      const decoded = readDataPageV2(page, header, decoder);
+      levels = decoded.definitionLevels;
+      values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
+    } else {
+      // Index pages and the like carry no values.
+      continue;
+    }
+    const run = optional && levels !== undefined && levels.length > 0 ? placeNulls(levels, values) : values;
+    runs.push(run);
+    rowCount += run.length;
+  }
+  return runs;
+}
+
+/** Values spread over their rows: a definition level of 0 is a null row, 1 the next value. */
+function placeNulls(levels: number[], values: DecodedArray): DecodedArray {
+  const n = levels.length;
+  if (values.length === n) return values;
+  const out: unknown[] = new Array(n);
+  let j = 0;
+  for (let i = 0; i < n; i++) out[i] = levels[i] === 1 ? values[j++] : null;
+  return out as DecodedArray;
+}
