@@ -18,7 +18,15 @@ import type { ColumnCodes } from "./column-codes";
 import { DistinctCounter } from "./distinct";
 import { combineHash, HASH, hashBytes, hashNumber, hashString, hashWords, NAME_SEED, VALUE_SEED } from "./hash";
 import { KllSketch } from "./kll";
-import { PatternCounter } from "./patterns";
+import {
+  PatternCounter,
+  SLOT_DECIMAL,
+  SLOT_INTEGER,
+  SLOT_ISO_TIMESTAMP,
+  SLOT_LETTERS,
+  SLOT_NEGATIVE_DECIMAL,
+  SLOT_NEGATIVE_INTEGER,
+} from "./patterns";
 import { SpaceSaving } from "./space-saving";
 import { StepTracker } from "./step";
 import {
@@ -43,8 +51,6 @@ import {
 export const TOP_REPORTED = 20;
 /** Longer values are cut (with "…") before they become top-value keys. */
 export const MAX_TOP_VALUE_LENGTH = 200;
-
-const DATE_SHAPE = "9-9-9A9:9:9.9A";
 
 /**
  * Text patterns of a mostly distinct batch (more distinct values than half its rows, of at least
@@ -186,7 +192,10 @@ export class AttributeStats {
       }
     }
     batch.distinct = distinct;
-    if (!rows && others === 0) return batch;
+    if (!rows && others === 0) {
+      this.patterns.flushTally();
+      return batch;
+    }
     for (let i = 0; i < n; i++) {
       const d = codes[i]!;
       if (d >= 0) {
@@ -203,6 +212,7 @@ export class AttributeStats {
         }
       }
     }
+    this.patterns.flushTally();
     return batch;
   }
 
@@ -239,8 +249,8 @@ export class AttributeStats {
     if (!infer) t = T_STRING;
     this.typeCounts[t]! += w;
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
-    if (t === T_INTEGER || t === T_NUMBER) this.patterns.addNumberShape(NUMBER_SHAPE[0]!, w);
-    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.addTimeShape(TIME_SHAPE[0]!, w);
+    if (t === T_INTEGER || t === T_NUMBER) this.patterns.tallyNumber(NUMBER_SHAPE[0]!, w);
+    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.tallyTime(TIME_SHAPE[0]!, w);
     else if (!this.samplePatterns) this.patterns.addText(s, w);
     else if ((hi & (PATTERN_SAMPLE - 1)) === 0) this.patterns.addText(s, w * PATTERN_SAMPLE);
     switch (t) {
@@ -270,8 +280,9 @@ export class AttributeStats {
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, x === 0 ? 0 : x, w);
     const magnitude = Math.abs(x);
-    if (integral && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9" : "9", w);
-    else if (magnitude >= 1e-6 && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9.9" : "9.9", w);
+    if (integral && magnitude < 1e21) this.patterns.tally(x < 0 ? SLOT_NEGATIVE_INTEGER : SLOT_INTEGER, w);
+    else if (magnitude >= 1e-6 && magnitude < 1e21)
+      this.patterns.tally(x < 0 ? SLOT_NEGATIVE_DECIMAL : SLOT_DECIMAL, w);
     else this.patterns.addText(String(x), w);
     this.addNumeric(x, w);
     this.step.addFloat(x);
@@ -281,7 +292,7 @@ export class AttributeStats {
     this.typeCounts[T_BOOLEAN]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, b ? "true" : "false", w);
-    this.patterns.addShape("a", w);
+    this.patterns.tally(SLOT_LETTERS, w);
     if (b) this.trueCount += w;
   }
 
@@ -290,7 +301,7 @@ export class AttributeStats {
     this.typeCounts[T_INTEGER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, text, w);
-    this.patterns.addShape(v < 0n ? "-9" : "9", w);
+    this.patterns.tally(v < 0n ? SLOT_NEGATIVE_INTEGER : SLOT_INTEGER, w);
     for (let k = 0; k < w; k++) this.addNumeric(Number(v), 1);
     this.step.addDecimal(Number(v), 0);
   }
@@ -299,7 +310,7 @@ export class AttributeStats {
     this.typeCounts[T_TIMESTAMP]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, v, w);
-    this.patterns.addShape(DATE_SHAPE, w);
+    this.patterns.tally(SLOT_ISO_TIMESTAMP, w);
     this.addTime(v.getTime());
   }
 
