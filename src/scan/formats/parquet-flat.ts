@@ -49,6 +49,8 @@ export function readFlatChunk(
   };
   // As hyparquet reads levels: anything not REQUIRED has them.
   const optional = node.element.repetition_type !== "REQUIRED";
+  const requiredNode: SchemaTree = { ...node, element: { ...node.element, repetition_type: "REQUIRED" } };
+  const required: ColumnDecoder = { ...decoder, element: requiredNode.element, schemaPath: [root, requiredNode] };
   const reader: DataReader = { view: new DataView(bytes), offset: 0 };
   const runs: DecodedArray[] = [];
   let dictionary: DecodedArray | undefined;
@@ -80,7 +82,19 @@ export function readFlatChunk(
     } else if (header.type === "DATA_PAGE_V2") {
       const daph2 = header.data_page_header_v2;
       if (!daph2) throw new Error("parquet data page header v2 is undefined");
-      const decoded = readDataPageV2(page, header, decoder);
+      // A page without nulls needs no levels: they are skipped, not decoded (a column read as required).
+      const skip = daph2.num_nulls === 0 && daph2.repetition_levels_byte_length === 0;
+      const decoded = skip
+        ? readDataPageV2(
+            page.subarray(daph2.definition_levels_byte_length),
+            {
+              ...header,
+              uncompressed_page_size: header.uncompressed_page_size - daph2.definition_levels_byte_length,
+              data_page_header_v2: { ...daph2, definition_levels_byte_length: 0 },
+            },
+            required,
+          )
+        : readDataPageV2(page, header, decoder);
       levels = decoded.definitionLevels;
       values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
     } else {

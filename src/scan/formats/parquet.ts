@@ -294,7 +294,8 @@ export async function* readParquetColumns(
         const { start, end } = chunkRange(chunk);
         const bytes = await file.slice(start, end);
         let rowStart = groupStart;
-        for (const data of readFlatChunk(bytes, chunk, root, byName.get(name)!, groupRows, compressors)) {
+        for (const run of readFlatChunk(bytes, chunk, root, byName.get(name)!, groupRows, compressors)) {
+          const data = run instanceof BigInt64Array || run instanceof BigUint64Array ? (safeNumbers(run) ?? run) : run;
           columns.get(name)!.runs.push({ rowStart, data });
           rowStart += data.length;
         }
@@ -337,6 +338,17 @@ export async function* readParquetColumns(
     }
     groupStart = groupEnd;
   }
+}
+
+/** 64-bit integers as numbers (what plainValue makes of each), or null when one is not a safe integer. */
+function safeNumbers(data: BigInt64Array | BigUint64Array): Float64Array | null {
+  const out = new Float64Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    if (v < MIN_SAFE || v > MAX_SAFE) return null;
+    out[i] = Number(v);
+  }
+  return out;
 }
 
 /** True when a decoded value is not as the profiler takes it (see plainValue). */

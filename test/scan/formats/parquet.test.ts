@@ -95,6 +95,30 @@ describe("Parquet reader", () => {
     },
   );
 
+  it("reads optional columns whose pages hold no null, dictionary-encoded or not", async () => {
+    const ids = Array.from({ length: 2500 }, (_, i) => i);
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "code", data: ids.map((i) => `c${i % 7}`), type: "STRING" },
+        { name: "text", data: ids.map((i) => `text ${i} ✓`), type: "STRING" },
+        { name: "big", data: ids.map((i) => BigInt(i) * 3n), type: "INT64" },
+        { name: "at", data: ids.map((i) => new Date(START + i * 1000)), type: "TIMESTAMP" },
+        { name: "some", data: ids.map((i) => (i < 1200 ? i / 2 : null)), type: "DOUBLE" },
+      ],
+      rowGroupSize: 1000,
+    });
+    const rows = await rowsOfColumns(readColumns(countingSource(buffer).source, "parquet", { batchSize: 700 }));
+    expect(rows).toEqual(
+      ids.map((i) => ({
+        code: `c${i % 7}`,
+        text: `text ${i} ✓`,
+        big: i * 3,
+        at: new Date(START + i * 1000),
+        some: i < 1200 ? i / 2 : null,
+      })),
+    );
+  });
+
   it("reads only the requested columns' chunks, one row group at a time", async () => {
     const count = 20_000;
     let seed = 42;
