@@ -49,6 +49,17 @@ export function readFlatChunk(
   };
   // As hyparquet reads levels: anything not REQUIRED has them.
   const optional = node.element.repetition_type !== "REQUIRED";
+  // Timestamps in ms or µs: hyparquet boxes each as a BigInt, then a Date; here the raw integers
+  // are read as two 32-bit words and become Dates directly (same instants: µs truncate toward 0).
+  const perMs = timestampUnit(node);
+  if (perMs !== 0) {
+    const raw: SchemaTree = {
+      ...node,
+      element: { ...node.element, converted_type: undefined, logical_type: undefined },
+    };
+    decoder.element = raw.element;
+    decoder.schemaPath = [root, raw];
+  }
   const requiredNode: SchemaTree = { ...node, element: { ...node.element, repetition_type: "REQUIRED" } };
   const required: ColumnDecoder = { ...decoder, element: requiredNode.element, schemaPath: [root, requiredNode] };
   const reader: DataReader = { view: new DataView(bytes), offset: 0 };
@@ -101,11 +112,50 @@ export function readFlatChunk(
       // Index pages and the like carry no values.
       continue;
     }
+    if (perMs !== 0) values = toDates(values, perMs);
     const run = optional && levels !== undefined && levels.length > 0 ? placeNulls(levels, values) : values;
     runs.push(run);
     rowCount += run.length;
   }
   return runs;
+}
+
+/** Integer units per millisecond of an INT64 timestamp column in ms (1) or µs (1000), else 0. */
+function timestampUnit(node: SchemaTree): number {
+  const { type, converted_type: converted, logical_type: logical } = node.element;
+  if (type !== "INT64") return 0;
+  if (logical?.type === "TIMESTAMP") return logical.unit === "MILLIS" ? 1 : logical.unit === "MICROS" ? 1000 : 0;
+  if (logical !== undefined) return 0;
+  return converted === "TIMESTAMP_MILLIS" ? 1 : converted === "TIMESTAMP_MICROS" ? 1000 : 0;
+}
+
+const TWO_POW_32 = 2 ** 32;
+
+/** Raw timestamps (a BigInt64Array, or bigints from a dictionary) as Dates. */
+function toDates(values: DecodedArray, perMs: number): DecodedArray {
+  const n = values.length;
+  const out: Date[] = new Array(n);
+  if (values instanceof BigInt64Array) {
+    const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
+    for (let i = 0; i < n; i++) {
+      const high = words[2 * i + 1]!;
+      const low = words[2 * i]! >>> 0;
+      // Exact below 2^53 (in µs, until the year 2255); beyond it through the bigint, as hyparquet.
+      if (Math.abs(high) < 0x200000) {
+        const x = high * TWO_POW_32 + low;
+        out[i] = new Date(perMs === 1 ? x : Math.trunc(x / perMs));
+      } else {
+        out[i] = bigintDate(values[i]!, perMs);
+      }
+    }
+  } else {
+    for (let i = 0; i < n; i++) out[i] = bigintDate(values[i] as bigint, perMs);
+  }
+  return out;
+}
+
+function bigintDate(v: bigint, perMs: number): Date {
+  return new Date(Number(perMs === 1 ? v : v / BigInt(perMs)));
 }
 
 /** Values spread over their rows: a definition level of 0 is a null row, 1 the next value. */
