@@ -19,6 +19,8 @@ export function isFlatTopLevel(node: SchemaTree): boolean {
 /** Where a column chunk's bytes lie in the file (its dictionary page first, when it has one). */
 export function chunkRange(chunk: ColumnChunk): { start: number; end: number } {
   const meta = chunk.meta_data;
+  // As hyparquet: a chunk in another file is not read.
+  if (chunk.file_path) throw new Error("parquet file_path not supported");
   if (meta === undefined) throw new Error("parquet column metadata is undefined");
   const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
   return { start, end: start + Number(meta.total_compressed_size) };
