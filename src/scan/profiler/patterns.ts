@@ -200,13 +200,19 @@ function slotShape(slot: number): string {
   return shape;
 }
 
+/**
+ * The tally (see PatternCounter.tally): one for all counters, since the profiler adds one column at a
+ * time (4 KB per attribute otherwise, times every segment's attributes). The counter whose shapes it
+ * holds flushes them before another one tallies, or before it is read.
+ */
+const tallies = new Float64Array(TALLY_SLOTS);
+const tallied = new Int32Array(TALLY_SLOTS);
+let talliedCount = 0;
+let tallyOwner: PatternCounter | null = null;
+
 /** Counts value shapes; shares are over the values counted here. */
 export class PatternCounter {
   private summary: SpaceSaving<string>;
-  /** Tallied shapes not yet in the summary (see tally), and which slots hold some. */
-  private readonly tallies = new Float64Array(TALLY_SLOTS);
-  private readonly tallied = new Int32Array(TALLY_SLOTS);
-  private talliedCount = 0;
 
   constructor(capacity?: number) {
     this.summary = new SpaceSaving<string>(capacity);
@@ -218,8 +224,12 @@ export class PatternCounter {
    * shape, not per value. The same counts as adding each at once, unless the summary evicts.
    */
   tally(slot: number, weight: number): void {
-    if (this.tallies[slot] === 0) this.tallied[this.talliedCount++] = slot;
-    this.tallies[slot]! += weight;
+    if (tallyOwner !== this) {
+      tallyOwner?.flushTally();
+      tallyOwner = this;
+    }
+    if (tallies[slot] === 0) tallied[talliedCount++] = slot;
+    tallies[slot]! += weight;
   }
 
   /** tally() of a number's text by its value-types NUMBER_SHAPE code. */
@@ -234,13 +244,15 @@ export class PatternCounter {
 
   /** Adds the tallied shapes to the summary, in the order first tallied. */
   flushTally(): void {
-    for (let k = 0; k < this.talliedCount; k++) {
-      const slot = this.tallied[k]!;
+    if (tallyOwner !== this) return;
+    tallyOwner = null;
+    for (let k = 0; k < talliedCount; k++) {
+      const slot = tallied[k]!;
       const shape = slotShape(slot);
-      this.summary.add(slotHi[slot]!, slotLo[slot]!, shape, this.tallies[slot]!);
-      this.tallies[slot] = 0;
+      this.summary.add(slotHi[slot]!, slotLo[slot]!, shape, tallies[slot]!);
+      tallies[slot] = 0;
     }
-    this.talliedCount = 0;
+    talliedCount = 0;
   }
 
   /** Counts the shape of a text value seen `weight` times. */
@@ -264,11 +276,13 @@ export class PatternCounter {
 
   /** Values counted. */
   get total(): number {
+    this.flushTally();
     return this.summary.total;
   }
 
   /** The `limit` most common shapes with their share of the values counted. */
   top(limit: number): Array<{ pattern: string; share: number }> {
+    this.flushTally();
     const total = this.summary.total;
     if (total === 0) return [];
     return this.summary
@@ -280,11 +294,14 @@ export class PatternCounter {
 
   /** Folds another counter in. */
   merge(other: PatternCounter): void {
+    this.flushTally();
+    other.flushTally();
     this.summary.merge(other.summary);
   }
 
   /** JSON-safe state. */
   toState(): PatternState {
+    this.flushTally();
     return { total: this.summary.total, summary: this.summary.toState() };
   }
 
