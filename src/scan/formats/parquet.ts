@@ -17,6 +17,7 @@ import { ConnectorError } from "../connectors/types";
 import type { SchemaField } from "../profile";
 import { compressors } from "./codecs";
 import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
+import { chunkRange, isFlatTopLevel, readFlatChunk } from "./parquet-flat";
 import { where } from "./text";
 import {
   type ColumnRecordBatch,
@@ -253,7 +254,8 @@ export async function* readParquetColumns(
 ): AsyncGenerator<ColumnRecordBatch> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const { file, metadata } = await openParquet(source);
-  const top = parquetSchema(metadata).children;
+  const root = parquetSchema(metadata);
+  const top = root.children;
   const byName = new Map(top.map((node) => [node.element.name, node]));
   const names = options.columns ?? top.map((node) => node.element.name);
   const attributes = options.attributes;
@@ -273,18 +275,40 @@ export async function* readParquetColumns(
     return node !== undefined && node.children.length === 0 && parquetFieldType(node) === "string";
   });
 
+  // Flat columns are read page by page here (parquet-flat.ts); nested ones through parquetRead.
+  const flat = present.filter((name) => isFlatTopLevel(byName.get(name)!));
+  const nested = present.filter((name) => !isFlatTopLevel(byName.get(name)!));
+
   let groupStart = 0;
   for (const rowGroup of metadata.row_groups) {
     const groupRows = Number(rowGroup.num_rows);
     const groupEnd = groupStart + groupRows;
     if (groupRows === 0) continue;
     const columns = new Map<string, ColumnRuns>(present.map((name) => [name, { runs: [] }]));
-    if (present.length > 0) {
+    for (const name of flat) {
+      const chunk = rowGroup.columns.find(
+        (c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name,
+      );
+      if (chunk === undefined) continue;
+      try {
+        const { start, end } = chunkRange(chunk);
+        const bytes = await file.slice(start, end);
+        let rowStart = groupStart;
+        for (const run of readFlatChunk(bytes, chunk, root, byName.get(name)!, groupRows, compressors)) {
+          const data = run instanceof BigInt64Array || run instanceof BigUint64Array ? (safeNumbers(run) ?? run) : run;
+          columns.get(name)!.runs.push({ rowStart, data });
+          rowStart += data.length;
+        }
+      } catch (error) {
+        throw asConnectorError(error, file, source.name);
+      }
+    }
+    if (nested.length > 0) {
       try {
         await parquetRead({
           file,
           metadata,
-          columns: present,
+          columns: nested,
           rowStart: groupStart,
           rowEnd: groupEnd,
           compressors,
@@ -314,6 +338,17 @@ export async function* readParquetColumns(
     }
     groupStart = groupEnd;
   }
+}
+
+/** 64-bit integers as numbers (what plainValue makes of each), or null when one is not a safe integer. */
+function safeNumbers(data: BigInt64Array | BigUint64Array): Float64Array | null {
+  const out = new Float64Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    if (v < MIN_SAFE || v > MAX_SAFE) return null;
+    out[i] = Number(v);
+  }
+  return out;
 }
 
 /** True when a decoded value is not as the profiler takes it (see plainValue). */

@@ -18,7 +18,15 @@ import type { ColumnCodes } from "./column-codes";
 import { DistinctCounter } from "./distinct";
 import { combineHash, HASH, hashBytes, hashNumber, hashString, hashWords, NAME_SEED, VALUE_SEED } from "./hash";
 import { KllSketch } from "./kll";
-import { PatternCounter } from "./patterns";
+import {
+  PatternCounter,
+  SLOT_DECIMAL,
+  SLOT_INTEGER,
+  SLOT_ISO_TIMESTAMP,
+  SLOT_LETTERS,
+  SLOT_NEGATIVE_DECIMAL,
+  SLOT_NEGATIVE_INTEGER,
+} from "./patterns";
 import { SpaceSaving } from "./space-saving";
 import { StepTracker } from "./step";
 import {
@@ -44,7 +52,16 @@ export const TOP_REPORTED = 20;
 /** Longer values are cut (with "…") before they become top-value keys. */
 export const MAX_TOP_VALUE_LENGTH = 200;
 
-const DATE_SHAPE = "9-9-9A9:9:9.9A";
+/**
+ * Text patterns of a mostly distinct batch (more distinct values than half its rows, of at least
+ * PATTERN_SAMPLE_MIN_ROWS) are counted for one value in PATTERN_SAMPLE, chosen by
+ * value hash, each weighted PATTERN_SAMPLE: shares stay unbiased estimates (standard error
+ * √(share·(1−share)·PATTERN_SAMPLE / values): at most 0.45 points over 100,000 values, 0.14 over
+ * 1 M) at an eighth of the cost of shaping every e-mail or comment. Typed values and parsed numbers and dates
+ * are always counted: their shape costs nothing.
+ */
+export const PATTERN_SAMPLE = 8;
+export const PATTERN_SAMPLE_MIN_ROWS = 512;
 
 /** The type code and number (NaN when none) of the distinct value the last addDistinct profiled. */
 const DISTINCT_TYPE = new Uint8Array(1);
@@ -94,6 +111,8 @@ export class AttributeStats {
   private readonly distinct = new DistinctCounter();
   private readonly values: SpaceSaving<TopKey>;
   private readonly patterns: PatternCounter;
+  /** Text patterns sampled (see PATTERN_SAMPLE): the batch being added is mostly distinct. */
+  private samplePatterns = false;
 
   constructor(name: string, options: AttributeOptions = {}) {
     this.name = name;
@@ -166,6 +185,8 @@ export class AttributeStats {
     }
     this.count += n - nulls;
     this.addMissing(nulls);
+    this.samplePatterns = n >= PATTERN_SAMPLE_MIN_ROWS && distinct * 2 > n;
+    batch.shapeWeight = this.samplePatterns ? PATTERN_SAMPLE : 1;
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
     const { types, numbers, shapes } = batch;
     for (let d = 0; d < distinct; d++) {
@@ -185,7 +206,10 @@ export class AttributeStats {
       }
     }
     batch.distinct = distinct;
-    if (!rows && others === 0) return batch;
+    if (!rows && others === 0) {
+      this.patterns.flushTally();
+      return batch;
+    }
     for (let i = 0; i < n; i++) {
       const d = codes[i]!;
       if (d >= 0) {
@@ -202,6 +226,7 @@ export class AttributeStats {
         }
       }
     }
+    this.patterns.flushTally();
     return batch;
   }
 
@@ -241,9 +266,10 @@ export class AttributeStats {
     DISTINCT_TYPE[0] = t;
     this.typeCounts[t]! += w;
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
-    if (t === T_INTEGER || t === T_NUMBER) this.patterns.addNumberShape(NUMBER_SHAPE[0]!, w);
-    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.addTimeShape(TIME_SHAPE[0]!, w);
-    else distinctShape = this.patterns.addText(s, w);
+    if (t === T_INTEGER || t === T_NUMBER) this.patterns.tallyNumber(NUMBER_SHAPE[0]!, w);
+    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.tallyTime(TIME_SHAPE[0]!, w);
+    else if (!this.samplePatterns) distinctShape = this.patterns.addText(s, w);
+    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) distinctShape = this.patterns.addText(s, w * PATTERN_SAMPLE);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {
@@ -274,8 +300,9 @@ export class AttributeStats {
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, x === 0 ? 0 : x, w);
     const magnitude = Math.abs(x);
-    if (integral && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9" : "9", w);
-    else if (magnitude >= 1e-6 && magnitude < 1e21) this.patterns.addShape(x < 0 ? "-9.9" : "9.9", w);
+    if (integral && magnitude < 1e21) this.patterns.tally(x < 0 ? SLOT_NEGATIVE_INTEGER : SLOT_INTEGER, w);
+    else if (magnitude >= 1e-6 && magnitude < 1e21)
+      this.patterns.tally(x < 0 ? SLOT_NEGATIVE_DECIMAL : SLOT_DECIMAL, w);
     else this.patterns.addText(String(x), w);
     this.addNumeric(x, w);
     this.step.addFloat(x);
@@ -287,7 +314,7 @@ export class AttributeStats {
     this.typeCounts[T_BOOLEAN]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, b ? "true" : "false", w);
-    this.patterns.addShape("a", w);
+    this.patterns.tally(SLOT_LETTERS, w);
     if (b) this.trueCount += w;
   }
 
@@ -298,7 +325,7 @@ export class AttributeStats {
     this.typeCounts[T_INTEGER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, text, w);
-    this.patterns.addShape(v < 0n ? "-9" : "9", w);
+    this.patterns.tally(v < 0n ? SLOT_NEGATIVE_INTEGER : SLOT_INTEGER, w);
     for (let k = 0; k < w; k++) this.addNumeric(Number(v), 1);
     this.step.addDecimal(Number(v), 0);
   }
@@ -309,7 +336,7 @@ export class AttributeStats {
     this.typeCounts[T_TIMESTAMP]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, v, w);
-    this.patterns.addShape(DATE_SHAPE, w);
+    this.patterns.tally(SLOT_ISO_TIMESTAMP, w);
     this.addTime(v.getTime());
   }
 
@@ -520,6 +547,7 @@ function scratchFor(n: number): ColumnScratch {
     types: new Uint8Array(size),
     numbers: new Float64Array(size),
     shapes: new Array(size),
+    shapeWeight: 1,
     codes: new Int32Array(size),
     table: new Int32Array(cells),
     distinct: 0,

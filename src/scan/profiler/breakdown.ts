@@ -131,7 +131,7 @@ export class Breakdown {
   private batchOtherTypes: Array<{ target: string; rows: Int32Array; types: Uint8Array; count: number }> = [];
   private batchNumbers: Array<{ target: string; slot: number; values: Float64Array }> = [];
   private batchDuplicates: Array<{ kind: DuplicateKind; rows: Int32Array }> = [];
-  private batchShapes: Array<{ target: string; rows: Int32Array; shapes: string[] }> = [];
+  private batchShapes: Array<{ target: string; rows: Int32Array; shapes: string[]; weight: number }> = [];
 
   /**
    * Counts one column of a batch of `n` rows; `codes` are what the attribute's profile found in
@@ -253,9 +253,13 @@ export class Breakdown {
     this.batchNumbers.push({ target: name, slot: target.slot, values });
   }
 
-  /** A text target's rows whose shape is not its home shape, while it has few other shapes. */
+  /**
+   * A text target's rows whose shape is not its home shape, while it has few other shapes. In a
+   * batch whose patterns were sampled, the sampled rows stand for `shapeWeight` rows each: the
+   * counts are then estimates, as the profile's pattern shares are.
+   */
   private collectShapes(name: string, target: Target, codes: ColumnCodes, n: number): void {
-    const { codes: code, counts, distinct, types, shapes } = codes;
+    const { codes: code, counts, distinct, types, shapes, shapeWeight } = codes;
     const others = target.otherShapes;
     if (others === null) return;
     if (target.homeShape === undefined) {
@@ -293,7 +297,7 @@ export class Breakdown {
       at[m] = i;
       rowShapes[m++] = shape;
     }
-    this.batchShapes.push({ target: name, rows: at, shapes: rowShapes });
+    this.batchShapes.push({ target: name, rows: at, shapes: rowShapes, weight: shapeWeight });
   }
 
   /** The batch's rows (the first `count` of `rows`, indexes) that repeat an earlier row. */
@@ -346,7 +350,7 @@ export class Breakdown {
         }
       }
     }
-    for (const { target, rows, shapes } of this.batchShapes) {
+    for (const { target, rows, shapes, weight } of this.batchShapes) {
       for (const { cells } of candidates) {
         for (let m = 0; m < rows.length; m++) {
           const cell = cells[rows[m]!];
@@ -357,7 +361,7 @@ export class Breakdown {
             byShape = new Map();
             cell.otherShapes.set(target, byShape);
           }
-          byShape.set(shapes[m]!, (byShape.get(shapes[m]!) ?? 0) + 1);
+          byShape.set(shapes[m]!, (byShape.get(shapes[m]!) ?? 0) + weight);
         }
       }
     }
@@ -486,7 +490,7 @@ export class Breakdown {
       }
       const byType = cell.otherTypes?.get(name);
       if (byType !== undefined) for (let t = 0; t < TYPE_CODES; t++) others += byType[t]!;
-      const home = cell.rows - (cell.missing.get(name) ?? 0) - others;
+      const home = Math.round(cell.rows - (cell.missing.get(name) ?? 0) - others);
       if (home > 0) byShape[target.homeShape] = home;
       out ??= {};
       out[name] = byShape;

@@ -13,5 +13,11 @@ export interface ColumnCodes {
   types: Uint8Array;
   numbers: Float64Array;
   shapes: Array<string | undefined>;
+  /**
+   * The rows each known shape stands for: 1, or in a batch whose patterns were sampled (mostly
+   * distinct text, attribute-stats PATTERN_SAMPLE) the sampling weight, only sampled values
+   * having a shape.
+   */
+  shapeWeight: number;
   distinct: number;
 }

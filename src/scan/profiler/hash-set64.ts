@@ -77,13 +77,19 @@ export class HashSet64 {
   private grow(): void {
     const old = this.slots;
     const cap = (this.mask + 1) * 2;
-    this.slots = new Int32Array(cap * 2);
-    this.mask = cap - 1;
-    this.size = 0;
-    for (let i = 0; i < old.length; i += 2) {
-      const hi = old[i]!;
-      const lo = old[i + 1]!;
-      if (hi !== 0 || lo !== 0) this.add(hi, lo);
+    const slots = new Int32Array(cap * 2);
+    const mask = cap - 1;
+    // Every hash is distinct and non-zero already: placed without add()'s checks.
+    for (let k = 0; k < old.length; k += 2) {
+      const hi = old[k]!;
+      const lo = old[k + 1]!;
+      if (hi === 0 && lo === 0) continue;
+      let i = lo & mask;
+      while (slots[i * 2] !== 0 || slots[i * 2 + 1] !== 0) i = (i + 1) & mask;
+      slots[i * 2] = hi;
+      slots[i * 2 + 1] = lo;
     }
+    this.slots = slots;
+    this.mask = mask;
   }
 }

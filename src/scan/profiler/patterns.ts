@@ -134,9 +134,6 @@ function sameAsBuffer(candidate: string): boolean {
 
 const interner = new ShapeInterner();
 
-/** Shapes of number text by NUMBER_SHAPE code, made on first use. */
-const numberShapes: Array<string | undefined> = [];
-
 /** The shape a NUMBER_SHAPE code stands for (what shapeOf gives the number's text). */
 function numberShape(code: number): string {
   const sign = ["", "-", "+"][code % 3]!;
@@ -147,19 +144,6 @@ function numberShape(code: number): string {
   const exponentSign = ["", "-", "+"][Math.floor(code / 72) % 3]!;
   return `${sign}${integer}${point}${fraction}${letter}${exponentSign}${letter ? "9" : ""}`;
 }
-
-/** The shape of a code from its cache, made and kept on first use. */
-function cachedShape(cache: Array<string | undefined>, code: number, make: (code: number) => string): string {
-  let shape = cache[code];
-  if (shape === undefined) {
-    shape = make(code);
-    cache[code] = shape;
-  }
-  return shape;
-}
-
-/** Shapes of date and timestamp text by TIME_SHAPE code, made on first use. */
-const timeShapes: Array<string | undefined> = [];
 
 /** The shape a TIME_SHAPE code stands for (what shapeOf gives the text). */
 function timeShape(code: number): string {
@@ -172,10 +156,59 @@ function timeShape(code: number): string {
   return `9-9-9${separator}9:9${seconds}${fraction}${offset}`;
 }
 
+/** The shape addShape hashed last, and its hash. */
+let lastShape: string | null = null;
+let lastHi = 0;
+let lastLo = 0;
+
 export interface PatternState {
   total: number;
   summary: SpaceSavingState;
 }
+
+/** Number shape codes (value-types NUMBER_SHAPE): sign × digits × point × fraction × exponent letter × sign. */
+const NUMBER_CODES = 216;
+/** Time shape codes (value-types TIME_SHAPE). */
+const TIME_CODES = 127;
+/**
+ * Tally slots of the shapes known without looking at the text: number codes, then time codes,
+ * then "a" (booleans). Typed numbers and dates take their number or time code's slot.
+ */
+const TALLY_SLOTS = NUMBER_CODES + TIME_CODES + 1;
+export const SLOT_INTEGER = 3;
+export const SLOT_NEGATIVE_INTEGER = 4;
+export const SLOT_DECIMAL = 21;
+export const SLOT_NEGATIVE_DECIMAL = 22;
+/** "9-9-9A9:9:9.9A", the shape of an ISO timestamp with milliseconds and "Z" (a Date's text). */
+export const SLOT_ISO_TIMESTAMP = NUMBER_CODES + 28;
+export const SLOT_LETTERS = NUMBER_CODES + TIME_CODES;
+
+/** Per tally slot, its shape and the shape's hash, made on first use. */
+const slotShapes: Array<string | undefined> = new Array(TALLY_SLOTS);
+const slotHi = new Int32Array(TALLY_SLOTS);
+const slotLo = new Int32Array(TALLY_SLOTS);
+
+function slotShape(slot: number): string {
+  let shape = slotShapes[slot];
+  if (shape === undefined) {
+    shape = slot < NUMBER_CODES ? numberShape(slot) : slot < SLOT_LETTERS ? timeShape(slot - NUMBER_CODES) : "a";
+    hashString(shape, PATTERN_SEED);
+    slotHi[slot] = HASH[0]!;
+    slotLo[slot] = HASH[1]!;
+    slotShapes[slot] = shape;
+  }
+  return shape;
+}
+
+/**
+ * The tally (see PatternCounter.tally): one for all counters, since the profiler adds one column at a
+ * time (4 KB per attribute otherwise, times every segment's attributes). The counter whose shapes it
+ * holds flushes them before another one tallies, or before it is read.
+ */
+const tallies = new Float64Array(TALLY_SLOTS);
+const tallied = new Int32Array(TALLY_SLOTS);
+let talliedCount = 0;
+let tallyOwner: PatternCounter | null = null;
 
 /** Counts value shapes; shares are over the values counted here. */
 export class PatternCounter {
@@ -183,6 +216,43 @@ export class PatternCounter {
 
   constructor(capacity?: number) {
     this.summary = new SpaceSaving<string>(capacity);
+  }
+
+  /**
+   * Counts a shape known by its slot (SLOT_*, or a number or time code's), `weight` times, in a
+   * tally that flushTally() hands to the summary: a batch of numbers costs one summary update per
+   * shape, not per value. The same counts as adding each at once, unless the summary evicts.
+   */
+  tally(slot: number, weight: number): void {
+    if (tallyOwner !== this) {
+      tallyOwner?.flushTally();
+      tallyOwner = this;
+    }
+    if (tallies[slot] === 0) tallied[talliedCount++] = slot;
+    tallies[slot]! += weight;
+  }
+
+  /** tally() of a number's text by its value-types NUMBER_SHAPE code. */
+  tallyNumber(code: number, weight: number): void {
+    this.tally(code, weight);
+  }
+
+  /** tally() of a date's or timestamp's text by its value-types TIME_SHAPE code. */
+  tallyTime(code: number, weight: number): void {
+    this.tally(NUMBER_CODES + code, weight);
+  }
+
+  /** Adds the tallied shapes to the summary, in the order first tallied. */
+  flushTally(): void {
+    if (tallyOwner !== this) return;
+    tallyOwner = null;
+    for (let k = 0; k < talliedCount; k++) {
+      const slot = tallied[k]!;
+      const shape = slotShape(slot);
+      this.summary.add(slotHi[slot]!, slotLo[slot]!, shape, tallies[slot]!);
+      tallies[slot] = 0;
+    }
+    talliedCount = 0;
   }
 
   /** Counts the shape of a text value seen `weight` times; returns the shape. */
@@ -194,29 +264,27 @@ export class PatternCounter {
     return shape;
   }
 
-  /** Counts the shape of number text by its value-types NUMBER_SHAPE code, seen `weight` times. */
-  addNumberShape(code: number, weight = 1): void {
-    this.addShape(cachedShape(numberShapes, code, numberShape), weight);
-  }
-
-  /** Counts the shape of date or timestamp text by its value-types TIME_SHAPE code, seen `weight` times. */
-  addTimeShape(code: number, weight = 1): void {
-    this.addShape(cachedShape(timeShapes, code, timeShape), weight);
-  }
-
   /** Counts an already known shape (typed values: "9", "9.9", …) seen `weight` times. */
   addShape(shape: string, weight = 1): void {
-    hashString(shape, PATTERN_SEED);
-    this.summary.add(HASH[0]!, HASH[1]!, shape, weight);
+    // A column repeats its shape: the last one's hash is kept (one comparison, no rehash).
+    if (shape !== lastShape) {
+      hashString(shape, PATTERN_SEED);
+      lastShape = shape;
+      lastHi = HASH[0]!;
+      lastLo = HASH[1]!;
+    }
+    this.summary.add(lastHi, lastLo, shape, weight);
   }
 
   /** Values counted. */
   get total(): number {
+    this.flushTally();
     return this.summary.total;
   }
 
   /** The `limit` most common shapes with their share of the values counted. */
   top(limit: number): Array<{ pattern: string; share: number }> {
+    this.flushTally();
     const total = this.summary.total;
     if (total === 0) return [];
     return this.summary
@@ -228,11 +296,14 @@ export class PatternCounter {
 
   /** Folds another counter in. */
   merge(other: PatternCounter): void {
+    this.flushTally();
+    other.flushTally();
     this.summary.merge(other.summary);
   }
 
   /** JSON-safe state. */
   toState(): PatternState {
+    this.flushTally();
     return { total: this.summary.total, summary: this.summary.toState() };
   }
 

@@ -95,6 +95,57 @@ describe("Parquet reader", () => {
     },
   );
 
+  it("reads optional columns whose pages hold no null, dictionary-encoded or not", async () => {
+    const ids = Array.from({ length: 2500 }, (_, i) => i);
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "code", data: ids.map((i) => `c${i % 7}`), type: "STRING" },
+        { name: "text", data: ids.map((i) => `text ${i} ✓`), type: "STRING" },
+        { name: "big", data: ids.map((i) => BigInt(i) * 3n), type: "INT64" },
+        { name: "at", data: ids.map((i) => new Date(START + i * 1000)), type: "TIMESTAMP" },
+        { name: "some", data: ids.map((i) => (i < 1200 ? i / 2 : null)), type: "DOUBLE" },
+      ],
+      rowGroupSize: 1000,
+    });
+    const rows = await rowsOfColumns(readColumns(countingSource(buffer).source, "parquet", { batchSize: 700 }));
+    expect(rows).toEqual(
+      ids.map((i) => ({
+        code: `c${i % 7}`,
+        text: `text ${i} ✓`,
+        big: i * 3,
+        at: new Date(START + i * 1000),
+        some: i < 1200 ? i / 2 : null,
+      })),
+    );
+  });
+
+  it("reads timestamps in ms and µs as the instants hyparquet gives, far and negative ones too", async () => {
+    const instants = [0, 1, -1, 1_700_000_000_123, -86_400_001, 253_402_300_799_999, 8_640_000_000_000_000];
+    const micros = [0n, 999n, -999n, -1001n, 1_700_000_000_123_456n, 253_402_300_799_999_999n];
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "ms", data: instants.map((ms) => new Date(ms)) },
+        { name: "us", data: [...micros, null] },
+      ],
+      schema: [
+        { name: "root", num_children: 2 },
+        { name: "ms", type: "INT64", repetition_type: "OPTIONAL", converted_type: "TIMESTAMP_MILLIS" },
+        {
+          name: "us",
+          type: "INT64",
+          repetition_type: "OPTIONAL",
+          logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" },
+        },
+      ],
+    });
+    const rows = await rowsOfColumns(readColumns(countingSource(buffer).source, "parquet"));
+    expect(rows.map((row) => (row.ms as Date).getTime())).toEqual(instants);
+    expect(rows.map((row) => (row.us === null ? null : (row.us as Date).getTime()))).toEqual([
+      ...micros.map((us) => Number(us / 1000n)),
+      null,
+    ]);
+  });
+
   it("reads only the requested columns' chunks, one row group at a time", async () => {
     const count = 20_000;
     let seed = 42;

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { MAX_PATTERN_LENGTH, PatternCounter, shapeOf } from "../../../src/scan/profiler/patterns";
+import {
+  MAX_PATTERN_LENGTH,
+  PatternCounter,
+  SLOT_DECIMAL,
+  SLOT_INTEGER,
+  SLOT_ISO_TIMESTAMP,
+  SLOT_LETTERS,
+  SLOT_NEGATIVE_DECIMAL,
+  SLOT_NEGATIVE_INTEGER,
+  shapeOf,
+} from "../../../src/scan/profiler/patterns";
 import {
   classifyText,
   NUMBER_SHAPE,
@@ -27,7 +37,8 @@ describe("shapeOf", () => {
     for (const text of texts) {
       expect([T_INTEGER, T_NUMBER]).toContain(classifyText(text));
       const counter = new PatternCounter();
-      counter.addNumberShape(NUMBER_SHAPE[0]!, 2);
+      counter.tallyNumber(NUMBER_SHAPE[0]!, 2);
+      counter.flushTally();
       expect(counter.top(1), text).toEqual([{ pattern: shapeOf(text), share: 1 }]);
     }
   });
@@ -48,9 +59,32 @@ describe("shapeOf", () => {
     for (const text of texts) {
       expect([T_DATE, T_TIMESTAMP]).toContain(classifyText(text));
       const counter = new PatternCounter();
-      counter.addTimeShape(TIME_SHAPE[0]!);
+      counter.tallyTime(TIME_SHAPE[0]!, 1);
+      counter.flushTally();
       expect(counter.top(1), text).toEqual([{ pattern: shapeOf(text), share: 1 }]);
     }
+  });
+
+  it("tallies typed values under the shapes their text has", () => {
+    const shapes: Array<[number, string]> = [
+      [SLOT_INTEGER, shapeOf("42")],
+      [SLOT_NEGATIVE_INTEGER, shapeOf("-42")],
+      [SLOT_DECIMAL, shapeOf("4.2")],
+      [SLOT_NEGATIVE_DECIMAL, shapeOf("-4.2")],
+      [SLOT_ISO_TIMESTAMP, shapeOf(new Date(0).toISOString())],
+      [SLOT_LETTERS, shapeOf("true")],
+    ];
+    const counter = new PatternCounter();
+    shapes.forEach(([slot], k) => {
+      counter.tally(slot, k + 1);
+    });
+    // The tally is shared: another counter's tally first hands this one's shapes to its summary.
+    const other = new PatternCounter();
+    other.tally(SLOT_INTEGER, 5);
+    expect(other.top(10)).toEqual([{ pattern: "9", share: 1 }]);
+    expect(counter.top(10)).toEqual(
+      shapes.map(([, pattern], k) => ({ pattern, share: (k + 1) / 21 })).sort((a, b) => b.share - a.share),
+    );
   });
 
   it("cuts long shapes with an ellipsis", () => {

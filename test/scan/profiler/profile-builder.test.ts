@@ -397,6 +397,35 @@ describe("ProfileBuilder on a generated table", () => {
   });
 });
 
+describe("ProfileBuilder on mostly distinct text", () => {
+  it("estimates pattern shares from a sample of the values, within 2.5 points", () => {
+    const random = prng(17);
+    const word = () =>
+      Array.from({ length: 3 + Math.floor(random() * 6) }, () =>
+        String.fromCharCode(97 + Math.floor(random() * 26)),
+      ).join("");
+    // Three shapes in known proportions (60 / 30 / 10 %), every value distinct.
+    const values = Array.from({ length: 40_000 }, (_, i) => {
+      const r = random();
+      if (r < 0.6) return `${word()}.${word()}${i}@${word()}.test`;
+      if (r < 0.9) return `${word().toUpperCase()}-${i}`;
+      return `${word()} ${word()}`;
+    });
+    const exact = { "a.a9@a.a": 0, "A-9": 0, "a a": 0 } as Record<string, number>;
+    for (const v of values) exact[v.includes("@") ? "a.a9@a.a" : v.includes("-") ? "A-9" : "a a"]!++;
+    const builder = new ProfileBuilder();
+    for (let start = 0; start < values.length; start += 2000) {
+      builder.addColumns({ names: ["v"], columns: [values.slice(start, start + 2000)], length: 2000 });
+    }
+    // One value in 8 is shaped: 5,000 of 40,000, so a share's standard error is at most 0.7 points.
+    const patterns = attribute(builder.finish(), "v").patterns;
+    expect(patterns.map((p) => p.pattern).sort()).toEqual(Object.keys(exact).sort());
+    for (const { pattern, share } of patterns) {
+      expect(Math.abs(share - exact[pattern]! / values.length)).toBeLessThan(0.025);
+    }
+  });
+});
+
 describe("ProfileBuilder on column batches", () => {
   it("gives the profile that the same rows give, breakdown included", () => {
     const rows: Array<Record<string, unknown>> = generatedRows(12_000).map((row, i) => ({

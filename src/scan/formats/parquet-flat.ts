@@ -1,0 +1,171 @@
+/**
+ * Flat Parquet columns (top-level, not repeated: a value or null per row) read page by page with
+ * hyparquet's own page decoders, but placed row by row here: hyparquet's general assembly (Dremel
+ * levels for any nesting) walked every value of every optional column through its nested-list
+ * machinery, 15 % of a Parquet profile. Nested and repeated columns still go through parquetRead.
+ */
+import type { ColumnChunk, Compressors, DecodedArray, ParquetParsers, SchemaTree } from "hyparquet";
+import { parquetHeader } from "hyparquet/src/column.js";
+import { convert, convertWithDictionary, DEFAULT_PARSERS } from "hyparquet/src/convert.js";
+import { decompressPage, readDataPage, readDataPageV2 } from "hyparquet/src/datapage.js";
+import { readPlain } from "hyparquet/src/plain.js";
+import type { ColumnDecoder, DataReader } from "hyparquet/src/types.js";
+
+/** True when a top-level column holds one value or null per row (its levels need no assembly). */
+export function isFlatTopLevel(node: SchemaTree): boolean {
+  return node.children.length === 0 && node.element.repetition_type !== "REPEATED";
+}
+
+/** Where a column chunk's bytes lie in the file (its dictionary page first, when it has one). */
+export function chunkRange(chunk: ColumnChunk): { start: number; end: number } {
+  const meta = chunk.meta_data;
+  // As hyparquet: a chunk in another file is not read.
+  if (chunk.file_path) throw new Error("parquet file_path not supported");
+  if (meta === undefined) throw new Error("parquet column metadata is undefined");
+  const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+  return { start, end: start + Number(meta.total_compressed_size) };
+}
+
+/**
+ * The values of one flat column chunk of `rows` rows, as decoded runs (one per data page, nulls in
+ * place): typed arrays stay typed where a page has no nulls.
+ */
+export function readFlatChunk(
+  bytes: ArrayBuffer,
+  chunk: ColumnChunk,
+  root: SchemaTree,
+  node: SchemaTree,
+  rows: number,
+  compressors: Compressors,
+  parsers?: Partial<ParquetParsers>,
+): DecodedArray[] {
+  const meta = chunk.meta_data!;
+  const decoder: ColumnDecoder = {
+    pathInSchema: meta.path_in_schema,
+    type: meta.type,
+    element: node.element,
+    schemaPath: [root, node],
+    codec: meta.codec,
+    compressors,
+    parsers: { ...DEFAULT_PARSERS, ...parsers },
+  };
+  // As hyparquet reads levels: anything not REQUIRED has them.
+  const optional = node.element.repetition_type !== "REQUIRED";
+  // Timestamps in ms or µs: hyparquet boxes each as a BigInt, then a Date; here the raw integers
+  // are read as two 32-bit words and become Dates directly (same instants: µs truncate toward 0).
+  const perMs = timestampUnit(node);
+  if (perMs !== 0) {
+    const raw: SchemaTree = {
+      ...node,
+      element: { ...node.element, converted_type: undefined, logical_type: undefined },
+    };
+    decoder.element = raw.element;
+    decoder.schemaPath = [root, raw];
+  }
+  const requiredNode: SchemaTree = { ...node, element: { ...node.element, repetition_type: "REQUIRED" } };
+  const required: ColumnDecoder = { ...decoder, element: requiredNode.element, schemaPath: [root, requiredNode] };
+  const reader: DataReader = { view: new DataView(bytes), offset: 0 };
+  const runs: DecodedArray[] = [];
+  let dictionary: DecodedArray | undefined;
+  let rowCount = 0;
+  while (rowCount < rows && reader.offset < bytes.byteLength - 1) {
+    const header = parquetHeader(reader);
+    const page = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    reader.offset += header.compressed_page_size;
+    if (header.type === "DICTIONARY_PAGE") {
+      const dph = header.dictionary_page_header;
+      if (!dph) throw new Error("parquet dictionary page header is undefined");
+      const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
+      const pageReader: DataReader = {
+        view: new DataView(plain.buffer, plain.byteOffset, plain.byteLength),
+        offset: 0,
+      };
+      dictionary = convert(readPlain(pageReader, meta.type, dph.num_values, node.element.type_length), decoder);
+      continue;
+    }
+    let levels: number[] | undefined;
+    let values: DecodedArray;
+    if (header.type === "DATA_PAGE") {
+      const daph = header.data_page_header;
+      if (!daph) throw new Error("parquet data page header is undefined");
+      const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
+      const decoded = readDataPage(plain, daph, decoder);
+      levels = decoded.definitionLevels;
+      values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
+    } else if (header.type === "DATA_PAGE_V2") {
+      const daph2 = header.data_page_header_v2;
+      if (!daph2) throw new Error("parquet data page header v2 is undefined");
+      // A page without nulls needs no levels: they are skipped, not decoded (a column read as required).
+      const skip = daph2.num_nulls === 0 && daph2.repetition_levels_byte_length === 0;
+      const decoded = skip
+        ? readDataPageV2(
+            page.subarray(daph2.definition_levels_byte_length),
+            {
+              ...header,
+              uncompressed_page_size: header.uncompressed_page_size - daph2.definition_levels_byte_length,
+              data_page_header_v2: { ...daph2, definition_levels_byte_length: 0 },
+            },
+            required,
+          )
+        : readDataPageV2(page, header, decoder);
+      levels = decoded.definitionLevels;
+      values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
+    } else {
+      // Index pages and the like carry no values.
+      continue;
+    }
+    if (perMs !== 0) values = toDates(values, perMs);
+    const run = optional && levels !== undefined && levels.length > 0 ? placeNulls(levels, values) : values;
+    runs.push(run);
+    rowCount += run.length;
+  }
+  return runs;
+}
+
+/** Integer units per millisecond of an INT64 timestamp column in ms (1) or µs (1000), else 0. */
+function timestampUnit(node: SchemaTree): number {
+  const { type, converted_type: converted, logical_type: logical } = node.element;
+  if (type !== "INT64") return 0;
+  if (logical?.type === "TIMESTAMP") return logical.unit === "MILLIS" ? 1 : logical.unit === "MICROS" ? 1000 : 0;
+  if (logical !== undefined) return 0;
+  return converted === "TIMESTAMP_MILLIS" ? 1 : converted === "TIMESTAMP_MICROS" ? 1000 : 0;
+}
+
+const TWO_POW_32 = 2 ** 32;
+
+/** Raw timestamps (a BigInt64Array, or bigints from a dictionary) as Dates. */
+function toDates(values: DecodedArray, perMs: number): DecodedArray {
+  const n = values.length;
+  const out: Date[] = new Array(n);
+  if (values instanceof BigInt64Array) {
+    const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
+    for (let i = 0; i < n; i++) {
+      const high = words[2 * i + 1]!;
+      const low = words[2 * i]! >>> 0;
+      // Exact below 2^53 (in µs, until the year 2255); beyond it through the bigint, as hyparquet.
+      if (Math.abs(high) < 0x200000) {
+        const x = high * TWO_POW_32 + low;
+        out[i] = new Date(perMs === 1 ? x : Math.trunc(x / perMs));
+      } else {
+        out[i] = bigintDate(values[i]!, perMs);
+      }
+    }
+  } else {
+    for (let i = 0; i < n; i++) out[i] = bigintDate(values[i] as bigint, perMs);
+  }
+  return out;
+}
+
+function bigintDate(v: bigint, perMs: number): Date {
+  return new Date(Number(perMs === 1 ? v : v / BigInt(perMs)));
+}
+
+/** Values spread over their rows: a definition level of 0 is a null row, 1 the next value. */
+function placeNulls(levels: number[], values: DecodedArray): DecodedArray {
+  const n = levels.length;
+  if (values.length === n) return values;
+  const out: unknown[] = new Array(n);
+  let j = 0;
+  for (let i = 0; i < n; i++) out[i] = levels[i] === 1 ? values[j++] : null;
+  return out as DecodedArray;
+}
