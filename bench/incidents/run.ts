@@ -6,22 +6,36 @@
  * 1. Applies the migrations to a local D1 in a temporary --persist-to directory (wrangler).
  * 2. Seeds one tenant with the incidents and alerts by multi-row INSERTs straight into that
  *    SQLite file (node:sqlite), plus two small tenants whose recent alerts are to be aggregated.
- * 3. Times the SQL of list, summary and distribution directly on the file (node:sqlite), then
- *    starts the Worker (wrangler dev on that state) and times the same reads through it.
- * 4. Aggregation: POST /incidents/historical makes the Worker rebuild each asset's incidents
- *    from its alerts through its AssetMonitor; alerts per second from the job's own timings,
- *    for one asset and across 100 assets.
+ * 3. Times the SQL of list, summary and distribution directly on the file (node:sqlite): the
+ *    summary and distribution both from the incidents table alone (the code before the daily
+ *    rollups, kept as the reference) and as the endpoints read them now (rollups + edge days);
+ *    then starts the Worker (wrangler dev on that state) and times the reads through it.
+ * 4. Live aggregation: CSV batches uploaded to 100 assets of another tenant (POST …/batch_data,
+ *    the entry point of every uploaded scan: R2 → scan-jobs queue → profiler → AssetMonitor →
+ *    D1), each batch with empty values in many columns so that every scan raises dozens of
+ *    alerts and opens as many incidents; alerts per second from the first upload to the last
+ *    job finished, round by round.
+ * 5. Rebuild aggregation (--rebuild): POST /incidents/historical makes the Worker rebuild each
+ *    asset's incidents from its alerts through its AssetMonitor; alerts per second from the
+ *    job's own timings, for one asset and across 100 assets.
  *
  * Every figure is measured in this run.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { createDb } from "../../src/db";
 import { type IncidentFilters, resolveRange } from "../../src/incidents/filters";
-import { distributionQuery, listIncidentsQuery, summaryQueries } from "../../src/incidents/incidents";
+import {
+  distributionQuery,
+  listIncidentsQuery,
+  summaryQueries,
+  summaryRollupQueries,
+} from "../../src/incidents/incidents";
+import { dayCountsQueries } from "../../src/incidents/rollups";
+import { DqService, pool } from "../detection/service";
 import {
   applyMigrations,
   dropStateDir,
@@ -56,6 +70,11 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "30" },
     "one-asset-alerts": { type: "string", default: "2000" },
     "many-asset-alerts": { type: "string", default: "100" },
+    "live-assets": { type: "string", default: "100" },
+    "live-columns": { type: "string", default: "36" },
+    "live-rows": { type: "string", default: "200" },
+    "live-rounds": { type: "string", default: "3" },
+    rebuild: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
   },
 });
@@ -297,11 +316,165 @@ async function timeIt(runs: number, fn: () => unknown | Promise<unknown>) {
 }
 
 /** A read of the benchmark: its query string through the Worker, its SQL on the file. */
+type Queries = Array<{ toSQL(): { sql: string; params: unknown[] } }>;
 interface Read {
   name: string;
   path: string;
   filters: IncidentFilters;
-  sql: (db: ReturnType<typeof createDb>, now: Date) => Array<{ toSQL(): { sql: string; params: unknown[] } }>;
+  /** The statements the endpoint runs now. */
+  sql: (db: ReturnType<typeof createDb>, now: Date) => Queries;
+  /** The statements it ran before the daily rollups (the incidents table alone), if they differ. */
+  before?: (db: ReturnType<typeof createDb>, now: Date) => Queries;
+}
+
+/** The summary's statements as the endpoint runs them now (rollups and edge days). */
+function summaryNow(db: ReturnType<typeof createDb>, filters: IncidentFilters, now: Date): Queries {
+  const q = summaryRollupQueries(db, TENANT, undefined, filters, resolveRange(filters, now))!;
+  return [q.open, ...q.current, ...q.previous];
+}
+
+/**
+ * One batch of the live aggregation: an id column and `columns` columns named for the round (so
+ * every round's findings are new incidents). The first half have 30 % empty values, the second
+ * half 30 % text among numbers: from the first scan, a completeness or a type_mismatch alert per
+ * column (above max_rate 5 %; each policy reports at most 20 attributes of a scan one by one).
+ */
+function liveCsv(round: number, asset: number, columns: number, rows: number): string {
+  const r = prng(round * 100_003 + asset);
+  const header = ["id", ...Array.from({ length: columns }, (_, c) => `r${round}_c${c}`)].join(",");
+  const lines = [header];
+  for (let i = 0; i < rows; i++) {
+    const values = [String(i)];
+    for (let c = 0; c < columns; c++) {
+      const odd = r() < 0.3;
+      values.push(odd ? (c < columns / 2 ? "" : `x${i}`) : String(Math.floor(r() * 1000)));
+    }
+    lines.push(values.join(","));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+interface LiveRound {
+  scans: number;
+  alerts: number;
+  incidents: number;
+  seconds: number;
+  /** CPU seconds of the Worker's runtime during the round (uploads, queue, scans, polling included). */
+  cpu: number;
+  waitP50: number;
+  runP50: number;
+  failed: number;
+  stalled: number;
+}
+
+/**
+ * User + system CPU seconds of every process in a group so far (/proc, Linux): the Worker's
+ * runtime (workerd, with D1, the Durable Objects and the queues) and wrangler. A shared,
+ * loaded machine stretches wall time; CPU time per alert is what the code costs.
+ */
+function groupCpuSeconds(pgid: number | undefined): number {
+  if (pgid === undefined) return Number.NaN;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // After the name: state, ppid, pgrp, … utime (14th field of the line) and stime (15th).
+      if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+/** Every incident the tenant has had (the summary over all time). */
+async function incidentTotal(base: string, adminKey: string, tenant: string): Promise<number> {
+  const range = `from_time=2000-01-01T00:00:00.000Z&to_time=${new Date(Date.now() + DAY).toISOString()}`;
+  const res = await fetch(`${base}/api/backend/${tenant}/incidents/summary?${range}`, {
+    headers: { "X-SVC-Key": adminKey },
+  });
+  if (!res.ok) throw new Error(`summary: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { total: number }).total;
+}
+
+/**
+ * The live path, as a customer's uploads drive it: a tenant with 10 projects and `live-assets`
+ * S3 assets; each round uploads one batch to every asset at once (16 requests in flight), then
+ * waits for every job. The round's time runs from the first upload to the last job's
+ * finished_at (the Worker's clock, on this machine); its alerts are the jobs' own.
+ */
+async function liveAggregation(base: string, adminKey: string, pgid: number | undefined) {
+  const assetCount = Number(args["live-assets"]);
+  const columns = Number(args["live-columns"]);
+  const rows = Number(args["live-rows"]);
+  const service = await DqService.bootstrap(base, adminKey, "bench-live");
+  const projects: Array<{ project: number; connection: number }> = [];
+  for (let p = 0; p < 10; p++) {
+    const project = await service.createProject(`live ${p}`);
+    projects.push({ project, connection: await service.createConnection(project, `live uploads ${p}`) });
+  }
+  const assetIds: number[] = [];
+  await pool(
+    Array.from({ length: assetCount }, (_, i) => i),
+    8,
+    async (i) => {
+      const { project, connection } = projects[i % projects.length]!;
+      assetIds[i] = await service.createAsset(project, connection, `live_${i}`);
+    },
+  );
+  const rounds: LiveRound[] = [];
+  for (let round = 1; round <= Number(args["live-rounds"]); round++) {
+    const csvs = assetIds.map((_, i) => liveCsv(round, i, columns, rows));
+    const start = Date.now();
+    const cpuStart = groupCpuSeconds(pgid);
+    const jobs: Array<{ asset: number; job: string }> = [];
+    await pool(
+      assetIds.map((id, i) => ({ id, i })),
+      16,
+      async ({ id, i }) => {
+        jobs.push({ asset: id, job: await service.upload(id, csvs[i]!) });
+      },
+    );
+    // One job polled at a time, in upload order: a hundred pollers would load the Worker more than the scans do.
+    const done: Array<{ asset: number; job: string; status: Awaited<ReturnType<DqService["waitForJob"]>> }> = [];
+    for (const { asset, job } of jobs) done.push({ asset, job, status: await service.waitForJob(asset, job) });
+    const finished = done.map((d) => (d.status as { finished_at?: string | null }).finished_at);
+    const end = Math.max(...finished.map((f) => (f ? Date.parse(f) : Date.now())));
+    const cpu = groupCpuSeconds(pgid) - cpuStart;
+    let alerts = 0;
+    await pool(done, 16, async ({ asset, job }) => {
+      const raised = await service.alerts(asset, job);
+      alerts += raised.length;
+    });
+    const waits = done
+      .map((d) => (d.status.started_at ? (Date.parse(d.status.started_at) - start) / 1000 : Number.NaN))
+      .filter((x) => !Number.isNaN(x))
+      .sort((a, b) => a - b);
+    const runs = done
+      .map((d, i) =>
+        d.status.started_at && finished[i]
+          ? (Date.parse(finished[i]!) - Date.parse(d.status.started_at)) / 1000
+          : Number.NaN,
+      )
+      .filter((x) => !Number.isNaN(x))
+      .sort((a, b) => a - b);
+    const incidents = await incidentTotal(base, adminKey, service.tenant);
+    rounds.push({
+      scans: done.length,
+      alerts,
+      incidents: incidents - rounds.reduce((t, r) => t + r.incidents, 0),
+      seconds: (end - start) / 1000,
+      cpu,
+      waitP50: waits.length ? percentile(waits, 50) : Number.NaN,
+      runP50: runs.length ? percentile(runs, 50) : Number.NaN,
+      failed: done.filter((d) => d.status.status === "FAILED").length,
+      stalled: done.filter((d) => d.status.stalled).length,
+    });
+    log(`  round ${round}: ${alerts} alerts in ${((end - start) / 1000).toFixed(1)} s`);
+  }
+  return { assets: assetCount, columns, rows, rounds };
 }
 
 async function main() {
@@ -369,42 +542,63 @@ async function main() {
         name: "summary (last 30 days)",
         path: "/summary",
         filters: {},
-        sql: (db, n) => [...summaryQueries(db, TENANT, undefined, {}, resolveRange({}, n))!],
+        sql: (db, n) => summaryNow(db, {}, n),
+        before: (db, n) => [...summaryQueries(db, TENANT, undefined, {}, resolveRange({}, n))!],
       },
       {
         name: "summary (365 days)",
         path: `/summary?from_time=${year.from_time}&to_time=${year.to_time}`,
         filters: year,
-        sql: (db, n) => [...summaryQueries(db, TENANT, undefined, year, resolveRange(year, n))!],
+        sql: (db, n) => summaryNow(db, year, n),
+        before: (db, n) => [...summaryQueries(db, TENANT, undefined, year, resolveRange(year, n))!],
+      },
+      {
+        name: "summary (365 d, one project)",
+        path: `/summary?from_time=${year.from_time}&to_time=${year.to_time}&project_ids=${assets[0]!.projectId}`,
+        filters: { ...year, project_ids: [assets[0]!.projectId] },
+        sql: (db, n) => summaryNow(db, { ...year, project_ids: [assets[0]!.projectId] }, n),
+        before: (db, n) => {
+          const f = { ...year, project_ids: [assets[0]!.projectId] };
+          return [...summaryQueries(db, TENANT, undefined, f, resolveRange(f, n))!];
+        },
       },
       {
         name: "distribution (last 30 days)",
         path: "/distribution",
         filters: {},
-        sql: (db, n) => [distributionQuery(db, TENANT, undefined, {}, resolveRange({}, n))!],
+        sql: (db, n) => dayCountsQueries(db, TENANT, undefined, {}, resolveRange({}, n)),
+        before: (db, n) => [distributionQuery(db, TENANT, undefined, {}, resolveRange({}, n))!],
       },
       {
         name: "distribution (365 days)",
         path: `/distribution?from_time=${year.from_time}&to_time=${year.to_time}`,
         filters: year,
-        sql: (db, n) => [distributionQuery(db, TENANT, undefined, year, resolveRange(year, n))!],
+        sql: (db, n) => dayCountsQueries(db, TENANT, undefined, year, resolveRange(year, n)),
+        before: (db, n) => [distributionQuery(db, TENANT, undefined, year, resolveRange(year, n))!],
       },
     ];
 
     log(`direct SQL on the SQLite file, ${RUNS} runs each`);
-    const direct = new Map<string, { p50: number; p95: number }>();
-    for (const read of reads) {
-      const statements = read
-        .sql(drizzleDb, new Date())
+    const timeSql = (queries: Queries) => {
+      const statements = queries
         .map((q) => q.toSQL())
         .map(({ sql, params }) => ({ stmt: sqlite.prepare(sql), params }));
-      direct.set(
-        read.name,
-        await timeIt(RUNS, () => {
-          for (const { stmt, params } of statements) stmt.all(...(params as never[]));
-        }),
-      );
+      return timeIt(RUNS, () => {
+        for (const { stmt, params } of statements) stmt.all(...(params as never[]));
+      });
+    };
+    const direct = new Map<string, { p50: number; p95: number }>();
+    const directBefore = new Map<string, { p50: number; p95: number }>();
+    for (const read of reads) {
+      direct.set(read.name, await timeSql(read.sql(drizzleDb, new Date())));
+      if (read.before) directBefore.set(read.name, await timeSql(read.before(drizzleDb, new Date())));
     }
+    const rollupRows = sqlite
+      .prepare(
+        `select (select count(*) from incident_rollups where tenant_id = ?1) as keyed,
+                (select count(*) from incident_day_rollups where tenant_id = ?1) as daily`,
+      )
+      .get(TENANT) as { keyed: number; daily: number };
     sqlite.close();
 
     log("starting the Worker (wrangler dev)");
@@ -424,7 +618,14 @@ async function main() {
       through.set(read.name, await timeIt(RUNS, () => get(`/api/backend/${TENANT}/incidents${read.path}`)));
     }
 
-    log("aggregation through the AssetMonitor (POST /incidents/historical)");
+    log(`live aggregation: ${args["live-rounds"]} rounds of uploads to ${args["live-assets"]} assets`);
+    const live = await liveAggregation(base, worker.adminKey, worker.pgid);
+
+    log(
+      args.rebuild
+        ? "aggregation through the AssetMonitor (POST /incidents/historical)"
+        : "rebuild skipped (--rebuild)",
+    );
     const aggregate = async (tenant: string) => {
       const start = performance.now();
       const res = await fetch(`${base}/api/backend/${tenant}/incidents/historical`, { method: "POST", headers });
@@ -446,29 +647,55 @@ async function main() {
         await new Promise((r) => setTimeout(r, 200));
       }
     };
-    const oneRun = await aggregate("bench-one");
-    const manyRun = await aggregate("bench-many");
-    const oneAgain = await aggregate("bench-one");
+    const rebuild = args.rebuild
+      ? { one: await aggregate("bench-one"), many: await aggregate("bench-many"), again: await aggregate("bench-one") }
+      : undefined;
 
     const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(1)).padStart(8);
+    const targets: Record<string, string> = {
+      "summary (365 days)": "<= 30",
+      "distribution (365 days)": "<= 30",
+    };
+    const liveSeconds = live.rounds.reduce((t, r) => t + r.seconds, 0);
+    const liveAlerts = live.rounds.reduce((t, r) => t + r.alerts, 0);
+    const liveCpu = live.rounds.reduce((t, r) => t + r.cpu, 0);
     const lines = [
       "",
       `bench/incidents — ${incidentCount.toLocaleString("en")} incidents, ${alertCount.toLocaleString("en")} alerts in one tenant; ` +
         `${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), node ${process.versions.node}, ${RUNS} runs per read`,
+      `rollup rows of the tenant: ${rollupRows.keyed.toLocaleString("en")} per key and day, ${rollupRows.daily.toLocaleString("en")} per day`,
       "",
-      `${"read".padEnd(30)} ${"Worker p50".padStart(10)} ${"p95".padStart(8)}   ${"SQL p50".padStart(8)} ${"p95".padStart(8)}  (ms)`,
+      `${"read".padEnd(30)} ${"Worker p50".padStart(10)} ${"p95".padStart(8)} ${"target".padStart(7)}   ${"SQL p50".padStart(8)} ${"p95".padStart(8)}   ${"before: SQL p50".padStart(15)} ${"p95".padStart(8)}  (ms)`,
       ...reads.map((r) => {
         const w = through.get(r.name)!;
         const d = direct.get(r.name)!;
-        return `${r.name.padEnd(30)} ${fmt(w.p50).padStart(10)} ${fmt(w.p95)}   ${fmt(d.p50)} ${fmt(d.p95)}`;
+        const b = directBefore.get(r.name);
+        const before = b ? `${fmt(b.p50).padStart(15)} ${fmt(b.p95)}` : `${"(same)".padStart(15)}`;
+        return `${r.name.padEnd(30)} ${fmt(w.p50).padStart(10)} ${fmt(w.p95)} ${(targets[r.name] ?? "").padStart(7)}   ${fmt(d.p50)} ${fmt(d.p95)}   ${before}`;
       }),
+      "  (before: the same read from the incidents table alone, as the endpoints ran it before the daily rollups)",
       "",
-      "aggregation (rebuild from alerts, job by job, through each asset's AssetMonitor):",
-      `  one asset:   ${oneRun.alerts} alerts -> ${oneRun.incidents} incidents in ${oneRun.seconds.toFixed(1)} s = ` +
-        `${Math.round(oneRun.alerts / oneRun.seconds)} alerts/s (${oneRun.status})`,
-      `  100 assets:  ${manyRun.alerts} alerts -> ${manyRun.incidents} incidents in ${manyRun.seconds.toFixed(1)} s = ` +
-        `${Math.round(manyRun.alerts / manyRun.seconds)} alerts/s (${manyRun.status}, ${manyRun.assets_total} assets, 4 at a time)`,
-      `  replay of the one-asset rebuild: ${oneAgain.alerts} alerts, ${oneAgain.incidents} incidents, ${oneAgain.seconds.toFixed(1)} s`,
+      `live aggregation (uploads → scan-jobs queue → profiler → AssetMonitor → D1), ${live.assets} assets, ` +
+        `${live.columns} columns × ${live.rows} rows per batch, target >= 1,000 alerts/s:`,
+      ...live.rounds.map(
+        (r, i) =>
+          `  round ${i + 1}: ${r.scans} scans, ${r.alerts} alerts, ${r.incidents} incidents opened in ${r.seconds.toFixed(1)} s = ` +
+          `${Math.round(r.alerts / r.seconds)} alerts/s; ${r.cpu.toFixed(1)} CPU s = ${Math.round(r.alerts / r.cpu)} alerts per CPU s; per scan: queue wait p50 ${r.waitP50.toFixed(2)} s, ` +
+          `run p50 ${r.runP50.toFixed(2)} s (${r.failed} failed, ${r.stalled} stalled)`,
+      ),
+      `  all rounds: ${liveAlerts} alerts in ${liveSeconds.toFixed(1)} s = ${Math.round(liveAlerts / liveSeconds)} alerts/s; ` +
+        `${liveCpu.toFixed(1)} CPU s of the Worker's runtime = ${Math.round(liveAlerts / liveCpu)} alerts per CPU second`,
+      ...(rebuild
+        ? [
+            "",
+            "aggregation (rebuild from alerts, job by job, through each asset's AssetMonitor):",
+            `  one asset:   ${rebuild.one.alerts} alerts -> ${rebuild.one.incidents} incidents in ${rebuild.one.seconds.toFixed(1)} s = ` +
+              `${Math.round(rebuild.one.alerts / rebuild.one.seconds)} alerts/s (${rebuild.one.status})`,
+            `  100 assets:  ${rebuild.many.alerts} alerts -> ${rebuild.many.incidents} incidents in ${rebuild.many.seconds.toFixed(1)} s = ` +
+              `${Math.round(rebuild.many.alerts / rebuild.many.seconds)} alerts/s (${rebuild.many.status}, ${rebuild.many.assets_total} assets, 4 at a time)`,
+            `  replay of the one-asset rebuild: ${rebuild.again.alerts} alerts, ${rebuild.again.incidents} incidents, ${rebuild.again.seconds.toFixed(1)} s`,
+          ]
+        : []),
       `seeding: ${seedSeconds.toFixed(1)} s`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);

@@ -76,6 +76,8 @@ export interface WorkerProcess {
   /** http://127.0.0.1:<port> */
   base: string;
   adminKey: string;
+  /** The process group of wrangler dev and its workerd (for their CPU time). */
+  pgid?: number;
   /** Stops wrangler dev and the workerd it started (its process group). */
   stop(): void;
 }
@@ -169,5 +171,5 @@ export async function launchWranglerDev(
     stop();
     throw err;
   }
-  return { base, stop };
+  return { base, stop, ...(child.pid ? { pgid: child.pid } : {}) };
 }

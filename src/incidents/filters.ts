@@ -41,9 +41,16 @@ export function likeContains(text: string): string {
 }
 
 /** Integers are inlined (validated as such), so long id lists never reach D1's 100 bound parameters. */
-function intList(column: AnyColumn, ids: number[]): SQL {
+export function intList(column: AnyColumn, ids: number[]): SQL {
   for (const id of ids) if (!Number.isSafeInteger(id)) throw new Error(`not an integer id: ${id}`);
   return sql`${column} in (${sql.raw(ids.join(","))})`;
+}
+
+/** The projects a read may see: the filter's within the caller's readable ones (undefined = all; [] = none). */
+export function projectScope(readable: number[] | undefined, f: IncidentFilters): number[] | undefined {
+  if (readable === undefined) return f.project_ids;
+  const allowed = new Set(readable);
+  return f.project_ids ? f.project_ids.filter((id) => allowed.has(id)) : readable;
 }
 
 /**
@@ -57,11 +64,7 @@ export function incidentWhere(
   f: IncidentFilters,
   range?: Partial<TimeRange>,
 ): SQL | undefined {
-  let projectIds = f.project_ids;
-  if (readable !== undefined) {
-    const allowed = new Set(readable);
-    projectIds = projectIds ? projectIds.filter((id) => allowed.has(id)) : readable;
-  }
+  const projectIds = projectScope(readable, f);
   if (projectIds && projectIds.length === 0) return undefined;
   const from = range ? range.from : f.from_time;
   const to = range ? range.to : f.to_time;

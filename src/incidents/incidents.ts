@@ -1,9 +1,10 @@
-import { type AnyColumn, and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { IncidentRow } from "../db/schema";
 import { alerts, incidentHistory, incidents, LEVELS, type Level } from "../db/schema";
 import { InvalidInputError, NotFoundError } from "../lib/errors";
 import { type IncidentFilters, incidentWhere, resolveRange, type TimeRange } from "./filters";
+import { addTagTotals, dayCountsQueries, secondsBetween, type TagTotals, tagTotalsQueries } from "./rollups";
 
 /** Most alerts shown in an incident's detail (the newest); the history still lists every ref. */
 export const DETAIL_METRICS_LIMIT = 1000;
@@ -99,9 +100,6 @@ export function alertsByRefs(db: Db, tenantId: string, assetId: number, refs: nu
     .orderBy(asc(alerts.id));
 }
 
-/** Whole seconds between two timestamps: julianday's float error must not tip the hour rounding. */
-const secondsBetween = (from: AnyColumn, to: AnyColumn) => sql`round((julianday(${to}) - julianday(${from})) * 86400)`;
-
 /** Mean seconds as whole hours (half up), or null when there was nothing to average. */
 const roundHours = (s: number | null | undefined) => (s === null || s === undefined ? null : Math.round(s / 3600));
 
@@ -117,12 +115,10 @@ export function summaryQueries(
   filters: IncidentFilters,
   range: TimeRange,
 ) {
-  const span = Date.parse(range.to) - Date.parse(range.from);
-  const previous: TimeRange = { from: new Date(Date.parse(range.from) - span).toISOString(), to: range.from };
   const where = incidentWhere(tenantId, readable, filters, range);
-  const previousWhere = incidentWhere(tenantId, readable, filters, previous);
-  const anyTime = incidentWhere(tenantId, readable, filters, {});
-  if (!where || !previousWhere || !anyTime) return undefined;
+  const previousWhere = incidentWhere(tenantId, readable, filters, previousRange(range));
+  const open = openByTagQuery(db, tenantId, readable, filters);
+  if (!where || !previousWhere || !open) return undefined;
   const resolveSeconds = secondsBetween(incidents.openedAt, incidents.closedAt);
   return [
     db
@@ -143,30 +139,13 @@ export function summaryQueries(
       .from(incidents)
       .where(and(where, eq(incidents.state, "CLOSED")))
       .groupBy(incidents.tag),
-    db
-      .select({ tag: incidents.tag, n: sql<number>`count(*)` })
-      .from(incidents)
-      .where(and(anyTime, eq(incidents.state, "OPEN")))
-      .groupBy(incidents.tag),
+    open,
   ] as const;
 }
 
-/**
- * The summary: `total`, `closed` (and `resolved`, the closed ones the mean is over), the MTTR and
- * first-response means and `closed_by_tag` count the incidents opened in the range (default: the
- * last 30 days) that match the filters; `open` and `open_by_tag` count what is open now, whenever
- * it opened. The means are whole hours, 0 when nothing was resolved (`resolved: 0` says so).
- */
-export async function incidentSummary(
-  db: Db,
-  tenantId: string,
-  readable: number[] | undefined,
-  filters: IncidentFilters,
-  now: Date,
-) {
-  const range = resolveRange(filters, now);
-  const queries = summaryQueries(db, tenantId, readable, filters, range);
-  const summary = {
+/** A summary with nothing counted yet. */
+function emptySummary(range: TimeRange) {
+  return {
     from_time: range.from,
     to_time: range.to,
     total: 0,
@@ -179,6 +158,110 @@ export async function incidentSummary(
     open_by_tag: {} as Record<string, number>,
     closed_by_tag: {} as Record<string, number>,
   };
+}
+
+/** What is open now per tag, whenever it opened (the summary's open and open_by_tag). */
+function openByTagQuery(db: Db, tenantId: string, readable: number[] | undefined, filters: IncidentFilters) {
+  const anyTime = incidentWhere(tenantId, readable, filters, {});
+  if (!anyTime) return undefined;
+  return db
+    .select({ tag: incidents.tag, n: sql<number>`count(*)` })
+    .from(incidents)
+    .where(and(anyTime, eq(incidents.state, "OPEN")))
+    .groupBy(incidents.tag);
+}
+
+/** The range before `range`, as long as it: the previous MTTR's. */
+function previousRange(range: TimeRange): TimeRange {
+  const span = Date.parse(range.to) - Date.parse(range.from);
+  return { from: new Date(Date.parse(range.from) - span).toISOString(), to: range.from };
+}
+
+/**
+ * The queries of incidentSummary (one batch): what is open per tag, and the counts and sums per
+ * tag of the range and of the previous range, each in parts (rollups.ts). undefined when nothing
+ * can match.
+ */
+export function summaryRollupQueries(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  range: TimeRange,
+) {
+  const open = openByTagQuery(db, tenantId, readable, filters);
+  if (!open) return undefined;
+  return {
+    open,
+    current: tagTotalsQueries(db, tenantId, readable, filters, range),
+    previous: tagTotalsQueries(db, tenantId, readable, filters, previousRange(range)),
+  };
+}
+
+/**
+ * The summary: `total`, `closed` (and `resolved`, the closed ones the mean is over), the MTTR and
+ * first-response means and `closed_by_tag` count the incidents opened in the range (default: the
+ * last 30 days) that match the filters; `open` and `open_by_tag` count what is open now, whenever
+ * it opened. The means are whole hours, 0 when nothing was resolved (`resolved: 0` says so).
+ * Whole days come from the daily rollups, the edge days and text searches from incidents
+ * (rollups.ts): the same numbers as incidentSummaryFromIncidents, in one batch.
+ */
+export async function incidentSummary(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  now: Date,
+) {
+  const range = resolveRange(filters, now);
+  const summary = emptySummary(range);
+  const queries = summaryRollupQueries(db, tenantId, readable, filters, range);
+  if (!queries) return summary;
+  const { open, current, previous } = queries;
+  const [openTags, ...parts] = await db.batch([open, ...current, ...previous]);
+  const tags = addTagTotals(parts.slice(0, current.length) as TagTotals[][]);
+  const prior = addTagTotals(parts.slice(current.length) as TagTotals[][]);
+  let resolved = 0;
+  let resolveSeconds = 0;
+  let responded = 0;
+  let responseSeconds = 0;
+  for (const t of tags) {
+    summary.total += t.total;
+    summary.closed += t.closed;
+    resolved += t.resolved;
+    resolveSeconds += t.resolveSeconds;
+    responded += t.responded;
+    responseSeconds += t.responseSeconds;
+    if (t.closed > 0) summary.closed_by_tag[t.tag] = t.closed;
+  }
+  const mean = (sum: number, n: number) => (n > 0 ? sum / n : null);
+  const priorResolved = prior.reduce((n, t) => n + t.resolved, 0);
+  const priorSeconds = prior.reduce((n, t) => n + t.resolveSeconds, 0);
+  summary.resolved = summary.closed;
+  summary.mean_time_to_resolve = roundHours(mean(resolveSeconds, resolved)) ?? 0;
+  summary.previous_mean_time_to_resolve = roundHours(mean(priorSeconds, priorResolved)) ?? 0;
+  summary.mean_time_to_first_response = roundHours(mean(responseSeconds, responded));
+  for (const { tag, n } of openTags as Array<{ tag: string; n: number }>) {
+    summary.open_by_tag[tag] = n;
+    summary.open += n;
+  }
+  return summary;
+}
+
+/**
+ * incidentSummary computed from the incidents table alone (one query over the range, SQLite's
+ * means): the reference the rollups are checked against in the tests and the benchmark's before.
+ */
+export async function incidentSummaryFromIncidents(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  now: Date,
+) {
+  const range = resolveRange(filters, now);
+  const queries = summaryQueries(db, tenantId, readable, filters, range);
+  const summary = emptySummary(range);
   if (!queries) return summary;
   const [totals, prior, closedTags, openTags] = await db.batch(queries);
   const t = totals[0]!;
@@ -219,7 +302,8 @@ const zeroLevels = (): LevelCounts => ({ LOW: 0, MEDIUM: 0, HIGH: 0 });
 
 /**
  * Incidents opened per UTC day of the range (default: the last 30 days), by severity and by
- * impact; every day of the range is present, with zeros when nothing opened.
+ * impact; every day of the range is present, with zeros when nothing opened. Whole days come
+ * from the daily rollups, the edge days and text searches from incidents (rollups.ts).
  */
 export async function incidentDistribution(
   db: Db,
@@ -229,6 +313,38 @@ export async function incidentDistribution(
   now: Date,
 ) {
   const range = resolveRange(filters, now);
+  const days = distributionDays(range);
+  const [first, ...rest] = dayCountsQueries(db, tenantId, readable, filters, range);
+  const parts = first ? await db.batch([first, ...rest]) : [];
+  return distributionOf(range, days, parts.flat() as DayCount[]);
+}
+
+/**
+ * incidentDistribution computed from the incidents table alone (one query over the range): the
+ * reference the rollups are checked against in the tests and the benchmark's before.
+ */
+export async function incidentDistributionFromIncidents(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  now: Date,
+) {
+  const range = resolveRange(filters, now);
+  const days = distributionDays(range);
+  const query = distributionQuery(db, tenantId, readable, filters, range);
+  return distributionOf(range, days, query ? await query : []);
+}
+
+interface DayCount {
+  day: string;
+  severity: Level;
+  impact: Level;
+  n: number;
+}
+
+/** Every day of the range with zeros (a 400 past MAX_DISTRIBUTION_DAYS). */
+function distributionDays(range: TimeRange) {
   const firstDay = Math.floor(Date.parse(range.from) / DAY_MS);
   // The range is half-open: a `to` at midnight does not bring in its day.
   const lastDay = Math.floor((Date.parse(range.to) - 1) / DAY_MS);
@@ -242,16 +358,17 @@ export async function incidentDistribution(
     const date = new Date(d * DAY_MS).toISOString().slice(0, 10);
     days.set(date, { date, total: 0, by_severity: zeroLevels(), by_impact: zeroLevels() });
   }
-  const query = distributionQuery(db, tenantId, readable, filters, range);
-  if (query) {
-    const rows = await query;
-    for (const r of rows) {
-      const entry = days.get(r.day);
-      if (!entry) continue;
-      entry.total += r.n;
-      entry.by_severity[r.severity] += r.n;
-      entry.by_impact[r.impact] += r.n;
-    }
+  return days;
+}
+
+/** The distribution's answer: the days with the counts of `rows` (any number per day) added. */
+function distributionOf(range: TimeRange, days: ReturnType<typeof distributionDays>, rows: DayCount[]) {
+  for (const r of rows) {
+    const entry = days.get(r.day);
+    if (!entry) continue;
+    entry.total += r.n;
+    entry.by_severity[r.severity] += r.n;
+    entry.by_impact[r.impact] += r.n;
   }
   return { from_time: range.from, to_time: range.to, levels: [...LEVELS], days: [...days.values()] };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import type { IncidentFilters } from "../../src/incidents/filters";
 import { distributionQuery, listIncidentsQuery, summaryQueries } from "../../src/incidents/incidents";
+import { dayCountsQueries, tagTotalsQueries } from "../../src/incidents/rollups";
 
 const db = createDb(env.DB);
 const range = { from: "2026-03-01T00:00:00.000Z", to: "2026-03-31T00:00:00.000Z" };
@@ -69,6 +70,27 @@ describe("query plans of the incident reads (EXPLAIN QUERY PLAN)", () => {
         expectTenantIndex(await plan(q), `summary[${i}] ${label}`);
       }
       expectTenantIndex(await plan(distributionQuery(db, "acme", readable, filters, range)!), `distribution ${label}`);
+    });
+
+    it(`the rollup reads search a rollup's key by tenant and day, the edges a tenant-leading index: ${label}`, async () => {
+      const queries = [
+        ...tagTotalsQueries(db, "acme", readable, filters, range),
+        ...dayCountsQueries(db, "acme", readable, filters, range),
+      ];
+      expect(queries.length).toBeGreaterThan(0);
+      for (const [i, q] of queries.entries()) {
+        const steps = await plan(q);
+        const rollup = steps.filter((s) => /\bincident(_day)?_rollups\b/.test(s));
+        if (rollup.length === 0) {
+          expectTenantIndex(steps, `rollup read [${i}] ${label}`);
+          continue;
+        }
+        for (const step of rollup) {
+          expect(step, `${label}: ${steps.join(" | ")}`).toMatch(
+            /^SEARCH incident(_day)?_rollups USING (COVERING )?INDEX \w+ \(tenant_id=\? AND day>\? AND day<\?\)/,
+          );
+        }
+      }
     });
   }
 });

@@ -84,6 +84,78 @@ export const incidents = sqliteTable(
   ],
 );
 
+/**
+ * The counts and sums the incidents summary and distribution read, per UTC day of opened_at and
+ * every key their filters can name (project, connection, connection type, policy) with the tag,
+ * severity and impact they group by. Kept by triggers on incidents (migration
+ * 0009_incident_rollup_triggers): every insert, update of these columns and delete of an incident
+ * moves its row here in the same statement, whichever code wrote it (monitor, manual change, move,
+ * retention), so the rollup never disagrees with the incidents. Seconds are rounded per incident
+ * exactly as the raw query rounds them, so sums give the raw query's means.
+ */
+const rollupCounts = {
+  /** Incidents opened that day. */
+  total: integer("total").notNull(),
+  /** Of them, CLOSED now. */
+  closed: integer("closed").notNull(),
+  /** CLOSED ones with a closing time, and the sum of their whole seconds from opening to closing. */
+  resolved: integer("resolved").notNull(),
+  resolveSeconds: integer("resolve_seconds").notNull(),
+  /** Ones with a first response, and the sum of their whole seconds from opening to it. */
+  responded: integer("responded").notNull(),
+  responseSeconds: integer("response_seconds").notNull(),
+};
+
+/** incidents per (tenant, day, project, connection, type, policy, tag, severity, impact): answers every filter but text. */
+export const incidentRollups = sqliteTable(
+  "incident_rollups",
+  {
+    tenantId: text("tenant_id").notNull(),
+    /** YYYY-MM-DD, substr(opened_at, 1, 10). */
+    day: text("day").notNull(),
+    projectId: integer("project_id").notNull(),
+    connectionId: integer("connection_id").notNull(),
+    connectionType: text("connection_type").notNull(),
+    policy: text("policy").notNull(),
+    tag: text("tag").notNull(),
+    severity: text("severity", { enum: LEVELS }).notNull(),
+    impact: text("impact", { enum: LEVELS }).notNull(),
+    ...rollupCounts,
+  },
+  (t) => [
+    primaryKey({
+      columns: [
+        t.tenantId,
+        t.day,
+        t.projectId,
+        t.connectionId,
+        t.connectionType,
+        t.policy,
+        t.tag,
+        t.severity,
+        t.impact,
+      ],
+    }),
+  ],
+);
+
+/**
+ * The same per (tenant, day, tag, severity, impact) only: a tenant-wide read (no project,
+ * connection or policy filter) sums a few dozen rows a day instead of one per key.
+ */
+export const incidentDayRollups = sqliteTable(
+  "incident_day_rollups",
+  {
+    tenantId: text("tenant_id").notNull(),
+    day: text("day").notNull(),
+    tag: text("tag").notNull(),
+    severity: text("severity", { enum: LEVELS }).notNull(),
+    impact: text("impact", { enum: LEVELS }).notNull(),
+    ...rollupCounts,
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.day, t.tag, t.severity, t.impact] })],
+);
+
 /** Every state change of an incident, with the alerts that caused it. */
 export const incidentHistory = sqliteTable(
   "incident_history",

@@ -1,0 +1,213 @@
+/**
+ * The incidents summary and distribution from the daily rollups (incident_rollups and
+ * incident_day_rollups, kept by triggers on incidents: see src/db/schema/incidents.ts).
+ *
+ * A range [from, to) is cut in three parts: the whole UTC days strictly inside it come from a
+ * rollup; the incidents of its first and last (partial) days come from the incidents table, by
+ * opened_at, as before. Each part yields counts and sums (never means), so the parts add up to
+ * exactly what one query over the range gives. A read the rollups cannot answer (text_to_search,
+ * which matches names) goes whole to the incidents table.
+ */
+
+import { type AnyColumn, and, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { incidentDayRollups, incidentRollups, incidents } from "../db/schema";
+import { type IncidentFilters, incidentWhere, intList, projectScope, type TimeRange } from "./filters";
+
+const DAY_MS = 86_400_000;
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}T/;
+
+/** Where a range's incidents are read: whole days [firstDay, endDay) from a rollup, the rest from incidents. */
+export interface RangeParts {
+  /** YYYY-MM-DD bounds of the whole days read from a rollup (endDay excluded); absent when there are none. */
+  days?: { firstDay: string; endDay: string };
+  /** Sub-ranges of opened_at read from the incidents table. */
+  raw: TimeRange[];
+}
+
+/**
+ * Cuts [from, to) at its first and last UTC day: an incident opened on a day strictly between
+ * them is inside the range whatever its time, so the rollup's day answers it; the edge days are
+ * compared by opened_at. Day strings compare like the timestamps they begin (ISO 8601).
+ */
+export function rangeParts(range: TimeRange, rollup = true): RangeParts {
+  if (!rollup || !ISO_DAY.test(range.from) || !ISO_DAY.test(range.to)) return { raw: [range] };
+  const fromDay = range.from.slice(0, 10);
+  const toDay = range.to.slice(0, 10);
+  const firstDay = new Date(Date.parse(`${fromDay}T00:00:00.000Z`) + DAY_MS).toISOString().slice(0, 10);
+  if (firstDay >= toDay) return { raw: [range] };
+  return {
+    days: { firstDay, endDay: toDay },
+    raw: [
+      { from: range.from, to: firstDay },
+      { from: toDay, to: range.to },
+    ],
+  };
+}
+
+/** Whether the rollups can answer these filters (every list filter but text_to_search). */
+export function rollupAnswers(f: IncidentFilters): boolean {
+  return !f.text_to_search;
+}
+
+/** The WHERE of a rollup read: the tenant-wide rollup when no key filter narrows it, else the per-key one. */
+function rollupSource(tenantId: string, readable: number[] | undefined, f: IncidentFilters, days: RangeParts["days"]) {
+  const projectIds = projectScope(readable, f);
+  if (projectIds?.length === 0 || !days) return undefined;
+  const keyed = projectIds || f.connection_ids || f.connection_types || f.alert_policy_ids;
+  const t = keyed ? incidentRollups : incidentDayRollups;
+  const levels = [
+    f.severities ? inArray(t.severity, [...new Set(f.severities)]) : undefined,
+    f.impacts ? inArray(t.impact, [...new Set(f.impacts)]) : undefined,
+  ];
+  const keys = keyed
+    ? [
+        projectIds ? intList(incidentRollups.projectId, [...new Set(projectIds)]) : undefined,
+        f.connection_ids ? intList(incidentRollups.connectionId, [...new Set(f.connection_ids)]) : undefined,
+        f.connection_types ? inArray(incidentRollups.connectionType, [...new Set(f.connection_types)]) : undefined,
+        f.alert_policy_ids ? inArray(incidentRollups.policy, [...new Set(f.alert_policy_ids)]) : undefined,
+      ]
+    : [];
+  const where = and(
+    eq(t.tenantId, tenantId),
+    gte(t.day, days.firstDay),
+    lt(t.day, days.endDay),
+    ...keys,
+    ...levels,
+  ) as SQL;
+  return { t, where };
+}
+
+/**
+ * Whole seconds between two timestamps (julianday's float error must not tip the hour rounding),
+ * exactly as the rollup triggers compute them.
+ */
+export const secondsBetween = (from: AnyColumn, to: AnyColumn) =>
+  sql`round((julianday(${to}) - julianday(${from})) * 86400)`;
+const resolveSeconds = sql`case when ${incidents.state} = 'CLOSED' then ${secondsBetween(incidents.openedAt, incidents.closedAt)} end`;
+const responseSeconds = secondsBetween(incidents.openedAt, incidents.firstResponseAt);
+
+/** Counts and sums per tag: what the summary adds up. */
+export interface TagTotals {
+  tag: string;
+  total: number;
+  closed: number;
+  resolved: number;
+  resolveSeconds: number;
+  responded: number;
+  responseSeconds: number;
+}
+
+/**
+ * The queries (one batch) of the counts and sums per tag of the incidents opened in `range` that
+ * match the filters: one per part. Empty when nothing can match.
+ */
+export function tagTotalsQueries(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  range: TimeRange,
+) {
+  const parts = rangeParts(range, rollupAnswers(filters));
+  const queries = [];
+  const source = rollupSource(tenantId, readable, filters, parts.days);
+  if (source) {
+    const { t, where } = source;
+    queries.push(
+      db
+        .select({
+          tag: t.tag,
+          total: sql<number>`sum(${t.total})`,
+          closed: sql<number>`sum(${t.closed})`,
+          resolved: sql<number>`sum(${t.resolved})`,
+          resolveSeconds: sql<number>`sum(${t.resolveSeconds})`,
+          responded: sql<number>`sum(${t.responded})`,
+          responseSeconds: sql<number>`sum(${t.responseSeconds})`,
+        })
+        .from(t)
+        .where(where)
+        .groupBy(t.tag),
+    );
+  }
+  for (const part of parts.raw) {
+    const where = incidentWhere(tenantId, readable, filters, part);
+    if (!where) continue;
+    queries.push(
+      db
+        .select({
+          tag: incidents.tag,
+          total: sql<number>`count(*)`,
+          closed: sql<number>`sum(${incidents.state} = 'CLOSED')`,
+          resolved: sql<number>`count(${resolveSeconds})`,
+          resolveSeconds: sql<number>`coalesce(sum(${resolveSeconds}), 0)`,
+          responded: sql<number>`count(${responseSeconds})`,
+          responseSeconds: sql<number>`coalesce(sum(${responseSeconds}), 0)`,
+        })
+        .from(incidents)
+        .where(where)
+        .groupBy(incidents.tag),
+    );
+  }
+  return queries;
+}
+
+/** Adds up the rows of tagTotalsQueries per tag, tags in order. */
+export function addTagTotals(parts: TagTotals[][]): TagTotals[] {
+  const byTag = new Map<string, TagTotals>();
+  for (const rows of parts) {
+    for (const r of rows) {
+      const t = byTag.get(r.tag);
+      if (!t) {
+        byTag.set(r.tag, { ...r });
+        continue;
+      }
+      t.total += r.total;
+      t.closed += r.closed;
+      t.resolved += r.resolved;
+      t.resolveSeconds += r.resolveSeconds;
+      t.responded += r.responded;
+      t.responseSeconds += r.responseSeconds;
+    }
+  }
+  return [...byTag.values()].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+}
+
+/**
+ * The queries (one batch) of incidents opened in `range` per day, severity and impact, one per
+ * part; their rows add up. Empty when nothing can match.
+ */
+export function dayCountsQueries(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  range: TimeRange,
+) {
+  const parts = rangeParts(range, rollupAnswers(filters));
+  const queries = [];
+  const source = rollupSource(tenantId, readable, filters, parts.days);
+  if (source) {
+    const { t, where } = source;
+    queries.push(
+      db
+        .select({ day: t.day, severity: t.severity, impact: t.impact, n: sql<number>`sum(${t.total})` })
+        .from(t)
+        .where(where)
+        .groupBy(t.day, t.severity, t.impact),
+    );
+  }
+  for (const part of parts.raw) {
+    const where = incidentWhere(tenantId, readable, filters, part);
+    if (!where) continue;
+    const day = sql<string>`substr(${incidents.openedAt}, 1, 10)`;
+    queries.push(
+      db
+        .select({ day, severity: incidents.severity, impact: incidents.impact, n: sql<number>`count(*)` })
+        .from(incidents)
+        .where(where)
+        .groupBy(day, incidents.severity, incidents.impact),
+    );
+  }
+  return queries;
+}
