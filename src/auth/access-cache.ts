@@ -13,7 +13,7 @@ import type { TenantRole } from "../db/schema";
  * ACCESS_CACHE_MS at most, so a removed member or a lowered role takes effect everywhere within
  * that time. A caller found not to be a member is never cached (adding a member is seen at once).
  */
-export const ACCESS_CACHE_MS = 10_000;
+export const ACCESS_CACHE_MS = 30_000;
 const MAX_CACHED_ACCESS = 2000;
 
 /** A user's standing in a tenant, as read from D1. */

@@ -86,11 +86,12 @@ export class Access {
    */
   private async loadTenant(tenantId: string): Promise<TenantAccess> {
     const p = this.principal;
-    const notFound = new NotFoundError("Tenant");
-    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound;
+    // Errors are built only when thrown: building one captures a stack, a cost on every request.
+    const notFound = () => new NotFoundError("Tenant");
+    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound();
     const email = p.kind === "user" ? p.email : undefined;
     const cached = recallAccess(tenantId, email) ?? (await this.readAccess(tenantId, email));
-    if (!cached) throw notFound;
+    if (!cached) throw notFound();
     this.memberOf.set(tenantId, cached.projectIds);
     return { tenantId, role: cached.role, principal: p };
   }
@@ -129,11 +130,11 @@ export class Access {
     t: TenantAccess,
     membership: ProjectRole | null,
     need: ProjectRole,
-    missing: NotFoundError,
+    missing: () => NotFoundError,
   ): ProjectRole {
     let role: ProjectRole;
     if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") role = "PROJECT_ADMIN";
-    else if (!membership) throw missing;
+    else if (!membership) throw missing();
     else role = membership;
     if (PROJECT_RANK[role] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
     return role;
@@ -160,8 +161,8 @@ export class Access {
         .limit(1),
     ]);
     const row = rows[0];
-    const missing = new NotFoundError("Project");
-    if (!row) throw missing;
+    const missing = () => new NotFoundError("Project");
+    if (!row) throw missing();
     return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
   }
 
@@ -183,8 +184,8 @@ export class Access {
         .limit(1),
     ]);
     const row = rows[0];
-    const missing = new NotFoundError("Asset");
-    if (!row) throw missing;
+    const missing = () => new NotFoundError("Asset");
+    if (!row) throw missing();
     return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset: row.asset };
   }
 
