@@ -1,7 +1,7 @@
 /**
  * bench/api: latency of the API under load, beside a hello-world Worker and our own /health.
  *
- *   npm run bench:api -- [--duration 6] [--connections 8] [--keep]
+ *   npm run bench:api -- [--duration 6] [--connections 8] [--keep] [--profile]
  *
  * 1. Starts the service (wrangler dev on a migrated local D1, bench/support) and a hello-world
  *    Worker (bench/api/hello) with the same wrangler.
@@ -15,6 +15,9 @@
  * 4. Prints p50/p99, req/s, and the p50 ratios to /health and to hello-world.
  *
  * The load generator shares the machine's cores with workerd: compare ratios from one run.
+ * With --profile, the Worker's isolate is profiled through wrangler dev's inspector during each
+ * route's run (bench/api/cpu-profile.ts): the table gains the CPU milliseconds per request, and
+ * the busiest functions of each route are printed after it.
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -24,6 +27,7 @@ import { parseArgs } from "node:util";
 import {
   applyMigrations,
   dropStateDir,
+  freePort,
   launchWranglerDev,
   log,
   ROOT,
@@ -31,12 +35,14 @@ import {
   tempStateDir,
   type WorkerProcess,
 } from "../support/wrangler-dev";
+import { Inspector, selfTimes } from "./cpu-profile";
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: "string", default: "6" },
     connections: { type: "string", default: "8" },
     keep: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
   },
 });
 
@@ -55,7 +61,11 @@ interface Figures {
   p99: number;
   rps: number;
   errors: number;
+  requests: number;
   roundTrips?: string;
+  /** With --profile: CPU milliseconds of the isolate per request, and its busiest functions. */
+  cpuMsPerRequest?: number;
+  hot?: { name: string; ms: number }[];
 }
 
 async function api(base: string, method: string, path: string, auth: Record<string, string>, body?: unknown) {
@@ -147,7 +157,8 @@ function runWrk(route: Route, dir: string): Figures {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1] ?? Number.NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
   const socket = /Socket errors:.*/.exec(r.stdout)?.[0];
-  return { p50: ms("50"), p99: ms("99"), rps, errors: non2xx + (socket ? 1 : 0) };
+  const requests = Number(/(\d+) requests in/.exec(r.stdout)?.[1] ?? Number.NaN);
+  return { p50: ms("50"), p99: ms("99"), rps, errors: non2xx + (socket ? 1 : 0), requests };
 }
 
 /** The D1 calls of one request, from its Server-Timing header. */
@@ -170,7 +181,10 @@ async function main() {
   try {
     log("migrating a local D1 and starting the service and a hello-world Worker (wrangler dev)");
     applyMigrations(persist);
-    worker = await startWorker(persist);
+    const inspectorPort = args.profile ? await freePort() : undefined;
+    worker = await startWorker(persist, {
+      ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
+    });
     hello = await launchWranglerDev(["--config", join(ROOT, "bench/api/hello/wrangler.toml")], {
       verbose: false,
       healthPath: "/",
@@ -193,13 +207,22 @@ async function main() {
         body: JSON.stringify({ description: "bench" }),
       },
     ];
+    const inspector = inspectorPort ? await Inspector.connect(inspectorPort) : undefined;
     const results = new Map<string, Figures>();
     for (const route of routes) {
       log(`wrk ${route.name}`);
+      const profiled = inspector && route.url.startsWith(worker.base);
+      if (profiled) await inspector.start();
       const figures = runWrk(route, persist);
+      if (profiled) {
+        const { busyMs, rows } = selfTimes(await inspector.stop());
+        figures.cpuMsPerRequest = busyMs / figures.requests;
+        figures.hot = rows.slice(0, 12);
+      }
       figures.roundTrips = await roundTrips(route);
       results.set(route.name, figures);
     }
+    inspector?.close();
     const health = results.get("GET /health")!.p50;
     const helloP50 = results.get("hello-world Worker")!.p50;
     const pad = (s: string, n: number) => s.padEnd(n);
@@ -208,12 +231,18 @@ async function main() {
       `\nbench/api — wrk -t1 -c${args.connections} -d${args.duration}s, ${cpus().length} cores, ${new Date().toISOString()}`,
     );
     console.log(
-      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx`,
+      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx${args.profile ? "  CPU ms/req" : ""}`,
     );
     for (const [name, f] of results) {
+      const cpu = f.cpuMsPerRequest === undefined ? "" : `  ${f.cpuMsPerRequest.toFixed(2).padStart(10)}`;
       console.log(
-        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${f.errors}`,
+        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${String(f.errors).padStart(7)}${cpu}`,
       );
+    }
+    for (const [name, f] of results) {
+      if (!f.hot) continue;
+      console.log(`\n${name}: busiest functions of the isolate (self time, ms per request)`);
+      for (const h of f.hot) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
     }
     console.log("\nTarget (issue 17): authenticated reads ≤ 1.5× /health at p50, at most 1 sequential D1 round trip.");
   } finally {
