@@ -12,15 +12,17 @@
  * 3. Loads each route with wrk (`wrk -t1 -cN -dDs --latency`; `apt-get install wrk`), one after
  *    the other, and reads each route's D1 round trips from one request's Server-Timing header
  *    (src/db/metered.ts): calls in all, and sequential ones (those that waited for no other).
- * 4. Prints p50/p99, req/s, and the p50 ratios to /health and to hello-world.
+ * 4. Prints p50/p99, req/s, the p50 ratios to /health and to hello-world, and the CPU time that
+ *    the Worker's processes (wrangler dev, workerd with its local D1) spent per request during the
+ *    run: unlike latency, it hardly moves when other work shares the cores.
  *
  * The load generator shares the machine's cores with workerd: compare ratios from one run.
  * With --profile, the Worker's isolate is profiled through wrangler dev's inspector during each
- * route's run (bench/api/cpu-profile.ts): the table gains the CPU milliseconds per request, and
- * the busiest functions of each route are printed after it.
+ * route's run (bench/api/cpu-profile.ts), and the busiest functions of each route are printed
+ * after the table (the sampler slows the Worker: compare profiled runs with profiled runs).
  */
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -63,8 +65,9 @@ interface Figures {
   errors: number;
   requests: number;
   roundTrips?: string;
-  /** With --profile: CPU milliseconds of the isolate per request, and its busiest functions. */
+  /** CPU milliseconds of the Worker's processes per request (user + system). */
   cpuMsPerRequest?: number;
+  /** With --profile: the isolate's busiest functions (self time, ms in the run). */
   hot?: { name: string; ms: number }[];
 }
 
@@ -161,6 +164,26 @@ function runWrk(route: Route, dir: string): Figures {
   return { p50: ms("50"), p99: ms("99"), rps, errors: non2xx + (socket ? 1 : 0), requests };
 }
 
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK). */
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** CPU milliseconds (user + system) spent so far by the live processes of a process group. */
+function groupCpuMs(group: number | undefined): number {
+  if (group === undefined) return Number.NaN;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      // Fields after the command's closing parenthesis: state, ppid, pgrp, … utime (14th), stime (15th).
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) === group) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
 /** The D1 calls of one request, from its Server-Timing header. */
 async function roundTrips(route: Route): Promise<string | undefined> {
   const res = await fetch(route.url, {
@@ -211,14 +234,13 @@ async function main() {
     const results = new Map<string, Figures>();
     for (const route of routes) {
       log(`wrk ${route.name}`);
-      const profiled = inspector && route.url.startsWith(worker.base);
-      if (profiled) await inspector.start();
+      const ours = route.url.startsWith(worker.base);
+      const group = ours ? worker.processGroup : hello.processGroup;
+      if (ours && inspector) await inspector.start();
+      const cpuBefore = groupCpuMs(group);
       const figures = runWrk(route, persist);
-      if (profiled) {
-        const { busyMs, rows } = selfTimes(await inspector.stop());
-        figures.cpuMsPerRequest = busyMs / figures.requests;
-        figures.hot = rows.slice(0, 12);
-      }
+      figures.cpuMsPerRequest = (groupCpuMs(group) - cpuBefore) / figures.requests;
+      if (ours && inspector) figures.hot = selfTimes(await inspector.stop()).rows.slice(0, 12);
       figures.roundTrips = await roundTrips(route);
       results.set(route.name, figures);
     }
@@ -231,10 +253,10 @@ async function main() {
       `\nbench/api — wrk -t1 -c${args.connections} -d${args.duration}s, ${cpus().length} cores, ${new Date().toISOString()}`,
     );
     console.log(
-      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx${args.profile ? "  CPU ms/req" : ""}`,
+      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx  CPU ms/req`,
     );
     for (const [name, f] of results) {
-      const cpu = f.cpuMsPerRequest === undefined ? "" : `  ${f.cpuMsPerRequest.toFixed(2).padStart(10)}`;
+      const cpu = `  ${(f.cpuMsPerRequest ?? Number.NaN).toFixed(2).padStart(10)}`;
       console.log(
         `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${String(f.errors).padStart(7)}${cpu}`,
       );

@@ -78,6 +78,8 @@ export interface WorkerProcess {
   adminKey: string;
   /** Stops wrangler dev and the workerd it started (its process group). */
   stop(): void;
+  /** The process group of wrangler dev and its workerd (for measuring their CPU time). */
+  processGroup?: number;
 }
 
 /**
@@ -170,5 +172,5 @@ export async function launchWranglerDev(
     stop();
     throw err;
   }
-  return { base, stop };
+  return { base, stop, processGroup: child.pid };
 }
