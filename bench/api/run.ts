@@ -1,7 +1,7 @@
 /**
  * bench/api: latency of the API under load, beside a hello-world Worker and our own /health.
  *
- *   npm run bench:api -- [--duration 6] [--connections 8] [--keep]
+ *   npm run bench:api -- [--duration 6] [--connections 8] [--keep] [--profile]
  *
  * 1. Starts the service (wrangler dev on a migrated local D1, bench/support) and a hello-world
  *    Worker (bench/api/hello) with the same wrangler.
@@ -12,18 +12,24 @@
  * 3. Loads each route with wrk (`wrk -t1 -cN -dDs --latency`; `apt-get install wrk`), one after
  *    the other, and reads each route's D1 round trips from one request's Server-Timing header
  *    (src/db/metered.ts): calls in all, and sequential ones (those that waited for no other).
- * 4. Prints p50/p99, req/s, and the p50 ratios to /health and to hello-world.
+ * 4. Prints p50/p99, req/s, the p50 ratios to /health and to hello-world, and the CPU time that
+ *    the Worker's processes (wrangler dev, workerd with its local D1) spent per request during the
+ *    run: unlike latency, it hardly moves when other work shares the cores.
  *
  * The load generator shares the machine's cores with workerd: compare ratios from one run.
+ * With --profile, the Worker's isolate is profiled through wrangler dev's inspector during each
+ * route's run (bench/api/cpu-profile.ts), and the busiest functions of each route are printed
+ * after the table (the sampler slows the Worker: compare profiled runs with profiled runs).
  */
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   applyMigrations,
   dropStateDir,
+  freePort,
   launchWranglerDev,
   log,
   ROOT,
@@ -31,12 +37,14 @@ import {
   tempStateDir,
   type WorkerProcess,
 } from "../support/wrangler-dev";
+import { Inspector, selfTimes } from "./cpu-profile";
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: "string", default: "6" },
     connections: { type: "string", default: "8" },
     keep: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
   },
 });
 
@@ -55,7 +63,12 @@ interface Figures {
   p99: number;
   rps: number;
   errors: number;
+  requests: number;
   roundTrips?: string;
+  /** CPU milliseconds of the Worker's processes per request (user + system). */
+  cpuMsPerRequest?: number;
+  /** With --profile: the isolate's busiest functions (self time, ms in the run). */
+  hot?: { name: string; ms: number }[];
 }
 
 async function api(base: string, method: string, path: string, auth: Record<string, string>, body?: unknown) {
@@ -147,7 +160,28 @@ function runWrk(route: Route, dir: string): Figures {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1] ?? Number.NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
   const socket = /Socket errors:.*/.exec(r.stdout)?.[0];
-  return { p50: ms("50"), p99: ms("99"), rps, errors: non2xx + (socket ? 1 : 0) };
+  const requests = Number(/(\d+) requests in/.exec(r.stdout)?.[1] ?? Number.NaN);
+  return { p50: ms("50"), p99: ms("99"), rps, errors: non2xx + (socket ? 1 : 0), requests };
+}
+
+/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK). */
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/** CPU milliseconds (user + system) spent so far by the live processes of a process group. */
+function groupCpuMs(group: number | undefined): number {
+  if (group === undefined) return Number.NaN;
+  let ticks = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      // Fields after the command's closing parenthesis: state, ppid, pgrp, … utime (14th), stime (15th).
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) === group) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
 }
 
 /** The D1 calls of one request, from its Server-Timing header. */
@@ -170,7 +204,10 @@ async function main() {
   try {
     log("migrating a local D1 and starting the service and a hello-world Worker (wrangler dev)");
     applyMigrations(persist);
-    worker = await startWorker(persist);
+    const inspectorPort = args.profile ? await freePort() : undefined;
+    worker = await startWorker(persist, {
+      ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
+    });
     hello = await launchWranglerDev(["--config", join(ROOT, "bench/api/hello/wrangler.toml")], {
       verbose: false,
       healthPath: "/",
@@ -193,13 +230,21 @@ async function main() {
         body: JSON.stringify({ description: "bench" }),
       },
     ];
+    const inspector = inspectorPort ? await Inspector.connect(inspectorPort) : undefined;
     const results = new Map<string, Figures>();
     for (const route of routes) {
       log(`wrk ${route.name}`);
+      const ours = route.url.startsWith(worker.base);
+      const group = ours ? worker.processGroup : hello.processGroup;
+      if (ours && inspector) await inspector.start();
+      const cpuBefore = groupCpuMs(group);
       const figures = runWrk(route, persist);
+      figures.cpuMsPerRequest = (groupCpuMs(group) - cpuBefore) / figures.requests;
+      if (ours && inspector) figures.hot = selfTimes(await inspector.stop()).rows.slice(0, 12);
       figures.roundTrips = await roundTrips(route);
       results.set(route.name, figures);
     }
+    inspector?.close();
     const health = results.get("GET /health")!.p50;
     const helloP50 = results.get("hello-world Worker")!.p50;
     const pad = (s: string, n: number) => s.padEnd(n);
@@ -208,12 +253,18 @@ async function main() {
       `\nbench/api — wrk -t1 -c${args.connections} -d${args.duration}s, ${cpus().length} cores, ${new Date().toISOString()}`,
     );
     console.log(
-      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx`,
+      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx  CPU ms/req`,
     );
     for (const [name, f] of results) {
+      const cpu = `  ${(f.cpuMsPerRequest ?? Number.NaN).toFixed(2).padStart(10)}`;
       console.log(
-        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${f.errors}`,
+        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${String(f.errors).padStart(7)}${cpu}`,
       );
+    }
+    for (const [name, f] of results) {
+      if (!f.hot) continue;
+      console.log(`\n${name}: busiest functions of the isolate (self time, ms per request)`);
+      for (const h of f.hot) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
     }
     console.log("\nTarget (issue 17): authenticated reads ≤ 1.5× /health at p50, at most 1 sequential D1 round trip.");
   } finally {

@@ -619,7 +619,7 @@ async function main() {
     }
 
     log(`live aggregation: ${args["live-rounds"]} rounds of uploads to ${args["live-assets"]} assets`);
-    const live = await liveAggregation(base, worker.adminKey, worker.pgid);
+    const live = await liveAggregation(base, worker.adminKey, worker.processGroup);
 
     log(
       args.rebuild

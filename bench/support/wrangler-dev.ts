@@ -46,7 +46,7 @@ export function applyMigrations(persist: string) {
   if (migrate.status !== 0) throw new Error("wrangler d1 migrations apply failed");
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
@@ -76,10 +76,10 @@ export interface WorkerProcess {
   /** http://127.0.0.1:<port> */
   base: string;
   adminKey: string;
-  /** The process group of wrangler dev and its workerd (for their CPU time). */
-  pgid?: number;
   /** Stops wrangler dev and the workerd it started (its process group). */
   stop(): void;
+  /** The process group of wrangler dev and its workerd (for measuring their CPU time). */
+  processGroup?: number;
 }
 
 /**
@@ -105,7 +105,7 @@ export function bundleWorker(outDir: string): string {
  */
 export async function startWorker(
   persist: string,
-  opts: { verbose?: boolean; live?: boolean } = {},
+  opts: { verbose?: boolean; live?: boolean; args?: string[] } = {},
 ): Promise<WorkerProcess> {
   // With a script named, wrangler looks for its config next to it: name ours.
   const script = opts.live
@@ -123,6 +123,7 @@ export async function startWorker(
       "TOKEN_SIGNING_SECRET:bench-token-signing-secret-0123456789abcdef",
       "--var",
       "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+      ...(opts.args ?? []),
     ],
     { verbose: opts.verbose ?? false, healthPath: "/health" },
   );
@@ -171,5 +172,5 @@ export async function launchWranglerDev(
     stop();
     throw err;
   }
-  return { base, stop, ...(child.pid ? { pgid: child.pid } : {}) };
+  return { base, stop, processGroup: child.pid };
 }

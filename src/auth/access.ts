@@ -10,15 +10,16 @@ import {
   tenants,
 } from "../db/schema";
 import { ForbiddenError, NotFoundError } from "../lib/errors";
+import { accessGeneration, type CachedAccess, recallAccess, rememberAccess } from "./access-cache";
 import type { Principal } from "./principal";
 
 const PROJECT_RANK: Record<ProjectRole, number> = { PROJECT_VIEWER: 1, PROJECT_EDITOR: 2, PROJECT_ADMIN: 3 };
 
-import type { AssetRow, ProjectRow, TenantRow } from "../db/schema";
+import type { AssetRow, ProjectRow } from "../db/schema";
 
 /** What the caller may do in a tenant. */
 export interface TenantAccess {
-  tenant: TenantRow;
+  tenantId: string;
   role: TenantRole;
   principal: Principal;
 }
@@ -46,7 +47,7 @@ export interface AssetAccess extends ProjectAccess {
 export class Access {
   private readonly tenantCache = new Map<string, Promise<TenantAccess>>();
   /** The projects the calling user is a member of, per tenant, read with the tenant access. */
-  private readonly memberOf = new Map<string, number[]>();
+  private readonly memberOf = new Map<string, readonly number[]>();
 
   constructor(
     private readonly db: Db,
@@ -78,35 +79,47 @@ export class Access {
     return access;
   }
 
-  /** The tenant and the caller's membership in one query. */
+  /**
+   * The caller's standing in a tenant: from the isolate's cache while it is fresh
+   * (src/auth/access-cache.ts), else the tenant with the caller's membership and the projects it
+   * is a member of, in one round trip.
+   */
   private async loadTenant(tenantId: string): Promise<TenantAccess> {
     const p = this.principal;
-    const notFound = new NotFoundError("Tenant");
-    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound;
-    if (p.kind !== "user") {
-      const tenant = await this.db.query.tenants.findFirst({ where: eq(tenants.id, tenantId) });
-      if (!tenant) throw notFound;
-      return { tenant, role: "TENANT_ADMIN", principal: p };
+    // Errors are built only when thrown: building one captures a stack, a cost on every request.
+    const notFound = () => new NotFoundError("Tenant");
+    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound();
+    const email = p.kind === "user" ? p.email : undefined;
+    const cached = recallAccess(tenantId, email) ?? (await this.readAccess(tenantId, email));
+    if (!cached) throw notFound();
+    this.memberOf.set(tenantId, cached.projectIds);
+    return { tenantId, role: cached.role, principal: p };
+  }
+
+  /** The caller's standing in a tenant from D1 (kept in the cache); undefined when it has none. */
+  private async readAccess(tenantId: string, email: string | undefined): Promise<CachedAccess | undefined> {
+    const readAt = accessGeneration();
+    let access: CachedAccess | undefined;
+    if (email === undefined) {
+      // The platform administrator and tenant keys hold every role: the tenant need only exist.
+      const tenant = await this.db.query.tenants.findFirst({ where: eq(tenants.id, tenantId), columns: { id: true } });
+      access = tenant ? { role: "TENANT_ADMIN", projectIds: [] } : undefined;
+    } else {
+      const [[row], projectRows] = await this.db.batch([
+        this.db
+          .select({ role: tenantMembers.role })
+          .from(tenantMembers)
+          .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, email)))
+          .limit(1),
+        this.db
+          .select({ id: projectMembers.projectId })
+          .from(projectMembers)
+          .where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, email))),
+      ]);
+      access = row ? { role: row.role, projectIds: projectRows.map((r) => r.id) } : undefined;
     }
-    // One round trip: the membership, and the projects the user is a member of (readableProjectIds).
-    const [[row], projectRows] = await this.db.batch([
-      this.db
-        .select({ tenant: tenants, role: tenantMembers.role })
-        .from(tenants)
-        .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, p.email)))
-        .where(eq(tenants.id, tenantId))
-        .limit(1),
-      this.db
-        .select({ id: projectMembers.projectId })
-        .from(projectMembers)
-        .where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, p.email))),
-    ]);
-    if (!row?.role) throw notFound;
-    this.memberOf.set(
-      tenantId,
-      projectRows.map((r) => r.id),
-    );
-    return { tenant: row.tenant, role: row.role, principal: p };
+    if (access) rememberAccess(tenantId, email, access, readAt);
+    return access;
   }
 
   /**
@@ -117,11 +130,11 @@ export class Access {
     t: TenantAccess,
     membership: ProjectRole | null,
     need: ProjectRole,
-    missing: NotFoundError,
+    missing: () => NotFoundError,
   ): ProjectRole {
     let role: ProjectRole;
     if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") role = "PROJECT_ADMIN";
-    else if (!membership) throw missing;
+    else if (!membership) throw missing();
     else role = membership;
     if (PROJECT_RANK[role] < PROJECT_RANK[need]) throw new ForbiddenError(`This needs the ${need} role`);
     return role;
@@ -148,8 +161,8 @@ export class Access {
         .limit(1),
     ]);
     const row = rows[0];
-    const missing = new NotFoundError("Project");
-    if (!row) throw missing;
+    const missing = () => new NotFoundError("Project");
+    if (!row) throw missing();
     return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
   }
 
@@ -171,8 +184,8 @@ export class Access {
         .limit(1),
     ]);
     const row = rows[0];
-    const missing = new NotFoundError("Asset");
-    if (!row) throw missing;
+    const missing = () => new NotFoundError("Asset");
+    if (!row) throw missing();
     return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset: row.asset };
   }
 
@@ -183,6 +196,22 @@ export class Access {
   async readableProjectIds(tenantId: string): Promise<number[] | undefined> {
     const t = await this.tenant(tenantId);
     if (t.role === "TENANT_ADMIN" || t.principal.kind !== "user") return undefined;
-    return this.memberOf.get(tenantId) ?? [];
+    // A copy: the list may be the isolate's cached one.
+    return [...(this.memberOf.get(tenantId) ?? [])];
   }
+}
+
+/**
+ * Runs `read` beside the access check `check`, so both share one round trip's wait, and answers
+ * what it read only once the check has passed: a failed check is the answer (404, 403) whatever
+ * the read did, and what was read for a caller without access is dropped unseen. `read` must be
+ * confined to the tenant like any query, and must not write.
+ */
+export async function readBesideCheck<T>(check: Promise<unknown>, read: () => Promise<T>): Promise<T> {
+  const reading = Promise.resolve().then(read);
+  // Handled here: while the check is awaited, a failed read must not count as an unhandled rejection
+  // (it is still answered below if the check passes; if the check fails, the check's error is).
+  reading.catch(() => {});
+  await check;
+  return reading;
 }

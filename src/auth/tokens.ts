@@ -104,10 +104,56 @@ function toAuthError(err: unknown): UnauthenticatedError {
 }
 
 /**
+ * Tokens verified lately, kept in the isolate so that a client's next requests skip the signature
+ * check (an HMAC or RSA verification and a key import each time, most of an authenticated read's
+ * CPU): until the token's own `exp`, and TOKEN_CACHE_MS at most. What a token names is fixed by its
+ * signature, so this changes nothing a token may do: revocation goes through the API key behind it
+ * (checked on every request, src/auth/keys.ts) and through memberships (src/auth/access-cache.ts).
+ * Rejected tokens are never cached, and the cache is keyed by the whole token and the verification
+ * settings, so a token is accepted from it only if the same check passed in this isolate.
+ */
+export const TOKEN_CACHE_MS = 30_000;
+const MAX_CACHED_TOKENS = 1000;
+const verifiedTokens = new Map<string, { verified: VerifiedToken; until: number; settings: string }>();
+
+/** What a verification depends on beside the token: a change of secret or issuer empties the cache. */
+const verificationSettings = (env: Env) =>
+  [
+    env.TOKEN_SIGNING_SECRET,
+    env.SERVICE_TOKEN_ISSUER,
+    env.SERVICE_TOKEN_AUDIENCE,
+    env.OIDC_ISSUER,
+    env.OIDC_AUDIENCE,
+    env.OIDC_JWKS_URL,
+    env.OIDC_ALGORITHMS,
+  ].join("\n");
+
+/**
+ * Verifies a bearer JWT (verifyBearerUncached), answering from the isolate's cache of tokens that
+ * passed lately while they are within their `exp`.
+ */
+export async function verifyBearer(env: Env, token: string): Promise<VerifiedToken> {
+  const settings = verificationSettings(env);
+  const hit = verifiedTokens.get(token);
+  if (hit) {
+    if (hit.until > Date.now() && hit.settings === settings) return hit.verified;
+    verifiedTokens.delete(token);
+  }
+  const verified = await verifyBearerUncached(env, token);
+  const exp = decodeJwt(token).exp;
+  const until = Math.min(Date.now() + TOKEN_CACHE_MS, typeof exp === "number" ? exp * 1000 : 0);
+  if (until > Date.now()) {
+    if (verifiedTokens.size >= MAX_CACHED_TOKENS) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+    verifiedTokens.set(token, { verified, until, settings });
+  }
+  return verified;
+}
+
+/**
  * Verifies a bearer JWT: the service's own (HS256, its issuer and audience) or, when configured,
  * the external OIDC issuer's (JWKS, pinned algorithms, issuer and audience). exp/nbf are checked.
  */
-export async function verifyBearer(env: Env, token: string): Promise<VerifiedToken> {
+async function verifyBearerUncached(env: Env, token: string): Promise<VerifiedToken> {
   let issuer: string | undefined;
   try {
     issuer = decodeJwt(token).iss;

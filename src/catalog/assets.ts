@@ -218,24 +218,46 @@ export async function getAsset(db: Db, project: ProjectRef, assetId: number): Pr
   return row;
 }
 
-/** One page of a tenant's assets in id order, restricted to projects `projectIds` when given (`limit + 1` rows). */
-export function listAssets(
+/**
+ * One page of a tenant's assets in id order, restricted to projects `projectIds` when given
+ * (`limit + 1` rows), each with its connection's db_type read in the same query.
+ */
+export async function listAssets(
   db: Db,
   tenantId: string,
   projectIds: readonly number[] | undefined,
   limit: number,
   after?: number,
-) {
-  if (projectIds && projectIds.length === 0) return Promise.resolve([]);
-  return db.query.assets.findMany({
-    where: and(
-      eq(assets.tenantId, tenantId),
-      projectIds ? inJsonList(assets.projectId, projectIds) : undefined,
-      after === undefined ? undefined : gt(assets.id, after),
-    ),
-    orderBy: asc(assets.id),
-    limit: limit + 1,
-  });
+): Promise<AssetRow[]> {
+  if (projectIds && projectIds.length === 0) return [];
+  const rows = await db
+    .select({ asset: assets, connectionId: connections.id, connectionDbType: connections.dbType })
+    .from(assets)
+    .leftJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
+    .where(
+      and(
+        eq(assets.tenantId, tenantId),
+        projectIds ? inJsonList(assets.projectId, projectIds) : undefined,
+        after === undefined ? undefined : gt(assets.id, after),
+      ),
+    )
+    .orderBy(asc(assets.id))
+    .limit(limit + 1);
+  return rows.map((r) => (r.connectionId === null ? r.asset : { ...r.asset, dbType: r.connectionDbType }));
+}
+
+/**
+ * The db_type of an asset's connection, by the asset's id (undefined when there is no such asset
+ * or connection): read beside the access check of a request for one asset.
+ */
+export async function assetConnectionDbType(db: Db, tenantId: string, assetId: number) {
+  const [row] = await db
+    .select({ dbType: connections.dbType })
+    .from(assets)
+    .innerJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
+    .where(and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)))
+    .limit(1);
+  return row;
 }
 
 // ---------------------------------------------------------------------------------------------

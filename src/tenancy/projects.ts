@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, notExists, sql } from "drizzle-orm";
+import { forgetTenantAccess } from "../auth/access-cache";
 import type { Db } from "../db";
 import type { ProjectRow } from "../db/schema";
 import {
@@ -58,6 +59,7 @@ export async function createProject(
       .where(and(eq(projects.tenantId, tenantId), eq(projects.name, input.name))),
   );
   const [rows] = await claimUnique(db.batch([insert, member]), nameTaken(input.name));
+  forgetTenantAccess(tenantId);
   return rows[0]!;
 }
 
@@ -118,7 +120,10 @@ export async function deleteProject(db: Db, project: ProjectRow): Promise<void> 
       ),
     )
     .returning({ id: projects.id });
-  if (gone.length > 0) return;
+  if (gone.length > 0) {
+    forgetTenantAccess(project.tenantId);
+    return;
+  }
   const still = await db.query.projects.findFirst({
     where: and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)),
     columns: { id: true },
@@ -165,6 +170,7 @@ export async function addProjectMember(
     ]),
     alreadyMember(email),
   );
+  forgetTenantAccess(project.tenantId);
   return row;
 }
 
@@ -188,6 +194,7 @@ export async function removeProjectMember(db: Db, project: ProjectRow, email: st
     .delete(projectMembers)
     .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)))
     .returning({ email: projectMembers.userEmail });
+  forgetTenantAccess(project.tenantId);
   if (gone.length === 0) throw new NotFoundError("Project member");
 }
 
@@ -223,9 +230,15 @@ export async function putTenantMember(
       .values({ tenantId, userEmail: email, role, createdAt: nowIso() })
       .onConflictDoNothing()
       .returning();
-    if (inserted) return { row: inserted, created: true };
+    if (inserted) {
+      forgetTenantAccess(tenantId);
+      return { row: inserted, created: true };
+    }
     const [updated] = await db.update(tenantMembers).set({ role }).where(member).returning();
-    if (updated) return { row: updated, created: false };
+    if (updated) {
+      forgetTenantAccess(tenantId);
+      return { row: updated, created: false };
+    }
   }
   throw new ConflictError("The membership kept changing while it was set; try again");
 }
@@ -239,5 +252,6 @@ export async function removeTenantMember(db: Db, tenantId: string, email: string
       .returning({ email: tenantMembers.userEmail }),
     db.delete(projectMembers).where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, email))),
   ]);
+  forgetTenantAccess(tenantId);
   if (gone.length === 0) throw new NotFoundError("Tenant member");
 }

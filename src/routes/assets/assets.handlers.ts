@@ -1,5 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
+import { readBesideCheck } from "../../auth/access";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { NotFoundError } from "../../lib/errors";
@@ -41,28 +42,34 @@ export const listAllAssets: Handler<"listAllAssets"> = async (c) => {
     (limit, cursor) => assets.listAssets(c.var.db, tenant, ids, limit, afterKey(cursor, "number")),
     (r) => [r.id],
   );
-  return c.json(await assetViews(c.var.db, tenant, page, extras(query)), 200);
+  return c.json(await assetViews(c.var.db, tenant, page, extras(query), true), 200);
 };
 
 export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
-  await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
   const query = c.req.valid("query");
+  // The page is read beside the access check: one round trip's wait, sent only if the check passes.
+  const check = c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
   const page = await listed(
     c,
     query,
-    (limit, cursor) => assets.listAssets(c.var.db, tenant, [projectId], limit, afterKey(cursor, "number")),
+    (limit, cursor) =>
+      readBesideCheck(check, () => assets.listAssets(c.var.db, tenant, [projectId], limit, afterKey(cursor, "number"))),
     (r) => [r.id],
   );
-  return c.json(await assetViews(c.var.db, tenant, page, extras(query)), 200);
+  return c.json(await assetViews(c.var.db, tenant, page, extras(query), true), 200);
 };
 
 export const getAsset: Handler<"getAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
-  // The asset with its project and the caller's role, in the round trip of the access check.
-  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  // The asset with its project and the caller's role is the access check; its connection's db_type
+  // is read beside it (sent only if the check passes).
+  const check = c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  const connection = await readBesideCheck(check, () => assets.assetConnectionDbType(c.var.db, tenant, assetId));
+  const { asset } = await check;
   if (asset.projectId !== projectId) throw new NotFoundError("Asset");
-  const [view] = await assetViews(c.var.db, tenant, [asset], extras(c.req.valid("query")));
+  const fresh = connection ? { ...asset, dbType: connection.dbType } : asset;
+  const [view] = await assetViews(c.var.db, tenant, [fresh], extras(c.req.valid("query")), true);
   return c.json(view!, 200);
 };
 

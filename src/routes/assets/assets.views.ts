@@ -42,17 +42,26 @@ export function assetView(row: AssetRow, flags: AssetViewFlags = NO_EXTRAS, line
 
 /**
  * Views of rows with the extras asked for; lineage of all rows is read in two queries, and each
- * asset's db_type from its connection (one query), so it always says what the connection is.
+ * asset's db_type from its connection (one query), so it always says what the connection is —
+ * unless `dbTypesRead`: the rows carry their connection's db_type already (listAssets).
  */
-export async function assetViews(db: Db, tenantId: string, rows: AssetRow[], flags: AssetViewFlags) {
+export async function assetViews(
+  db: Db,
+  tenantId: string,
+  rows: AssetRow[],
+  flags: AssetViewFlags,
+  dbTypesRead = false,
+) {
   const ids = rows.map((r) => r.id);
   const [lineage, dbTypes] = await Promise.all([
     flags.lineage ? loadLineage(db, tenantId, ids) : undefined,
-    connectionDbTypes(
-      db,
-      tenantId,
-      rows.map((r) => r.connectionId),
-    ),
+    dbTypesRead
+      ? new Map<number, string | null>()
+      : connectionDbTypes(
+          db,
+          tenantId,
+          rows.map((r) => r.connectionId),
+        ),
   ]);
   return rows.map((r) => ({
     ...assetView(r, flags, lineage?.get(r.id)),

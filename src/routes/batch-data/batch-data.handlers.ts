@@ -3,6 +3,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { queueScan, queueUpload, UPLOAD_FORMATS } from "../../jobs/scan-requests";
 import { uploadTarget } from "../../jobs/upload-storage";
+import { NotFoundError } from "../../lib/errors";
+import { getTenant } from "../../tenancy/tenants";
 import { deprecationHeaders } from "../openapi";
 import { ApiError } from "../problems";
 import type { ScanRequestBody } from "../scans/scans.schemas";
@@ -32,7 +34,7 @@ async function upload(
   delimiter: string | undefined,
   json: () => ScanRequestBody,
 ): Promise<string> {
-  const { asset, tenant: tenantRow } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json") {
     return (
@@ -49,6 +51,9 @@ async function upload(
   if (length === undefined || !Number.isSafeInteger(bytes) || bytes < 0) {
     throw new ApiError(411, "length_required", "Uploads need a Content-Length header (e.g. curl --data-binary @file)");
   }
+  // The tenant's storage settings as they are now (the access check keeps no tenant row).
+  const tenantRow = await getTenant(c.var.db, tenant);
+  if (!tenantRow) throw new NotFoundError("Tenant");
   const job = await queueUpload(
     c.var.db,
     c.env.SCAN_JOBS,

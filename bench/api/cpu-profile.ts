@@ -1,0 +1,101 @@
+/**
+ * CPU profiles of the Worker under load, through wrangler dev's inspector (Chrome DevTools
+ * protocol): bench/api --profile starts one around each route's wrk run and prints where the
+ * isolate spent its time, by function (self time), so a change's saving shows in CPU rather than
+ * in latency that the shared cores blur.
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** A DevTools connection to the Worker's isolate. */
+export class Inspector {
+  private nextId = 1;
+  private readonly pending = new Map<number, (result: unknown) => void>();
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.addEventListener("message", (event) => {
+      const msg = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
+      if (msg.id === undefined) return;
+      this.pending.get(msg.id)?.(msg.error ? Promise.reject(new Error(JSON.stringify(msg.error))) : msg.result);
+      this.pending.delete(msg.id);
+    });
+  }
+
+  /** Connects to the first target wrangler dev's inspector lists on `port`. */
+  static async connect(port: number): Promise<Inspector> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as {
+          webSocketDebuggerUrl: string;
+        }[];
+        const url = targets[0]?.webSocketDebuggerUrl;
+        if (url) {
+          // wrangler's inspector proxy wants a local Origin (Node's WebSocket takes undici's headers).
+          const socket = new WebSocket(url, { headers: { Origin: "http://localhost" } } as unknown as string[]);
+          await new Promise((resolve, reject) => {
+            socket.addEventListener("open", resolve, { once: true });
+            socket.addEventListener("error", reject, { once: true });
+          });
+          const inspector = new Inspector(socket);
+          await inspector.send("Profiler.enable");
+          await inspector.send("Profiler.setSamplingInterval", { interval: 200 });
+          return inspector;
+        }
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+      }
+      if (Date.now() > deadline) throw new Error(`no inspector target on port ${port}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  send(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    const id = this.nextId++;
+    this.socket.send(JSON.stringify({ id, method, params }));
+    return new Promise((resolve) => this.pending.set(id, resolve));
+  }
+
+  async start(): Promise<void> {
+    await this.send("Profiler.start");
+  }
+
+  async stop(): Promise<Profile> {
+    return ((await this.send("Profiler.stop")) as { profile: Profile }).profile;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** Milliseconds of CPU per function (self time), busiest first, and the total outside idle. */
+export function selfTimes(profile: Profile): { busyMs: number; rows: { name: string; ms: number }[] } {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const ms = new Map<string, number>();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byNode.get(id)!;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    if (functionName === "(idle)" || functionName === "(program)") return;
+    busy += dt;
+    const file = url.split("/").pop() ?? "";
+    const name = `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`;
+    ms.set(name, (ms.get(name) ?? 0) + dt);
+  });
+  const rows = [...ms].map(([name, v]) => ({ name, ms: v })).sort((a, b) => b.ms - a.ms);
+  return { busyMs: busy, rows };
+}
