@@ -21,6 +21,7 @@ import { rangeParts } from "../../src/incidents/rollups";
 import { assetMonitor } from "../../src/monitor/client";
 import { decisionStatements, followMove } from "../../src/monitor/d1-store";
 import { purgeTenant } from "../../src/retention/retention";
+import { prng } from "../scenario/data";
 import { type AssetRef, seedAsset } from "../support/assets";
 import { seedIncident } from "../support/incidents";
 import { createProject } from "../support/projects";
@@ -36,18 +37,6 @@ const POLICIES = [
   ["value_range", "Value range", "accuracy"],
 ] as const;
 const LEVELS = ["LOW", "MEDIUM", "HIGH"] as const;
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface World {
   tenant: string;

@@ -106,6 +106,14 @@ function add(map: Map<string, number>, key: string, count: number): void {
   map.set(key, (map.get(key) ?? 0) + count);
 }
 
+/** A cell's rows holding a value of `target`'s home type: what its missing and other-typed rows leave. */
+function homeTypeRows(cell: Cell, target: string): number {
+  let rows = cell.rows - (cell.missing.get(target) ?? 0);
+  const byType = cell.otherTypes?.get(target);
+  if (byType !== undefined) for (let t = 0; t < TYPE_CODES; t++) rows -= byType[t]!;
+  return rows;
+}
+
 function newCell(): Cell {
   return {
     rows: 0,
@@ -455,14 +463,8 @@ export class Breakdown {
       if (name === attribute || ofType === undefined || target.home === -1) continue;
       const byType = cell.otherTypes?.get(name);
       let mismatched = 0;
-      let others = 0;
-      if (byType !== undefined) {
-        for (let t = 0; t < TYPE_CODES; t++) {
-          others += byType[t]!;
-          if (!ofType(t)) mismatched += byType[t]!;
-        }
-      }
-      if (!ofType(target.home)) mismatched += Math.max(0, cell.rows - (cell.missing.get(name) ?? 0) - others);
+      if (byType !== undefined) for (let t = 0; t < TYPE_CODES; t++) if (!ofType(t)) mismatched += byType[t]!;
+      if (!ofType(target.home)) mismatched += Math.max(0, homeTypeRows(cell, name));
       if (mismatched > 0) {
         out ??= {};
         out[name] = mismatched;
@@ -488,9 +490,7 @@ export class Breakdown {
         byShape[shape] = count;
         others += count;
       }
-      const byType = cell.otherTypes?.get(name);
-      if (byType !== undefined) for (let t = 0; t < TYPE_CODES; t++) others += byType[t]!;
-      const home = Math.round(cell.rows - (cell.missing.get(name) ?? 0) - others);
+      const home = Math.round(homeTypeRows(cell, name) - others);
       if (home > 0) byShape[target.homeShape] = home;
       out ??= {};
       out[name] = byShape;

@@ -3,7 +3,7 @@
  * the asset's id attributes, by every attribute, or within an identifier attribute).
  */
 import { baselinePoints, detect } from "../anomaly";
-import { investigateDuplicates, investigateRowDrop, investigationSentence } from "../investigate";
+import { investigateDuplicates, investigateRowDrop } from "../investigate";
 import { attrMetric, nonNull } from "../metrics";
 import {
   anomalyFields,
@@ -34,21 +34,18 @@ export const rowCountAnomaly: Check<"row_count_anomaly"> = (ctx, p) => {
   // A drop: which values lost the rows (the investigator, from the category shares in history).
   const investigation =
     x < r.expected.low && investigating(ctx) ? investigateRowDrop(ctx.profile, ctx.history, ctx.input.job_id) : [];
-  const where = investigationSentence(investigation, "rows lost");
+  const finding: Finding = {
+    metric: "row_count",
+    observed: x,
+    expected: roundBand(r.expected),
+    description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(r.expected)} (${how}).`,
+    ...fields,
+    deviation: deviationFrom(x, r.expected),
+    adaptable: true,
+    exclude: ["row_count"],
+  };
   return {
-    findings: [
-      {
-        metric: "row_count",
-        observed: x,
-        expected: roundBand(r.expected),
-        description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(r.expected)} (${how}).${where ? ` ${where}` : ""}`,
-        ...fields,
-        deviation: deviationFrom(x, r.expected),
-        adaptable: true,
-        exclude: ["row_count"],
-        ...(investigation.length ? { investigation } : {}),
-      },
-    ],
+    findings: [withInvestigation(finding, investigation, "rows lost")],
     training: [],
   };
 };
