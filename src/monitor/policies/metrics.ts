@@ -86,14 +86,13 @@ export function nonNull(a: AttributeProfile): number {
  * shares are the whole distribution (and a quantile profile of tied values would be jumpy).
  */
 export function isCategorical(a: AttributeProfile): boolean {
+  return a.distinct <= MAX_CATEGORIES && listsEveryValue(a);
+}
+
+/** Whether top_values holds every value of the attribute with its exact count, however many. */
+export function listsEveryValue(a: AttributeProfile): boolean {
   const listed = a.top_values.reduce((s, t) => s + t.count, 0);
-  return (
-    a.distinct_exact &&
-    a.distinct > 0 &&
-    a.distinct <= MAX_CATEGORIES &&
-    a.top_values.length === a.distinct &&
-    listed === nonNull(a)
-  );
+  return a.distinct_exact && a.distinct > 0 && a.top_values.length === a.distinct && listed === nonNull(a);
 }
 
 /** Shares of the categories of a categorical attribute, by value. */

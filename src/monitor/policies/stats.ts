@@ -75,3 +75,26 @@ export function ksCritical(n: number, m: number, alpha: number): number {
   if (!(n > 0) || !(m > 0)) return 1;
   return Math.sqrt(-Math.log(alpha / 2) / 2) * Math.sqrt((n + m) / (n * m));
 }
+
+/** ln(k!) (exact sum up to 50, Stirling's series beyond: error below 1e-10). */
+function logFactorial(k: number): number {
+  if (k <= 50) {
+    let s = 0;
+    for (let i = 2; i <= k; i++) s += Math.log(i);
+    return s;
+  }
+  return k * Math.log(k) - k + 0.5 * Math.log(2 * Math.PI * k) + 1 / (12 * k) - 1 / (360 * k ** 3);
+}
+
+/** Upper tail P(X ≥ k) of a Poisson count with mean λ, summed from k up (1 when k ≤ λ). */
+export function poissonTail(k: number, lambda: number): number {
+  if (k <= lambda) return 1;
+  if (!(lambda > 0)) return 0;
+  let term = Math.exp(-lambda + k * Math.log(lambda) - logFactorial(k));
+  let sum = 0;
+  for (let i = k; term > sum * 1e-15 && i < k + 100_000; i++) {
+    sum += term;
+    term *= lambda / (i + 1);
+  }
+  return Math.min(1, sum);
+}

@@ -49,6 +49,11 @@ import {
 
 /** Top values and patterns reported per attribute. */
 export const TOP_REPORTED = 20;
+/**
+ * Every value is reported, with its exact count, when an attribute has at most this many (airports,
+ * states, product codes), so the categorical policies see a rare value surge, not only the top ones.
+ */
+export const MAX_LISTED_VALUES = 256;
 /** Longer values are cut (with "…") before they become top-value keys. */
 export const MAX_TOP_VALUE_LENGTH = 200;
 
@@ -487,9 +492,10 @@ export class AttributeStats {
       const value = typeof key === "string" ? key : key instanceof Date ? key.toISOString() : String(key);
       merged.set(value, (merged.get(value) ?? 0) + count);
     }
+    const every = !this.values.overflowed && merged.size <= MAX_LISTED_VALUES;
     return [...merged.entries()]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      .slice(0, TOP_REPORTED)
+      .slice(0, every ? merged.size : TOP_REPORTED)
       .map(([value, count]) => ({ value, count }));
   }
 }

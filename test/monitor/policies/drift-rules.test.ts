@@ -133,6 +133,58 @@ describe("share rules on real-data shapes", () => {
     expect(alertKeys(run(moved, history, "code"))).toEqual(["distribution_drift:origin"]);
   });
 
+  it("distribution_drift: a rare value of a long list surging is judged by its count", () => {
+    // 60 airports a day in 10,000 flights: a hub with 560, 58 others sharing the rest, and a small
+    // airport with 2-4 flights a day. A twentieth of the hub's rows written as the small airport: 32.
+    const counts = (tvc: number) => {
+      const others = 10_000 - 560 - tvc;
+      const rest = Array.from({ length: 58 }, (_, i) => ({
+        value: `X${String(i).padStart(2, "0")}`,
+        count: Math.floor(others / 58) + (i < others % 58 ? 1 : 0),
+      }));
+      return [{ value: "ORD", count: 560 }, ...rest, { value: "TVC", count: tvc }];
+    };
+    const history = shareHistory(
+      "origin",
+      [2, 3, 3, 4, 4, 4, 4, 2].map((k) => Object.fromEntries(counts(k).map((t) => [t.value, t.count / 10_000]))),
+    );
+    const airports = (tvc: number, listed = 60) =>
+      attribute("origin", 10_000, { distinct: 60, top_values: counts(tvc).slice(0, listed) });
+    const surged = run(airports(32), history, "code");
+    expect(alertKeys(surged)).toEqual(["distribution_drift:origin"]);
+    expect(surged.alerts[0]!.values).toEqual([{ value: "TVC", expected: 0.00035, observed: 0.0032, change: "up" }]);
+    // Its usual day, and a day at twice its usual count, are no news.
+    expect(alertKeys(run(airports(4), history, "code"))).toEqual([]);
+    expect(alertKeys(run(airports(7), history, "code"))).toEqual([]);
+    // Known by its 20 most frequent values only (a list cut at 20), the small airport is not judged.
+    expect(alertKeys(run(airports(32, 20), history, "code"))).toEqual([]);
+  });
+
+  it("distribution_drift: values never seen before count against the usual ones in the G-test", () => {
+    // A cost that is 0 in 98 % of the rows; noise on a tenth of them gives 60 one-off amounts.
+    const history = shareHistory(
+      "cost",
+      [0.98, 0.981, 0.979, 0.982, 0.98, 0.978, 0.981, 0.98].map((zero) => ({
+        "0": zero,
+        "5000": (1 - zero) / 2,
+        "250": (1 - zero) / 2,
+      })),
+    );
+    const noisy = attribute("cost", 627, {
+      inferred_type: "integer",
+      distinct: 63,
+      top_values: [
+        { value: "0", count: 558 },
+        { value: "5000", count: 5 },
+        { value: "250", count: 4 },
+        ...Array.from({ length: 60 }, (_, i) => ({ value: String(1000 + i * 37), count: 1 })),
+      ],
+    });
+    const judged = run(noisy, history, "code");
+    expect(alertKeys(judged)).toEqual(["distribution_drift:cost"]);
+    expect(judged.alerts[0]!.values![0]).toMatchObject({ value: "0", change: "down" });
+  });
+
   it("distribution_drift: many rows stamped with one moment raise a timestamp's most frequent share", () => {
     const r = rng(3);
     const shares = Array.from({ length: 8 }, () => {

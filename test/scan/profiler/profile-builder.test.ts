@@ -395,6 +395,25 @@ describe("ProfileBuilder on a generated table", () => {
     expect(distinct).toBeLessThan(coarse.length);
     expect(builder.finish().duplicate_rows).toBe(rows.length - distinct);
   });
+
+  it("lists every value with its exact count up to 256 values, the 20 most frequent beyond", () => {
+    // Airports: 200 codes, the i-th seen i + 1 times; then 300 codes once more each.
+    const codes = (n: number) => Array.from({ length: n }, (_, i) => `A${String(i).padStart(3, "0")}`);
+    const airports = codes(200).flatMap((code, i) => Array.from({ length: i + 1 }, () => ({ origin: code })));
+    const few = new ProfileBuilder();
+    few.add(airports);
+    const listed = attribute(few.finish(), "origin");
+    expect(listed.distinct).toBe(200);
+    expect(listed.top_values).toHaveLength(200);
+    expect(listed.top_values.at(-1)).toEqual({ value: "A000", count: 1 });
+    expect(listed.top_values.reduce((sum, t) => sum + t.count, 0)).toBe(airports.length);
+    const many = new ProfileBuilder();
+    many.add([...airports, ...codes(300).map((code) => ({ origin: `B${code}` }))]);
+    const top = attribute(many.finish(), "origin");
+    expect(top.distinct).toBe(500);
+    expect(top.top_values).toHaveLength(20);
+    expect(top.top_values[0]).toEqual({ value: "A199", count: 200 });
+  });
 });
 
 describe("ProfileBuilder on mostly distinct text", () => {

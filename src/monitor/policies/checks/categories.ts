@@ -8,9 +8,14 @@
  *   many never-seen values, each too rare to count, that together reach both (typos, broken
  *   characters scattered over a code);
  * - vanished: a value that had at least `vanish_share` in the baseline, absent now;
- * - moved: the shares differ by a G-test (p below `alpha`, row count aware), and a value's share
- *   moved by at least `min_shift` and beyond what sampling this scan's values and the history's
- *   own drift (its spread beyond sampling) explain.
+ * - moved: the shares differ by a G-test (p below `alpha`, row count aware; values below
+ *   `min_share` both before and now pooled in one cell), and a value's share moved by at least
+ *   `min_shift` and beyond what sampling this scan's values and the history's own drift (its
+ *   spread beyond sampling) explain;
+ * - surged: a rare value (below `min_share` in the baseline) whose count is beyond its usual count
+ *   plus the history's drift by a Poisson test at `alpha`, by `min_count` rows at least, when every
+ *   value is listed now and was in the baseline (a small airport with 3 flights a day getting 32):
+ *   attributes of up to MAX_LISTED_VALUES values list them all, so their rare values are watched.
  * The values that moved are named in the alert (`values`).
  */
 import type { AttributeProfile } from "../../../scan/profile";
@@ -22,13 +27,14 @@ import {
   escapeName,
   isCategorical,
   isNumeric,
+  listsEveryValue,
   nonNull,
   patternPrefix,
   unescapeName,
   valuePrefix,
 } from "../metrics";
 import type { PolicyParams } from "../policies";
-import { chiSquareTail, gStatistic } from "../stats";
+import { chiSquareTail, gStatistic, poissonTail } from "../stats";
 import type { MovedValue } from "../types";
 import {
   anomalyFields,
@@ -68,7 +74,8 @@ interface ShareJudgement {
 
 /**
  * Compares this scan's parts (value → count) with the baseline of the parts under `prefix`.
- * `complete` says whether the parts are every value (not only the most frequent ones).
+ * `complete` says whether the parts are every value of a category (new and vanished values are
+ * judged); `every` whether they are every value, however many (rare values' surges are judged).
  */
 function judgeShares(
   ctx: CheckContext,
@@ -76,6 +83,7 @@ function judgeShares(
   counts: ReadonlyMap<string, number>,
   total: number,
   complete: boolean,
+  every: boolean,
   p: ShareParams,
   newAllowed: boolean,
 ): ShareJudgement | { training: number } | undefined {
@@ -88,6 +96,8 @@ function judgeShares(
   const observed: number[] = [];
   const expected: number[] = [];
   const moved: MovedValue[] = [];
+  // Rare values whose counts surged: judged by their own count test, not the G-test.
+  const surged: MovedValue[] = [];
   // Never-seen values each too rare to be a category, which together are (typos, broken characters).
   const scattered: MovedValue[] = [];
   let scatteredCount = 0;
@@ -98,8 +108,10 @@ function judgeShares(
     const usual = base.values.get(name) ?? 0;
     const series = base.series.get(name) ?? [];
     const seen = series.some((v) => v > 0);
-    observed.push(count);
-    expected.push(usual);
+    if (seen && (usual >= p.min_share || share >= p.min_share)) {
+      observed.push(count);
+      expected.push(usual);
+    }
     const value = unescapeName(name);
     if (!seen) {
       if (newAllowed && complete && baseComplete && count > 0) {
@@ -118,6 +130,18 @@ function judgeShares(
       deviation = Math.max(deviation, usual / p.vanish_share);
       continue;
     }
+    // The history's level of the value and its drift beyond sampling.
+    const level = series.length > 0 ? shareBaseline(series, total, SPREAD_Z) : { centre: usual, allowed: 0 };
+    const from = level.centre;
+    if (every && baseComplete && from < p.min_share) {
+      // Its usual count at the top of the history's drift, and the chance of this many or more.
+      const high = (from + level.allowed) * total;
+      if (count - high >= p.min_count && poissonTail(count, high) < p.alpha) {
+        surged.push({ value, expected: round(from), observed: round(share), change: "up" });
+        deviation = Math.max(deviation, count / Math.max(high, p.min_count));
+      }
+      continue;
+    }
     // In a list of the most frequent values only, a value not listed had a share below the list's
     // cut, not none: its moves are judged only when every scan listed it.
     if (!(complete && baseComplete) && (count === 0 || series.length < base.scans || series.some((v) => v === 0))) {
@@ -125,8 +149,6 @@ function judgeShares(
     }
     // Sampling of this scan's values (binomial) and the history's drift beyond sampling, and an
     // effect floor: min_shift points, or for a smaller category min_rel_shift of its share.
-    const level = series.length > 0 ? shareBaseline(series, total, SPREAD_Z) : { centre: usual, allowed: 0 };
-    const from = level.centre;
     const mid = (from + share) / 2;
     const sampling = SPREAD_Z * Math.sqrt((mid * (1 - mid)) / total);
     const floor = Math.min(p.min_shift, Math.max(p.min_share, p.min_rel_shift * Math.max(from, share)));
@@ -141,15 +163,16 @@ function judgeShares(
     moved.push(...scattered.slice(0, MAX_SCATTERED_LISTED));
     deviation = Math.max(deviation, scatteredCount / total / p.min_share);
   }
-  // The rest (values not listed) as one more part, when the lists are not complete.
+  // The rest (the pooled values, and those not listed when the lists are not complete): one more
+  // part, expected at half a row at least, so values never seen before weigh in the test.
   const listed = observed.reduce((s, v) => s + v, 0);
   observed.push(Math.max(0, total - listed));
-  expected.push(Math.max(0, 1 - baseSum));
+  expected.push(Math.max(0.5 / total, 1 - expected.reduce((s, v) => s + v, 0)));
   const { g, df } = gStatistic(observed, expected);
   const pValue = chiSquareTail(g, df);
   const shifts = moved.filter((m) => m.change === "up" || m.change === "down");
   // A shift must also be more than the row count explains; new and vanished values speak for themselves.
-  const kept = pValue < p.alpha ? moved : moved.filter((m) => !shifts.includes(m));
+  const kept = [...(pValue < p.alpha ? moved : moved.filter((m) => !shifts.includes(m))), ...surged];
   if (kept.length === 0) return { moved: [], deviation: 0, p: pValue, scans: base.scans };
   kept.sort((u, v) => Math.abs(v.observed - v.expected) - Math.abs(u.observed - u.expected));
   return { moved: kept, deviation, p: pValue, scans: base.scans, from: base.from, to: base.to };
@@ -177,7 +200,16 @@ function codeDrift(
 ): { finding?: Finding; training?: CheckResult["training"][number] } {
   const metric = attrMetric(a.name, "category_shares");
   const counts = new Map(a.top_values.map((t) => [escapeName(t.value), t.count]));
-  const judged = judgeShares(ctx, valuePrefix(a.name), counts, nonNull(a), isCategorical(a), p, true);
+  const judged = judgeShares(
+    ctx,
+    valuePrefix(a.name),
+    counts,
+    nonNull(a),
+    isCategorical(a),
+    listsEveryValue(a),
+    p,
+    true,
+  );
   if (!judged) return {};
   if ("training" in judged)
     return { training: { metric, attribute: a.name, points: judged.training, needed: p.min_history } };
@@ -239,7 +271,7 @@ export const patternDrift: Check<"pattern_drift"> = (ctx, p) => {
     const counts = new Map(a.patterns.map((pt) => [escapeName(pt.pattern), Math.round(pt.share * total)]));
     const complete = a.patterns.reduce((s, pt) => s + pt.share, 0) >= 0.999;
     // Free text takes new shapes all the time; codes and identifiers do not.
-    const judged = judgeShares(ctx, patternPrefix(a.name), counts, total, complete, p, kind !== "text");
+    const judged = judgeShares(ctx, patternPrefix(a.name), counts, total, complete, complete, p, kind !== "text");
     if (!judged) continue;
     if ("training" in judged) {
       training.push({ metric, attribute: a.name, points: judged.training, needed: p.min_history });

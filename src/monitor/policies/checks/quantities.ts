@@ -58,13 +58,19 @@ function resolution(points: readonly HistoryPoint[]): number {
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
+/** The most frequent values whose common divisor is the grid (rarer ones may sit off it). */
+const GRID_VALUES = 20;
+
 /**
  * The grid a median moves on: the values' own step (every value a multiple of it), or, when a
  * few odd values make that step fine, the step of the most frequent values (speeds reported in
  * tens of knots with the odd 135: the median still moves by ten).
  */
 function grid(a: AttributeProfile): number {
-  const frequent = a.top_values.map((t) => Number(t.value)).filter((v) => Number.isFinite(v) && v !== 0);
+  const frequent = a.top_values
+    .slice(0, GRID_VALUES)
+    .map((t) => Number(t.value))
+    .filter((v) => Number.isFinite(v) && v !== 0);
   let common = 0;
   if (frequent.length >= 3) {
     const scale = 10 ** Math.min(6, Math.max(0, ...frequent.map((v) => (String(v).split(".")[1] ?? "").length)));
