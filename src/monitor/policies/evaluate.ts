@@ -23,7 +23,14 @@ import { resolveKinds } from "./kinds";
 import { extractMetrics } from "./metrics";
 import { resolvePolicies } from "./policies";
 import { historyUnder, segmentOverrides, segmentPrefix } from "./segments";
-import type { EvaluatedPoint, Evaluation, PolicyAlert, PolicyId, TrainingState } from "./types";
+import {
+  type EvaluatedPoint,
+  type Evaluation,
+  type PolicyAlert,
+  type PolicyId,
+  PRIORITIES,
+  type TrainingState,
+} from "./types";
 
 /** In this order; cardinality_drift reads uniqueness's alerts of the same scan. */
 const CHECKS: { [P in PolicyId]: Check<P> } = {
@@ -92,12 +99,15 @@ export function evaluate(input: EvaluationInput): Evaluation {
     for (const f of capped(result.findings, input.asset.name, policy.name)) {
       if (seen.has(f.attribute)) continue; // one alert per (policy, attribute) per scan
       seen.add(f.attribute);
-      const { exclude, metric_value, ...rest } = f;
+      const { exclude, metric_value, max_priority, ...rest } = f;
       const kind = f.attribute !== undefined ? kinds[f.attribute] : undefined;
       alerts.push({
         policy: id,
         policy_name: policy.name,
-        priority: policy.priority,
+        priority:
+          max_priority && PRIORITIES.indexOf(max_priority) < PRIORITIES.indexOf(policy.priority)
+            ? max_priority
+            : policy.priority,
         dimension: policy.dimension,
         ...rest,
         ...(kind ? { attribute_kind: kind } : {}),

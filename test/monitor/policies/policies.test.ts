@@ -208,6 +208,24 @@ describe("anomaly policies", () => {
     expect(alertKeys(record)).toEqual([]);
   });
 
+  it("value_range: values below zero in a quantity never below zero are a LOW observation", () => {
+    // One refund written as a negative amount: the tails do not move, the sign does.
+    const e = judge((p) => {
+      const a = attr(p, "amount");
+      a.min = -25;
+      a.quantiles![0] = -25;
+    });
+    expect(alertKeys(e)).toEqual(["value_range:amount"]);
+    expect(e.alerts[0]).toMatchObject({ strategy: "sign", priority: "LOW", metric: "attr:amount:min", observed: -25 });
+    expect(e.alerts[0]!.description).toMatch(/has values below zero \(min -25\); it had none in its last 8 scans/);
+    // A minimum of 0 is no news.
+    const zero = judge((p) => {
+      attr(p, "amount").min = 0;
+      attr(p, "amount").quantiles![0] = 0;
+    });
+    expect(alertKeys(zero)).toEqual([]);
+  });
+
   it("value_range: min/max as tails, more values beyond the baseline's 1st/99th percentile", () => {
     const e = judge((p) => {
       const a = attr(p, "amount");

@@ -17,6 +17,7 @@ import type {
   MovedValue,
   PolicyAlert,
   PolicyId,
+  Priority,
   SchemaChange,
   TrainingState,
 } from "../types";
@@ -52,6 +53,8 @@ export interface Finding {
   adaptable: boolean;
   /** See PolicyAlert.event. */
   event?: boolean;
+  /** The highest priority the finding may have (one record is at most a LOW observation). */
+  max_priority?: Priority;
   /** Metric points of this scan to keep out of future baselines. */
   exclude: string[];
 }

@@ -199,12 +199,44 @@ export const valueRange: Check<"value_range"> = (ctx, p) => {
       continue;
     }
     if (p.stats.includes("min") || p.stats.includes("max")) {
-      const tail = tailFinding(ctx, p, a);
+      const tail = tailFinding(ctx, p, a) ?? signFinding(ctx, p, a);
       if (tail) findings.push(withShift(ctx, tail, a));
     }
   }
   return { findings, training };
 };
+
+/**
+ * A quantity never below zero in its history (a cost, a speed, a distance) with values below zero
+ * now: Deequ's non-negative check, learnt instead of declared. The count of such values is not in
+ * the profile, so it may be one record: a LOW observation.
+ */
+function signFinding(
+  ctx: CheckContext,
+  p: Parameters<Check<"value_range">>[1],
+  a: AttributeProfile,
+): Finding | undefined {
+  if (!p.stats.includes("min") || typeof a.min !== "number" || !(a.min < 0)) return undefined;
+  const metric = attrMetric(a.name, "min");
+  const past = baselinePoints(ctx.history[metric], ctx.input.job_id).slice(-p.window);
+  if (past.length < p.min_history || past.some((h) => h.value < 0)) return undefined;
+  const expected = { low: 0, high: round(Math.max(...past.map((h) => h.value))) };
+  return {
+    attribute: a.name,
+    metric,
+    observed: round(a.min),
+    metric_value: fmt(a.min),
+    expected,
+    description: `Attribute ${a.name} (quantity) of ${assetName(ctx)} has values below zero (min ${fmt(a.min)}); it had none in its last ${past.length} scans (every minimum 0 or more). It may be one record: a LOW observation.`,
+    strategy: "sign",
+    training_size: past.length,
+    ...trainingWindow(past[0]?.time, past[past.length - 1]?.time),
+    deviation: deviationFrom(a.min, expected),
+    max_priority: "LOW",
+    adaptable: true,
+    exclude: [metric],
+  };
+}
 
 /** The tails of a quantity: more values beyond the baseline's 1st/99th percentiles than the past scans had. */
 function tailFinding(
