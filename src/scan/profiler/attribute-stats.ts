@@ -106,6 +106,9 @@ export class AttributeStats {
   private trueCount = 0;
   private textMin: string | undefined = undefined;
   private textMax: string | undefined = undefined;
+  /** First code units of textMin and textMax (past every code unit while unset). */
+  private textMinFirst = 0x10000;
+  private textMaxFirst = -1;
   private lengthSum = 0;
   private lengthCount = 0;
   private readonly distinct = new DistinctCounter();
@@ -286,9 +289,18 @@ export class AttributeStats {
       case T_BOOLEAN:
         this.trueCount += PARSED[0]! * w;
         return;
-      default:
-        if (this.textMin === undefined || s < this.textMin) this.textMin = s;
-        if (this.textMax === undefined || s > this.textMax) this.textMax = s;
+      default: {
+        // The first code unit settles most comparisons of distinct text (s is not empty here).
+        const c = s.charCodeAt(0);
+        if (c <= this.textMinFirst && (this.textMin === undefined || s < this.textMin)) {
+          this.textMin = s;
+          this.textMinFirst = c;
+        }
+        if (c >= this.textMaxFirst && (this.textMax === undefined || s > this.textMax)) {
+          this.textMax = s;
+          this.textMaxFirst = c;
+        }
+      }
     }
   }
 
