@@ -151,18 +151,25 @@ export class AttributeStats {
     let distinct = 0;
     let nulls = 0;
     let others = 0;
+    // A typed array of numbers (Parquet without nulls) holds no null and no other type: hashed by
+    // its own access site, so the generic one below stays specialised to plain arrays.
+    const typed = isNumberArray(values) ? values : null;
     for (let i = 0; i < n; i++) {
-      const v = values[i];
-      if (v === null || v === undefined) {
-        nulls++;
-        codes[i] = -1;
-        continue;
-      }
-      if (!hashScalar(v)) {
-        // Nested or binary values (rare): one by one, with their own identity.
-        codes[i] = -2;
-        others++;
-        continue;
+      if (typed !== null) {
+        hashNumber(typed[i]!, VALUE_SEED);
+      } else {
+        const v = values[i];
+        if (v === null || v === undefined) {
+          nulls++;
+          codes[i] = -1;
+          continue;
+        }
+        if (!hashScalar(v)) {
+          // Nested or binary values (rare): one by one, with their own identity.
+          codes[i] = -2;
+          others++;
+          continue;
+        }
       }
       const h = HASH[0]!;
       const l = HASH[1]!;
@@ -533,6 +540,19 @@ function hashScalar(v: unknown): boolean {
       return true;
     }
   }
+}
+
+/** True for the typed arrays whose elements are numbers (not bigints, not bytes as values). */
+function isNumberArray(values: ArrayLike<unknown>): values is ArrayLike<number> {
+  return (
+    values instanceof Float64Array ||
+    values instanceof Float32Array ||
+    values instanceof Int32Array ||
+    values instanceof Uint32Array ||
+    values instanceof Int16Array ||
+    values instanceof Uint16Array ||
+    values instanceof Int8Array
+  );
 }
 
 /** Per-batch working arrays of addColumn, shared by all attributes (one column is added at a time). */
