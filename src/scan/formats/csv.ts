@@ -74,6 +74,7 @@ export class CsvParser extends RowBuffer implements TextParser {
   droppedFields = 0;
 
   private readonly sep: number;
+  private readonly sepText: string;
   private readonly columns?: string[];
   private readonly name?: string;
   private readonly attributes?: AttributeLimit;
@@ -107,7 +108,8 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   constructor(options: CsvParserOptions = {}) {
     super();
-    this.sep = csvSeparator(options.separator).charCodeAt(0);
+    this.sepText = csvSeparator(options.separator);
+    this.sep = this.sepText.charCodeAt(0);
     this.columns = options.columns;
     this.name = options.name;
     this.attributes = options.attributes;
@@ -132,22 +134,36 @@ export class CsvParser extends RowBuffer implements TextParser {
   push(s: string): void {
     const n = s.length;
     const sep = this.sep;
+    const sepText = this.sepText;
     let state = this.state;
     let i = 0;
     let start = 0;
+    // The next separator, line feed and carriage return at or after i (n when none): an unquoted
+    // field ends at the first of them, each found by indexOf (a native scan) rather than a loop over
+    // the field's characters, and looked up again only once passed (a quoted field may pass them).
+    let nextLF = -1;
+    let nextCR = -1;
+    let nextSep = -1;
     while (i < n) {
       if (state === UNQUOTED) {
-        let j = i;
-        let c = 0;
-        while (j < n) {
-          c = s.charCodeAt(j);
-          if (c === sep || c === LF || c === CR) break;
-          j++;
+        if (nextLF < i) {
+          nextLF = s.indexOf("\n", i);
+          if (nextLF < 0) nextLF = n;
         }
+        if (nextCR < i) {
+          nextCR = s.indexOf("\r", i);
+          if (nextCR < 0) nextCR = n;
+        }
+        if (nextSep < i) {
+          nextSep = s.indexOf(sepText, i);
+          if (nextSep < 0) nextSep = n;
+        }
+        const j = Math.min(nextSep, nextLF, nextCR);
         if (j === n) {
           this.carry(s, start, n);
           break;
         }
+        const c = s.charCodeAt(j);
         this.endField(this.pending.length > 0 ? this.pending + s.slice(start, j) : s.slice(start, j));
         i = j + 1;
         state = this.afterTerminator(c);
