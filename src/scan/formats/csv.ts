@@ -74,6 +74,7 @@ export class CsvParser extends RowBuffer implements TextParser {
   droppedFields = 0;
 
   private readonly sep: number;
+  private readonly sepText: string;
   private readonly columns?: string[];
   private readonly name?: string;
   private readonly attributes?: AttributeLimit;
@@ -84,6 +85,17 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   private fields: Array<string | null> = [];
   private readonly columnar: boolean;
+  /**
+   * Columnar mode once the header is read (and each output name has its own field): fields go
+   * straight into their column, not through `fields`. Per field index, its column (-1: none).
+   */
+  private direct = false;
+  private fieldColumns: Int32Array = new Int32Array(0);
+  /** Direct mode: fields of the current record so far, and whether its first one was null. */
+  private fieldCount = 0;
+  private firstNull = false;
+  /** Direct mode: some output name is not in the header (its column is null in every record). */
+  private absentColumns = false;
   /** Columnar mode: the values of the records not yet taken, one array per output name. */
   private columnValues: Array<Array<string | null>> = [];
   private columnRows = 0;
@@ -96,7 +108,8 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   constructor(options: CsvParserOptions = {}) {
     super();
-    this.sep = csvSeparator(options.separator).charCodeAt(0);
+    this.sepText = csvSeparator(options.separator);
+    this.sep = this.sepText.charCodeAt(0);
     this.columns = options.columns;
     this.name = options.name;
     this.attributes = options.attributes;
@@ -110,8 +123,10 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   /** Columnar mode: hands over the completed records as columns (one array per name) and starts anew. */
   takeColumns(): { names: string[]; columns: Array<Array<string | null>>; length: number } {
-    const batch = { names: this.names, columns: this.columnValues, length: this.columnRows };
-    this.columnValues = this.names.map(() => []);
+    const rows = this.columnRows;
+    const batch = { names: this.names, columns: this.columnValues, length: rows };
+    // Direct mode: the fields of a record not ended yet move on with the next batch.
+    this.columnValues = this.columnValues.map((column) => (column.length > rows ? column.splice(rows) : []));
     this.columnRows = 0;
     return batch;
   }
@@ -119,22 +134,36 @@ export class CsvParser extends RowBuffer implements TextParser {
   push(s: string): void {
     const n = s.length;
     const sep = this.sep;
+    const sepText = this.sepText;
     let state = this.state;
     let i = 0;
     let start = 0;
+    // The next separator, line feed and carriage return at or after i (n when none): an unquoted
+    // field ends at the first of them, each found by indexOf (a native scan) rather than a loop over
+    // the field's characters, and looked up again only once passed (a quoted field may pass them).
+    let nextLF = -1;
+    let nextCR = -1;
+    let nextSep = -1;
     while (i < n) {
       if (state === UNQUOTED) {
-        let j = i;
-        let c = 0;
-        while (j < n) {
-          c = s.charCodeAt(j);
-          if (c === sep || c === LF || c === CR) break;
-          j++;
+        if (nextLF < i) {
+          nextLF = s.indexOf("\n", i);
+          if (nextLF < 0) nextLF = n;
         }
+        if (nextCR < i) {
+          nextCR = s.indexOf("\r", i);
+          if (nextCR < 0) nextCR = n;
+        }
+        if (nextSep < i) {
+          nextSep = s.indexOf(sepText, i);
+          if (nextSep < 0) nextSep = n;
+        }
+        const j = Math.min(nextSep, nextLF, nextCR);
         if (j === n) {
           this.carry(s, start, n);
           break;
         }
+        const c = s.charCodeAt(j);
         this.endField(this.pending.length > 0 ? this.pending + s.slice(start, j) : s.slice(start, j));
         i = j + 1;
         state = this.afterTerminator(c);
@@ -212,7 +241,7 @@ export class CsvParser extends RowBuffer implements TextParser {
         break;
       case FIELD_START:
         // The file ended right after a separator: that record's last field is empty.
-        if (this.fields.length > 0) {
+        if (this.fieldsSoFar() > 0) {
           this.endField("");
           this.endRecord();
         }
@@ -230,17 +259,55 @@ export class CsvParser extends RowBuffer implements TextParser {
 
   /** The input error of a field longer than MAX_VALUE_CHARS, naming its record and attribute. */
   private valueTooLong(hint = ""): ConnectorError {
-    const k = this.fields.length;
+    const k = this.fieldsSoFar();
     const attribute = this.header?.[k] ?? `column_${k + 1}`;
     const record = this.header === null ? "CSV header" : `CSV record ${this.records + 1}`;
     return recordError(this.name, record, `${valueTooLong(attribute)}${hint}`);
   }
 
+  /** Fields of the current record so far. */
+  private fieldsSoFar(): number {
+    return this.direct ? this.fieldCount : this.fields.length;
+  }
+
   private endField(text: string): void {
     if (text.length > MAX_VALUE_CHARS) throw this.valueTooLong();
-    this.fields.push(text.length === 0 && !this.quoted ? null : text);
+    const value = text.length === 0 && !this.quoted ? null : text;
     this.pending = "";
     this.quoted = false;
+    if (!this.direct) {
+      this.fields.push(value);
+      return;
+    }
+    const f = this.fieldCount++;
+    if (f === 0) this.firstNull = value === null;
+    if (f < this.width) {
+      const k = this.fieldColumns[f]!;
+      if (k >= 0) this.columnValues[k]!.push(value);
+    }
+  }
+
+  /** endRecord in direct mode: the record's fields are in their columns already. */
+  private endDirectRecord(): void {
+    const count = this.fieldCount;
+    this.fieldCount = 0;
+    if (count === 1 && this.firstNull) {
+      // A blank line: not a record; its one (null) field is taken back.
+      const k = this.width > 0 ? this.fieldColumns[0]! : -1;
+      if (k >= 0) this.columnValues[k]!.pop();
+      return;
+    }
+    this.records++;
+    const width = this.width;
+    if (count !== width) {
+      this.raggedRows++;
+      if (count > width) this.droppedFields += count - width;
+    }
+    const rows = this.columnRows + 1;
+    if (count < width || this.absentColumns) {
+      for (const column of this.columnValues) if (column.length < rows) column.push(null);
+    }
+    this.columnRows = rows;
   }
 
   private afterTerminator(c: number): number {
@@ -250,6 +317,10 @@ export class CsvParser extends RowBuffer implements TextParser {
   }
 
   private endRecord(): void {
+    if (this.direct) {
+      this.endDirectRecord();
+      return;
+    }
     const fields = this.fields;
     // A blank line: not a record.
     if (fields.length === 1 && fields[0] === null) {
@@ -299,5 +370,15 @@ export class CsvParser extends RowBuffer implements TextParser {
     this.names = this.columns ?? header;
     this.indexes = this.names.map((name) => header.indexOf(name));
     this.columnValues = this.names.map(() => []);
+    if (!this.columnar) return;
+    const fieldColumns = new Int32Array(header.length).fill(-1);
+    let oneToOne = true;
+    this.indexes.forEach((index, k) => {
+      if (index < 0) this.absentColumns = true;
+      else if (fieldColumns[index] !== -1) oneToOne = false;
+      else fieldColumns[index] = k;
+    });
+    this.fieldColumns = fieldColumns;
+    this.direct = oneToOne;
   }
 }

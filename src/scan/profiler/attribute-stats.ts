@@ -111,6 +111,9 @@ export class AttributeStats {
   private trueCount = 0;
   private textMin: string | undefined = undefined;
   private textMax: string | undefined = undefined;
+  /** First code units of textMin and textMax (past every code unit while unset). */
+  private textMinFirst = 0x10000;
+  private textMaxFirst = -1;
   private lengthSum = 0;
   private lengthCount = 0;
   private readonly distinct = new DistinctCounter();
@@ -153,18 +156,25 @@ export class AttributeStats {
     let distinct = 0;
     let nulls = 0;
     let others = 0;
+    // A typed array of numbers (Parquet without nulls) holds no null and no other type: hashed by
+    // its own access site, so the generic one below stays specialised to plain arrays.
+    const typed = isNumberArray(values) ? values : null;
     for (let i = 0; i < n; i++) {
-      const v = values[i];
-      if (v === null || v === undefined) {
-        nulls++;
-        codes[i] = -1;
-        continue;
-      }
-      if (!hashScalar(v)) {
-        // Nested or binary values (rare): one by one, with their own identity.
-        codes[i] = -2;
-        others++;
-        continue;
+      if (typed !== null) {
+        hashNumber(typed[i]!, VALUE_SEED);
+      } else {
+        const v = values[i];
+        if (v === null || v === undefined) {
+          nulls++;
+          codes[i] = -1;
+          continue;
+        }
+        if (!hashScalar(v)) {
+          // Nested or binary values (rare): one by one, with their own identity.
+          codes[i] = -2;
+          others++;
+          continue;
+        }
       }
       const h = HASH[0]!;
       const l = HASH[1]!;
@@ -291,9 +301,18 @@ export class AttributeStats {
       case T_BOOLEAN:
         this.trueCount += PARSED[0]! * w;
         return;
-      default:
-        if (this.textMin === undefined || s < this.textMin) this.textMin = s;
-        if (this.textMax === undefined || s > this.textMax) this.textMax = s;
+      default: {
+        // The first code unit settles most comparisons of distinct text (s is not empty here).
+        const c = s.charCodeAt(0);
+        if (c <= this.textMinFirst && (this.textMin === undefined || s < this.textMin)) {
+          this.textMin = s;
+          this.textMinFirst = c;
+        }
+        if (c >= this.textMaxFirst && (this.textMax === undefined || s > this.textMax)) {
+          this.textMax = s;
+          this.textMaxFirst = c;
+        }
+      }
     }
   }
 
@@ -527,6 +546,19 @@ function hashScalar(v: unknown): boolean {
       return true;
     }
   }
+}
+
+/** True for the typed arrays whose elements are numbers (not bigints, not bytes as values). */
+function isNumberArray(values: ArrayLike<unknown>): values is ArrayLike<number> {
+  return (
+    values instanceof Float64Array ||
+    values instanceof Float32Array ||
+    values instanceof Int32Array ||
+    values instanceof Uint32Array ||
+    values instanceof Int16Array ||
+    values instanceof Uint16Array ||
+    values instanceof Int8Array
+  );
 }
 
 /** Per-batch working arrays of addColumn, shared by all attributes (one column is added at a time). */

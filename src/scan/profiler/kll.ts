@@ -35,6 +35,14 @@ export class KllSketch {
   private sizes: number[] = [0];
   private retained = 0;
   private capacity = 0;
+  /** levelCapacity(h) per level, recomputed when a level is added (compress asks for it per compaction). */
+  private capacities = new Int32Array(1);
+  /**
+   * Per level above 0, whether its items are in order: compaction merges the promoted (sorted) run
+   * into a sorted level above instead of appending, so those levels never need a sort. A level filled
+   * by merge() or fromState() is sorted on its next compaction.
+   */
+  private sorted: boolean[] = [false];
   private coin = COIN_SEED;
 
   constructor(k = KLL_DEFAULT_K) {
@@ -145,16 +153,19 @@ export class KllSketch {
     if (state.max !== undefined) sketch.max = state.max;
     sketch.levels = [];
     sketch.sizes = [];
+    sketch.sorted = [];
     sketch.retained = 0;
     for (const text of state.levels) {
       const items = base64ToFloat64(text);
       sketch.levels.push(items.length > 0 ? items : new Float64Array(8));
       sketch.sizes.push(items.length);
+      sketch.sorted.push(false);
       sketch.retained += items.length;
     }
     if (sketch.levels.length === 0) {
       sketch.levels.push(new Float64Array(32));
       sketch.sizes.push(0);
+      sketch.sorted.push(false);
     }
     sketch.capacity = sketch.totalCapacity();
     return sketch;
@@ -165,22 +176,30 @@ export class KllSketch {
     return Math.max(MIN_WIDTH, Math.ceil(this.k * SHRINK ** depth));
   }
 
+  /** The sum of the levels' capacities; also refreshes `capacities`. */
   private totalCapacity(): number {
+    const levels = this.levels.length;
+    if (this.capacities.length !== levels) this.capacities = new Int32Array(levels);
     let total = 0;
-    for (let h = 0; h < this.levels.length; h++) total += this.levelCapacity(h);
+    for (let h = 0; h < levels; h++) {
+      const capacity = this.levelCapacity(h);
+      this.capacities[h] = capacity;
+      total += capacity;
+    }
     return total;
   }
 
   private addLevel(): void {
     this.levels.push(new Float64Array(32));
     this.sizes.push(0);
+    this.sorted.push(true);
     this.capacity = this.totalCapacity();
   }
 
   private compress(): void {
     while (this.retained > this.capacity) {
       let h = 0;
-      while (h < this.levels.length - 1 && this.sizes[h]! < this.levelCapacity(h)) h++;
+      while (h < this.levels.length - 1 && this.sizes[h]! < this.capacities[h]!) h++;
       if (h === this.levels.length - 1) this.addLevel();
       this.compact(h);
     }
@@ -190,7 +209,7 @@ export class KllSketch {
   private compact(h: number): void {
     const size = this.sizes[h]!;
     const level = this.levels[h]!;
-    level.subarray(0, size).sort();
+    if (h === 0 || !this.sorted[h]) sortPrefix(level, size);
     // An odd item stays behind (the smallest), so the promoted run has even length.
     const start = size & 1;
     let coin = this.coin;
@@ -207,9 +226,28 @@ export class KllSketch {
       target = grow(target, upSize + promoted);
       this.levels[up] = target;
     }
-    for (let i = start + offset; i < size; i += 2) target[upSize++] = level[i]!;
+    const first = start + offset;
+    if (this.sorted[up] && upSize > 0) {
+      // Merge from the back: the level's items and the promoted ones (level[first + 2j]) are both in order.
+      let i = upSize - 1;
+      let j = promoted - 1;
+      for (let w = upSize + promoted - 1; j >= 0; w--) {
+        const x = level[first + 2 * j]!;
+        if (i >= 0 && target[i]! > x) target[w] = target[i--]!;
+        else {
+          target[w] = x;
+          j--;
+        }
+      }
+      upSize += promoted;
+    } else {
+      for (let i = first; i < size; i += 2) target[upSize++] = level[i]!;
+      // An empty level receiving a sorted run is sorted.
+      if (this.sizes[up] === 0) this.sorted[up] = true;
+    }
     this.sizes[up] = upSize;
     this.sizes[h] = start;
+    if (h > 0) this.sorted[h] = true;
     this.retained -= promoted;
   }
 
@@ -222,6 +260,31 @@ export class KllSketch {
     }
     level.set(items, size);
     this.sizes[h] = size + items.length;
+    this.sorted[h] = false;
+  }
+}
+
+/** Levels up to this size are sorted in place here: most compactions are of a few dozen items. */
+const INSERTION_SORT_MAX = 64;
+
+/**
+ * Sorts the first `size` items ascending, as TypedArray sort does for the values a sketch holds (no
+ * NaN; -0 and 0 may keep their order, which no quantile can tell apart), without a subarray and a
+ * native call per compaction when the level is small.
+ */
+function sortPrefix(items: Float64Array, size: number): void {
+  if (size > INSERTION_SORT_MAX) {
+    items.subarray(0, size).sort();
+    return;
+  }
+  for (let i = 1; i < size; i++) {
+    const x = items[i]!;
+    let j = i - 1;
+    while (j >= 0 && items[j]! > x) {
+      items[j + 1] = items[j]!;
+      j--;
+    }
+    items[j + 1] = x;
   }
 }
 

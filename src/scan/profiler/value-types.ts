@@ -47,6 +47,10 @@ export const TIME_SHAPE = new Int32Array(1);
 
 const MS_PER_DAY = 86_400_000;
 
+/** 10^0 … 10^22, all exact doubles. */
+const POWERS_OF_TEN = new Float64Array(23);
+for (let k = 0, p = 1; k < 23; k++, p *= 10) POWERS_OF_TEN[k] = p;
+
 function isSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029;
 }
@@ -174,17 +178,21 @@ function parseNumber(s: string): number {
   let fraction = 0;
   // Fraction digits up to the last non-zero one: the places the value needs.
   let places = 0;
+  // All digits as one integer (exact up to 15 digits): the fast path below divides it by 10^fraction.
+  let mantissa = value;
   if (i < n && s.charCodeAt(i) === 46) {
     integral = false;
     for (i++; i < n; i++) {
       const d = digitAt(s, i);
       if (d < 0) break;
+      mantissa = mantissa * 10 + d;
       fraction++;
       if (d !== 0) places = fraction;
     }
   }
   if (digits + fraction === 0) return T_STRING;
   let shape = (negative ? 1 : c0 === 43 ? 2 : 0) + (digits > 0 ? 3 : 0) + (integral ? 0 : 6) + (fraction > 0 ? 12 : 0);
+  const plain = i === n;
   if (i < n) {
     const c = s.charCodeAt(i);
     if (c !== 101 && c !== 69) return T_STRING;
@@ -211,7 +219,14 @@ function parseNumber(s: string): number {
     DECIMALS[0] = 0;
     return T_INTEGER;
   }
-  PARSED[0] = Number(s);
+  // Both operands exact doubles, one correctly rounded division: the same double Number(s) gives
+  // (Clinger's fast path); longer mantissas and exponents go to the engine.
+  if (plain && digits + fraction <= 15) {
+    const x = mantissa / POWERS_OF_TEN[fraction]!;
+    PARSED[0] = negative ? -x : x;
+  } else {
+    PARSED[0] = Number(s);
+  }
   DECIMALS[0] = Math.max(places, 0);
   return T_NUMBER;
 }

@@ -146,6 +146,34 @@ describe("CSV reader", () => {
     );
   });
 
+  it("reads a single column (no separator anywhere) in any chunks", async () => {
+    const values = Array.from({ length: 300 }, (_, i) => (i % 9 === 0 ? "" : `value ${i} ${"x".repeat(i % 40)}`));
+    const bytes = encoder.encode(`only\n${values.join("\r\n")}\n`);
+    const expected = values.flatMap((v) => (v === "" ? [] : [{ only: v }]));
+    for (const size of [1, 7, 64, 4096]) {
+      expect(await rowsOf(readRecords(chunkSource(splitEvery(bytes, size)), "csv"))).toEqual(expected);
+      const columns = readColumns(chunkSource(splitEvery(bytes, size)), "csv", { batchSize: 50 });
+      expect(await rowsOfColumns(columns)).toEqual(expected);
+    }
+  });
+
+  it("reads ragged records, blank lines and chosen columns alike as rows and as columns", async () => {
+    // Short and long records, blank lines (LF and CRLF), an empty last field, a quoted empty field.
+    const text = 'a,b,c\n1,2\n\n3,4,5,6,7\r\n\r\n,,\n"",x,\n8\n9,10,11,';
+    const bytes = encoder.encode(text);
+    for (const columns of [undefined, ["c", "zz", "a"], ["b", "b", "a"]]) {
+      const expected = await rowsOf(readRecords(bytesSource(bytes), "csv", { columns }));
+      expect(expected).toHaveLength(6);
+      for (let offset = 0; offset <= bytes.byteLength; offset++) {
+        for (const batchSize of [1, 2, 1000]) {
+          const source = chunkSource(splitAt(bytes, offset));
+          const rows = await rowsOfColumns(readColumns(source, "csv", { columns, batchSize }));
+          expect(rows, `columns ${columns}, split at byte ${offset}, batches of ${batchSize}`).toEqual(expected);
+        }
+      }
+    }
+  });
+
   it("yields batches of at most batchSize rows with growing byte counts", async () => {
     const lines = ["n"];
     for (let i = 0; i < 2500; i++) lines.push(String(i));

@@ -469,6 +469,25 @@ describe("ProfileBuilder on column batches", () => {
     expect(byColumns.finish()).toEqual(expected);
   });
 
+  it("gives the same profile for numbers in typed arrays as in plain arrays (Parquet columns)", () => {
+    const random = prng(9);
+    const n = 6000;
+    const amounts = Float64Array.from({ length: n }, (_, i) => (i % 17 === 0 ? i : Math.round(random() * 1e5) / 100));
+    const counts = Int32Array.from({ length: n }, (_, i) => (i % 11) - 5);
+    const options: ProfileBuilderOptions = { breakdown: true, idAttributes: ["amount"] };
+    const typed = new ProfileBuilder(options);
+    const plain = new ProfileBuilder(options);
+    for (let start = 0; start < n; start += 2000) {
+      const names = ["amount", "count"];
+      const columns = [amounts.subarray(start, start + 2000), counts.subarray(start, start + 2000)];
+      typed.addColumns({ names, columns, length: 2000 });
+      plain.addColumns({ names, columns: columns.map((column) => Array.from(column)), length: 2000 });
+    }
+    const expected = plain.finish();
+    expect(expected.attributes.map((a) => a.inferred_type)).toEqual(["number", "integer"]);
+    expect(typed.finish()).toEqual(expected);
+  });
+
   it("samples and limits column batches as it does rows", () => {
     const rows = Array.from({ length: 5000 }, (_, i) => ({ v: String(i % 300), w: i % 3 === 0 ? null : i }));
     const columns = { names: ["v", "w"], columns: [rows.map((r) => r.v), rows.map((r) => r.w)], length: rows.length };

@@ -12,6 +12,7 @@ import {
   T_STRING,
   T_TIMESTAMP,
 } from "../../../src/scan/profiler/value-types";
+import { prng } from "./prng";
 
 function parse(text: string): [number, number] {
   const t = classifyText(text);
@@ -28,6 +29,31 @@ describe("classifyText", () => {
     expect(parse("-1.5E-3")).toEqual([T_NUMBER, -0.0015]);
     expect(parse(".5")).toEqual([T_NUMBER, 0.5]);
     expect(parse("3.")).toEqual([T_NUMBER, 3]);
+  });
+
+  it("parses decimals to the very double Number() gives (fast path and long mantissas)", () => {
+    const random = prng(5);
+    const texts = [
+      "0.1",
+      "-0.0",
+      ".5",
+      "5.",
+      "+1.25",
+      "0.000000000000001",
+      "9007199254740.993",
+      "123456789.0123456789",
+    ];
+    for (let k = 0; k < 20_000; k++) {
+      const digits = 1 + Math.floor(random() * 17);
+      const point = Math.floor(random() * (digits + 1));
+      let text = random() < 0.3 ? "-" : "";
+      for (let d = 0; d < digits; d++) text += `${d === point ? "." : ""}${Math.floor(random() * 10)}`;
+      texts.push(text);
+    }
+    for (const text of texts) {
+      expect([T_INTEGER, T_NUMBER]).toContain(classifyText(text));
+      expect(Object.is(PARSED[0], Number(text)), text).toBe(true);
+    }
   });
 
   it("reports the decimal places a number's text shows", () => {
