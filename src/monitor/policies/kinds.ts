@@ -9,6 +9,8 @@
  * - a name ending in a key word (id, key, uuid, guid: "PULocationID", "customer_id") → identifier
  *   when nearly every value is distinct (≥ 95 %), else code
  * - a name ending in a category word (code, type, status, category, class, kind) → code
+ * - numbers whose name holds an amount word (cost, amount, price, total, speed, distance, delay…)
+ *   → quantity, however few values they have (a cost that is 0 in most rows)
  * - integers: at most MAX_CODE_VALUES distinct values → code; nearly all distinct and dense
  *   (max − min < 2 × count) → identifier (a sequence); else quantity
  * - other numbers → quantity
@@ -24,6 +26,25 @@ export const MAX_CODE_VALUES = 20;
 
 const KEY_WORDS = new Set(["id", "key", "uuid", "guid"]);
 const CODE_WORDS = new Set(["code", "type", "status", "category", "class", "kind"]);
+/** Words that name an amount: a number so named is a quantity however few values it has. */
+const QUANTITY_WORDS = new Set([
+  "amount",
+  "cost",
+  "price",
+  "total",
+  "sum",
+  "revenue",
+  "fee",
+  "balance",
+  "speed",
+  "distance",
+  "duration",
+  "delay",
+  "weight",
+  "height",
+  "length",
+  "width",
+]);
 
 /** The words of a name: "PULocationID" → pu, location, id; "customer_id" → customer, id. */
 function words(name: string): string[] {
@@ -50,6 +71,8 @@ export function inferKind(
   const last = words(a.name).at(-1) ?? "";
   if (KEY_WORDS.has(last)) return nearlyUnique ? "identifier" : "code";
   if (CODE_WORDS.has(last)) return "code";
+  const numeric = a.inferred_type === "integer" || a.inferred_type === "number";
+  if (numeric && words(a.name).some((w) => QUANTITY_WORDS.has(w))) return "quantity";
   if (a.inferred_type === "integer") {
     if (a.distinct <= MAX_CODE_VALUES) return "code";
     const span = typeof a.max === "number" && typeof a.min === "number" ? a.max - a.min : Number.POSITIVE_INFINITY;

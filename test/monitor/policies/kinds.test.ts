@@ -56,6 +56,11 @@ describe("inferKind", () => {
         "identifier",
       ],
       [{ name: "status", inferred_type: "string", distinct: 50, mean_length: 7 }, "code"],
+      // A cost that is 0 in most rows has few values, but its name says it is an amount.
+      [{ name: "cost_total", inferred_type: "integer", distinct: 12, min: 0, max: 90_000 }, "quantity"],
+      [{ name: "tip_amount", inferred_type: "number", distinct: 8 }, "quantity"],
+      [{ name: "wildlife_size", inferred_type: "string", distinct: 3, mean_length: 6 }, "code"],
+      [{ name: "size_code", inferred_type: "integer", distinct: 4 }, "code"],
     ];
     for (const [a, kind] of cases) expect(inferKind(attribute(a), asset), a.name).toBe(kind);
   });
