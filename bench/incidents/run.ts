@@ -526,13 +526,14 @@ async function main() {
     const reads: Read[] = [
       {
         name: "list (first page of 100)",
-        path: "",
+        // Without a limit a list answers every row (the interface's rule): ask for the page it names.
+        path: "?limit=100",
         filters: {},
         sql: (db, _n) => [listIncidentsQuery(db, TENANT, undefined, {}, 100)!],
       },
       {
         name: "list (HIGH, text 'orders')",
-        path: "?severities=HIGH&text_to_search=orders",
+        path: "?severities=HIGH&text_to_search=orders&limit=100",
         filters: { severities: ["HIGH"], text_to_search: "orders" },
         sql: (db) => [
           listIncidentsQuery(db, TENANT, undefined, { severities: ["HIGH"], text_to_search: "orders" }, 100)!,
