@@ -38,7 +38,7 @@ import {
   tempStateDir,
   type WorkerProcess,
 } from "../support/wrangler-dev";
-import { Inspector, selfTimes } from "./cpu-profile";
+import { Inspector, selfTimes, totalTimes } from "./cpu-profile";
 
 const { values: args } = parseArgs({
   options: {
@@ -70,6 +70,8 @@ interface Figures {
   cpuMsPerRequest?: number;
   /** With --profile: the isolate's busiest functions (self time, ms in the run). */
   hot?: { name: string; ms: number }[];
+  /** With --profile: the functions with the most inclusive time (ms in the run). */
+  callers?: { name: string; ms: number }[];
   /** With --profile: the isolate's busy time per request (ms, inflated by the sampler). */
   isolateMs?: number;
 }
@@ -248,8 +250,10 @@ async function main() {
       const figures = runWrk(route, persist);
       figures.cpuMsPerRequest = (groupCpuMs(group) - cpuBefore) / figures.requests;
       if (ours && inspector) {
-        const { busyMs, rows } = selfTimes(await inspector.stop());
+        const profile = await inspector.stop();
+        const { busyMs, rows } = selfTimes(profile);
         figures.hot = rows.slice(0, 12);
+        figures.callers = totalTimes(profile).slice(0, 25);
         figures.isolateMs = busyMs / figures.requests;
       }
       figures.roundTrips = await roundTrips(route);
@@ -277,6 +281,8 @@ async function main() {
       if (!f.hot) continue;
       console.log(`\n${name}: busiest functions of the isolate (self time, ms per request)`);
       for (const h of f.hot) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
+      console.log(`${name}: inclusive time (ms per request)`);
+      for (const h of f.callers ?? []) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
     }
     console.log("\nTarget (issue 17): authenticated reads ≤ 1.5× /health at p50, at most 1 sequential D1 round trip.");
     console.log(
