@@ -8,7 +8,10 @@ export type AppEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
+    /** The request's database: its queries run in the request's D1 session (src/db/sessions.ts). */
     db: Db;
+    /** A database whose first query reads the primary: to read a write a Durable Object just made. */
+    dbFromPrimary: () => Db;
     /** Set by the authenticate middleware on authenticated routes. */
     principal: Principal;
     access: Access;

@@ -4,6 +4,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./app-env";
 import { createDb } from "./db";
 import { meteredD1, newD1Meter, serverTiming } from "./db/metered";
+import { BOOKMARK_HEADER, isBookmark, RequestSessions, sessionAsDatabase } from "./db/sessions";
 import { exampleSecretsInUse } from "./lib/example-secrets";
 import { alertsRouter } from "./routes/alerts/alerts.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
@@ -19,7 +20,7 @@ import { membersRouter } from "./routes/members/members.index";
 import { metricsRouter } from "./routes/metrics/metrics.index";
 import { notificationChannelsRouter } from "./routes/notification-channels/notification-channels.index";
 import { registerWebhooks } from "./routes/notification-channels/notification-channels.webhooks";
-import { checkInput, createRouter } from "./routes/openapi";
+import { checkInput, createRouter, documentSessionBookmark } from "./routes/openapi";
 import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
@@ -59,6 +60,21 @@ function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
   });
 }
 
+/** The document's head; the server is the origin the document is read from, so one document serves every deployment. */
+const openApiConfig = (origin: string) => ({
+  openapi: "3.1.0",
+  info: {
+    title: "Data quality monitoring API",
+    version: "0.1.0",
+    description:
+      "Watches the quality of data in external stores: scans, alerts, incidents, DQ scores, tickets. " +
+      "Errors are application/problem+json (RFC 9457).",
+    license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+  },
+  servers: [{ url: origin, description: "This deployment" }],
+  tags: API_TAGS,
+});
+
 /** The API: middleware, every route group, the OpenAPI document and its reference page. */
 export function createApp() {
   const app = createRouter();
@@ -80,12 +96,25 @@ export function createApp() {
   });
   app.use("*", async (c, next) => {
     const meter = newD1Meter();
-    c.set("db", createDb(meteredD1(c.env.DB, meter)));
+    // Queries run in a D1 session (src/db/sessions.ts): a read may go to a replica, at least as
+    // new as the bookmark the client sends back.
+    const bookmark = c.req.header(BOOKMARK_HEADER)?.trim() || undefined;
+    if (bookmark !== undefined && !isBookmark(bookmark)) {
+      throw ApiError.badRequest("The request is invalid; see errors", [
+        { path: `header.${BOOKMARK_HEADER}`, message: "not a bookmark this API gave out" },
+      ]);
+    }
+    const sessions = new RequestSessions(c.env.DB, c.req.method, bookmark);
+    const dbOf = (session: D1DatabaseSession) => createDb(meteredD1(sessionAsDatabase(session), meter));
+    c.set("db", dbOf(sessions.main));
+    c.set("dbFromPrimary", () => dbOf(sessions.fromPrimary()));
     try {
       await next();
     } finally {
       // What the request cost in D1 calls (src/db/metered.ts); bench/api reads it.
       c.header("Server-Timing", serverTiming(meter), { append: true });
+      const seen = sessions.bookmark();
+      if (seen) c.header(BOOKMARK_HEADER, seen);
     }
   });
   app.use("*", checkInput);
@@ -129,20 +158,10 @@ export function createApp() {
   });
   registerWebhooks(app.openAPIRegistry);
   // The server is the origin the document is read from: the same document serves every deployment.
-  app.doc31("/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "Data quality monitoring API",
-      version: "0.1.0",
-      description:
-        "Watches the quality of data in external stores: scans, alerts, incidents, DQ scores, tickets. " +
-        "Errors are application/problem+json (RFC 9457).",
-      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
-    },
-    servers: [{ url: new URL(c.req.url).origin, description: "This deployment" }],
-    tags: API_TAGS,
-  }));
-  // The bundle is served from our own static assets (public/docs/scalar.js), not a CDN.
+  // As app.doc31 serves it, with the session bookmark header declared on every authenticated operation.
+  app.get("/openapi.json", (c) =>
+    c.json(documentSessionBookmark(app.getOpenAPI31Document(openApiConfig(new URL(c.req.url).origin)))),
+  ); // The bundle is served from our own static assets (public/docs/scalar.js), not a CDN.
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API", cdn: "/docs/scalar.js" }));
   // Served by the asset router before the Worker when deployed; this route makes it explicit.
   app.get("/docs/scalar.js", (c) => c.env.ASSETS.fetch(c.req.raw));

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
-import { createDqClient } from "../clients/ts";
+import { BOOKMARK_HEADER, createDqClient } from "../clients/ts";
 import { s3Connection } from "./fixtures";
 
 const { base, adminKey } = inject("worker");
@@ -44,6 +44,29 @@ describe("the typed client", () => {
       params: { path: { tenant, projectId, assetId: asset.data!.id } },
     });
     expect(read.data).toMatchObject({ id: asset.data!.id, name: "orders_csv", type: "S3" });
+  });
+
+  it("sends back the newest session bookmark it was given", async () => {
+    const sent: (string | null)[] = [];
+    const dq = createDqClient({
+      baseUrl: base,
+      apiKey: adminKey,
+      fetch: (input, init) => {
+        const request = new Request(input, init);
+        sent.push(request.headers.get(BOOKMARK_HEADER));
+        return fetch(request);
+      },
+    });
+    const tenant = `t-${randomUUID().slice(0, 8)}`;
+    const created = await dq.PUT("/backend/private/configuration/tenants/{tenantId}", {
+      params: { path: { tenantId: tenant } },
+      body: { name: "Bookmark test" },
+    });
+    const given = created.response.headers.get(BOOKMARK_HEADER);
+    expect(given).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
+    const listed = await dq.GET("/api/backend/{tenant}/configuration/projects", { params: { path: { tenant } } });
+    expect(listed.response.status).toBe(200);
+    expect(sent).toEqual([null, given]);
   });
 
   it("answers errors as typed problems", async () => {

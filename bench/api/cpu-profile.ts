@@ -99,3 +99,28 @@ export function selfTimes(profile: Profile): { busyMs: number; rows: { name: str
   const rows = [...ms].map(([name, v]) => ({ name, ms: v })).sort((a, b) => b.ms - a.ms);
   return { busyMs: busy, rows };
 }
+
+/**
+ * Inclusive time per function: each sample counts once for every distinct function on its stack
+ * (so recursion is not counted twice), busiest first. Says where a request's time goes by caller
+ * (authenticate, the route's validator, the handler) where self time splits it into leaves.
+ */
+export function totalTimes(profile: Profile): { name: string; ms: number }[] {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const ms = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    const leaf = byNode.get(id)!.callFrame.functionName;
+    if (leaf === "(idle)" || leaf === "(program)") return;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const { functionName, url, lineNumber } = byNode.get(at)!.callFrame;
+      if (functionName === "(root)") continue;
+      seen.add(`${functionName || "(anonymous)"} ${url.split("/").pop() ?? ""}:${lineNumber + 1}`);
+    }
+    for (const name of seen) ms.set(name, (ms.get(name) ?? 0) + dt);
+  });
+  return [...ms].map(([name, v]) => ({ name, ms: v })).sort((a, b) => b.ms - a.ms);
+}

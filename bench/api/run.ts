@@ -1,10 +1,11 @@
 /**
- * bench/api: latency of the API under load, beside a hello-world Worker and our own /health.
+ * bench/api: latency of the API under load, beside a hello-world Worker, a bare read (a Worker
+ * that calls the rate limiter and makes one D1 query) and our own /health.
  *
  *   npm run bench:api -- [--duration 6] [--connections 8] [--keep] [--profile]
  *
- * 1. Starts the service (wrangler dev on a migrated local D1, bench/support) and a hello-world
- *    Worker (bench/api/hello) with the same wrangler.
+ * 1. Starts the service (wrangler dev on a migrated local D1, bench/support) and the peers' Worker
+ *    (bench/api/hello: hello-world at `/`, the bare read at `/floor`) with the same wrangler.
  * 2. Seeds one tenant through the API: a project with 20 assets, and 60 users who are tenant
  *    members and project admins, each with a bearer token (the heaviest authentication path:
  *    token, tenant membership, project membership); requests take the users in turn, so no
@@ -12,7 +13,7 @@
  * 3. Loads each route with wrk (`wrk -t1 -cN -dDs --latency`; `apt-get install wrk`), one after
  *    the other, and reads each route's D1 round trips from one request's Server-Timing header
  *    (src/db/metered.ts): calls in all, and sequential ones (those that waited for no other).
- * 4. Prints p50/p99, req/s, the p50 ratios to /health and to hello-world, and the CPU time that
+ * 4. Prints p50/p99, req/s, the p50 ratios to /health, to hello-world and to the bare read, and the CPU time that
  *    the Worker's processes (wrangler dev, workerd with its local D1) spent per request during the
  *    run: unlike latency, it hardly moves when other work shares the cores.
  *
@@ -37,7 +38,7 @@ import {
   tempStateDir,
   type WorkerProcess,
 } from "../support/wrangler-dev";
-import { Inspector, selfTimes } from "./cpu-profile";
+import { Inspector, selfTimes, totalTimes } from "./cpu-profile";
 
 const { values: args } = parseArgs({
   options: {
@@ -69,6 +70,10 @@ interface Figures {
   cpuMsPerRequest?: number;
   /** With --profile: the isolate's busiest functions (self time, ms in the run). */
   hot?: { name: string; ms: number }[];
+  /** With --profile: the functions with the most inclusive time (ms in the run). */
+  callers?: { name: string; ms: number }[];
+  /** With --profile: the isolate's busy time per request (ms, inflated by the sampler). */
+  isolateMs?: number;
 }
 
 async function api(base: string, method: string, path: string, auth: Record<string, string>, body?: unknown) {
@@ -202,20 +207,24 @@ async function main() {
   let worker: WorkerProcess | undefined;
   let hello: Awaited<ReturnType<typeof launchWranglerDev>> | undefined;
   try {
-    log("migrating a local D1 and starting the service and a hello-world Worker (wrangler dev)");
+    log("migrating a local D1 and starting the service and the peers' Worker (wrangler dev)");
     applyMigrations(persist);
     const inspectorPort = args.profile ? await freePort() : undefined;
     worker = await startWorker(persist, {
       ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
     });
-    hello = await launchWranglerDev(["--config", join(ROOT, "bench/api/hello/wrangler.toml")], {
-      verbose: false,
-      healthPath: "/",
-    });
+    hello = await launchWranglerDev(
+      ["--config", join(ROOT, "bench/api/hello/wrangler.toml"), "--persist-to", join(persist, "peers")],
+      {
+        verbose: false,
+        healthPath: "/",
+      },
+    );
     const { tenant, projectId, assetId, tokens } = await seed(worker);
     const base = `${worker.base}/api/backend/${tenant}/configuration`;
     const routes: Route[] = [
       { name: "hello-world Worker", url: `${hello.base}/` },
+      { name: "bare read (limiter + 1 D1)", url: `${hello.base}/floor` },
       { name: "GET /health", url: `${worker.base}/health` },
       { name: "GET projects (list)", url: `${base}/projects`, tokens },
       { name: "GET assets of a project (20)", url: `${base}/projects/${projectId}/assets`, tokens },
@@ -240,33 +249,45 @@ async function main() {
       const cpuBefore = groupCpuMs(group);
       const figures = runWrk(route, persist);
       figures.cpuMsPerRequest = (groupCpuMs(group) - cpuBefore) / figures.requests;
-      if (ours && inspector) figures.hot = selfTimes(await inspector.stop()).rows.slice(0, 12);
+      if (ours && inspector) {
+        const profile = await inspector.stop();
+        const { busyMs, rows } = selfTimes(profile);
+        figures.hot = rows.slice(0, 12);
+        figures.callers = totalTimes(profile).slice(0, 25);
+        figures.isolateMs = busyMs / figures.requests;
+      }
       figures.roundTrips = await roundTrips(route);
       results.set(route.name, figures);
     }
     inspector?.close();
     const health = results.get("GET /health")!.p50;
     const helloP50 = results.get("hello-world Worker")!.p50;
+    const floorP50 = results.get("bare read (limiter + 1 D1)")!.p50;
     const pad = (s: string, n: number) => s.padEnd(n);
     const num = (v: number, digits = 1) => v.toFixed(digits).padStart(8);
     console.log(
       `\nbench/api — wrk -t1 -c${args.connections} -d${args.duration}s, ${cpus().length} cores, ${new Date().toISOString()}`,
     );
     console.log(
-      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}  D1 calls (sequential)  non-2xx  CPU ms/req`,
+      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}${"×bare".padStart(8)}  D1 calls (sequential)  non-2xx  CPU ms/req${inspector ? "  isolate ms/req" : ""}`,
     );
     for (const [name, f] of results) {
-      const cpu = `  ${(f.cpuMsPerRequest ?? Number.NaN).toFixed(2).padStart(10)}`;
+      const cpu = `  ${(f.cpuMsPerRequest ?? Number.NaN).toFixed(2).padStart(10)}${f.isolateMs === undefined ? "" : f.isolateMs.toFixed(2).padStart(16)}`;
       console.log(
-        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${String(f.errors).padStart(7)}${cpu}`,
+        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}${num(f.p50 / floorP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${String(f.errors).padStart(7)}${cpu}`,
       );
     }
     for (const [name, f] of results) {
       if (!f.hot) continue;
       console.log(`\n${name}: busiest functions of the isolate (self time, ms per request)`);
       for (const h of f.hot) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
+      console.log(`${name}: inclusive time (ms per request)`);
+      for (const h of f.callers ?? []) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
     }
     console.log("\nTarget (issue 17): authenticated reads ≤ 1.5× /health at p50, at most 1 sequential D1 round trip.");
+    console.log(
+      `The bare read, which does only what any authenticated read must (the rate limiter, then one D1 query), is ${(floorP50 / health).toFixed(2)}× /health here.`,
+    );
   } finally {
     hello?.stop();
     worker?.stop();

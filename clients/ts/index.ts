@@ -7,6 +7,9 @@
  *   const { data, error } = await dq.GET("/api/backend/{tenant}/configuration/projects", {
  *     params: { path: { tenant: "acme" } },
  *   });
+ *
+ * The client carries the API's session bookmark (X-Session-Bookmark): it sends the newest one it
+ * was given with each request, so its reads see its own writes even when read replicas answer.
  */
 import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "./schema";
@@ -26,13 +29,30 @@ export interface DqClientOptions {
 
 export type DqClient = Client<paths>;
 
+/** The header of the API's session bookmark. */
+export const BOOKMARK_HEADER = "X-Session-Bookmark";
+
 export function createDqClient(options: DqClientOptions): DqClient {
   const headers: Record<string, string> = {};
   if (options.apiKey) headers["X-SVC-Key"] = options.apiKey;
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  return createClient<paths>({
+  const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     headers,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  // The newest bookmark seen (bookmarks sort oldest to newest), sent back with every request.
+  let bookmark: string | undefined;
+  client.use({
+    onRequest({ request }) {
+      if (bookmark && !request.headers.has(BOOKMARK_HEADER)) request.headers.set(BOOKMARK_HEADER, bookmark);
+      return request;
+    },
+    onResponse({ response }) {
+      const seen = response.headers.get(BOOKMARK_HEADER);
+      if (seen && (bookmark === undefined || seen > bookmark)) bookmark = seen;
+      return response;
+    },
+  });
+  return client;
 }

@@ -3241,9 +3241,15 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+        SessionBookmark: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+        SessionBookmark: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -3251,7 +3257,10 @@ export interface operations {
     issueToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3264,6 +3273,7 @@ export interface operations {
             /** @description Access token */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3273,6 +3283,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3282,6 +3293,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3291,6 +3303,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3300,6 +3313,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3316,7 +3330,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3325,6 +3342,7 @@ export interface operations {
             /** @description The caller's keys (never their secrets) */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3334,6 +3352,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3343,6 +3362,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3352,6 +3372,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3361,6 +3382,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,6 +3392,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3381,7 +3404,10 @@ export interface operations {
     createUserKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3394,6 +3420,7 @@ export interface operations {
             /** @description The key; its secret is shown only here */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3403,6 +3430,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3412,6 +3440,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3421,6 +3450,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3430,6 +3460,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3439,6 +3470,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,7 +3482,10 @@ export interface operations {
     getUserKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 keyId: string;
             };
@@ -3461,6 +3496,7 @@ export interface operations {
             /** @description The key */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3470,6 +3506,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3479,6 +3516,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,6 +3526,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3497,6 +3536,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3506,6 +3546,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3517,7 +3558,10 @@ export interface operations {
     deleteUserKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 keyId: string;
             };
@@ -3528,6 +3572,7 @@ export interface operations {
             /** @description Revoked */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3537,6 +3582,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3546,6 +3592,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3555,6 +3602,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3564,6 +3612,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3573,6 +3622,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3589,7 +3639,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -3600,6 +3653,7 @@ export interface operations {
             /** @description The tenant's keys (never their secrets) */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +3663,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3618,6 +3673,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3627,6 +3683,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3636,6 +3693,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3645,6 +3703,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3656,7 +3715,10 @@ export interface operations {
     createTenantKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -3671,6 +3733,7 @@ export interface operations {
             /** @description The key; its secret is shown only here */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3680,6 +3743,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3689,6 +3753,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3698,6 +3763,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3707,6 +3773,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3716,6 +3783,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3727,7 +3795,10 @@ export interface operations {
     getTenantKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 keyId: string;
@@ -3739,6 +3810,7 @@ export interface operations {
             /** @description The key */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3748,6 +3820,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3757,6 +3830,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3766,6 +3840,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3775,6 +3850,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3784,6 +3860,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3795,7 +3872,10 @@ export interface operations {
     deleteTenantKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 keyId: string;
@@ -3807,6 +3887,7 @@ export interface operations {
             /** @description Revoked */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,6 +3897,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3825,6 +3907,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,6 +3917,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3843,6 +3927,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3852,6 +3937,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3868,7 +3954,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3877,6 +3966,7 @@ export interface operations {
             /** @description Tenant configurations */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3886,6 +3976,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3895,6 +3986,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3904,6 +3996,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3913,6 +4006,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3922,6 +4016,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3933,7 +4028,10 @@ export interface operations {
     getTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenantId: string;
             };
@@ -3944,6 +4042,7 @@ export interface operations {
             /** @description The tenant configuration */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3953,6 +4052,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3962,6 +4062,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3971,6 +4072,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3980,6 +4082,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3989,6 +4092,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4000,7 +4104,10 @@ export interface operations {
     putTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenantId: string;
             };
@@ -4015,6 +4122,7 @@ export interface operations {
             /** @description Replaced */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4024,6 +4132,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4033,6 +4142,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4042,6 +4152,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4051,6 +4162,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4060,6 +4172,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4069,6 +4182,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4085,7 +4199,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -4096,6 +4213,7 @@ export interface operations {
             /** @description Projects, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4105,6 +4223,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4114,6 +4233,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4123,6 +4243,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4132,6 +4253,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4141,6 +4263,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4152,7 +4275,10 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -4167,6 +4293,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4176,6 +4303,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4185,6 +4313,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4194,6 +4323,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4203,6 +4333,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4212,6 +4343,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4221,6 +4353,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4232,7 +4365,10 @@ export interface operations {
     getProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4244,6 +4380,7 @@ export interface operations {
             /** @description The project */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,6 +4390,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4262,6 +4400,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4271,6 +4410,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4280,6 +4420,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4289,6 +4430,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4300,7 +4442,10 @@ export interface operations {
     updateProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4316,6 +4461,7 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4325,6 +4471,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4334,6 +4481,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4343,6 +4491,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4352,6 +4501,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4361,6 +4511,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4370,6 +4521,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4381,7 +4533,10 @@ export interface operations {
     deleteProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4393,6 +4548,7 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4402,6 +4558,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4411,6 +4568,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4420,6 +4578,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4429,6 +4588,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4438,6 +4598,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4447,6 +4608,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,7 +4620,10 @@ export interface operations {
     listProjectMembers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4470,6 +4635,7 @@ export interface operations {
             /** @description Members, by e-mail */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4479,6 +4645,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4488,6 +4655,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4497,6 +4665,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4506,6 +4675,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4515,6 +4685,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4526,7 +4697,10 @@ export interface operations {
     addProjectMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4542,6 +4716,7 @@ export interface operations {
             /** @description Added */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4551,6 +4726,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4560,6 +4736,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4569,6 +4746,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4578,6 +4756,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4587,6 +4766,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4596,6 +4776,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,7 +4788,10 @@ export interface operations {
     changeProjectMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4624,6 +4808,7 @@ export interface operations {
             /** @description Changed */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4633,6 +4818,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4642,6 +4828,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4651,6 +4838,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4660,6 +4848,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4669,6 +4858,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4680,7 +4870,10 @@ export interface operations {
     removeProjectMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4693,6 +4886,7 @@ export interface operations {
             /** @description Removed */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4702,6 +4896,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4711,6 +4906,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4720,6 +4916,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4729,6 +4926,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4738,6 +4936,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4754,7 +4953,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -4765,6 +4967,7 @@ export interface operations {
             /** @description Members, by e-mail */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4774,6 +4977,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4783,6 +4987,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4792,6 +4997,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4801,6 +5007,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4810,6 +5017,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4821,7 +5029,10 @@ export interface operations {
     putTenantMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 email: string;
@@ -4837,6 +5048,7 @@ export interface operations {
             /** @description Changed */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4846,6 +5058,7 @@ export interface operations {
             /** @description Added */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4855,6 +5068,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4864,6 +5078,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4873,6 +5088,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4882,6 +5098,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4891,6 +5108,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4900,6 +5118,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4911,7 +5130,10 @@ export interface operations {
     removeTenantMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 email: string;
@@ -4923,6 +5145,7 @@ export interface operations {
             /** @description Removed */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4932,6 +5155,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4941,6 +5165,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4950,6 +5175,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4959,6 +5185,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4968,6 +5195,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4984,7 +5212,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -4996,6 +5227,7 @@ export interface operations {
             /** @description Connections, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5005,6 +5237,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5014,6 +5247,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5023,6 +5257,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5032,6 +5267,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5041,6 +5277,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5052,7 +5289,10 @@ export interface operations {
     createProjectConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -5068,6 +5308,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5077,6 +5318,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5086,6 +5328,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5095,6 +5338,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5104,6 +5348,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5113,6 +5358,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5122,6 +5368,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5138,7 +5385,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -5149,6 +5399,7 @@ export interface operations {
             /** @description Connections, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5158,6 +5409,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5167,6 +5419,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5176,6 +5429,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5185,6 +5439,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5194,6 +5449,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5205,7 +5461,10 @@ export interface operations {
     createGlobalConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -5220,6 +5479,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5229,6 +5489,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5238,6 +5499,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5247,6 +5509,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5256,6 +5519,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5265,6 +5529,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5274,6 +5539,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5285,7 +5551,10 @@ export interface operations {
     getProjectConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -5298,6 +5567,7 @@ export interface operations {
             /** @description The connection */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,6 +5577,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5316,6 +5587,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5325,6 +5597,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5334,6 +5607,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5343,6 +5617,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5354,7 +5629,10 @@ export interface operations {
     updateProjectConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -5371,6 +5649,7 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,6 +5659,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5389,6 +5669,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5398,6 +5679,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5407,6 +5689,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5416,6 +5699,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5425,6 +5709,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,7 +5721,10 @@ export interface operations {
     getConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 connectionId: number;
@@ -5448,6 +5736,7 @@ export interface operations {
             /** @description The connection */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5457,6 +5746,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5466,6 +5756,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5475,6 +5766,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5484,6 +5776,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5493,6 +5786,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5504,7 +5798,10 @@ export interface operations {
     updateConnection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 connectionId: number;
@@ -5520,6 +5817,7 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5529,6 +5827,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5538,6 +5837,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5547,6 +5847,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5556,6 +5857,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5565,6 +5867,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5574,6 +5877,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5596,7 +5900,10 @@ export interface operations {
                 /** @description 'true' adds parents and children */
                 with_lineage?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -5608,6 +5915,7 @@ export interface operations {
             /** @description Assets, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5617,6 +5925,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5626,6 +5935,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5635,6 +5945,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5644,6 +5955,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5653,6 +5965,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,7 +5977,10 @@ export interface operations {
     createAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -5680,6 +5996,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5689,6 +6006,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5698,6 +6016,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5707,6 +6026,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5716,6 +6036,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5725,6 +6046,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5747,7 +6069,10 @@ export interface operations {
                 /** @description 'true' adds parents and children */
                 with_lineage?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -5758,6 +6083,7 @@ export interface operations {
             /** @description Assets, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5767,6 +6093,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5776,6 +6103,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5785,6 +6113,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5794,6 +6123,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5803,6 +6133,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5814,7 +6145,10 @@ export interface operations {
     moveAssets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 targetProjectId: number;
@@ -5830,6 +6164,7 @@ export interface operations {
             /** @description Moved */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5839,6 +6174,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5848,6 +6184,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5857,6 +6194,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5866,6 +6204,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5875,6 +6214,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5893,7 +6233,10 @@ export interface operations {
                 /** @description 'true' adds parents and children */
                 with_lineage?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -5906,6 +6249,7 @@ export interface operations {
             /** @description The asset */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5915,6 +6259,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5924,6 +6269,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5933,6 +6279,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5942,6 +6289,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5951,6 +6299,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5962,7 +6311,10 @@ export interface operations {
     updateAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -5979,6 +6331,7 @@ export interface operations {
             /** @description Updated */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5988,6 +6341,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5997,6 +6351,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6006,6 +6361,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6015,6 +6371,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6024,6 +6381,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6035,7 +6393,10 @@ export interface operations {
     deleteAsset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -6048,6 +6409,7 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,6 +6419,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6066,6 +6429,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6075,6 +6439,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6084,6 +6449,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6093,6 +6459,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6104,7 +6471,10 @@ export interface operations {
     setAssetLineage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -6121,6 +6491,7 @@ export interface operations {
             /** @description The asset with its lineage */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6130,6 +6501,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6139,6 +6511,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6148,6 +6521,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6157,6 +6531,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6166,6 +6541,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6177,7 +6553,10 @@ export interface operations {
     loadSchema: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -6189,6 +6568,7 @@ export interface operations {
             /** @description The attributes, as stored */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6198,6 +6578,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6207,6 +6588,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6216,6 +6598,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6225,6 +6608,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6234,6 +6618,7 @@ export interface operations {
             /** @description The source refused or failed: bad credentials, missing object or table, unreachable host */
             422: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6243,6 +6628,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6259,7 +6645,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -6271,6 +6660,7 @@ export interface operations {
             /** @description Source groups, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6280,6 +6670,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6289,6 +6680,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6298,6 +6690,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6307,6 +6700,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6316,6 +6710,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6327,7 +6722,10 @@ export interface operations {
     createSourceGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -6343,6 +6741,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6352,6 +6751,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6361,6 +6761,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6370,6 +6771,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6379,6 +6781,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6388,6 +6791,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6399,7 +6803,10 @@ export interface operations {
     moveSourceGroups: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 targetProjectId: number;
@@ -6415,6 +6822,7 @@ export interface operations {
             /** @description Moved */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6424,6 +6832,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6433,6 +6842,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6442,6 +6852,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6451,6 +6862,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6460,6 +6872,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6471,7 +6884,10 @@ export interface operations {
     updateSourceGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -6488,6 +6904,7 @@ export interface operations {
             /** @description Updated; the assets added with their ANALYZE jobs */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6497,6 +6914,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6506,6 +6924,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6515,6 +6934,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6524,6 +6944,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6533,6 +6954,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6544,7 +6966,10 @@ export interface operations {
     deleteSourceGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -6557,6 +6982,7 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6566,6 +6992,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6575,6 +7002,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6584,6 +7012,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6593,6 +7022,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6602,6 +7032,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6618,7 +7049,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -6629,6 +7063,7 @@ export interface operations {
             /** @description Source groups, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6638,6 +7073,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6647,6 +7083,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6656,6 +7093,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6665,6 +7103,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6674,6 +7113,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6685,7 +7125,10 @@ export interface operations {
     listSourceGroupAssetNames: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 projectId: number;
@@ -6698,6 +7141,7 @@ export interface operations {
             /** @description Asset names */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6707,6 +7151,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6716,6 +7161,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6725,6 +7171,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6734,6 +7181,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6743,6 +7191,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6754,7 +7203,10 @@ export interface operations {
     getSparkJobConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -6765,6 +7217,7 @@ export interface operations {
             /** @description The configuration */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6774,6 +7227,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6783,6 +7237,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6792,6 +7247,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6801,6 +7257,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6810,6 +7267,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6821,7 +7279,10 @@ export interface operations {
     putSparkJobConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -6836,6 +7297,7 @@ export interface operations {
             /** @description The resulting configuration */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6845,6 +7307,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6854,6 +7317,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6863,6 +7327,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6872,6 +7337,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6881,6 +7347,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,7 +7359,10 @@ export interface operations {
     deleteSparkJobConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -6903,6 +7373,7 @@ export interface operations {
             /** @description Removed (also when none was saved) */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6912,6 +7383,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6921,6 +7393,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6930,6 +7403,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6939,6 +7413,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6948,6 +7423,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6959,7 +7435,10 @@ export interface operations {
     getDqScoreConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -6971,6 +7450,7 @@ export interface operations {
             /** @description The effective configuration */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6980,6 +7460,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6989,6 +7470,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6998,6 +7480,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7007,6 +7490,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7016,6 +7500,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7027,7 +7512,10 @@ export interface operations {
     putDqScoreConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -7043,6 +7531,7 @@ export interface operations {
             /** @description The resulting configuration, weights normalised */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7052,6 +7541,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7061,6 +7551,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7070,6 +7561,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7079,6 +7571,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7088,6 +7581,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7099,7 +7593,10 @@ export interface operations {
     deleteDqScoreConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -7111,6 +7608,7 @@ export interface operations {
             /** @description The default configuration, now in effect */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7120,6 +7618,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7129,6 +7628,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7138,6 +7638,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7147,6 +7648,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7156,6 +7658,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7172,7 +7675,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -7184,6 +7690,7 @@ export interface operations {
             /** @description Scores, 0-100 */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7193,6 +7700,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7202,6 +7710,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7211,6 +7720,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7220,6 +7730,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7229,6 +7740,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7245,7 +7757,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -7257,6 +7772,7 @@ export interface operations {
             /** @description Jobs */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7266,6 +7782,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7275,6 +7792,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7284,6 +7802,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7293,6 +7812,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7302,6 +7822,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7313,7 +7834,10 @@ export interface operations {
     triggerScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -7329,6 +7853,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7338,6 +7863,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7347,6 +7873,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7356,6 +7883,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7365,6 +7893,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7374,6 +7903,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7385,7 +7915,10 @@ export interface operations {
     getScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -7398,6 +7931,7 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7407,6 +7941,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7416,6 +7951,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7425,6 +7961,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7434,6 +7971,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7443,6 +7981,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7454,7 +7993,10 @@ export interface operations {
     cancelScan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -7467,6 +8009,7 @@ export interface operations {
             /** @description The cancelled job */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7476,6 +8019,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7485,6 +8029,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7494,6 +8039,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7503,6 +8049,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7512,6 +8059,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7521,6 +8069,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7532,7 +8081,10 @@ export interface operations {
     postScanCallback: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 job_id: string;
             };
@@ -7543,6 +8095,7 @@ export interface operations {
             /** @description Accepted; the result is applied from the scan-results queue */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7552,6 +8105,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7561,6 +8115,7 @@ export interface operations {
             /** @description Missing, stale or invalid signature (or no such job) */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7570,6 +8125,7 @@ export interface operations {
             /** @description The callback was already used, the job has ended, or its deadline passed */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7579,6 +8135,7 @@ export interface operations {
             /** @description The body is over 96 KiB: send the profile by reference */
             413: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7593,7 +8150,10 @@ export interface operations {
                 /** @description CSV separator of an uploaded text/csv body */
                 delimiter?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 source_id: number;
@@ -7617,6 +8177,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7626,6 +8187,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7635,6 +8197,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7644,6 +8207,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7653,6 +8217,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7662,6 +8227,7 @@ export interface operations {
             /** @description A data upload without Content-Length */
             411: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7671,6 +8237,7 @@ export interface operations {
             /** @description The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB */
             413: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7680,6 +8247,7 @@ export interface operations {
             /** @description A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip */
             415: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7689,6 +8257,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7703,7 +8272,10 @@ export interface operations {
                 /** @description CSV separator of an uploaded text/csv body */
                 delimiter?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 source: number;
@@ -7727,6 +8299,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7736,6 +8309,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7745,6 +8319,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7754,6 +8329,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7763,6 +8339,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7772,6 +8349,7 @@ export interface operations {
             /** @description A data upload without Content-Length */
             411: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7781,6 +8359,7 @@ export interface operations {
             /** @description The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB */
             413: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7790,6 +8369,7 @@ export interface operations {
             /** @description A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip */
             415: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7799,6 +8379,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7813,7 +8394,10 @@ export interface operations {
                 /** @description CSV separator of an uploaded text/csv body */
                 delimiter?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 source: number;
@@ -7837,6 +8421,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7846,6 +8431,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7855,6 +8441,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7864,6 +8451,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7873,6 +8461,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7882,6 +8471,7 @@ export interface operations {
             /** @description A data upload without Content-Length */
             411: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7891,6 +8481,7 @@ export interface operations {
             /** @description The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB */
             413: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7900,6 +8491,7 @@ export interface operations {
             /** @description A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip */
             415: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7909,6 +8501,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7924,7 +8517,10 @@ export interface operations {
                 delimiter?: string;
                 source_id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -7972,6 +8568,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7981,6 +8578,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7990,6 +8588,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7999,6 +8598,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8008,6 +8608,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8017,6 +8618,7 @@ export interface operations {
             /** @description A data upload without Content-Length */
             411: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8026,6 +8628,7 @@ export interface operations {
             /** @description The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB */
             413: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +8638,7 @@ export interface operations {
             /** @description A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip */
             415: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8044,6 +8648,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8059,7 +8664,10 @@ export interface operations {
                 delimiter?: string;
                 source_id?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -8107,6 +8715,7 @@ export interface operations {
             /** @description Queued */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8116,6 +8725,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8125,6 +8735,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8134,6 +8745,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8143,6 +8755,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8152,6 +8765,7 @@ export interface operations {
             /** @description A data upload without Content-Length */
             411: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8161,6 +8775,7 @@ export interface operations {
             /** @description The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB */
             413: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8170,6 +8785,7 @@ export interface operations {
             /** @description A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip */
             415: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8179,6 +8795,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8190,7 +8807,10 @@ export interface operations {
     getPolicies: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -8202,6 +8822,7 @@ export interface operations {
             /** @description Policies */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8211,6 +8832,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8220,6 +8842,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8229,6 +8852,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8238,6 +8862,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8247,6 +8872,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8258,7 +8884,10 @@ export interface operations {
     putPolicies: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -8274,6 +8903,7 @@ export interface operations {
             /** @description Policies */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8283,6 +8913,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8292,6 +8923,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8301,6 +8933,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8310,6 +8943,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8319,6 +8953,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8333,7 +8968,10 @@ export interface operations {
                 /** @description An attribute's name: its metrics (`attr:<name>:<stat>`); omitted: the asset-level metrics */
                 attribute?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -8345,6 +8983,7 @@ export interface operations {
             /** @description Metrics, by name */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8354,6 +8993,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8363,6 +9003,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8372,6 +9013,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8381,6 +9023,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8390,6 +9033,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8404,7 +9048,10 @@ export interface operations {
                 /** @description The metric's name, as `listMetrics` gives it */
                 metric: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 assetId: number;
@@ -8416,6 +9063,7 @@ export interface operations {
             /** @description Points, oldest first */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8425,6 +9073,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8434,6 +9083,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8443,6 +9093,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8452,6 +9103,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8461,6 +9113,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8495,7 +9148,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -8506,6 +9162,7 @@ export interface operations {
             /** @description Incidents, newest first */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8515,6 +9172,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8524,6 +9182,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8533,6 +9192,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8542,6 +9202,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8551,6 +9212,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8581,7 +9243,10 @@ export interface operations {
                 /** @description Case-insensitive substring of the policy name or the source (asset) name */
                 text_to_search?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -8592,6 +9257,7 @@ export interface operations {
             /** @description Every day of the range, zero-filled */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8601,6 +9267,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8610,6 +9277,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8619,6 +9287,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8628,6 +9297,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8637,6 +9307,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8667,7 +9338,10 @@ export interface operations {
                 /** @description Case-insensitive substring of the policy name or the source (asset) name */
                 text_to_search?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -8678,6 +9352,7 @@ export interface operations {
             /** @description The summary */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8687,6 +9362,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8696,6 +9372,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8705,6 +9382,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8714,6 +9392,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8723,6 +9402,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8734,7 +9414,10 @@ export interface operations {
     startBackfill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -8745,6 +9428,7 @@ export interface operations {
             /** @description Started */
             202: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8754,6 +9438,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8763,6 +9448,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8772,6 +9458,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8781,6 +9468,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8790,6 +9478,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8801,7 +9490,10 @@ export interface operations {
     getBackfill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 jobId: string;
@@ -8813,6 +9505,7 @@ export interface operations {
             /** @description The job */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8822,6 +9515,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8831,6 +9525,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8840,6 +9535,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8849,6 +9545,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8858,6 +9555,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8869,7 +9567,10 @@ export interface operations {
     getIncident: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 incidentId: number;
@@ -8881,6 +9582,7 @@ export interface operations {
             /** @description The incident */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8890,6 +9592,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8899,6 +9602,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8908,6 +9612,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8917,6 +9622,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8926,6 +9632,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8937,7 +9644,10 @@ export interface operations {
     updateIncident: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 incidentId: number;
@@ -8953,6 +9663,7 @@ export interface operations {
             /** @description The updated incident */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8962,6 +9673,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8971,6 +9683,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8980,6 +9693,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8989,6 +9703,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8998,6 +9713,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9007,6 +9723,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9021,7 +9738,10 @@ export interface operations {
                 /** @description The job id of the scan */
                 job_id: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 sourceID: number;
@@ -9033,6 +9753,7 @@ export interface operations {
             /** @description Alerts (spec 2.6 fields, then the explanation) */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9042,6 +9763,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9051,6 +9773,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9060,6 +9783,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9069,6 +9793,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9078,6 +9803,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9089,7 +9815,10 @@ export interface operations {
     alertsByFilters: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9104,6 +9833,7 @@ export interface operations {
             /** @description Alerts, by id (spec 2.6 fields, then the explanation) */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9113,6 +9843,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9122,6 +9853,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9131,6 +9863,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9140,6 +9873,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9149,6 +9883,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9160,7 +9895,10 @@ export interface operations {
     getJiraIntegration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9171,6 +9909,7 @@ export interface operations {
             /** @description The integration */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9180,6 +9919,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,6 +9929,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9198,6 +9939,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +9949,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9216,6 +9959,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9227,7 +9971,10 @@ export interface operations {
     putJiraIntegration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9242,6 +9989,7 @@ export interface operations {
             /** @description Replaced */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9251,6 +9999,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9260,6 +10009,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9269,6 +10019,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9278,6 +10029,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9287,6 +10039,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9296,6 +10049,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9307,7 +10061,10 @@ export interface operations {
     deleteJiraIntegration: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9318,6 +10075,7 @@ export interface operations {
             /** @description Removed */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9327,6 +10085,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9336,6 +10095,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9345,6 +10105,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9354,6 +10115,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9363,6 +10125,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9379,7 +10142,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9390,6 +10156,7 @@ export interface operations {
             /** @description Templates, by id */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9399,6 +10166,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9408,6 +10176,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9417,6 +10186,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9426,6 +10196,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9435,6 +10206,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9446,7 +10218,10 @@ export interface operations {
     createTicketTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9461,6 +10236,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9470,6 +10246,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9479,6 +10256,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9488,6 +10266,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9497,6 +10276,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9506,6 +10286,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9515,6 +10296,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9526,7 +10308,10 @@ export interface operations {
     getTicketTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 templateId: number;
@@ -9538,6 +10323,7 @@ export interface operations {
             /** @description The template */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9547,6 +10333,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9556,6 +10343,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9565,6 +10353,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9574,6 +10363,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9583,6 +10373,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9594,7 +10385,10 @@ export interface operations {
     updateTicketTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 templateId: number;
@@ -9610,6 +10404,7 @@ export interface operations {
             /** @description Replaced */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9619,6 +10414,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9628,6 +10424,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9637,6 +10434,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9646,6 +10444,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9655,6 +10454,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9664,6 +10464,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9680,7 +10481,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 incidentId: number;
@@ -9692,6 +10496,7 @@ export interface operations {
             /** @description Ticket requests */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9701,6 +10506,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9710,6 +10516,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9719,6 +10526,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9728,6 +10536,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9737,6 +10546,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9748,7 +10558,10 @@ export interface operations {
     createTicket: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 incidentId: number;
@@ -9764,6 +10577,7 @@ export interface operations {
             /** @description The ticket request */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9773,6 +10587,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9782,6 +10597,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9791,6 +10607,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9800,6 +10617,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9809,6 +10627,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9818,6 +10637,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9842,7 +10662,10 @@ export interface operations {
                 /** @description Only events at or before this time (ISO 8601) */
                 to_time?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9853,6 +10676,7 @@ export interface operations {
             /** @description Audit events */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9862,6 +10686,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9871,6 +10696,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9880,6 +10706,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9889,6 +10716,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9898,6 +10726,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9909,7 +10738,10 @@ export interface operations {
     listChannels: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9920,6 +10752,7 @@ export interface operations {
             /** @description Channels */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9929,6 +10762,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9938,6 +10772,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9947,6 +10782,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9956,6 +10792,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9965,6 +10802,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9976,7 +10814,10 @@ export interface operations {
     createChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
             };
@@ -9991,6 +10832,7 @@ export interface operations {
             /** @description Created */
             201: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10000,6 +10842,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10009,6 +10852,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10018,6 +10862,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10027,6 +10872,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10036,6 +10882,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10045,6 +10892,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10056,7 +10904,10 @@ export interface operations {
     getChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 channelId: number;
@@ -10068,6 +10919,7 @@ export interface operations {
             /** @description The channel */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10077,6 +10929,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10086,6 +10939,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10095,6 +10949,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10104,6 +10959,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10113,6 +10969,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10124,7 +10981,10 @@ export interface operations {
     replaceChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 channelId: number;
@@ -10140,6 +11000,7 @@ export interface operations {
             /** @description Replaced */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10149,6 +11010,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10158,6 +11020,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10167,6 +11030,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10176,6 +11040,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10185,6 +11050,7 @@ export interface operations {
             /** @description Conflict with the current state (e.g. a duplicate name) */
             409: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10194,6 +11060,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10205,7 +11072,10 @@ export interface operations {
     deleteChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 channelId: number;
@@ -10217,6 +11087,7 @@ export interface operations {
             /** @description Deleted */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10226,6 +11097,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10235,6 +11107,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10244,6 +11117,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10253,6 +11127,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10262,6 +11137,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10273,7 +11149,10 @@ export interface operations {
     testChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 channelId: number;
@@ -10285,6 +11164,7 @@ export interface operations {
             /** @description What the receiver answered */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10294,6 +11174,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10303,6 +11184,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10312,6 +11194,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10321,6 +11204,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10330,6 +11214,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10346,7 +11231,10 @@ export interface operations {
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */
+                "X-Session-Bookmark"?: components["parameters"]["SessionBookmark"];
+            };
             path: {
                 tenant: string;
                 channelId: number;
@@ -10358,6 +11246,7 @@ export interface operations {
             /** @description Deliveries */
             200: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10367,6 +11256,7 @@ export interface operations {
             /** @description Invalid request: body, query or path parameters (nothing was written) */
             400: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10376,6 +11266,7 @@ export interface operations {
             /** @description No credentials, or invalid or expired credentials */
             401: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10385,6 +11276,7 @@ export interface operations {
             /** @description Authenticated, but the role does not allow this */
             403: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10394,6 +11286,7 @@ export interface operations {
             /** @description Unknown resource, or one of another tenant */
             404: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10403,6 +11296,7 @@ export interface operations {
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
                 };
                 content: {

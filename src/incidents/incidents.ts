@@ -4,7 +4,14 @@ import type { IncidentRow } from "../db/schema";
 import { alerts, incidentHistory, incidents, LEVELS, type Level } from "../db/schema";
 import { InvalidInputError, NotFoundError } from "../lib/errors";
 import { type IncidentFilters, incidentWhere, resolveRange, type TimeRange } from "./filters";
-import { addTagTotals, dayCountsQueries, secondsBetween, type TagTotals, tagTotalsQueries } from "./rollups";
+import {
+  addTagTotals,
+  type DayCounts,
+  dayCountsQueries,
+  secondsBetween,
+  type TagTotals,
+  tagTotalsQueries,
+} from "./rollups";
 
 /** Most alerts shown in an incident's detail (the newest); the history still lists every ref. */
 export const DETAIL_METRICS_LIMIT = 1000;
@@ -316,7 +323,18 @@ export async function incidentDistribution(
   const days = distributionDays(range);
   const [first, ...rest] = dayCountsQueries(db, tenantId, readable, filters, range);
   const parts = first ? await db.batch([first, ...rest]) : [];
-  return distributionOf(range, days, parts.flat() as DayCount[]);
+  for (const r of parts.flat() as DayCounts[]) {
+    const entry = days.get(r.day);
+    if (!entry) continue;
+    entry.total += r.total;
+    entry.by_severity.LOW += r.severityLow;
+    entry.by_severity.MEDIUM += r.severityMedium;
+    entry.by_severity.HIGH += r.severityHigh;
+    entry.by_impact.LOW += r.impactLow;
+    entry.by_impact.MEDIUM += r.impactMedium;
+    entry.by_impact.HIGH += r.impactHigh;
+  }
+  return distributionAnswer(range, days);
 }
 
 /**
@@ -370,5 +388,9 @@ function distributionOf(range: TimeRange, days: ReturnType<typeof distributionDa
     entry.by_severity[r.severity] += r.n;
     entry.by_impact[r.impact] += r.n;
   }
+  return distributionAnswer(range, days);
+}
+
+function distributionAnswer(range: TimeRange, days: ReturnType<typeof distributionDays>) {
   return { from_time: range.from, to_time: range.to, levels: [...LEVELS], days: [...days.values()] };
 }

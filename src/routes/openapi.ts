@@ -4,6 +4,7 @@ import { matchedRoutes } from "hono/route";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../app-env";
 import { authenticate } from "../auth/authenticate";
+import { BOOKMARK_HEADER } from "../db/sessions";
 import type { FieldProblem } from "../lib/errors";
 import { jsonValueProblems, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, pathProblems, queryProblems } from "../lib/input";
 import { readBytes } from "../lib/streams";
@@ -116,6 +117,50 @@ export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.raw.body && JSON_MEDIA_TYPE.test(type)) await checkJsonBody(c, c.req.raw.body);
   await next();
 };
+
+const BOOKMARK_DESCRIPTION =
+  "Read replication: a read may be answered by a replica of the database near the caller. Every answer " +
+  "that read or wrote data carries a bookmark of the database state it saw in this header; send the last " +
+  "bookmark you received with your next request, and it reads at least that state: you read your own " +
+  "writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as " +
+  "received; a value this API did not give out is a 400.";
+
+type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+/**
+ * Declares the session bookmark (src/db/sessions.ts) on every authenticated operation of the
+ * document: an optional request header and a header of each of its responses.
+ */
+export function documentSessionBookmark(doc: Document): Document {
+  const schema = { type: "string" as const, pattern: "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$" };
+  doc.components ??= {};
+  doc.components.parameters = {
+    ...doc.components.parameters,
+    SessionBookmark: {
+      name: BOOKMARK_HEADER,
+      in: "header",
+      required: false,
+      description: BOOKMARK_DESCRIPTION,
+      schema,
+    },
+  };
+  doc.components.headers = {
+    ...doc.components.headers,
+    SessionBookmark: { description: BOOKMARK_DESCRIPTION, schema },
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const method of ["get", "put", "post", "delete", "patch", "head", "options"] as const) {
+      const op = item?.[method];
+      if (!op?.security?.length) continue;
+      op.parameters = [...(op.parameters ?? []), { $ref: "#/components/parameters/SessionBookmark" }];
+      for (const response of Object.values(op.responses ?? {})) {
+        if ("$ref" in response) continue;
+        response.headers = { ...response.headers, [BOOKMARK_HEADER]: { $ref: "#/components/headers/SessionBookmark" } };
+      }
+    }
+  }
+  return doc;
+}
 
 /** A route that requires credentials: adds security, the authenticate middleware and the error responses. */
 export function authedRoute<const R extends Omit<RouteConfig, "middleware" | "security">>(config: R) {

@@ -114,6 +114,8 @@ export const updateIncident: Handler<"updateIncident"> = async (c) => {
   if (!result.ok) {
     throw result.problem === "not_found" ? new NotFoundError("Incident") : new ConflictError(result.message);
   }
-  const detail = await incidents.incidentDetail(c.var.db, await incidents.getIncident(c.var.db, tenant, incidentId));
+  // The monitor wrote outside this request's D1 session: read its write from the primary.
+  const db = c.var.dbFromPrimary();
+  const detail = await incidents.incidentDetail(db, await incidents.getIncident(db, tenant, incidentId));
   return c.json(incidentDetailView(detail), 200);
 };
