@@ -27,7 +27,7 @@ import {
   SLOT_NEGATIVE_DECIMAL,
   SLOT_NEGATIVE_INTEGER,
 } from "./patterns";
-import { SpaceSaving } from "./space-saving";
+import { ownString, SpaceSaving } from "./space-saving";
 import { StepTracker } from "./step";
 import {
   classifyText,
@@ -114,6 +114,8 @@ export class AttributeStats {
   /** First code units of textMin and textMax (past every code unit while unset). */
   private textMinFirst = 0x10000;
   private textMaxFirst = -1;
+  /** False while textMin or textMax may be a slice of the current batch's text. */
+  private textRangeOwned = true;
   private lengthSum = 0;
   private lengthCount = 0;
   private readonly distinct = new DistinctCounter();
@@ -223,6 +225,7 @@ export class AttributeStats {
     batch.distinct = distinct;
     if (!rows && others === 0) {
       this.patterns.flushTally();
+      this.ownTextRange();
       return batch;
     }
     for (let i = 0; i < n; i++) {
@@ -242,7 +245,16 @@ export class AttributeStats {
       }
     }
     this.patterns.flushTally();
+    this.ownTextRange();
     return batch;
+  }
+
+  /** The text minimum and maximum as strings of their own, not slices of the batch's text (see ownString). */
+  private ownTextRange(): void {
+    if (this.textRangeOwned) return;
+    if (this.textMin !== undefined) this.textMin = ownString(this.textMin);
+    if (this.textMax !== undefined) this.textMax = ownString(this.textMax);
+    this.textRangeOwned = true;
   }
 
   /** One distinct value (hashed into hi, lo by hashScalar) seen `w` times. */
@@ -307,10 +319,12 @@ export class AttributeStats {
         if (c <= this.textMinFirst && (this.textMin === undefined || s < this.textMin)) {
           this.textMin = s;
           this.textMinFirst = c;
+          this.textRangeOwned = false;
         }
         if (c >= this.textMaxFirst && (this.textMax === undefined || s > this.textMax)) {
           this.textMax = s;
           this.textMaxFirst = c;
+          this.textRangeOwned = false;
         }
       }
     }

@@ -32,6 +32,7 @@
 
 import type { BreakdownProfile, BreakdownValue, NumericSummary } from "../profile";
 import type { ColumnCodes } from "./column-codes";
+import { ownString } from "./space-saving";
 import { T_EMPTY, T_INTEGER, T_NUMBER, T_STRING } from "./value-types";
 
 /** Distinct values past which an attribute does not break the data down usefully. */
@@ -410,7 +411,8 @@ export class Breakdown {
         return null;
       }
       cell = newCell();
-      candidate.values.set(value, cell);
+      // A map key of its own: the value may be a slice of a whole chunk of the file's text.
+      candidate.values.set(ownString(value), cell);
     }
     return cell;
   }
