@@ -134,30 +134,39 @@ describe("share rules on real-data shapes", () => {
   });
 
   it("distribution_drift: a rare value of a long list surging is judged by its count", () => {
-    // 60 airports a day in 10,000 flights: a hub with 560, 58 others sharing the rest, and a small
-    // airport with 2-4 flights a day. A twentieth of the hub's rows written as the small airport: 32.
-    const counts = (tvc: number) => {
-      const others = 10_000 - 560 - tvc;
+    // 61 airports a day in 10,000 flights: a hub with 560, 58 others sharing the rest, a small
+    // airport with 2-4 flights a day (TVC) and one seen in two days of eight (SPO). A twentieth of
+    // the hub's rows written as the small airport: 32.
+    const counts = (tvc: number, spo: number) => {
+      const others = 10_000 - 560 - tvc - spo;
       const rest = Array.from({ length: 58 }, (_, i) => ({
         value: `X${String(i).padStart(2, "0")}`,
         count: Math.floor(others / 58) + (i < others % 58 ? 1 : 0),
       }));
-      return [{ value: "ORD", count: 560 }, ...rest, { value: "TVC", count: tvc }];
+      return [{ value: "ORD", count: 560 }, ...rest, { value: "TVC", count: tvc }, { value: "SPO", count: spo }].filter(
+        (t) => t.count > 0,
+      );
     };
+    const past = [2, 3, 3, 4, 4, 4, 4, 2].map((tvc, i) => counts(tvc, i === 2 || i === 6 ? 1 : 0));
     const history = shareHistory(
       "origin",
-      [2, 3, 3, 4, 4, 4, 4, 2].map((k) => Object.fromEntries(counts(k).map((t) => [t.value, t.count / 10_000]))),
+      past.map((day) => Object.fromEntries(day.map((t) => [t.value, t.count / 10_000]))),
     );
-    const airports = (tvc: number, listed = 60) =>
-      attribute("origin", 10_000, { distinct: 60, top_values: counts(tvc).slice(0, listed) });
+    const airports = (tvc: number, spo = 0, listed = 61) => {
+      const top = counts(tvc, spo);
+      return attribute("origin", 10_000, { distinct: top.length, top_values: top.slice(0, listed) });
+    };
     const surged = run(airports(32), history, "code");
     expect(alertKeys(surged)).toEqual(["distribution_drift:origin"]);
     expect(surged.alerts[0]!.values).toEqual([{ value: "TVC", expected: 0.00035, observed: 0.0032, change: "up" }]);
     // Its usual day, and a day at twice its usual count, are no news.
     expect(alertKeys(run(airports(4), history, "code"))).toEqual([]);
     expect(alertKeys(run(airports(7), history, "code"))).toEqual([]);
+    // An airport that comes and goes (median 0) with 6 flights is judged from its mean, a row at least.
+    expect(alertKeys(run(airports(3, 6), history, "code"))).toEqual([]);
+    expect(alertKeys(run(airports(3, 20), history, "code"))).toEqual(["distribution_drift:origin"]);
     // Known by its 20 most frequent values only (a list cut at 20), the small airport is not judged.
-    expect(alertKeys(run(airports(32, 20), history, "code"))).toEqual([]);
+    expect(alertKeys(run(airports(32, 0, 20), history, "code"))).toEqual([]);
   });
 
   it("distribution_drift: values never seen before count against the usual ones in the G-test", () => {
