@@ -288,6 +288,25 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
     notifyOf: (policy: string) => boolean,
   ): Promise<void> {
+    const wanted = decisions.filter((d) =>
+      d.kind === "open" || d.kind === "escalate"
+        ? notifyOf(d.alert.policy)
+        : (d.kind === "adopt" || d.kind === "auto_close") && notifyOf(d.incident.policy),
+    );
+    if (wanted.length === 0) return;
+    const target = { tenantId: asset.tenantId, id: asset.id, name: asset.name };
+    // The opened incidents' ids are read only when the tenant has a channel to tell.
+    await publishIncidentEvents(this.env, db, target, () => this.incidentEvents(db, asset, jobId, wanted, notifyOf));
+  }
+
+  /** The incident events of a scan's decisions (opened incidents' ids read back from D1). */
+  private async incidentEvents(
+    db: Db,
+    asset: MonitoredAsset,
+    jobId: string,
+    decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
+    notifyOf: (policy: string) => boolean,
+  ): Promise<IncidentEvent[]> {
     const events: IncidentEvent[] = [];
     const openedKeys = decisions.filter((d) => d.kind === "open" && notifyOf(d.alert.policy));
     const open = openedKeys.length > 0 ? await openIncidents(db, asset) : new Map();
@@ -310,7 +329,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         events.push({ type: "incident.closed", incidentId: d.incident.id, jobId, closedBy: "system", key });
       }
     }
-    await publishIncidentEvents(this.env, db, { tenantId: asset.tenantId, id: asset.id, name: asset.name }, events);
+    return events;
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {
