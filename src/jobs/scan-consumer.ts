@@ -77,7 +77,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
   // The job is claimed and the asset read in one round trip: only a job still QUEUED or RUNNING
   // and not handed to the tenant's Spark cluster (the callback or the cron ends that one, never a
   // second run) becomes RUNNING; any other is done already.
-  const [claimed, asset] = await db.batch([
+  const [claimed, assetRows] = await db.batch([
     db
       .update(scanJobs)
       .set({
@@ -95,14 +95,18 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
         ),
       )
       .returning(),
-    db.query.assets.findFirst({
-      where: and(eq(assets.tenantId, message.tenant_id), eq(assets.id, message.asset_id)),
-    }),
+    // A select, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
+    db
+      .select()
+      .from(assets)
+      .where(and(eq(assets.tenantId, message.tenant_id), eq(assets.id, message.asset_id)))
+      .limit(1),
   ]);
   const job = claimed[0];
   if (!job) return "done";
+  const asset = assetRows[0]?.id === job.assetId ? assetRows[0] : undefined;
   try {
-    const outcome = await runScanJob(env, db, job, asset?.id === job.assetId ? asset : undefined);
+    const outcome = await runScanJob(env, db, job, asset);
     if ("dispatched" in outcome) return "done";
     await finishScanJob(env, db, job, "SUCCEEDED", null);
     return "done";
