@@ -233,18 +233,29 @@ export function countIncidents(db: Db, asset: MonitoredAsset): Promise<number> {
 }
 
 /** Impact from the asset's downstream lineage: every descendant, not only direct children. */
-export async function impactOf(d1: D1Database, assetId: number): Promise<Level> {
-  const row = await d1
-    .prepare(
-      `WITH RECURSIVE down(id, depth) AS (
-         SELECT child_asset_id, 1 FROM asset_lineage WHERE parent_asset_id = ?1
+export async function impactOf(db: Db, assetId: number): Promise<Level> {
+  return impactLevel(await impactQuery(db, assetId));
+}
+
+/**
+ * The count of the asset's descendants in the lineage (for impactLevel), as a query a batch can
+ * carry (a builder, not raw SQL: drizzle's D1 batch prepares only those); one row.
+ */
+export function impactQuery(db: Db, assetId: number) {
+  return db
+    .select({
+      n: sql<number>`(WITH RECURSIVE down(id, depth) AS (
+         SELECT child_asset_id, 1 FROM asset_lineage WHERE parent_asset_id = ${assetId}
          UNION SELECT l.child_asset_id, d.depth + 1 FROM asset_lineage l JOIN down d ON l.parent_asset_id = d.id
          WHERE d.depth < 20)
-       SELECT count(DISTINCT id) AS n FROM down`,
-    )
-    .bind(assetId)
-    .first<{ n: number }>();
-  const n = row?.n ?? 0;
+       SELECT count(DISTINCT id) FROM down)`,
+    })
+    .from(sql`(SELECT 1)`);
+}
+
+/** The impact of a new incident from its asset's count of descendants. */
+export function impactLevel(rows: readonly { n: number }[]): Level {
+  const n = rows[0]?.n ?? 0;
   return n >= 3 ? "HIGH" : n >= 1 ? "MEDIUM" : "LOW";
 }
 
@@ -253,9 +264,18 @@ export async function openIncidents(
   db: Db,
   asset: Pick<MonitoredAsset, "tenantId" | "id">,
 ): Promise<Map<string, IncidentRow>> {
-  const rows = await db.query.incidents.findMany({
+  return byIncidentKey(await openIncidentsQuery(db, asset));
+}
+
+/** The open incidents of an asset (for byIncidentKey), as a query a batch can carry. */
+export function openIncidentsQuery(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">) {
+  return db.query.incidents.findMany({
     where: and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id), eq(incidents.state, "OPEN")),
   });
+}
+
+/** Incidents by (policy, attribute, segment). */
+export function byIncidentKey(rows: readonly IncidentRow[]): Map<string, IncidentRow> {
   return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute, r.segment), r]));
 }
 
