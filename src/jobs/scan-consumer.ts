@@ -1,7 +1,7 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
-import { scanJobs } from "../db/schema";
+import { assets, scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { DomainError, InvalidInputError } from "../lib/errors";
@@ -74,23 +74,39 @@ export async function finishScanJob(
  */
 export async function processScanJob(env: Env, message: ScanJobMessage, attempt: number): Promise<Outcome> {
   const db = createDb(env.DB);
-  const job = await db.query.scanJobs.findFirst({
-    where: and(eq(scanJobs.id, message.job_id), eq(scanJobs.tenantId, message.tenant_id)),
-  });
-  if (!job || !["QUEUED", "RUNNING"].includes(job.status)) return "done";
-  // Already handed to the tenant's Spark cluster: the callback or the cron ends it, never a second run.
-  if (job.providerRunId) return "done";
-  await db
-    .update(scanJobs)
-    .set({
-      status: "RUNNING",
-      attempts: sql`${scanJobs.attempts} + 1`,
-      startedAt: job.startedAt ?? nowIso(),
-      error: null,
-    })
-    .where(eq(scanJobs.id, job.id));
+  // The job is claimed and the asset read in one round trip: only a job still QUEUED or RUNNING
+  // and not handed to the tenant's Spark cluster (the callback or the cron ends that one, never a
+  // second run) becomes RUNNING; any other is done already.
+  const [claimed, assetRows] = await db.batch([
+    db
+      .update(scanJobs)
+      .set({
+        status: "RUNNING",
+        attempts: sql`${scanJobs.attempts} + 1`,
+        startedAt: sql`coalesce(${scanJobs.startedAt}, ${nowIso()})`,
+        error: null,
+      })
+      .where(
+        and(
+          eq(scanJobs.id, message.job_id),
+          eq(scanJobs.tenantId, message.tenant_id),
+          inArray(scanJobs.status, ["QUEUED", "RUNNING"]),
+          isNull(scanJobs.providerRunId),
+        ),
+      )
+      .returning(),
+    // A select, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
+    db
+      .select()
+      .from(assets)
+      .where(and(eq(assets.tenantId, message.tenant_id), eq(assets.id, message.asset_id)))
+      .limit(1),
+  ]);
+  const job = claimed[0];
+  if (!job) return "done";
+  const asset = assetRows[0]?.id === job.assetId ? assetRows[0] : undefined;
   try {
-    const outcome = await runScanJob(env, db, job);
+    const outcome = await runScanJob(env, db, job, asset);
     if ("dispatched" in outcome) return "done";
     await finishScanJob(env, db, job, "SUCCEEDED", null);
     return "done";

@@ -13,16 +13,20 @@ import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
 import { type IncidentEvent, type NotificationMessage, publishIncidentEvents } from "../notifications/events";
 import type { AssetProfile } from "../scan/profile";
-import { getDqScoreConfig } from "../settings/dq-score";
+import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
 import {
   alertsWithoutIncident,
   attributesStatement,
+  byIncidentKey,
   countIncidents,
   decisionStatements,
+  impactLevel,
   impactOf,
+  impactQuery,
   isAppliedBefore,
   type MonitoredAsset,
   openIncidents,
+  openIncidentsQuery,
   resultStatements,
   transitionStatements,
 } from "./d1-store";
@@ -158,12 +162,12 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const { evaluation, dqScore, decisions, kinds, notifyOf } = await this.judge(db, input);
+    const { evaluation, dqScore, decisions, kinds, notifyOf, impact: newImpact } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
     const adoptions = this.planAdoptions(decisions, input, evaluation.points);
     const savedAt = nowIso();
-    const impact = opened.length > 0 ? await impactOf(this.env.DB, asset.id) : "LOW";
+    const impact = opened.length > 0 ? newImpact : "LOW";
     const freshness = profile.freshness ? { freshness: profile.freshness } : {};
     const scan = {
       asset,
@@ -237,13 +241,21 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
   private async judge(db: Db, input: ApplyScanInput) {
     const { asset, profile } = input;
     const ids = asset.idAttributes ? { id_attributes: asset.idAttributes } : {};
-    const [policyRow, dqConfig, open] = await Promise.all([
-      db.query.assetPolicies.findFirst({
-        where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
-      }),
-      getDqScoreConfig(db, asset.tenantId, asset.id),
-      openIncidents(db, asset),
+    // One D1 round trip for everything the scan is judged against (the lineage: a new incident's impact).
+    // Selects, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
+    const [policyRows, dqRows, openRows, lineage] = await db.batch([
+      db
+        .select()
+        .from(assetPolicies)
+        .where(and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)))
+        .limit(1),
+      dqScoreConfigQuery(db, asset.tenantId, asset.id),
+      openIncidentsQuery(db, asset),
+      impactQuery(db, asset.id),
     ]);
+    const policyRow = policyRows[0];
+    const dqConfig = dqScoreConfigOf(dqRows[0]);
+    const open = byIncidentKey(openRows);
     const overrides = policyRow ? PolicyOverridesSchema.safeParse(policyRow.overrides) : undefined;
     const timestamp = asset.timestampAttribute ? { timestamp_attribute: asset.timestampAttribute } : {};
     const kinds = resolveKinds(
@@ -273,7 +285,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     });
     const notifyOf = (policy: string) =>
       notifies(overrides?.success ? (overrides.data as PolicyOverrides) : {}, policyRow?.notify, policy);
-    return { evaluation, dqScore, decisions, kinds, notifyOf };
+    return { evaluation, dqScore, decisions, kinds, notifyOf, impact: impactLevel(lineage) };
   }
 
   /**
@@ -288,6 +300,25 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
     notifyOf: (policy: string) => boolean,
   ): Promise<void> {
+    const wanted = decisions.filter((d) =>
+      d.kind === "open" || d.kind === "escalate"
+        ? notifyOf(d.alert.policy)
+        : (d.kind === "adopt" || d.kind === "auto_close") && notifyOf(d.incident.policy),
+    );
+    if (wanted.length === 0) return;
+    const target = { tenantId: asset.tenantId, id: asset.id, name: asset.name };
+    // The opened incidents' ids are read only when the tenant has a channel to tell.
+    await publishIncidentEvents(this.env, db, target, () => this.incidentEvents(db, asset, jobId, wanted, notifyOf));
+  }
+
+  /** The incident events of a scan's decisions (opened incidents' ids read back from D1). */
+  private async incidentEvents(
+    db: Db,
+    asset: MonitoredAsset,
+    jobId: string,
+    decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
+    notifyOf: (policy: string) => boolean,
+  ): Promise<IncidentEvent[]> {
     const events: IncidentEvent[] = [];
     const openedKeys = decisions.filter((d) => d.kind === "open" && notifyOf(d.alert.policy));
     const open = openedKeys.length > 0 ? await openIncidents(db, asset) : new Map();
@@ -310,7 +341,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         events.push({ type: "incident.closed", incidentId: d.incident.id, jobId, closedBy: "system", key });
       }
     }
-    await publishIncidentEvents(this.env, db, { tenantId: asset.tenantId, id: asset.id, name: asset.name }, events);
+    return events;
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {
@@ -384,7 +415,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     const db = createDb(this.env.DB);
     const pending = await alertsWithoutIncident(db, asset, since);
     const before = await countIncidents(db, asset);
-    const impact = await impactOf(this.env.DB, asset.id);
+    const impact = await impactOf(db, asset.id);
     const byJob = new Map<string, AlertRow[]>();
     for (const a of pending) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     for (const [jobId, jobAlerts] of byJob) {

@@ -5,6 +5,7 @@
 
 import { and, desc, eq, gte, isNotNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import {
   type AssetAttribute,
@@ -232,18 +233,29 @@ export function countIncidents(db: Db, asset: MonitoredAsset): Promise<number> {
 }
 
 /** Impact from the asset's downstream lineage: every descendant, not only direct children. */
-export async function impactOf(d1: D1Database, assetId: number): Promise<Level> {
-  const row = await d1
-    .prepare(
-      `WITH RECURSIVE down(id, depth) AS (
-         SELECT child_asset_id, 1 FROM asset_lineage WHERE parent_asset_id = ?1
+export async function impactOf(db: Db, assetId: number): Promise<Level> {
+  return impactLevel(await impactQuery(db, assetId));
+}
+
+/**
+ * The count of the asset's descendants in the lineage (for impactLevel), as a query a batch can
+ * carry (a builder, not raw SQL: drizzle's D1 batch prepares only those); one row.
+ */
+export function impactQuery(db: Db, assetId: number) {
+  return db
+    .select({
+      n: sql<number>`(WITH RECURSIVE down(id, depth) AS (
+         SELECT child_asset_id, 1 FROM asset_lineage WHERE parent_asset_id = ${assetId}
          UNION SELECT l.child_asset_id, d.depth + 1 FROM asset_lineage l JOIN down d ON l.parent_asset_id = d.id
          WHERE d.depth < 20)
-       SELECT count(DISTINCT id) AS n FROM down`,
-    )
-    .bind(assetId)
-    .first<{ n: number }>();
-  const n = row?.n ?? 0;
+       SELECT count(DISTINCT id) FROM down)`,
+    })
+    .from(sql`(SELECT 1)`);
+}
+
+/** The impact of a new incident from its asset's count of descendants. */
+export function impactLevel(rows: readonly { n: number }[]): Level {
+  const n = rows[0]?.n ?? 0;
   return n >= 3 ? "HIGH" : n >= 1 ? "MEDIUM" : "LOW";
 }
 
@@ -252,9 +264,18 @@ export async function openIncidents(
   db: Db,
   asset: Pick<MonitoredAsset, "tenantId" | "id">,
 ): Promise<Map<string, IncidentRow>> {
-  const rows = await db.query.incidents.findMany({
+  return byIncidentKey(await openIncidentsQuery(db, asset));
+}
+
+/** The open incidents of an asset (for byIncidentKey), as a query a batch can carry. */
+export function openIncidentsQuery(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">) {
+  return db.query.incidents.findMany({
     where: and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id), eq(incidents.state, "OPEN")),
   });
+}
+
+/** Incidents by (policy, attribute, segment). */
+export function byIncidentKey(rows: readonly IncidentRow[]): Map<string, IncidentRow> {
   return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute, r.segment), r]));
 }
 
@@ -298,13 +319,43 @@ function measured(a: IncidentAlert): Record<string, unknown> {
  * alerts). Every change of state or alert is a history entry naming its alerts and job.
  */
 export function decisionStatements(db: Db, scan: ScanContext, decisions: IncidentDecision[]): BatchItem<"sqlite">[] {
-  return decisions.flatMap((d) => statementsOf(db, scan, d));
+  // New incidents go in multi-row INSERTs and clean scans in one UPDATE: a scan opens or
+  // cleans dozens at a time, and each statement of a batch costs its own preparation.
+  const opened = decisions.flatMap((d) => (d.kind === "open" ? [d.alert] : []));
+  const cleaned = decisions.flatMap((d) => (d.kind === "clean" ? [d.incident.id] : []));
+  return [
+    ...openStatements(db, scan, opened),
+    ...cleanStatements(db, scan, cleaned),
+    ...decisions.flatMap((d) => (d.kind === "open" || d.kind === "clean" ? [] : statementsOf(db, scan, d))),
+  ];
+}
+
+/** Incident rows per INSERT: ~21 parameters each stays under D1's 100 bound parameters. */
+const INCIDENTS_PER_STATEMENT = 4;
+/** Opening history entries per INSERT: ~15 parameters each (two subqueries) stays under 100. */
+const OPEN_HISTORY_PER_STATEMENT = 6;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Clean scans of open incidents: the same change for each, in one statement. */
+function cleanStatements(db: Db, scan: ScanContext, ids: readonly number[]): BatchItem<"sqlite">[] {
+  if (ids.length === 0) return [];
+  return [
+    db
+      .update(incidents)
+      .set({ cleanScans: sql`${incidents.cleanScans} + 1`, levelScans: 0, updatedAt: scan.scanTime })
+      .where(inJsonList(incidents.id, ids)),
+  ];
 }
 
 function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem<"sqlite">[] {
   switch (d.kind) {
     case "open":
-      return openStatements(db, scan, d.alert);
+      return openStatements(db, scan, [d.alert]);
     case "escalate":
       return [
         db
@@ -366,50 +417,50 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
         }),
       ];
     case "clean":
-      return [
-        db
-          .update(incidents)
-          .set({ cleanScans: sql`${incidents.cleanScans} + 1`, levelScans: 0, updatedAt: scan.scanTime })
-          .where(eq(incidents.id, d.incident.id)),
-      ];
+      return cleanStatements(db, scan, [d.incident.id]);
     case "auto_close":
       return autoCloseStatements(db, scan, d.incident.id, d.cleanScans);
   }
 }
 
-/** A new OPEN incident and its first history entry (whose incident id is resolved in the batch). */
-function openStatements(db: Db, scan: ScanContext, alert: IncidentAlert): BatchItem<"sqlite">[] {
+/**
+ * New OPEN incidents, then their first history entries (whose incident ids are resolved in the
+ * batch, once the incidents are in).
+ */
+function openStatements(db: Db, scan: ScanContext, opened: readonly IncidentAlert[]): BatchItem<"sqlite">[] {
   const { asset, scanTime } = scan;
+  const incidentRow = (alert: IncidentAlert): SQLiteInsertValue<typeof incidents> => ({
+    tenantId: asset.tenantId,
+    assetId: asset.id,
+    projectId: asset.projectId,
+    connectionId: asset.connectionId,
+    connectionType: asset.type,
+    sourceName: asset.name,
+    policy: alert.policy,
+    policyName: alert.policy_name,
+    attribute: alert.attribute,
+    segment: segmentKey(alert.segment),
+    state: "OPEN",
+    severity: alert.priority,
+    impact: scan.impact,
+    tag: alert.dimension,
+    alertCount: 1,
+    cleanScans: 0,
+    levelScans: 1,
+    deviation: alert.deviation ?? null,
+    openedAt: scanTime,
+    lastAlertAt: scanTime,
+    updatedAt: scanTime,
+  });
+  const historyRow = (alert: IncidentAlert): SQLiteInsertValue<typeof incidentHistory> => ({
+    ...historyOf(scan, openIncidentId(asset, alert)),
+    fromState: null,
+    toState: "OPEN",
+    alertRefs: alertRefs(scan.jobId, alert),
+  });
   return [
-    db.insert(incidents).values({
-      tenantId: asset.tenantId,
-      assetId: asset.id,
-      projectId: asset.projectId,
-      connectionId: asset.connectionId,
-      connectionType: asset.type,
-      sourceName: asset.name,
-      policy: alert.policy,
-      policyName: alert.policy_name,
-      attribute: alert.attribute,
-      segment: segmentKey(alert.segment),
-      state: "OPEN",
-      severity: alert.priority,
-      impact: scan.impact,
-      tag: alert.dimension,
-      alertCount: 1,
-      cleanScans: 0,
-      levelScans: 1,
-      deviation: alert.deviation ?? null,
-      openedAt: scanTime,
-      lastAlertAt: scanTime,
-      updatedAt: scanTime,
-    }),
-    db.insert(incidentHistory).values({
-      ...historyOf(scan, openIncidentId(asset, alert)),
-      fromState: null,
-      toState: "OPEN",
-      alertRefs: alertRefs(scan.jobId, alert),
-    }),
+    ...chunks(opened, INCIDENTS_PER_STATEMENT).map((c) => db.insert(incidents).values(c.map(incidentRow))),
+    ...chunks(opened, OPEN_HISTORY_PER_STATEMENT).map((c) => db.insert(incidentHistory).values(c.map(historyRow))),
   ];
 }
 

@@ -131,13 +131,14 @@ function logged(what: string, context: Record<string, unknown>) {
 
 /**
  * Publishes incident events of one asset: each to the channels that want it, with the incident
- * as it is now, its asset, and the alerts the event's scan raised for it.
+ * as it is now, its asset, and the alerts the event's scan raised for it. `events` may be a
+ * function, called only when the tenant has an enabled channel (finding the events may cost a read).
  */
 export function publishIncidentEvents(
   env: PublishEnv,
   db: Db,
   asset: { tenantId: string; id: number; name: string },
-  events: IncidentEvent[],
+  events: IncidentEvent[] | (() => Promise<IncidentEvent[]>),
 ): Promise<number> {
   return publishIncidents(env, db, asset, events).catch(logged("incident events", { asset_id: asset.id }));
 }
@@ -146,11 +147,13 @@ async function publishIncidents(
   env: PublishEnv,
   db: Db,
   asset: { tenantId: string; id: number; name: string },
-  events: IncidentEvent[],
+  eventsOrFind: IncidentEvent[] | (() => Promise<IncidentEvent[]>),
 ): Promise<number> {
-  if (events.length === 0) return 0;
+  if (Array.isArray(eventsOrFind) && eventsOrFind.length === 0) return 0;
   const channels = await enabledChannels(db, asset.tenantId);
   if (channels.length === 0) return 0;
+  const events = Array.isArray(eventsOrFind) ? eventsOrFind : await eventsOrFind();
+  if (events.length === 0) return 0;
   const ids = [...new Set(events.map((e) => e.incidentId))];
   const rows = await db.query.incidents.findMany({
     where: and(eq(incidents.tenantId, asset.tenantId), inArray(incidents.id, ids)),

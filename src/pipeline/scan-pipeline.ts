@@ -55,11 +55,16 @@ export interface ScanSubject {
   since?: string;
 }
 
-/** Loads the subject of a job; a deleted asset or connection, or unreadable options, is a connector error. */
-export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow): Promise<ScanSubject> {
-  const asset = await db.query.assets.findFirst({
-    where: and(eq(assets.tenantId, job.tenantId), eq(assets.id, job.assetId)),
-  });
+/**
+ * Loads the subject of a job; a deleted asset or connection, or unreadable options, is a connector
+ * error. `loaded` is the job's asset when the caller read it already.
+ */
+export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow, loaded?: AssetRow): Promise<ScanSubject> {
+  const asset =
+    loaded ??
+    (await db.query.assets.findFirst({
+      where: and(eq(assets.tenantId, job.tenantId), eq(assets.id, job.assetId)),
+    }));
   if (!asset) throw new ConnectorError("the asset was deleted", "not_found");
   const parsed = AssetOptions.safeParse(asset.options);
   if (!parsed.success) throw new ConnectorError("the asset's options are not valid: set them again", "invalid");
@@ -83,8 +88,13 @@ export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow): Promis
  * database: SQL is pushed down; files are streamed), then hands the profile to the asset's
  * AssetMonitor, which applies the policies and writes alerts, incidents and the DQ score.
  */
-export async function runScanJob(env: Env, db: Db, job: ScanJobRow): Promise<ApplyScanResult | { dispatched: true }> {
-  const subject = await loadScanSubject(env, db, job);
+export async function runScanJob(
+  env: Env,
+  db: Db,
+  job: ScanJobRow,
+  asset?: AssetRow,
+): Promise<ApplyScanResult | { dispatched: true }> {
+  const subject = await loadScanSubject(env, db, job, asset);
   // A source group's ANALYZE job reads and stores the schema first: the asset lists its
   // attributes even when the profile that follows fails.
   if (job.kind === "ANALYZE" && !subject.request.upload) await loadAssetSchema(env, db, subject.asset);

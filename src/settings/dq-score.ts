@@ -31,9 +31,23 @@ export function normaliseWeights(weights: DqWeights): DqWeights {
 
 /** The effective configuration of an asset (defaults when none is stored); the scan pipeline reads it. */
 export async function getDqScoreConfig(db: Db, tenantId: string, assetId: number): Promise<DqScoreConfig> {
-  const row = await db.query.dqScoreConfigs.findFirst({
-    where: and(eq(dqScoreConfigs.tenantId, tenantId), eq(dqScoreConfigs.assetId, assetId)),
-  });
+  return dqScoreConfigOf((await dqScoreConfigQuery(db, tenantId, assetId))[0]);
+}
+
+/**
+ * The asset's stored DQ score settings, at most one row (for dqScoreConfigOf), as a query a D1
+ * batch can carry (a select: drizzle's batch fails to map a findFirst that finds nothing).
+ */
+export function dqScoreConfigQuery(db: Db, tenantId: string, assetId: number) {
+  return db
+    .select()
+    .from(dqScoreConfigs)
+    .where(and(eq(dqScoreConfigs.tenantId, tenantId), eq(dqScoreConfigs.assetId, assetId)))
+    .limit(1);
+}
+
+/** The settings a stored row says, or the defaults without one. */
+export function dqScoreConfigOf(row: { enabled: boolean; weights: DqWeights } | undefined): DqScoreConfig {
   return row ? { enabled: row.enabled, weights: row.weights } : defaultDqScoreConfig();
 }
 

@@ -107,4 +107,14 @@ describe("faults", { timeout: 90_000 }, () => {
       await env.DB.exec(`DROP TRIGGER IF EXISTS ${trigger}`);
     }
   });
+
+  it("a message naming another asset than its job's still runs the job on the job's asset", async () => {
+    const { tenant, assetId } = await assetWithHistory();
+    const jobId = await uploadCsv(tenant, assetId, batch(6, 120));
+    // The claim reads the message's asset beside the job; a wrong or missing one is not used.
+    const result = await deliver([{ job_id: jobId, tenant_id: tenant, asset_id: assetId + 100_000 }]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
+    expect((await counts(assetId, jobId)).alerts).toBeGreaterThan(0);
+  });
 });
