@@ -20,6 +20,7 @@ import {
   type Level,
   monitorAppliedJobs,
 } from "../db/schema";
+import { chunks } from "../lib/arrays";
 import { inJsonList } from "../lib/sql";
 import type { AssetProfile, AttributeProfile } from "../scan/profile";
 import type { DqScore } from "./dq-score";
@@ -79,13 +80,8 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
       freshness: r.freshness ?? null,
     }),
   ];
-  for (let i = 0; i < rows.length; i += ALERTS_PER_STATEMENT) {
-    statements.push(
-      db
-        .insert(alerts)
-        .values(rows.slice(i, i + ALERTS_PER_STATEMENT))
-        .onConflictDoNothing(),
-    );
+  for (const chunk of chunks(rows, ALERTS_PER_STATEMENT)) {
+    statements.push(db.insert(alerts).values(chunk).onConflictDoNothing());
   }
   if (r.dqScore) {
     statements.push(
@@ -334,12 +330,6 @@ export function decisionStatements(db: Db, scan: ScanContext, decisions: Inciden
 const INCIDENTS_PER_STATEMENT = 4;
 /** Opening history entries per INSERT: ~15 parameters each (two subqueries) stays under 100. */
 const OPEN_HISTORY_PER_STATEMENT = 6;
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** Clean scans of open incidents: the same change for each, in one statement. */
 function cleanStatements(db: Db, scan: ScanContext, ids: readonly number[]): BatchItem<"sqlite">[] {

@@ -10,6 +10,7 @@
  * not exist before has no old points to move.
  */
 
+import { chunks } from "../lib/arrays";
 import type { AssetProfile, SchemaField } from "../scan/profile";
 import { median } from "./policies/anomaly";
 import type { KnownKind } from "./policies/kinds";
@@ -186,8 +187,7 @@ export class HistoryStore {
   }): void {
     this.storage.transactionSync(() => {
       // Many rows per statement: a scan has hundreds of points, and each exec is a call into storage.
-      for (let i = 0; i < scan.points.length; i += POINTS_PER_STATEMENT) {
-        const chunk = scan.points.slice(i, i + POINTS_PER_STATEMENT);
+      for (const chunk of chunks(scan.points, POINTS_PER_STATEMENT)) {
         this.sql.exec(
           `INSERT INTO metric_points (metric, job_id, time, value, excluded, excluded_by) VALUES
            ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}

@@ -363,10 +363,3 @@ export function windowQuantileQuery(d: DialectSql, source: SqlText, columns: rea
 
 /** Renders a statement for the dialect's placeholders. */
 export const renderFor = (d: DialectSql, text: SqlText): RenderedQuery => render(text, d.placeholder);
-
-/** Splits a list into chunks of at most `size`. */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}

@@ -3,6 +3,7 @@
  * Every metric is computed by the database; only aggregates travel.
  */
 
+import { chunks } from "../../lib/arrays";
 import { ConnectorError } from "../connectors/types";
 import {
   type AssetProfile,
@@ -25,7 +26,6 @@ import {
   alias,
   breakdownQuery,
   type ColumnPlan,
-  chunks,
   FREQUENCY_CHUNK,
   filtersOf,
   frequencyQuery,
