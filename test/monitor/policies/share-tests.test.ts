@@ -92,6 +92,17 @@ describe("share tests know the row count", () => {
     expect(alertKeys(run(scan(10_000, [amount(10_000, 3_000)]), wandering))).toEqual(["completeness:amount"]);
   });
 
+  it("completeness: the scan's sampling and the history's drift add in quadrature, not end to end", () => {
+    // Yearly batches of ~440 values whose null share drifts beyond sampling (12–17 %).
+    const drifting: MetricHistory = {
+      "attr:amount:missing_rate": pastPoints([0.155, 0.136, 0.119, 0.153, 0.149, 0.168, 0.129, 0.116]),
+    };
+    // 26 %: 12 points above the usual 14 %. The Wilson bound (−6.6 points at 438 values) on top of
+    // the drift's own band (+6.4 points) needed 27 %; as independent errors they allow ~9 points.
+    expect(alertKeys(run(scan(438, [amount(438, 114)]), drifting))).toEqual(["completeness:amount"]);
+    expect(alertKeys(run(scan(438, [amount(438, 88)]), drifting))).toEqual([]);
+  });
+
   it("type_mismatch: 1 % of 10,000 values not of the type fire against a clean history", () => {
     const past = history({ "attr:amount:type_mismatch_rate": 0 });
     expect(alertKeys(run(scan(10_000, [amount(10_000, 0, 100)]), past))).toEqual(["type_mismatch:amount"]);

@@ -179,10 +179,12 @@ export interface ShareVerdict {
 }
 
 /**
- * Is `k` of `n` more than the history allows? The limit is the usual share (median of past scans)
- * plus the larger of `margin` and the history's spread beyond sampling (excessSpread: the scans'
- * own drift, as a studentized bound); it alerts when even the Wilson lower bound of k/n is above
- * it, so a share measured on few rows needs a larger rise. Without `min_history` past scans: above `max_rate`.
+ * Is `k` of `n` more than the history allows? It alerts when even the Wilson lower bound of k/n is
+ * above the limit, so a share measured on few rows needs a larger rise. The limit is the usual
+ * share (median of past scans, or a wandering history's recent level) plus the larger of `margin`
+ * and the history's drift beyond sampling (excessSpread, a studentized bound) added to the Wilson
+ * half-width in quadrature, since the two are independent errors. Without `min_history` past
+ * scans: above `max_rate`.
  */
 export function shareTest(
   history: readonly HistoryPoint[] | undefined,
@@ -209,7 +211,10 @@ export function shareTest(
   // The Wilson bound covers this scan's sampling; the history adds only its drift beyond sampling.
   const base = shareBaseline(values, n, SPREAD_Z);
   const usual = base.centre;
-  const allowed = Math.max(p.margin, base.allowed);
+  // The scan's sampling (the Wilson interval's lower half) and the history's drift are independent:
+  // the rise they allow together is their quadrature sum, of which the Wilson bound takes its part.
+  const below = share - interval.low;
+  const allowed = Math.max(p.margin, Math.hypot(below, base.allowed) - below);
   const limit = Math.min(1, usual + allowed);
   const fires = interval.low > limit;
   const level = base.wandering ? "its recent level" : "its usual";
