@@ -194,6 +194,43 @@ describe("share rules on real-data shapes", () => {
     expect(judged.alerts[0]!.values![0]).toMatchObject({ value: "0", change: "down" });
   });
 
+  it("distribution_drift: typos scattered over a code of 29 values are news, unless its scans bring as many new values", () => {
+    // 29 states in ~900 yearly strikes, each scan listing every state; the shares drift from year to
+    // year, so the medians of the shares add up to less than 1 though every scan is complete.
+    const r = rng(11);
+    const states = Array.from({ length: 29 }, (_, i) => `S${String(i).padStart(2, "0")}`);
+    const year = () => {
+      const weights = states.map((_, i) => (i + 1) * Math.exp(3 * (r() - 0.5)));
+      const sum = weights.reduce((t, w) => t + w, 0);
+      return Object.fromEntries(states.map((s, i) => [s, weights[i]! / sum]));
+    };
+    const fixed = Array.from({ length: 8 }, year);
+    const sumOfMedians = states.reduce((t, s) => {
+      const xs = fixed.map((y) => y[s]!).sort((a, b) => a - b);
+      return t + (xs[3]! + xs[4]!) / 2;
+    }, 0);
+    expect(sumOfMedians).toBeLessThan(0.99);
+    const n = 900;
+    const now = topValues(fixed[7]!, n);
+    const withTypos = (k: number) => {
+      const top = [
+        ...now.map((t) => ({ ...t })),
+        ...Array.from({ length: k }, (_, i) => ({ value: `Typo${i}`, count: 1 })),
+      ];
+      top[0]!.count += n - top.reduce((t, v) => t + v.count, 0); // every row listed
+      return attribute("state", n, { distinct: top.length, top_values: top });
+    };
+    const judged = run(withTypos(9), shareHistory("state", fixed), "code");
+    expect(alertKeys(judged)).toEqual(["distribution_drift:state"]);
+    expect(judged.alerts[0]!.values!.filter((v) => v.change === "new")).toHaveLength(9);
+    // A code whose every scan brings a dozen values it never had (a long tail) takes 9 in its stride.
+    const tail = fixed.map((y, i) => ({
+      ...Object.fromEntries(Object.entries(y).map(([s, v]) => [s, v * 0.98])),
+      ...Object.fromEntries(Array.from({ length: 12 }, (_, k) => [`New${i}_${k}`, 0.02 / 12])),
+    }));
+    expect(alertKeys(run(withTypos(9), shareHistory("state", tail), "code"))).toEqual([]);
+  });
+
   it("distribution_drift: many rows stamped with one moment raise a timestamp's most frequent share", () => {
     const r = rng(3);
     const shares = Array.from({ length: 8 }, () => {

@@ -4,9 +4,10 @@
  *
  * A category is judged by its count, not its share alone:
  * - new: a value never seen in the training window, with at least `min_count` rows and
- *   `min_share` of the values (only when both the baseline and this scan list every value); or
- *   many never-seen values, each too rare to count, that together reach both (typos, broken
- *   characters scattered over a code);
+ *   `min_share` of the values beyond the largest share of new values a scan of the window brought
+ *   (only when this scan and every scan of the baseline list every value: up to MAX_LISTED_VALUES);
+ *   or more never-seen values, each too rare to count, than any scan of the window brought, that
+ *   together reach `min_count` and `min_share` (typos, broken characters scattered over a code);
  * - vanished: a value that had at least `vanish_share` in the baseline, absent now;
  * - moved: the shares differ by a G-test (p below `alpha`, row count aware; values below
  *   `min_share` both before and now pooled in one cell), and a value's share moved by at least
@@ -25,7 +26,6 @@ import { investigatePatterns } from "../investigate";
 import {
   attrMetric,
   escapeName,
-  isCategorical,
   isNumeric,
   listsEveryValue,
   nonNull,
@@ -72,6 +72,42 @@ interface ShareJudgement {
   to?: string;
 }
 
+/** Whether every scan of a baseline listed every value: its shares add up to 1 in each. */
+function listedEveryValue(series: ReadonlyMap<string, readonly number[]>, scans: number): boolean {
+  if (scans === 0) return false;
+  for (let i = 0; i < scans; i++) {
+    let sum = 0;
+    for (const xs of series.values()) sum += xs[i] ?? 0;
+    if (sum < 0.99) return false;
+  }
+  return true;
+}
+
+/** Scans at the start of a window whose values are all new to it, left out of its novelty. */
+const NOVELTY_WARMUP = 2;
+
+/**
+ * The most values never seen earlier in the window that one of its scans brought, and the largest
+ * share they had (from its third scan on): none for a code with a fixed set of values, some for a
+ * code with a long tail that keeps taking new values (airlines that strike a bird once).
+ */
+function novelty(series: ReadonlyMap<string, readonly number[]>, scans: number): { values: number; share: number } {
+  const most = { values: 0, share: 0 };
+  for (let i = NOVELTY_WARMUP; i < scans; i++) {
+    let values = 0;
+    let share = 0;
+    for (const xs of series.values()) {
+      if ((xs[i] ?? 0) > 0 && xs.slice(0, i).every((v) => v === 0)) {
+        values++;
+        share += xs[i]!;
+      }
+    }
+    most.values = Math.max(most.values, values);
+    most.share = Math.max(most.share, share);
+  }
+  return most;
+}
+
 /**
  * Compares this scan's parts (value → count) with the baseline of the parts under `prefix`.
  * `complete` says whether the parts are every value of a category (new and vanished values are
@@ -90,8 +126,8 @@ function judgeShares(
   const base = componentBaseline(ctx.history, { prefix }, ctx.input.job_id, p.window, 0);
   if (base.scans < p.min_history) return { training: base.scans };
   if (total < p.min_values) return undefined;
-  const baseSum = [...base.values.values()].reduce((s, v) => s + v, 0);
-  const baseComplete = baseSum >= 0.99;
+  const baseComplete = listedEveryValue(base.series, base.scans);
+  const novel = baseComplete ? novelty(base.series, base.scans) : { values: 0, share: 0 };
   const names = [...new Set([...base.values.keys(), ...counts.keys()])].sort();
   const observed: number[] = [];
   const expected: number[] = [];
@@ -115,7 +151,7 @@ function judgeShares(
     const value = unescapeName(name);
     if (!seen) {
       if (newAllowed && complete && baseComplete && count > 0) {
-        if (count >= p.min_count && share >= p.min_share) {
+        if (count >= p.min_count && share >= p.min_share + novel.share) {
           moved.push({ value, expected: 0, observed: round(share), change: "new" });
           deviation = Math.max(deviation, share / p.min_share);
         } else {
@@ -158,7 +194,7 @@ function judgeShares(
       deviation = Math.max(deviation, Math.abs(share - from) / allowed);
     }
   }
-  if (scatteredCount >= p.min_count && scatteredCount / total >= p.min_share) {
+  if (scatteredCount >= p.min_count && scatteredCount / total >= p.min_share && scattered.length > novel.values) {
     scattered.sort((u, v) => v.observed - u.observed);
     moved.push(...scattered.slice(0, MAX_SCATTERED_LISTED));
     deviation = Math.max(deviation, scatteredCount / total / p.min_share);
@@ -205,7 +241,7 @@ function codeDrift(
     valuePrefix(a.name),
     counts,
     nonNull(a),
-    isCategorical(a),
+    listsEveryValue(a),
     listsEveryValue(a),
     p,
     true,
