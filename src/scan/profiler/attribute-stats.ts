@@ -18,6 +18,7 @@ import type { ColumnCodes } from "./column-codes";
 import { DistinctCounter } from "./distinct";
 import { combineHash, HASH, hashBytes, hashNumber, hashString, hashWords, NAME_SEED, VALUE_SEED } from "./hash";
 import { KllSketch } from "./kll";
+import { ownString } from "./own-string";
 import {
   PatternCounter,
   SLOT_DECIMAL,
@@ -27,7 +28,7 @@ import {
   SLOT_NEGATIVE_DECIMAL,
   SLOT_NEGATIVE_INTEGER,
 } from "./patterns";
-import { ownString, SpaceSaving } from "./space-saving";
+import { SpaceSaving } from "./space-saving";
 import { StepTracker } from "./step";
 import {
   classifyText,

@@ -32,7 +32,7 @@
 
 import type { BreakdownProfile, BreakdownValue, NumericSummary } from "../profile";
 import type { ColumnCodes } from "./column-codes";
-import { ownString } from "./space-saving";
+import { ownString } from "./own-string";
 import { T_EMPTY, T_INTEGER, T_NUMBER, T_STRING } from "./value-types";
 
 /** Distinct values past which an attribute does not break the data down usefully. */

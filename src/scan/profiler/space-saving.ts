@@ -18,6 +18,7 @@
  */
 
 import { base64ToFloat64, bytesToBase64 } from "./codec";
+import { ownString } from "./own-string";
 
 /** Default number of counters. */
 export const SPACE_SAVING_DEFAULT_CAPACITY = 1000;
@@ -382,23 +383,13 @@ interface Entry<K> {
   error: number;
 }
 
+const owned = <K>(key: K): K => (typeof key === "string" ? (ownString(key) as K) : key);
+
 /**
  * Filter buckets for `capacity` counters: 8 per counter (a power of two). On a stream of distinct
  * values a bucket absorbs values until it reaches the minimum count; the more buckets, the fewer
  * values evict a counter (about capacity / (capacity + buckets) of them).
  */
-/**
- * A copy of `s` that holds only its own characters. A value the CSV reader cut out of a 64 KiB
- * text chunk is a V8 slice that keeps the whole chunk alive; a kept key (a top value, a text
- * minimum) from each of a thousand chunks would hold 64 MB. Concatenating flattens into a new
- * string of s.length + 1 characters, and the slice of it refers to that string alone.
- */
-export function ownString(s: string): string {
-  return ` ${s}`.slice(1);
-}
-
-const owned = <K>(key: K): K => (typeof key === "string" ? (ownString(key) as K) : key);
-
 function filterSizeFor(capacity: number): number {
   return tableSizeFor(capacity) * 4;
 }
