@@ -6,7 +6,7 @@
  */
 
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { incidents } from "../../src/db/schema";
@@ -333,6 +333,18 @@ describe("incident rollups answer what the incidents table answers", () => {
       expect(backfilled.results.length).toBeGreaterThan(0);
       expect(backfilled.results, table).toEqual(kept.results);
     }
+  });
+
+  it("a tag with nothing open is left out of what is open, as counting the open incidents leaves it out", async () => {
+    const w = await world(30, 7);
+    await db
+      .update(incidents)
+      .set({ state: "CLOSED", closedAt: NOW.toISOString(), closeReason: "FIXED" })
+      .where(and(eq(incidents.tenantId, w.tenant), eq(incidents.tag, "timeliness"), eq(incidents.state, "OPEN")));
+    const summary = await incidentSummary(db, w.tenant, undefined, {}, NOW);
+    expect(summary.open).toBeGreaterThan(0);
+    expect(Object.keys(summary.open_by_tag)).not.toContain("timeliness");
+    expect(await expectExact(w)).toBeGreaterThan(70);
   });
 
   it("a write of an incident's other columns leaves its rollup alone", async () => {
