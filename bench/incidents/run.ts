@@ -597,9 +597,10 @@ async function main() {
     const rollupRows = sqlite
       .prepare(
         `select (select count(*) from incident_rollups where tenant_id = ?1) as keyed,
-                (select count(*) from incident_day_rollups where tenant_id = ?1) as daily`,
+                (select count(*) from incident_day_rollups where tenant_id = ?1) as daily,
+                (select count(*) from incident_tag_rollups where tenant_id = ?1) as tagged`,
       )
-      .get(TENANT) as { keyed: number; daily: number };
+      .get(TENANT) as { keyed: number; daily: number; tagged: number };
     sqlite.close();
 
     log("starting the Worker (wrangler dev)");
@@ -673,7 +674,8 @@ async function main() {
       "",
       `bench/incidents — ${incidentCount.toLocaleString("en")} incidents, ${alertCount.toLocaleString("en")} alerts in one tenant; ` +
         `${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), node ${process.versions.node}, ${RUNS} runs per read`,
-      `rollup rows of the tenant: ${rollupRows.keyed.toLocaleString("en")} per key and day, ${rollupRows.daily.toLocaleString("en")} per day`,
+      `rollup rows of the tenant: ${rollupRows.keyed.toLocaleString("en")} per key and day, ${rollupRows.daily.toLocaleString("en")} per day and level, ` +
+        `${rollupRows.tagged.toLocaleString("en")} per day and tag`,
       "",
       `${"read".padEnd(30)} ${"Worker p50".padStart(10)} ${"p95".padStart(8)} ${"D1 wait p50".padStart(11)} ${"target".padStart(7)}   ${"SQL p50".padStart(8)} ${"p95".padStart(8)}   ${"before: SQL p50".padStart(15)} ${"p95".padStart(8)}  (ms)`,
       ...reads.map((r) => {

@@ -8,8 +8,10 @@ import {
   addTagTotals,
   type DayCounts,
   dayCountsQueries,
+  openByTagFromRollupQuery,
   secondsBetween,
   type TagTotals,
+  tagRollupAnswers,
   tagTotalsQueries,
 } from "./rollups";
 
@@ -196,7 +198,9 @@ export function summaryRollupQueries(
   filters: IncidentFilters,
   range: TimeRange,
 ) {
-  const open = openByTagQuery(db, tenantId, readable, filters);
+  const open = tagRollupAnswers(readable, filters)
+    ? openByTagFromRollupQuery(db, tenantId)
+    : openByTagQuery(db, tenantId, readable, filters);
   if (!open) return undefined;
   return {
     open,

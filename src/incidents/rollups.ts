@@ -1,6 +1,7 @@
 /**
- * The incidents summary and distribution from the daily rollups (incident_rollups and
- * incident_day_rollups, kept by triggers on incidents: see src/db/schema/incidents.ts).
+ * The incidents summary and distribution from the daily rollups (incident_rollups,
+ * incident_day_rollups and incident_tag_rollups, kept by triggers on incidents: see
+ * src/db/schema/incidents.ts).
  *
  * A range [from, to) is cut in three parts: the whole UTC days strictly inside it come from a
  * rollup; the incidents of its first and last (partial) days come from the incidents table, by
@@ -11,7 +12,7 @@
 
 import { type AnyColumn, and, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { incidentDayRollups, incidentRollups, incidents } from "../db/schema";
+import { incidentDayRollups, incidentRollups, incidents, incidentTagRollups } from "../db/schema";
 import { type IncidentFilters, incidentWhere, intList, projectScope, type TimeRange } from "./filters";
 
 const DAY_MS = 86_400_000;
@@ -50,11 +51,35 @@ export function rollupAnswers(f: IncidentFilters): boolean {
   return !f.text_to_search;
 }
 
-/** The WHERE of a rollup read: the tenant-wide rollup when no key filter narrows it, else the per-key one. */
+/**
+ * Whether the per-(day, tag) rollup answers these filters: none narrows by a key (project,
+ * connection, type, policy; a caller who sees only some projects counts as one) or by a level.
+ */
+export function tagRollupAnswers(readable: number[] | undefined, f: IncidentFilters): boolean {
+  return (
+    rollupAnswers(f) &&
+    projectScope(readable, f) === undefined &&
+    !f.connection_ids &&
+    !f.connection_types &&
+    !f.alert_policy_ids &&
+    !f.severities &&
+    !f.impacts
+  );
+}
+
+/**
+ * The rollup a read sums and its WHERE: the per-(day, tag) one when nothing but the range narrows
+ * it, the per-(day, tag, severity, impact) one when only levels do, else the per-key one.
+ */
 function rollupSource(tenantId: string, readable: number[] | undefined, f: IncidentFilters, days: RangeParts["days"]) {
   const projectIds = projectScope(readable, f);
   if (projectIds?.length === 0 || !days) return undefined;
   const keyed = projectIds || f.connection_ids || f.connection_types || f.alert_policy_ids;
+  if (tagRollupAnswers(readable, f)) {
+    const t = incidentTagRollups;
+    const where = and(eq(t.tenantId, tenantId), gte(t.day, days.firstDay), lt(t.day, days.endDay)) as SQL;
+    return { t, where, levels: false as const };
+  }
   const t = keyed ? incidentRollups : incidentDayRollups;
   const levels = [
     f.severities ? inArray(t.severity, [...new Set(f.severities)]) : undefined,
@@ -75,7 +100,7 @@ function rollupSource(tenantId: string, readable: number[] | undefined, f: Incid
     ...keys,
     ...levels,
   ) as SQL;
-  return { t, where };
+  return { t, where, levels: true as const };
 }
 
 /**
@@ -202,6 +227,21 @@ function dayCountColumns(day: SQL<string> | AnyColumn, severity: AnyColumn, impa
   };
 }
 
+/** The columns of a DayCounts row from incident_tag_rollups, which counts the levels in columns of its own. */
+function tagRollupDayColumns() {
+  const t = incidentTagRollups;
+  return {
+    day: t.day,
+    total: sql<number>`sum(${t.total})`.as("total"),
+    severityLow: sql<number>`sum(${t.severityLow})`.as("severity_low"),
+    severityMedium: sql<number>`sum(${t.severityMedium})`.as("severity_medium"),
+    severityHigh: sql<number>`sum(${t.severityHigh})`.as("severity_high"),
+    impactLow: sql<number>`sum(${t.impactLow})`.as("impact_low"),
+    impactMedium: sql<number>`sum(${t.impactMedium})`.as("impact_medium"),
+    impactHigh: sql<number>`sum(${t.impactHigh})`.as("impact_high"),
+  };
+}
+
 /**
  * The queries (one batch) of incidents opened in `range` per day, with their counts per severity
  * and per impact, one per part; their rows add up. Grouped by day alone (the level counts summed
@@ -222,11 +262,13 @@ export function dayCountsQueries(
   if (source) {
     const { t, where } = source;
     queries.push(
-      db
-        .select(dayCountColumns(t.day, t.severity, t.impact, t.total))
-        .from(t)
-        .where(where)
-        .groupBy(t.day),
+      source.levels
+        ? db
+            .select(dayCountColumns(t.day, source.t.severity, source.t.impact, t.total))
+            .from(t)
+            .where(where)
+            .groupBy(t.day)
+        : db.select(tagRollupDayColumns()).from(t).where(where).groupBy(t.day),
     );
   }
   for (const part of parts.raw) {
@@ -242,4 +284,16 @@ export function dayCountsQueries(
     );
   }
   return queries;
+}
+
+/**
+ * What is open now per tag (whenever it opened) from incident_tag_rollups: every incident it counts
+ * is OPEN or CLOSED, so the open ones of a tag are its total less its closed over all days. Only
+ * for filters the rollup answers (tagRollupAnswers); tags with none open are left out, as a count
+ * of the open incidents leaves them out.
+ */
+export function openByTagFromRollupQuery(db: Db, tenantId: string) {
+  const t = incidentTagRollups;
+  const n = sql<number>`sum(${t.total} - ${t.closed})`;
+  return db.select({ tag: t.tag, n }).from(t).where(eq(t.tenantId, tenantId)).groupBy(t.tag).having(sql`${n} > 0`);
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import type { IncidentFilters } from "../../src/incidents/filters";
 import { distributionQuery, listIncidentsQuery, summaryQueries } from "../../src/incidents/incidents";
-import { dayCountsQueries, tagTotalsQueries } from "../../src/incidents/rollups";
+import { dayCountsQueries, openByTagFromRollupQuery, tagTotalsQueries } from "../../src/incidents/rollups";
 
 const db = createDb(env.DB);
 const range = { from: "2026-03-01T00:00:00.000Z", to: "2026-03-31T00:00:00.000Z" };
@@ -63,6 +63,11 @@ describe("query plans of the incident reads (EXPLAIN QUERY PLAN)", () => {
     expect(next.join(" | ")).not.toMatch(/TEMP B-TREE/);
   });
 
+  it("what is open per tag, from the per-(day, tag) rollup, searches it by tenant", async () => {
+    const steps = await plan(openByTagFromRollupQuery(db, "acme"));
+    expect(steps.join(" | ")).toMatch(/^SEARCH incident_tag_rollups USING (COVERING )?INDEX \w+ \(tenant_id=\?\)/);
+  });
+
   for (const [label, filters, readable] of FILTERS) {
     it(`list, summary and distribution use a tenant-leading index: ${label}`, async () => {
       expectTenantIndex(await plan(listIncidentsQuery(db, "acme", readable, filters, 100)!), `list ${label}`);
@@ -80,14 +85,14 @@ describe("query plans of the incident reads (EXPLAIN QUERY PLAN)", () => {
       expect(queries.length).toBeGreaterThan(0);
       for (const [i, q] of queries.entries()) {
         const steps = await plan(q);
-        const rollup = steps.filter((s) => /\bincident(_day)?_rollups\b/.test(s));
+        const rollup = steps.filter((s) => /\bincident(_day|_tag)?_rollups\b/.test(s));
         if (rollup.length === 0) {
           expectTenantIndex(steps, `rollup read [${i}] ${label}`);
           continue;
         }
         for (const step of rollup) {
           expect(step, `${label}: ${steps.join(" | ")}`).toMatch(
-            /^SEARCH incident(_day)?_rollups USING (COVERING )?INDEX \w+ \(tenant_id=\? AND day>\? AND day<\?\)/,
+            /^SEARCH incident(_day|_tag)?_rollups USING (COVERING )?INDEX \w+ \(tenant_id=\? AND day>\? AND day<\?\)/,
           );
         }
       }

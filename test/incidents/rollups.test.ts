@@ -6,7 +6,7 @@
  */
 
 import { env } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { incidents } from "../../src/db/schema";
@@ -17,7 +17,7 @@ import {
   incidentSummary,
   incidentSummaryFromIncidents,
 } from "../../src/incidents/incidents";
-import { rangeParts } from "../../src/incidents/rollups";
+import { dayCountsQueries, rangeParts, tagTotalsQueries } from "../../src/incidents/rollups";
 import { assetMonitor } from "../../src/monitor/client";
 import { decisionStatements, followMove } from "../../src/monitor/d1-store";
 import { purgeTenant } from "../../src/retention/retention";
@@ -142,12 +142,20 @@ async function expectExact(w: World) {
     }
   }
   // And the rollup tables hold exactly the incidents' counts (no zero rows left behind).
-  const recount = async (table: string, keys: string) => {
+  const recount = async (table: string, keys: string, levels = false) => {
+    const levelSums = LEVELS.flatMap((l) => [
+      `sum(severity = '${l}') as severity_${l.toLowerCase()}`,
+      `sum(impact = '${l}') as impact_${l.toLowerCase()}`,
+    ]);
     const sums = `count(*) as total, sum(state = 'CLOSED') as closed,
       sum(case when state = 'CLOSED' then round((julianday(closed_at) - julianday(opened_at)) * 86400) end is not null) as resolved,
       coalesce(sum(case when state = 'CLOSED' then round((julianday(closed_at) - julianday(opened_at)) * 86400) end), 0) as resolve_seconds,
       count(first_response_at) as responded,
-      coalesce(sum(round((julianday(first_response_at) - julianday(opened_at)) * 86400)), 0) as response_seconds`;
+      coalesce(sum(round((julianday(first_response_at) - julianday(opened_at)) * 86400)), 0) as response_seconds
+      ${levels ? `, ${levelSums.join(", ")}` : ""}`;
+    const levelColumns = levels
+      ? `, ${LEVELS.flatMap((l) => [`severity_${l.toLowerCase()}`, `impact_${l.toLowerCase()}`]).join(", ")}`
+      : "";
     const fromIncidents = await env.DB.prepare(
       `select ${keys.replace("day", "substr(opened_at, 1, 10) as day")}, ${sums} from incidents where tenant_id = ?
        group by ${keys.replace("day", "substr(opened_at, 1, 10)")} order by ${keys.replace("day", "substr(opened_at, 1, 10)")}`,
@@ -155,7 +163,7 @@ async function expectExact(w: World) {
       .bind(w.tenant)
       .all();
     const rollup = await env.DB.prepare(
-      `select ${keys}, total, closed, resolved, resolve_seconds, responded, response_seconds from ${table}
+      `select ${keys}, total, closed, resolved, resolve_seconds, responded, response_seconds${levelColumns} from ${table}
        where tenant_id = ? order by ${keys}`,
     )
       .bind(w.tenant)
@@ -164,6 +172,7 @@ async function expectExact(w: World) {
   };
   await recount("incident_rollups", "day, project_id, connection_id, connection_type, policy, tag, severity, impact");
   await recount("incident_day_rollups", "day, tag, severity, impact");
+  await recount("incident_tag_rollups", "day, tag", true);
   return compared;
 }
 
@@ -186,6 +195,24 @@ describe("incident rollups answer what the incidents table answers", () => {
     // A text search is not in the rollups.
     const long = { from: "2026-01-01T00:00:00.000Z", to: "2026-03-01T00:00:00.000Z" };
     expect(rangeParts(long, false)).toEqual({ raw: [long] });
+  });
+
+  it("reads the narrowest rollup the filters allow", () => {
+    const range = { from: "2026-01-01T05:00:00.000Z", to: "2026-03-01T05:00:00.000Z" };
+    const tables = (f: IncidentFilters, readable?: number[]) => {
+      const sqlOf = (qs: Array<{ toSQL(): { sql: string } }>) => qs.map((q) => q.toSQL().sql)[0]!;
+      const from = (s: string) => /from "(\w+)"/.exec(s)?.[1];
+      return [
+        from(sqlOf(tagTotalsQueries(db, "t", readable, f, range))),
+        from(sqlOf(dayCountsQueries(db, "t", readable, f, range))),
+      ];
+    };
+    expect(tables({})).toEqual(["incident_tag_rollups", "incident_tag_rollups"]);
+    expect(tables({ severities: ["HIGH"] })).toEqual(["incident_day_rollups", "incident_day_rollups"]);
+    expect(tables({ impacts: ["LOW"] })).toEqual(["incident_day_rollups", "incident_day_rollups"]);
+    expect(tables({ project_ids: [1] })).toEqual(["incident_rollups", "incident_rollups"]);
+    expect(tables({}, [1])).toEqual(["incident_rollups", "incident_rollups"]);
+    expect(tables({ text_to_search: "x" })).toEqual(["incidents", "incidents"]);
   });
 
   it("after the incidents are written", async () => {
@@ -276,21 +303,24 @@ describe("incident rollups answer what the incidents table answers", () => {
     await env.DB.prepare("delete from incidents where tenant_id = ?").bind(w.tenant).run();
     expect(await expectExact(w)).toBeGreaterThan(70);
     const left = await env.DB.prepare(
-      "select (select count(*) from incident_rollups where tenant_id = ?1) + (select count(*) from incident_day_rollups where tenant_id = ?1) as n",
+      `select (select count(*) from incident_rollups where tenant_id = ?1) + (select count(*) from incident_day_rollups where tenant_id = ?1)
+         + (select count(*) from incident_tag_rollups where tenant_id = ?1) as n`,
     )
       .bind(w.tenant)
       .first<{ n: number }>();
     expect(left?.n).toBe(0);
   });
 
-  it("the migration's backfill computes the rows the triggers keep", async () => {
+  it("the migrations' backfills compute the rows the triggers keep", async () => {
     const w = await world(40, 6);
-    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0009_"));
-    const backfills = (migration?.queries ?? []).flatMap((q) => {
-      const m = /INSERT INTO (\w+) \(([^)]+)\)\s*(SELECT[\s\S]*?);?\s*$/.exec(q.replace(/^--.*$/gm, "").trim());
-      return m ? [{ table: m[1]!, columns: m[2]!, select: m[3]! }] : [];
-    });
-    expect(backfills.map((b) => b.table)).toEqual(["incident_rollups", "incident_day_rollups"]);
+    const migrations = env.TEST_MIGRATIONS.filter((m) => m.name.startsWith("0009_") || m.name.startsWith("0011_"));
+    const backfills = migrations
+      .flatMap((m) => m.queries)
+      .flatMap((q) => {
+        const m = /INSERT INTO (\w+) \(([^)]+)\)\s*(SELECT[\s\S]*?);?\s*$/.exec(q.replace(/^--.*$/gm, "").trim());
+        return m ? [{ table: m[1]!, columns: m[2]!, select: m[3]! }] : [];
+      });
+    expect(backfills.map((b) => b.table)).toEqual(["incident_rollups", "incident_day_rollups", "incident_tag_rollups"]);
     for (const { table, columns, select } of backfills) {
       const backfilled = await env.DB.prepare(
         `with b(${columns}) as (${select}) select ${columns} from b where tenant_id = ? order by ${columns}`,
@@ -303,6 +333,18 @@ describe("incident rollups answer what the incidents table answers", () => {
       expect(backfilled.results.length).toBeGreaterThan(0);
       expect(backfilled.results, table).toEqual(kept.results);
     }
+  });
+
+  it("a tag with nothing open is left out of what is open, as counting the open incidents leaves it out", async () => {
+    const w = await world(30, 7);
+    await db
+      .update(incidents)
+      .set({ state: "CLOSED", closedAt: NOW.toISOString(), closeReason: "FIXED" })
+      .where(and(eq(incidents.tenantId, w.tenant), eq(incidents.tag, "timeliness"), eq(incidents.state, "OPEN")));
+    const summary = await incidentSummary(db, w.tenant, undefined, {}, NOW);
+    expect(summary.open).toBeGreaterThan(0);
+    expect(Object.keys(summary.open_by_tag)).not.toContain("timeliness");
+    expect(await expectExact(w)).toBeGreaterThan(70);
   });
 
   it("a write of an incident's other columns leaves its rollup alone", async () => {

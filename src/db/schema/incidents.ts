@@ -156,6 +156,29 @@ export const incidentDayRollups = sqliteTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.day, t.tag, t.severity, t.impact] })],
 );
 
+/**
+ * The same per (tenant, day, tag) alone, with the day's incidents counted per severity and per
+ * impact beside: what a read with no filter but the range sums (the summary groups it by tag, the
+ * distribution by day), four rows a day instead of one per tag, severity and impact (~36). Kept by
+ * its own triggers (migration 0011_incident_tag_rollup_triggers), like the others.
+ */
+export const incidentTagRollups = sqliteTable(
+  "incident_tag_rollups",
+  {
+    tenantId: text("tenant_id").notNull(),
+    day: text("day").notNull(),
+    tag: text("tag").notNull(),
+    ...rollupCounts,
+    severityLow: integer("severity_low").notNull(),
+    severityMedium: integer("severity_medium").notNull(),
+    severityHigh: integer("severity_high").notNull(),
+    impactLow: integer("impact_low").notNull(),
+    impactMedium: integer("impact_medium").notNull(),
+    impactHigh: integer("impact_high").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.day, t.tag] })],
+);
+
 /** Every state change of an incident, with the alerts that caused it. */
 export const incidentHistory = sqliteTable(
   "incident_history",
