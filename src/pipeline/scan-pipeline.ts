@@ -120,21 +120,27 @@ export async function runScanJob(
   return applyProfile(env, subject, scanTime, profile);
 }
 
-/** Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). */
+/**
+ * Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). The
+ * profile goes as its JSON text (ApplyScanJsonInput: cheaper than the structured clone of its
+ * objects), unless the text has a null, which may stand for a NaN or an infinity JSON cannot carry:
+ * such a profile goes as it is.
+ */
 export function applyProfile(
   env: Env,
   subject: Pick<ScanSubject, "job" | "asset" | "monitored">,
   scanTime: string,
   profile: AssetProfile,
 ): Promise<ApplyScanResult> {
-  return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan({
-    asset: subject.monitored,
-    jobId: subject.job.id,
-    createdAt: subject.job.createdAt,
-    scanTime,
-    profile,
-  });
+  const json = JSON.stringify(profile);
+  const scan = { asset: subject.monitored, jobId: subject.job.id, createdAt: subject.job.createdAt, scanTime };
+  return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan(
+    JSON_NULL.test(json) ? { ...scan, profile } : { ...scan, profileJson: json },
+  );
 }
+
+/** A null value in JSON.stringify's output (no whitespace): what NaN, ±Infinity and undefined array items become. */
+const JSON_NULL = /[:,[]null[,\]}]/;
 
 /** Where a scan runs (scan/spark/engine.ts), recorded on the job; a full scan comes back ready to dispatch. */
 async function placeScan(env: Env, db: Db, subject: ScanSubject): Promise<{ full?: FullScanInput; listed?: Listed }> {
