@@ -21,8 +21,8 @@
  *
  * Every figure is measured in this run.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { cpus } from "node:os";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
@@ -35,10 +35,12 @@ import {
   summaryRollupQueries,
 } from "../../src/incidents/incidents";
 import { dayCountsQueries } from "../../src/incidents/rollups";
+import { Inspector, selfTimes, totalTimes } from "../api/cpu-profile";
 import { DqService, pool } from "../detection/service";
 import {
   applyMigrations,
   dropStateDir,
+  freePort,
   log,
   startWorker,
   tempStateDir,
@@ -75,6 +77,7 @@ const { values: args } = parseArgs({
     "live-rows": { type: "string", default: "200" },
     "live-rounds": { type: "string", default: "3" },
     rebuild: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
   },
 });
@@ -405,7 +408,12 @@ async function incidentTotal(base: string, adminKey: string, tenant: string): Pr
  * waits for every job. The round's time runs from the first upload to the last job's
  * finished_at (the Worker's clock, on this machine); its alerts are the jobs' own.
  */
-async function liveAggregation(base: string, adminKey: string, pgid: number | undefined) {
+async function liveAggregation(
+  base: string,
+  adminKey: string,
+  pgid: number | undefined,
+  inspector: Inspector | undefined,
+) {
   const assetCount = Number(args["live-assets"]);
   const columns = Number(args["live-columns"]);
   const rows = Number(args["live-rows"]);
@@ -425,8 +433,11 @@ async function liveAggregation(base: string, adminKey: string, pgid: number | un
     },
   );
   const rounds: LiveRound[] = [];
+  const profiles: Awaited<ReturnType<Inspector["stop"]>>[] = [];
   for (let round = 1; round <= Number(args["live-rounds"]); round++) {
     const csvs = assetIds.map((_, i) => liveCsv(round, i, columns, rows));
+    // The profile covers what the CPU figure does: uploads to the last job's end, polling included.
+    if (inspector) await inspector.start();
     const start = Date.now();
     const cpuStart = groupCpuSeconds(pgid);
     const jobs: Array<{ asset: number; job: string }> = [];
@@ -443,6 +454,7 @@ async function liveAggregation(base: string, adminKey: string, pgid: number | un
     const finished = done.map((d) => (d.status as { finished_at?: string | null }).finished_at);
     const end = Math.max(...finished.map((f) => (f ? Date.parse(f) : Date.now())));
     const cpu = groupCpuSeconds(pgid) - cpuStart;
+    if (inspector) profiles.push(await inspector.stop());
     let alerts = 0;
     await pool(done, 16, async ({ asset, job }) => {
       const raised = await service.alerts(asset, job);
@@ -474,7 +486,37 @@ async function liveAggregation(base: string, adminKey: string, pgid: number | un
     });
     log(`  round ${round}: ${alerts} alerts in ${((end - start) / 1000).toFixed(1)} s`);
   }
-  return { assets: assetCount, columns, rows, rounds };
+  return { assets: assetCount, columns, rows, rounds, profiles };
+}
+
+/**
+ * Where the live rounds' CPU went in the Worker's isolate (--profile, one profile per round over
+ * the window of its CPU figure): the busiest functions by self time and by inclusive time, in ms per
+ * scan over all rounds; the profiles are written beside, for DevTools.
+ */
+function profileLines(profiles: Awaited<ReturnType<Inspector["stop"]>>[], scans: number): string[] {
+  const files = profiles.map((profile, i) => {
+    const file = join(tmpdir(), `bench-incidents-live-${Date.now()}-round${i + 1}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    return file;
+  });
+  const sum = (rows: { name: string; ms: number }[][]) => {
+    const ms = new Map<string, number>();
+    for (const r of rows.flat()) ms.set(r.name, (ms.get(r.name) ?? 0) + r.ms);
+    return [...ms].map(([name, v]) => ({ name, ms: v })).sort((a, b) => b.ms - a.ms);
+  };
+  const self = profiles.map(selfTimes);
+  const busyMs = self.reduce((t, s) => t + s.busyMs, 0);
+  const row = ({ name, ms }: { name: string; ms: number }) => `    ${(ms / scans).toFixed(2).padStart(7)}  ${name}`;
+  return [
+    `  the isolate's CPU profile of the live rounds: ${(busyMs / scans).toFixed(1)} ms busy per scan (${files.join(", ")})`,
+    "  self time, ms per scan:",
+    ...sum(self.map((s) => s.rows))
+      .slice(0, 25)
+      .map(row),
+    "  inclusive time, ms per scan:",
+    ...sum(profiles.map(totalTimes)).slice(0, 40).map(row),
+  ];
 }
 
 async function main() {
@@ -604,7 +646,11 @@ async function main() {
     sqlite.close();
 
     log("starting the Worker (wrangler dev)");
-    worker = await startWorker(persist, { verbose: true });
+    const inspectorPort = args.profile ? await freePort() : undefined;
+    worker = await startWorker(persist, {
+      verbose: true,
+      ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
+    });
     const base = worker.base;
     log(`Worker on ${base}`);
     const headers = { "X-SVC-Key": worker.adminKey };
@@ -630,7 +676,9 @@ async function main() {
     }
 
     log(`live aggregation: ${args["live-rounds"]} rounds of uploads to ${args["live-assets"]} assets`);
-    const live = await liveAggregation(base, worker.adminKey, worker.processGroup);
+    const inspector = inspectorPort ? await Inspector.connect(inspectorPort) : undefined;
+    const live = await liveAggregation(base, worker.adminKey, worker.processGroup, inspector);
+    inspector?.close();
 
     log(
       args.rebuild
@@ -698,6 +746,12 @@ async function main() {
       ),
       `  all rounds: ${liveAlerts} alerts in ${liveSeconds.toFixed(1)} s = ${Math.round(liveAlerts / liveSeconds)} alerts/s; ` +
         `${liveCpu.toFixed(1)} CPU s of the Worker's runtime = ${Math.round(liveAlerts / liveCpu)} alerts per CPU second`,
+      ...(live.profiles.length
+        ? profileLines(
+            live.profiles,
+            live.rounds.reduce((t, r) => t + r.scans, 0),
+          )
+        : []),
       ...(rebuild
         ? [
             "",

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import {
+  assetHeadColumns,
   assets,
   type ProjectRole,
   projectMembers,
@@ -15,7 +16,7 @@ import type { Principal } from "./principal";
 
 const PROJECT_RANK: Record<ProjectRole, number> = { PROJECT_VIEWER: 1, PROJECT_EDITOR: 2, PROJECT_ADMIN: 3 };
 
-import type { AssetRow, ProjectRow } from "../db/schema";
+import type { AssetHead, AssetRow, ProjectRow } from "../db/schema";
 
 /** What the caller may do in a tenant. */
 export interface TenantAccess {
@@ -31,8 +32,8 @@ export interface ProjectAccess extends TenantAccess {
 }
 
 /** What the caller may do with an asset (through its project). */
-export interface AssetAccess extends ProjectAccess {
-  asset: AssetRow;
+export interface AssetAccess<A extends AssetHead = AssetRow> extends ProjectAccess {
+  asset: A;
 }
 
 /**
@@ -173,10 +174,27 @@ export class Access {
    * are one query, read together with the tenant.
    */
   async asset(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess> {
+    return this.assetWith(tenantId, assetId, need, assets);
+  }
+
+  /**
+   * As asset(), with the asset's row but its attributes (assetHeadColumns): for the routes that do
+   * not show them (uploads, scan jobs), which need not read and parse the latest scan's statistics.
+   */
+  async assetHead(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess<AssetHead>> {
+    return this.assetWith(tenantId, assetId, need, assetHeadColumns);
+  }
+
+  private async assetWith<A extends AssetHead>(
+    tenantId: string,
+    assetId: number,
+    need: ProjectRole,
+    columns: typeof assets | typeof assetHeadColumns,
+  ): Promise<AssetAccess<A>> {
     const [t, rows] = await Promise.all([
       this.tenant(tenantId),
       this.db
-        .select({ asset: assets, project: projects, role: projectMembers.role })
+        .select({ asset: columns, project: projects, role: projectMembers.role })
         .from(assets)
         .innerJoin(projects, and(eq(projects.tenantId, assets.tenantId), eq(projects.id, assets.projectId)))
         .leftJoin(projectMembers, this.membershipOn())
@@ -186,7 +204,8 @@ export class Access {
     const row = rows[0];
     const missing = () => new NotFoundError("Asset");
     if (!row) throw missing();
-    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset: row.asset };
+    const asset = row.asset as A;
+    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset };
   }
 
   /**

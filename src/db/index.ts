@@ -18,8 +18,25 @@ type Schema = typeof schema;
 let relational: RelationalSchemaConfig<ExtractTablesWithRelations<Schema>> | undefined;
 const dialect = new SQLiteAsyncDialect();
 
-/** The drizzle database over the D1 binding; built once per request (what `drizzle(d1, { schema })` builds). */
-export function createDb(d1: D1Database) {
+/**
+ * The databases built so far, by binding: building one sets up a query builder per table (a
+ * measurable part of a scan's CPU, which builds one in the queue consumer and one in the
+ * AssetMonitor), and a database holds no state of its own beyond its binding. A request's metered
+ * binding is new each time, so it gets its own.
+ */
+const built = new WeakMap<D1Database, Db>();
+
+/** The drizzle database over the D1 binding (what `drizzle(d1, { schema })` builds), once per binding. */
+export function createDb(d1: D1Database): Db {
+  let db = built.get(d1);
+  if (!db) {
+    db = buildDb(d1);
+    built.set(d1, db);
+  }
+  return db;
+}
+
+function buildDb(d1: D1Database) {
   if (!relational) {
     const config = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
     relational = { fullSchema: schema, schema: config.tables, tableNamesMap: config.tableNamesMap } as never;
@@ -29,5 +46,5 @@ export function createDb(d1: D1Database) {
   return Object.assign(db, { $client: d1 });
 }
 
-export type Db = ReturnType<typeof createDb>;
+export type Db = ReturnType<typeof buildDb>;
 export { schema };

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
-import { assets, scanJobs } from "../db/schema";
+import { assetHeadColumns, assets, scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { DomainError, InvalidInputError } from "../lib/errors";
@@ -95,9 +95,10 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
         ),
       )
       .returning(),
-    // A select, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
+    // A select, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing. Its
+    // attributes (the latest scan's statistics, tens of KB) are left out: a scan does not read them.
     db
-      .select()
+      .select(assetHeadColumns)
       .from(assets)
       .where(and(eq(assets.tenantId, message.tenant_id), eq(assets.id, message.asset_id)))
       .limit(1),

@@ -1,5 +1,5 @@
 import type { Db } from "../db";
-import { type AssetRow, CONNECTION_TYPES, type ScanJobRow } from "../db/schema";
+import { type AssetHead, CONNECTION_TYPES, type ScanJobRow } from "../db/schema";
 import { InvalidInputError, LimitExceededError } from "../lib/errors";
 import { storeCompressed, storeInflated } from "./inflate-upload";
 import type { ScanJobMessage } from "./messages";
@@ -43,7 +43,7 @@ export type ScanJobRequest = ScanRequest & {
 export async function queueScan(
   db: Db,
   queue: Queue<ScanJobMessage>,
-  asset: AssetRow,
+  asset: AssetHead,
   request: ScanJobRequest,
   trigger: string,
   totalBytes?: number,
@@ -94,7 +94,7 @@ export async function queueUpload(
   db: Db,
   queue: Queue<ScanJobMessage>,
   target: UploadTarget,
-  asset: AssetRow,
+  asset: AssetHead,
   upload: UploadBody,
   delimiter: string | undefined,
 ): Promise<ScanJobRow> {

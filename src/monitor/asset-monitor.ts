@@ -74,6 +74,17 @@ export interface ApplyScanInput {
   profile: AssetProfile;
 }
 
+/**
+ * As ApplyScanInput, with the profile as its JSON text: what the scan pipeline sends. A profile is
+ * thousands of small objects (every attribute's top values, quantiles, patterns); handed over as
+ * one string and parsed here, it costs the caller and this object less CPU than the structured
+ * clone of the object itself, for the same profile (the pipeline sends the text only when it has
+ * no null, which may stand for a NaN or an infinity: see applyProfile).
+ */
+export interface ApplyScanJsonInput extends Omit<ApplyScanInput, "profile"> {
+  profileJson: string;
+}
+
 export interface ApplyScanResult {
   jobId: string;
   alerts: number;
@@ -115,8 +126,12 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
    * Idempotent per job: the D1 writes go in one batch that starts with the job's marker row,
    * so a replay (even after a crash between D1 and this object's storage) writes nothing twice.
    */
-  applyScan(input: ApplyScanInput): Promise<ApplyScanResult> {
-    return this.serial.run(() => this.apply(input));
+  applyScan(input: ApplyScanInput | ApplyScanJsonInput): Promise<ApplyScanResult> {
+    return this.serial.run(() => {
+      if (!("profileJson" in input)) return this.apply(input);
+      const { profileJson, ...rest } = input;
+      return this.apply({ ...rest, profile: JSON.parse(profileJson) as AssetProfile });
+    });
   }
 
   /**
@@ -162,7 +177,15 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
 
     const { asset, profile } = input;
     const db = createDb(this.env.DB);
-    const { evaluation, dqScore, decisions, kinds, notifyOf, impact: newImpact } = await this.judge(db, input);
+    const {
+      evaluation,
+      dqScore,
+      decisions,
+      kinds,
+      notifyOf,
+      impact: newImpact,
+      ticketTemplateId,
+    } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
     const adoptions = this.planAdoptions(decisions, input, evaluation.points);
@@ -189,7 +212,9 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       replay = true;
     }
 
-    if (!replay && opened.length > 0) this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened));
+    if (!replay && opened.length > 0 && ticketTemplateId) {
+      this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened, ticketTemplateId));
+    }
     if (!replay) this.ctx.waitUntil(this.notify(db, asset, input.jobId, decisions, notifyOf));
     const result: ApplyScanResult = { jobId: input.jobId, alerts: alerts.length, dqScore, replay };
     this.store.recordScan({
@@ -241,9 +266,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
   private async judge(db: Db, input: ApplyScanInput) {
     const { asset, profile } = input;
     const ids = asset.idAttributes ? { id_attributes: asset.idAttributes } : {};
-    // One D1 round trip for everything the scan is judged against (the lineage: a new incident's impact).
+    // One D1 round trip for everything the scan is judged against (the lineage: a new incident's
+    // impact; the Jira integration's default template: a ticket for each incident it opens).
     // Selects, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
-    const [policyRows, dqRows, openRows, lineage] = await db.batch([
+    const [policyRows, dqRows, openRows, lineage, jira] = await db.batch([
       db
         .select()
         .from(assetPolicies)
@@ -252,6 +278,11 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       dqScoreConfigQuery(db, asset.tenantId, asset.id),
       openIncidentsQuery(db, asset),
       impactQuery(db, asset.id),
+      db
+        .select({ defaultTemplateId: jiraIntegrations.defaultTemplateId })
+        .from(jiraIntegrations)
+        .where(eq(jiraIntegrations.tenantId, asset.tenantId))
+        .limit(1),
     ]);
     const policyRow = policyRows[0];
     const dqConfig = dqScoreConfigOf(dqRows[0]);
@@ -285,7 +316,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     });
     const notifyOf = (policy: string) =>
       notifies(overrides?.success ? (overrides.data as PolicyOverrides) : {}, policyRow?.notify, policy);
-    return { evaluation, dqScore, decisions, kinds, notifyOf, impact: impactLevel(lineage) };
+    const ticketTemplateId = jira[0]?.defaultTemplateId ?? undefined;
+    return { evaluation, dqScore, decisions, kinds, notifyOf, impact: impactLevel(lineage), ticketTemplateId };
   }
 
   /**
@@ -444,17 +476,16 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
   }
 
   /**
-   * Opens a ticket with the tenant's default template for each incident this scan opened,
-   * when the Jira integration names one. Failures stay PENDING for the minute cron to retry.
+   * Opens a ticket with the tenant's default template (the Jira integration's, read with the scan's
+   * judgement) for each incident this scan opened. Failures stay PENDING for the minute cron to retry.
    */
-  private async openDefaultTickets(db: Db, asset: MonitoredAsset, opened: IncidentAlert[]): Promise<void> {
+  private async openDefaultTickets(
+    db: Db,
+    asset: MonitoredAsset,
+    opened: IncidentAlert[],
+    templateId: number,
+  ): Promise<void> {
     try {
-      const integration = await db.query.jiraIntegrations.findFirst({
-        where: eq(jiraIntegrations.tenantId, asset.tenantId),
-        columns: { defaultTemplateId: true },
-      });
-      const templateId = integration?.defaultTemplateId;
-      if (!templateId) return;
       const open = await openIncidents(db, asset);
       for (const a of opened) {
         const incident = open.get(incidentKeyOf(a));

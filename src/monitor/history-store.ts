@@ -10,7 +10,6 @@
  * not exist before has no old points to move.
  */
 
-import { chunks } from "../lib/arrays";
 import type { AssetProfile, SchemaField } from "../scan/profile";
 import { median } from "./policies/anomaly";
 import type { KnownKind } from "./policies/kinds";
@@ -47,9 +46,6 @@ const SHARE_PARTS = [":value:", ":pattern:"];
 
 /** Past points per metric the detectors look at (the longest default window is 30, weekly needs more). */
 const HISTORY_PER_METRIC = 120;
-
-/** Metric points per INSERT: 6 parameters each stays within a Durable Object's 100 bound parameters. */
-const POINTS_PER_STATEMENT = 16;
 
 export class HistoryStore {
   private readonly sql: SqlStorage;
@@ -186,20 +182,25 @@ export class HistoryStore {
     result: unknown;
   }): void {
     this.storage.transactionSync(() => {
-      // Many rows per statement: a scan has hundreds of points, and each exec is a call into storage.
-      for (const chunk of chunks(scan.points, POINTS_PER_STATEMENT)) {
+      // One statement for every point, handed over as one JSON array (json_each): a scan has
+      // hundreds of points, and each exec, each bound parameter, is a call into storage. The
+      // values are finite numbers (metricPoints keeps no other), so JSON carries them exactly.
+      // (The WHERE true: SQLite's upsert after a SELECT needs one, to parse.)
+      if (scan.points.length > 0) {
         this.sql.exec(
-          `INSERT INTO metric_points (metric, job_id, time, value, excluded, excluded_by) VALUES
-           ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}
+          `INSERT INTO metric_points (metric, job_id, time, value, excluded, excluded_by)
+           SELECT p.value ->> 0, ?, ?, p.value ->> 1, p.value ->> 2, p.value ->> 3 FROM json_each(?) p WHERE true
            ON CONFLICT (metric, job_id) DO NOTHING`,
-          ...chunk.flatMap((p) => [
-            p.metric,
-            scan.jobId,
-            scan.scanTime,
-            p.value,
-            p.excluded ? 1 : 0,
-            p.excluded_by ? JSON.stringify(p.excluded_by) : null,
-          ]),
+          scan.jobId,
+          scan.scanTime,
+          JSON.stringify(
+            scan.points.map((p) => [
+              p.metric,
+              p.value,
+              p.excluded ? 1 : 0,
+              p.excluded_by ? JSON.stringify(p.excluded_by) : null,
+            ]),
+          ),
         );
       }
       this.setState("last_schema", scan.profile.schema);

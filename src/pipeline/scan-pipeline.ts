@@ -9,8 +9,8 @@ import { and, eq } from "drizzle-orm";
 import { AssetOptions } from "../catalog/assets";
 import type { ConnectionCredential } from "../catalog/connections";
 import type { Db } from "../db";
-import type { AssetRow, ConnectionRow, ScanJobRow } from "../db/schema";
-import { assets, connections, scanJobs, tenants } from "../db/schema";
+import type { AssetHead, ConnectionRow, ScanJobRow } from "../db/schema";
+import { assetHeadColumns, assets, connections, scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
 import type { ScanJobRequest } from "../jobs/scan-requests";
 import { uploadSource } from "../jobs/upload-storage";
@@ -45,7 +45,8 @@ const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
 export interface ScanSubject {
   job: ScanJobRow;
   request: ScanJobRequest;
-  asset: AssetRow;
+  /** The asset's row but its attributes (the latest scan's statistics), which a scan does not read. */
+  asset: AssetHead;
   options: AssetOptions;
   /** The asset as the monitor sees it. */
   monitored: MonitoredAsset;
@@ -59,12 +60,16 @@ export interface ScanSubject {
  * Loads the subject of a job; a deleted asset or connection, or unreadable options, is a connector
  * error. `loaded` is the job's asset when the caller read it already.
  */
-export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow, loaded?: AssetRow): Promise<ScanSubject> {
+export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow, loaded?: AssetHead): Promise<ScanSubject> {
   const asset =
     loaded ??
-    (await db.query.assets.findFirst({
-      where: and(eq(assets.tenantId, job.tenantId), eq(assets.id, job.assetId)),
-    }));
+    (
+      await db
+        .select(assetHeadColumns)
+        .from(assets)
+        .where(and(eq(assets.tenantId, job.tenantId), eq(assets.id, job.assetId)))
+        .limit(1)
+    )[0];
   if (!asset) throw new ConnectorError("the asset was deleted", "not_found");
   const parsed = AssetOptions.safeParse(asset.options);
   if (!parsed.success) throw new ConnectorError("the asset's options are not valid: set them again", "invalid");
@@ -92,12 +97,19 @@ export async function runScanJob(
   env: Env,
   db: Db,
   job: ScanJobRow,
-  asset?: AssetRow,
+  asset?: AssetHead,
 ): Promise<ApplyScanResult | { dispatched: true }> {
   const subject = await loadScanSubject(env, db, job, asset);
   // A source group's ANALYZE job reads and stores the schema first: the asset lists its
-  // attributes even when the profile that follows fails.
-  if (job.kind === "ANALYZE" && !subject.request.upload) await loadAssetSchema(env, db, subject.asset);
+  // attributes even when the profile that follows fails. It keeps what the scans learnt of
+  // them, so it reads the asset's attributes (the subject has none).
+  if (job.kind === "ANALYZE" && !subject.request.upload) {
+    const full = await db.query.assets.findFirst({
+      where: and(eq(assets.tenantId, subject.asset.tenantId), eq(assets.id, subject.asset.id)),
+    });
+    if (!full) throw new ConnectorError("the asset was deleted", "not_found");
+    await loadAssetSchema(env, db, full);
+  }
   const placement = await placeScan(env, db, subject);
   if (placement.full) {
     await dispatchFullScan(env, db, placement.full);
@@ -108,21 +120,27 @@ export async function runScanJob(
   return applyProfile(env, subject, scanTime, profile);
 }
 
-/** Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). */
+/**
+ * Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). The
+ * profile goes as its JSON text (ApplyScanJsonInput: cheaper than the structured clone of its
+ * objects), unless the text has a null, which may stand for a NaN or an infinity JSON cannot carry:
+ * such a profile goes as it is.
+ */
 export function applyProfile(
   env: Env,
   subject: Pick<ScanSubject, "job" | "asset" | "monitored">,
   scanTime: string,
   profile: AssetProfile,
 ): Promise<ApplyScanResult> {
-  return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan({
-    asset: subject.monitored,
-    jobId: subject.job.id,
-    createdAt: subject.job.createdAt,
-    scanTime,
-    profile,
-  });
+  const json = JSON.stringify(profile);
+  const scan = { asset: subject.monitored, jobId: subject.job.id, createdAt: subject.job.createdAt, scanTime };
+  return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan(
+    JSON_NULL.test(json) ? { ...scan, profile } : { ...scan, profileJson: json },
+  );
 }
+
+/** A null value in JSON.stringify's output (no whitespace): what NaN, ±Infinity and undefined array items become. */
+const JSON_NULL = /[:,[]null[,\]}]/;
 
 /** Where a scan runs (scan/spark/engine.ts), recorded on the job; a full scan comes back ready to dispatch. */
 async function placeScan(env: Env, db: Db, subject: ScanSubject): Promise<{ full?: FullScanInput; listed?: Listed }> {
@@ -281,7 +299,7 @@ async function profileSubject(
   }
 }
 
-async function sourceOf(env: Env, db: Db, asset: AssetRow): Promise<NonNullable<ScanSubject["source"]>> {
+async function sourceOf(env: Env, db: Db, asset: AssetHead): Promise<NonNullable<ScanSubject["source"]>> {
   const connection = await db.query.connections.findFirst({
     where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
   });
@@ -289,7 +307,7 @@ async function sourceOf(env: Env, db: Db, asset: AssetRow): Promise<NonNullable<
   return { connection, credential: await openCredential(env, connection) };
 }
 
-function monitoredAsset(asset: AssetRow, options: AssetOptions): MonitoredAsset {
+function monitoredAsset(asset: AssetHead, options: AssetOptions): MonitoredAsset {
   return {
     tenantId: asset.tenantId,
     id: asset.id,

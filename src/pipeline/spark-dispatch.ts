@@ -9,7 +9,7 @@
 import { and, eq } from "drizzle-orm";
 import type { ConnectionCredential } from "../catalog/connections";
 import type { Db } from "../db";
-import type { AssetRow, ConnectionRow, ScanJobRow, SparkProvider, TenantRow } from "../db/schema";
+import type { AssetHead, ConnectionRow, ScanJobRow, SparkProvider, TenantRow } from "../db/schema";
 import { connections, scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
 import { type SealedSecret, secretBox } from "../lib/crypto";
@@ -71,7 +71,7 @@ function candidates(config: SparkJobConfig, tenant: TenantRow | undefined): Cand
 export async function chooseSparkTarget(
   env: Env,
   db: Db,
-  asset: AssetRow,
+  asset: AssetHead,
   own: { connection: ConnectionRow; credential: ConnectionCredential } | undefined,
 ): Promise<SparkChoice> {
   const [config, tenant] = await Promise.all([
@@ -195,7 +195,7 @@ function target(
 
 /** What the driver reads (its --source argument): never a credential; the cluster reads with its own identity. */
 export function driverSource(
-  asset: AssetRow,
+  asset: AssetHead,
   connection: ConnectionRow,
   request: { path?: string; format?: string; delimiter?: string; table?: string },
   s3Scheme: "s3" | "s3a",

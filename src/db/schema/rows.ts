@@ -15,6 +15,8 @@ export type ProjectMemberRow = typeof projectMembers.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type ConnectionRow = typeof connections.$inferSelect;
 export type AssetRow = typeof assets.$inferSelect;
+/** An asset's row without its attributes (assetHeadColumns). */
+export type AssetHead = Omit<AssetRow, "attributes">;
 export type AssetLineageRow = typeof assetLineage.$inferSelect;
 export type SourceGroupRow = typeof sourceGroups.$inferSelect;
 export type ScanJobRow = typeof scanJobs.$inferSelect;

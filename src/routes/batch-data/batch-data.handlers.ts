@@ -34,7 +34,7 @@ async function upload(
   delimiter: string | undefined,
   json: () => ScanRequestBody,
 ): Promise<string> {
-  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  const { asset } = await c.var.access.assetHead(tenant, assetId, "PROJECT_EDITOR");
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json") {
     return (

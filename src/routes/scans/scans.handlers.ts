@@ -16,7 +16,7 @@ type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], A
 export const triggerScan: Handler<"triggerScan"> = async (c) => {
   await spendPrincipalRequest(c.env, "strict", c.var.principal);
   const { tenant, assetId } = c.req.valid("param");
-  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  const { asset } = await c.var.access.assetHead(tenant, assetId, "PROJECT_EDITOR");
   const body = (c.req.valid("json") as Parameters<typeof queueScan>[2] | undefined) ?? {};
   const job = await queueScan(c.var.db, c.env.SCAN_JOBS, asset, body, "api");
   return c.json({ message: `Scan of asset ${assetId} queued`, job_id: job.id }, 202);
@@ -24,7 +24,7 @@ export const triggerScan: Handler<"triggerScan"> = async (c) => {
 
 export const listScans: Handler<"listScans"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
-  await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  await c.var.access.assetHead(tenant, assetId, "PROJECT_VIEWER");
   const rows = await listed(
     c,
     c.req.valid("query"),
@@ -36,7 +36,7 @@ export const listScans: Handler<"listScans"> = async (c) => {
 
 export const getScan: Handler<"getScan"> = async (c) => {
   const { tenant, assetId, job_id } = c.req.valid("param");
-  await c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
+  await c.var.access.assetHead(tenant, assetId, "PROJECT_VIEWER");
   const job = await getScanJob(c.var.db, tenant, assetId, job_id);
   if (!job) throw new NotFoundError("Scan job");
   return c.json(scanJobView(job), 200);
@@ -44,7 +44,7 @@ export const getScan: Handler<"getScan"> = async (c) => {
 
 export const cancelScan: Handler<"cancelScan"> = async (c) => {
   const { tenant, assetId, job_id } = c.req.valid("param");
-  await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
+  await c.var.access.assetHead(tenant, assetId, "PROJECT_EDITOR");
   const { db } = c.var;
   const job = await getScanJob(db, tenant, assetId, job_id);
   if (!job) throw new NotFoundError("Scan job");
