@@ -3,10 +3,11 @@
  * statements are built here and run by the monitor in one batch with the scan's other writes.
  */
 
-import { and, desc, eq, gte, isNotNull, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
+import { insertJsonRows } from "../db/json-insert";
 import {
   type AssetAttribute,
   type AttributeStats,
@@ -20,7 +21,6 @@ import {
   type Level,
   monitorAppliedJobs,
 } from "../db/schema";
-import { chunks } from "../lib/arrays";
 import { inJsonList } from "../lib/sql";
 import type { AssetProfile, AttributeProfile } from "../scan/profile";
 import type { DqScore } from "./dq-score";
@@ -42,9 +42,6 @@ export interface MonitoredAsset {
   /** The asset's skip_investigator is 'true': alerts say nothing of where their problem sits. */
   skipInvestigator?: boolean;
 }
-
-/** Alert rows per INSERT: 20 columns each stays under D1's 100 bound parameters. */
-const ALERTS_PER_STATEMENT = 4;
 
 /** One scan's results, as the monitor writes them to D1. */
 export interface ScanResults {
@@ -80,9 +77,7 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
       freshness: r.freshness ?? null,
     }),
   ];
-  for (const chunk of chunks(rows, ALERTS_PER_STATEMENT)) {
-    statements.push(db.insert(alerts).values(chunk).onConflictDoNothing());
-  }
+  statements.push(...insertJsonRows(db, alerts, rows, { onConflictDoNothing: true }));
   if (r.dqScore) {
     statements.push(
       db
@@ -275,18 +270,27 @@ export function byIncidentKey(rows: readonly IncidentRow[]): Map<string, Inciden
   return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute, r.segment), r]));
 }
 
+/** An incident's key: its policy, attribute and segment (segmentKey), as values or as SQL reading them. */
+type KeyField = (key: "policy" | "attribute" | "segment") => SQL | string;
+
+/** The key of an alert, as values. */
+const keyOf =
+  (a: IncidentAlert): KeyField =>
+  (key) =>
+    key === "segment" ? segmentKey(a.segment) : a[key];
+
 /** The id of the alert a scan raised for a key, resolved inside the batch (ids exist once inserted). */
-function alertRefs(jobId: string, a: IncidentAlert) {
+function alertRefs(jobId: string, k: KeyField) {
   return sql<
     number[]
-  >`json_array((SELECT id FROM alerts WHERE job_id = ${jobId} AND type = ${a.policy} AND attribute = ${a.attribute}
-    AND segment = ${segmentKey(a.segment)}))`;
+  >`json_array((SELECT id FROM alerts WHERE job_id = ${jobId} AND type = ${k("policy")} AND attribute = ${k("attribute")}
+    AND segment = ${k("segment")}))`;
 }
 
 /** The id of the OPEN incident of a key, resolved inside the batch. */
-function openIncidentId(asset: MonitoredAsset, a: IncidentAlert) {
+function openIncidentId(asset: MonitoredAsset, k: KeyField) {
   return sql<number>`(SELECT id FROM incidents WHERE tenant_id = ${asset.tenantId} AND asset_id = ${asset.id}
-    AND policy = ${a.policy} AND attribute = ${a.attribute} AND segment = ${segmentKey(a.segment)} AND state = 'OPEN')`;
+    AND policy = ${k("policy")} AND attribute = ${k("attribute")} AND segment = ${k("segment")} AND state = 'OPEN')`;
 }
 
 /** Where a scan's decisions come from: its asset, job and time, and the impact of a new incident. */
@@ -315,8 +319,9 @@ function measured(a: IncidentAlert): Record<string, unknown> {
  * alerts). Every change of state or alert is a history entry naming its alerts and job.
  */
 export function decisionStatements(db: Db, scan: ScanContext, decisions: IncidentDecision[]): BatchItem<"sqlite">[] {
-  // New incidents go in multi-row INSERTs and clean scans in one UPDATE: a scan opens or
-  // cleans dozens at a time, and each statement of a batch costs its own preparation.
+  // New incidents go in one INSERT (and their history entries in another) and clean scans in one
+  // UPDATE: a scan opens or cleans dozens at a time, and each statement of a batch costs its own
+  // building and preparation.
   const opened = decisions.flatMap((d) => (d.kind === "open" ? [d.alert] : []));
   const cleaned = decisions.flatMap((d) => (d.kind === "clean" ? [d.incident.id] : []));
   return [
@@ -325,11 +330,6 @@ export function decisionStatements(db: Db, scan: ScanContext, decisions: Inciden
     ...decisions.flatMap((d) => (d.kind === "open" || d.kind === "clean" ? [] : statementsOf(db, scan, d))),
   ];
 }
-
-/** Incident rows per INSERT: ~21 parameters each stays under D1's 100 bound parameters. */
-const INCIDENTS_PER_STATEMENT = 4;
-/** Opening history entries per INSERT: ~15 parameters each (two subqueries) stays under 100. */
-const OPEN_HISTORY_PER_STATEMENT = 6;
 
 /** Clean scans of open incidents: the same change for each, in one statement. */
 function cleanStatements(db: Db, scan: ScanContext, ids: readonly number[]): BatchItem<"sqlite">[] {
@@ -364,7 +364,7 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
           ...historyOf(scan, d.incident.id),
           fromState: "OPEN",
           toState: "OPEN",
-          alertRefs: alertRefs(scan.jobId, d.alert),
+          alertRefs: alertRefs(scan.jobId, keyOf(d.alert)),
           note: "escalated: the problem got worse",
         }),
       ];
@@ -442,15 +442,23 @@ function openStatements(db: Db, scan: ScanContext, opened: readonly IncidentAler
     lastAlertAt: scanTime,
     updatedAt: scanTime,
   });
-  const historyRow = (alert: IncidentAlert): SQLiteInsertValue<typeof incidentHistory> => ({
-    ...historyOf(scan, openIncidentId(asset, alert)),
+  // The entry's incident and alert are found by the key, which the JSON rows carry beside the columns.
+  const historyRow = (alert: IncidentAlert) => ({
+    tenantId: asset.tenantId,
+    time: scanTime,
+    actor: "system",
+    jobId: scan.jobId,
     fromState: null,
     toState: "OPEN",
-    alertRefs: alertRefs(scan.jobId, alert),
+    policy: alert.policy,
+    attribute: alert.attribute,
+    segment: segmentKey(alert.segment),
   });
   return [
-    ...chunks(opened, INCIDENTS_PER_STATEMENT).map((c) => db.insert(incidents).values(c.map(incidentRow))),
-    ...chunks(opened, OPEN_HISTORY_PER_STATEMENT).map((c) => db.insert(incidentHistory).values(c.map(historyRow))),
+    ...insertJsonRows(db, incidents, opened.map(incidentRow)),
+    ...insertJsonRows(db, incidentHistory, opened.map(historyRow), {
+      derived: { incidentId: (k) => openIncidentId(asset, k), alertRefs: (k) => alertRefs(scan.jobId, k) },
+    }),
   ];
 }
 
@@ -474,7 +482,7 @@ function autoCloseStatements(db: Db, scan: ScanContext, incidentId: number, clea
 }
 
 /** The fields every history entry of a scan shares. */
-function historyOf(scan: ScanContext, incidentId: number | ReturnType<typeof openIncidentId>) {
+function historyOf(scan: ScanContext, incidentId: number) {
   return { tenantId: scan.asset.tenantId, incidentId, time: scan.scanTime, actor: "system", jobId: scan.jobId };
 }
 
