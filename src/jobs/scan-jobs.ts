@@ -81,11 +81,22 @@ export async function enqueueScanJobs(
   }
 }
 
-/** A job of an asset of a tenant; undefined when there is none (or it is another asset's). */
-export function getScanJob(db: Db, tenantId: string, assetId: number, jobId: string) {
-  return db.query.scanJobs.findFirst({
-    where: and(eq(scanJobs.tenantId, tenantId), eq(scanJobs.assetId, assetId), eq(scanJobs.id, jobId)),
-  });
+/**
+ * A job of an asset of a tenant; undefined when there is none (or it is another asset's). A plain
+ * select: each poll of a job reads it, and drizzle's relational findFirst costs several times the CPU.
+ */
+export async function getScanJob(
+  db: Db,
+  tenantId: string,
+  assetId: number,
+  jobId: string,
+): Promise<ScanJobRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(scanJobs)
+    .where(and(eq(scanJobs.tenantId, tenantId), eq(scanJobs.assetId, assetId), eq(scanJobs.id, jobId)))
+    .limit(1);
+  return row;
 }
 
 /** One page of an asset's jobs, newest first (`limit + 1` rows). */

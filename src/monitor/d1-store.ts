@@ -258,11 +258,12 @@ export async function openIncidents(
   return byIncidentKey(await openIncidentsQuery(db, asset));
 }
 
-/** The open incidents of an asset (for byIncidentKey), as a query a batch can carry. */
+/** The open incidents of an asset (for byIncidentKey), as a query a batch can carry (a select: cheaper than findMany). */
 export function openIncidentsQuery(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">) {
-  return db.query.incidents.findMany({
-    where: and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id), eq(incidents.state, "OPEN")),
-  });
+  return db
+    .select()
+    .from(incidents)
+    .where(and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id), eq(incidents.state, "OPEN")));
 }
 
 /** Incidents by (policy, attribute, segment). */

@@ -67,10 +67,12 @@ function wants(channel: ChannelRow, event: NotificationEvent, projectId: number,
   return severity === null || RANK[severity] >= RANK[channel.minSeverity];
 }
 
+/** The tenant's enabled channels (a plain select: every scan asks, and most tenants have none). */
 async function enabledChannels(db: Db, tenantId: string): Promise<ChannelRow[]> {
-  return db.query.notificationChannels.findMany({
-    where: and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.enabled, true)),
-  });
+  return db
+    .select()
+    .from(notificationChannels)
+    .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.enabled, true)));
 }
 
 interface NewDelivery {
