@@ -11,7 +11,13 @@ import {
 } from "../db/schema";
 import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
-import { type IncidentEvent, type NotificationMessage, publishIncidentEvents } from "../notifications/events";
+import type { ChannelRow } from "../notifications/channels";
+import {
+  enabledChannelsQuery,
+  type IncidentEvent,
+  type NotificationMessage,
+  publishIncidentEvents,
+} from "../notifications/events";
 import type { AssetProfile } from "../scan/profile";
 import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
 import {
@@ -185,6 +191,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       notifyOf,
       impact: newImpact,
       ticketTemplateId,
+      channels,
     } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
@@ -215,7 +222,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     if (!replay && opened.length > 0 && ticketTemplateId) {
       this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened, ticketTemplateId));
     }
-    if (!replay) this.ctx.waitUntil(this.notify(db, asset, input.jobId, decisions, notifyOf));
+    if (!replay) this.ctx.waitUntil(this.notify(db, asset, input.jobId, decisions, notifyOf, channels));
     const result: ApplyScanResult = { jobId: input.jobId, alerts: alerts.length, dqScore, replay };
     this.store.recordScan({
       jobId: input.jobId,
@@ -267,9 +274,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     const { asset, profile } = input;
     const ids = asset.idAttributes ? { id_attributes: asset.idAttributes } : {};
     // One D1 round trip for everything the scan is judged against (the lineage: a new incident's
-    // impact; the Jira integration's default template: a ticket for each incident it opens).
+    // impact; the Jira integration's default template: a ticket for each incident it opens; the
+    // notification channels: who hears of its incidents).
     // Selects, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
-    const [policyRows, dqRows, openRows, lineage, jira] = await db.batch([
+    const [policyRows, dqRows, openRows, lineage, jira, channels] = await db.batch([
       db
         .select()
         .from(assetPolicies)
@@ -283,6 +291,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
         .from(jiraIntegrations)
         .where(eq(jiraIntegrations.tenantId, asset.tenantId))
         .limit(1),
+      enabledChannelsQuery(db, asset.tenantId),
     ]);
     const policyRow = policyRows[0];
     const dqConfig = dqScoreConfigOf(dqRows[0]);
@@ -317,7 +326,16 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     const notifyOf = (policy: string) =>
       notifies(overrides?.success ? (overrides.data as PolicyOverrides) : {}, policyRow?.notify, policy);
     const ticketTemplateId = jira[0]?.defaultTemplateId ?? undefined;
-    return { evaluation, dqScore, decisions, kinds, notifyOf, impact: impactLevel(lineage), ticketTemplateId };
+    return {
+      evaluation,
+      dqScore,
+      decisions,
+      kinds,
+      notifyOf,
+      impact: impactLevel(lineage),
+      ticketTemplateId,
+      channels,
+    };
   }
 
   /**
@@ -331,6 +349,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     jobId: string,
     decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
     notifyOf: (policy: string) => boolean,
+    channels: ChannelRow[],
   ): Promise<void> {
     const wanted = decisions.filter((d) =>
       d.kind === "open" || d.kind === "escalate"
@@ -340,7 +359,13 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     if (wanted.length === 0) return;
     const target = { tenantId: asset.tenantId, id: asset.id, name: asset.name };
     // The opened incidents' ids are read only when the tenant has a channel to tell.
-    await publishIncidentEvents(this.env, db, target, () => this.incidentEvents(db, asset, jobId, wanted, notifyOf));
+    await publishIncidentEvents(
+      this.env,
+      db,
+      target,
+      () => this.incidentEvents(db, asset, jobId, wanted, notifyOf),
+      channels,
+    );
   }
 
   /** The incident events of a scan's decisions (opened incidents' ids read back from D1). */

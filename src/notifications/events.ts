@@ -67,12 +67,19 @@ function wants(channel: ChannelRow, event: NotificationEvent, projectId: number,
   return severity === null || RANK[severity] >= RANK[channel.minSeverity];
 }
 
-/** The tenant's enabled channels (a plain select: every scan asks, and most tenants have none). */
-async function enabledChannels(db: Db, tenantId: string): Promise<ChannelRow[]> {
+/**
+ * The tenant's enabled channels, as a query a batch can carry: every scan asks (and most tenants
+ * have none), so the AssetMonitor reads them with the scan's other settings (publishIncidentEvents).
+ */
+export function enabledChannelsQuery(db: Db, tenantId: string) {
   return db
     .select()
     .from(notificationChannels)
     .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.enabled, true)));
+}
+
+async function enabledChannels(db: Db, tenantId: string): Promise<ChannelRow[]> {
+  return enabledChannelsQuery(db, tenantId);
 }
 
 interface NewDelivery {
@@ -135,14 +142,16 @@ function logged(what: string, context: Record<string, unknown>) {
  * Publishes incident events of one asset: each to the channels that want it, with the incident
  * as it is now, its asset, and the alerts the event's scan raised for it. `events` may be a
  * function, called only when the tenant has an enabled channel (finding the events may cost a read).
+ * `channels`: the tenant's enabled channels when the caller read them already (enabledChannelsQuery).
  */
 export function publishIncidentEvents(
   env: PublishEnv,
   db: Db,
   asset: { tenantId: string; id: number; name: string },
   events: IncidentEvent[] | (() => Promise<IncidentEvent[]>),
+  channels?: ChannelRow[],
 ): Promise<number> {
-  return publishIncidents(env, db, asset, events).catch(logged("incident events", { asset_id: asset.id }));
+  return publishIncidents(env, db, asset, events, channels).catch(logged("incident events", { asset_id: asset.id }));
 }
 
 async function publishIncidents(
@@ -150,9 +159,10 @@ async function publishIncidents(
   db: Db,
   asset: { tenantId: string; id: number; name: string },
   eventsOrFind: IncidentEvent[] | (() => Promise<IncidentEvent[]>),
+  known: ChannelRow[] | undefined,
 ): Promise<number> {
   if (Array.isArray(eventsOrFind) && eventsOrFind.length === 0) return 0;
-  const channels = await enabledChannels(db, asset.tenantId);
+  const channels = known ?? (await enabledChannels(db, asset.tenantId));
   if (channels.length === 0) return 0;
   const events = Array.isArray(eventsOrFind) ? eventsOrFind : await eventsOrFind();
   if (events.length === 0) return 0;
