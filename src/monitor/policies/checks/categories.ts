@@ -92,26 +92,22 @@ const NOVELTY_WARMUP = 2;
  * code with a long tail that keeps taking new values (airlines that strike a bird once).
  */
 function novelty(series: ReadonlyMap<string, readonly number[]>, scans: number): { values: number; share: number } {
-  const most = { values: 0, share: 0 };
-  for (let i = NOVELTY_WARMUP; i < scans; i++) {
-    let values = 0;
-    let share = 0;
-    for (const xs of series.values()) {
-      if ((xs[i] ?? 0) > 0 && xs.slice(0, i).every((v) => v === 0)) {
-        values++;
-        share += xs[i]!;
-      }
-    }
-    most.values = Math.max(most.values, values);
-    most.share = Math.max(most.share, share);
+  // Per scan, the values whose first appearance in the window it is, and their share.
+  const values = new Array<number>(scans).fill(0);
+  const shares = new Array<number>(scans).fill(0);
+  for (const xs of series.values()) {
+    const first = xs.findIndex((v) => v > 0);
+    if (first < NOVELTY_WARMUP || first >= scans) continue;
+    values[first]!++;
+    shares[first]! += xs[first]!;
   }
-  return most;
+  return { values: Math.max(0, ...values), share: Math.max(0, ...shares) };
 }
 
 /**
  * Compares this scan's parts (value → count) with the baseline of the parts under `prefix`.
- * `complete` says whether the parts are every value of a category (new and vanished values are
- * judged); `every` whether they are every value, however many (rare values' surges are judged).
+ * `complete` says whether the parts are every value, with its exact count (new and vanished
+ * values and rare values' surges are judged then).
  */
 function judgeShares(
   ctx: CheckContext,
@@ -119,7 +115,6 @@ function judgeShares(
   counts: ReadonlyMap<string, number>,
   total: number,
   complete: boolean,
-  every: boolean,
   p: ShareParams,
   newAllowed: boolean,
 ): ShareJudgement | { training: number } | undefined {
@@ -169,7 +164,7 @@ function judgeShares(
     // The history's level of the value and its drift beyond sampling.
     const level = series.length > 0 ? shareBaseline(series, total, SPREAD_Z) : { centre: usual, allowed: 0 };
     const from = level.centre;
-    if (every && baseComplete && from < p.min_share) {
+    if (complete && baseComplete && from < p.min_share) {
       // Its usual count at the top of the history's drift, and the chance of this many or more.
       const high = (from + level.allowed) * total;
       if (count - high >= p.min_count && poissonTail(count, high) < p.alpha) {
@@ -242,7 +237,6 @@ function codeDrift(
     counts,
     nonNull(a),
     listsEveryValue(a),
-    listsEveryValue(a),
     p,
     true,
   );
@@ -307,7 +301,7 @@ export const patternDrift: Check<"pattern_drift"> = (ctx, p) => {
     const counts = new Map(a.patterns.map((pt) => [escapeName(pt.pattern), Math.round(pt.share * total)]));
     const complete = a.patterns.reduce((s, pt) => s + pt.share, 0) >= 0.999;
     // Free text takes new shapes all the time; codes and identifiers do not.
-    const judged = judgeShares(ctx, patternPrefix(a.name), counts, total, complete, complete, p, kind !== "text");
+    const judged = judgeShares(ctx, patternPrefix(a.name), counts, total, complete, p, kind !== "text");
     if (!judged) continue;
     if ("training" in judged) {
       training.push({ metric, attribute: a.name, points: judged.training, needed: p.min_history });
