@@ -363,26 +363,27 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       this.env,
       db,
       target,
-      () => this.incidentEvents(db, asset, jobId, wanted, notifyOf),
+      () => this.incidentEvents(db, asset, jobId, wanted),
       channels,
     );
   }
 
-  /** The incident events of a scan's decisions (opened incidents' ids read back from D1). */
+  /**
+   * The incident events of the decisions a channel wants (notify() has filtered them by policy);
+   * opened incidents' ids are read back from D1.
+   */
   private async incidentEvents(
     db: Db,
     asset: MonitoredAsset,
     jobId: string,
     decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
-    notifyOf: (policy: string) => boolean,
   ): Promise<IncidentEvent[]> {
     const events: IncidentEvent[] = [];
-    const openedKeys = decisions.filter((d) => d.kind === "open" && notifyOf(d.alert.policy));
-    const open = openedKeys.length > 0 ? await openIncidents(db, asset) : new Map();
+    const open = decisions.some((d) => d.kind === "open") ? await openIncidents(db, asset) : new Map();
     for (const d of decisions) {
       if (d.kind === "open") {
         const incident = open.get(incidentKeyOf(d.alert));
-        if (incident && notifyOf(d.alert.policy)) {
+        if (incident) {
           events.push({
             type: "incident.opened",
             incidentId: incident.id,
@@ -390,10 +391,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
             key: `incident:${incident.id}:opened`,
           });
         }
-      } else if (d.kind === "escalate" && notifyOf(d.alert.policy)) {
+      } else if (d.kind === "escalate") {
         const key = `incident:${d.incident.id}:escalated:${jobId}`;
         events.push({ type: "incident.escalated", incidentId: d.incident.id, jobId, key });
-      } else if ((d.kind === "adopt" || d.kind === "auto_close") && notifyOf(d.incident.policy)) {
+      } else if (d.kind === "adopt" || d.kind === "auto_close") {
         const key = `incident:${d.incident.id}:closed:${jobId}`;
         events.push({ type: "incident.closed", incidentId: d.incident.id, jobId, closedBy: "system", key });
       }

@@ -68,18 +68,14 @@ function wants(channel: ChannelRow, event: NotificationEvent, projectId: number,
 }
 
 /**
- * The tenant's enabled channels, as a query a batch can carry: every scan asks (and most tenants
- * have none), so the AssetMonitor reads them with the scan's other settings (publishIncidentEvents).
+ * The tenant's enabled channels, as a query (awaited alone, or carried by a batch: every scan asks
+ * and most tenants have none, so the AssetMonitor reads them with the scan's other settings).
  */
 export function enabledChannelsQuery(db: Db, tenantId: string) {
   return db
     .select()
     .from(notificationChannels)
     .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.enabled, true)));
-}
-
-async function enabledChannels(db: Db, tenantId: string): Promise<ChannelRow[]> {
-  return enabledChannelsQuery(db, tenantId);
 }
 
 interface NewDelivery {
@@ -162,7 +158,7 @@ async function publishIncidents(
   known: ChannelRow[] | undefined,
 ): Promise<number> {
   if (Array.isArray(eventsOrFind) && eventsOrFind.length === 0) return 0;
-  const channels = known ?? (await enabledChannels(db, asset.tenantId));
+  const channels = known ?? (await enabledChannelsQuery(db, asset.tenantId));
   if (channels.length === 0) return 0;
   const events = Array.isArray(eventsOrFind) ? eventsOrFind : await eventsOrFind();
   if (events.length === 0) return 0;
@@ -215,7 +211,7 @@ export function publishScanFailed(env: PublishEnv, db: Db, job: ScanJobRow): Pro
 }
 
 async function publishFailed(env: PublishEnv, db: Db, job: ScanJobRow): Promise<number> {
-  const channels = await enabledChannels(db, job.tenantId);
+  const channels = await enabledChannelsQuery(db, job.tenantId);
   if (channels.length === 0) return 0;
   const [asset, settings, finished] = await Promise.all([
     db.query.assets.findFirst({
