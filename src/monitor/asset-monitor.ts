@@ -359,13 +359,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
     if (wanted.length === 0) return;
     const target = { tenantId: asset.tenantId, id: asset.id, name: asset.name };
     // The opened incidents' ids are read only when the tenant has a channel to tell.
-    await publishIncidentEvents(
-      this.env,
-      db,
-      target,
-      () => this.incidentEvents(db, asset, jobId, wanted),
-      channels,
-    );
+    await publishIncidentEvents(this.env, db, target, () => this.incidentEvents(db, asset, jobId, wanted), channels);
   }
 
   /**

@@ -231,15 +231,7 @@ function codeDrift(
 ): { finding?: Finding; training?: CheckResult["training"][number] } {
   const metric = attrMetric(a.name, "category_shares");
   const counts = new Map(a.top_values.map((t) => [escapeName(t.value), t.count]));
-  const judged = judgeShares(
-    ctx,
-    valuePrefix(a.name),
-    counts,
-    nonNull(a),
-    listsEveryValue(a),
-    p,
-    true,
-  );
+  const judged = judgeShares(ctx, valuePrefix(a.name), counts, nonNull(a), listsEveryValue(a), p, true);
   if (!judged) return {};
   if ("training" in judged)
     return { training: { metric, attribute: a.name, points: judged.training, needed: p.min_history } };
