@@ -39,6 +39,7 @@ import {
   type WorkerProcess,
 } from "../support/wrangler-dev";
 import { Inspector, selfTimes, totalTimes } from "./cpu-profile";
+import { seedTenant } from "./seed";
 
 const { values: args } = parseArgs({
   options: {
@@ -85,48 +86,6 @@ async function api(base: string, method: string, path: string, auth: Record<stri
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
-}
-
-/** Users the load is spread over: each has its own rate budget (1,200 requests a minute). */
-const USERS = 60;
-
-/**
- * One tenant, a project of 20 assets, and USERS users who are tenant members and project admins,
- * each with a bearer token.
- */
-async function seed(worker: WorkerProcess) {
-  const admin = { "X-SVC-Key": worker.adminKey };
-  const tenant = "bench-api";
-  await api(worker.base, "PUT", `/backend/private/configuration/tenants/${tenant}`, admin, { name: "Bench" });
-  const base = `/api/backend/${tenant}/configuration`;
-  const project = await api(worker.base, "POST", `${base}/projects`, admin, { name: "analytics" });
-  const connection = await api(worker.base, "POST", `${base}/projects/${project.id}/connections`, admin, {
-    name: "lake",
-    type: "S3",
-    payload: { bucket: "bench-lake" },
-    credential: { type: "AWS", payload: { access_key: "AKIABENCH", secret_key: "bench-secret" } },
-  });
-  let assetId = 0;
-  for (let i = 0; i < 20; i++) {
-    const asset = await api(worker.base, "POST", `${base}/projects/${project.id}/assets`, admin, {
-      name: `orders_${i}`,
-      type: "S3",
-      payload: { path: `orders/${i}/*.csv`, format: "csv" },
-      connection_id: connection.id,
-    });
-    assetId = asset.id;
-  }
-  const tokens: string[] = [];
-  for (let i = 0; i < USERS; i++) {
-    const user = `reader${i}@bench.example`;
-    await api(worker.base, "PUT", `${base}/members/${user}`, admin, { role: "TENANT_MEMBER" });
-    await api(worker.base, "POST", `${base}/projects/${project.id}/members`, admin, {
-      email: user,
-      role: "PROJECT_ADMIN",
-    });
-    tokens.push((await api(worker.base, "POST", "/auth/token", admin, { user })).access_token);
-  }
-  return { tenant, projectId: project.id as number, assetId, tokens };
 }
 
 /** wrk's latency distribution and rate; a Lua script sends the method, headers and body. */
@@ -210,9 +169,10 @@ async function main() {
     log("migrating a local D1 and starting the service and the peers' Worker (wrangler dev)");
     applyMigrations(persist);
     const inspectorPort = args.profile ? await freePort() : undefined;
-    worker = await startWorker(persist, {
+    const service = await startWorker(persist, {
       ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
     });
+    worker = service;
     hello = await launchWranglerDev(
       ["--config", join(ROOT, "bench/api/hello/wrangler.toml"), "--persist-to", join(persist, "peers")],
       {
@@ -220,7 +180,10 @@ async function main() {
         healthPath: "/",
       },
     );
-    const { tenant, projectId, assetId, tokens } = await seed(worker);
+    const { tenant, projectId, assetId, tokens } = await seedTenant(
+      (method, path, headers, body) => api(service.base, method, path, headers, body),
+      service.adminKey,
+    );
     const base = `${worker.base}/api/backend/${tenant}/configuration`;
     const routes: Route[] = [
       { name: "hello-world Worker", url: `${hello.base}/` },
