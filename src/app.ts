@@ -4,6 +4,7 @@ import { requestId } from "hono/request-id";
 import type { AppEnv } from "./app-env";
 import { createDb } from "./db";
 import { meteredD1, newD1Meter, serverTiming } from "./db/metered";
+import { requestScopedD1, withRequestD1 } from "./db/request-d1";
 import { BOOKMARK_HEADER, isBookmark, RequestSessions, sessionAsDatabase } from "./db/sessions";
 import { exampleSecretsInUse } from "./lib/example-secrets";
 import { alertsRouter } from "./routes/alerts/alerts.index";
@@ -105,11 +106,13 @@ export function createApp() {
       ]);
     }
     const sessions = new RequestSessions(c.env.DB, c.req.method, bookmark);
-    const dbOf = (session: D1DatabaseSession) => createDb(meteredD1(sessionAsDatabase(session), meter));
-    c.set("db", dbOf(sessions.main));
-    c.set("dbFromPrimary", () => dbOf(sessions.fromPrimary()));
+    const metered = (session: D1DatabaseSession) => meteredD1(sessionAsDatabase(session), meter);
+    // One database for all requests of the isolate (its prepared queries built once), whose
+    // statements run on this request's metered session (src/db/request-d1.ts).
+    c.set("db", createDb(requestScopedD1));
+    c.set("dbFromPrimary", () => createDb(metered(sessions.fromPrimary())));
     try {
-      await next();
+      await withRequestD1(metered(sessions.main), next);
     } finally {
       // What the request cost in D1 calls (src/db/metered.ts); bench/api reads it.
       c.header("Server-Timing", serverTiming(meter), { append: true });

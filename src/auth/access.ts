@@ -1,5 +1,6 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
+import { preparedOnce } from "../db/prepared";
 import {
   assetHeadColumns,
   assets,
@@ -141,10 +142,9 @@ export class Access {
     return role;
   }
 
-  /** The project-membership join of a query: the caller's role in the project, when it is a user. */
-  private membershipOn() {
-    const email = this.principal.kind === "user" ? this.principal.email : "";
-    return and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userEmail, email));
+  /** Whose project membership the access queries join: the calling user's, none for others. */
+  private memberEmail(): string {
+    return this.principal.kind === "user" ? this.principal.email : "";
   }
 
   /**
@@ -152,14 +152,18 @@ export class Access {
    * this request has it already) and the project with the caller's membership are read together.
    */
   async project(tenantId: string, projectId: number, need: ProjectRole): Promise<ProjectAccess> {
-    const [t, rows] = await Promise.all([
-      this.tenant(tenantId),
+    const query = preparedOnce(this.db, "access.project", () =>
       this.db
         .select({ project: projects, role: projectMembers.role })
         .from(projects)
-        .leftJoin(projectMembers, this.membershipOn())
-        .where(and(eq(projects.tenantId, tenantId), eq(projects.id, projectId)))
-        .limit(1),
+        .leftJoin(projectMembers, membershipOn)
+        .where(and(eq(projects.tenantId, sql.placeholder("tenant")), eq(projects.id, sql.placeholder("id"))))
+        .limit(1)
+        .prepare(),
+    );
+    const [t, rows] = await Promise.all([
+      this.tenant(tenantId),
+      query.all({ tenant: tenantId, id: projectId, email: this.memberEmail() }),
     ]);
     const row = rows[0];
     const missing = () => new NotFoundError("Project");
@@ -191,15 +195,19 @@ export class Access {
     need: ProjectRole,
     columns: typeof assets | typeof assetHeadColumns,
   ): Promise<AssetAccess<A>> {
-    const [t, rows] = await Promise.all([
-      this.tenant(tenantId),
+    const query = preparedOnce(this.db, columns === assets ? "access.asset" : "access.assetHead", () =>
       this.db
         .select({ asset: columns, project: projects, role: projectMembers.role })
         .from(assets)
         .innerJoin(projects, and(eq(projects.tenantId, assets.tenantId), eq(projects.id, assets.projectId)))
-        .leftJoin(projectMembers, this.membershipOn())
-        .where(and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)))
-        .limit(1),
+        .leftJoin(projectMembers, membershipOn)
+        .where(and(eq(assets.tenantId, sql.placeholder("tenant")), eq(assets.id, sql.placeholder("id"))))
+        .limit(1)
+        .prepare(),
+    );
+    const [t, rows] = await Promise.all([
+      this.tenant(tenantId),
+      query.all({ tenant: tenantId, id: assetId, email: this.memberEmail() }),
     ]);
     const row = rows[0];
     const missing = () => new NotFoundError("Asset");
@@ -219,6 +227,15 @@ export class Access {
     return [...(this.memberOf.get(tenantId) ?? [])];
   }
 }
+
+/**
+ * The project-membership join of the access queries: the role of the user named by the `email`
+ * placeholder ("" for callers who are not users, whom no membership row names).
+ */
+const membershipOn = and(
+  eq(projectMembers.projectId, projects.id),
+  eq(projectMembers.userEmail, sql.placeholder("email")),
+);
 
 /**
  * Runs `read` beside the access check `check`, so both share one round trip's wait, and answers

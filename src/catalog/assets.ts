@@ -1,11 +1,12 @@
-import { and, asc, eq, gt, isNotNull, or } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db";
+import { preparedOnce } from "../db/prepared";
 import type { AssetRow, ConnectionRow } from "../db/schema";
 import { assetLineage, assets, type ConnectionType, connections } from "../db/schema";
 import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
-import { inJsonList } from "../lib/sql";
+import { inJsonList, inJsonPlaceholder } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { followMove } from "../monitor/d1-store";
 import { MAX_SEGMENT_VALUES } from "../monitor/policies/segments";
@@ -230,19 +231,30 @@ export async function listAssets(
   after?: number,
 ): Promise<AssetRow[]> {
   if (projectIds && projectIds.length === 0) return [];
-  const rows = await db
-    .select({ asset: assets, connectionId: connections.id, connectionDbType: connections.dbType })
-    .from(assets)
-    .leftJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
-    .where(
-      and(
-        eq(assets.tenantId, tenantId),
-        projectIds ? inJsonList(assets.projectId, projectIds) : undefined,
-        after === undefined ? undefined : gt(assets.id, after),
-      ),
-    )
-    .orderBy(asc(assets.id))
-    .limit(limit + 1);
+  const restricted = projectIds !== undefined;
+  const paged = after !== undefined;
+  const query = preparedOnce(db, `assets.list.${restricted}.${paged}`, () =>
+    db
+      .select({ asset: assets, connectionId: connections.id, connectionDbType: connections.dbType })
+      .from(assets)
+      .leftJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
+      .where(
+        and(
+          eq(assets.tenantId, sql.placeholder("tenant")),
+          restricted ? inJsonPlaceholder(assets.projectId, "projects") : undefined,
+          paged ? gt(assets.id, sql.placeholder("after")) : undefined,
+        ),
+      )
+      .orderBy(asc(assets.id))
+      .limit(sql.placeholder("limit"))
+      .prepare(),
+  );
+  const rows = await query.all({
+    tenant: tenantId,
+    projects: JSON.stringify(projectIds ?? []),
+    after,
+    limit: limit + 1,
+  });
   return rows.map((r) => (r.connectionId === null ? r.asset : { ...r.asset, dbType: r.connectionDbType }));
 }
 
@@ -251,13 +263,16 @@ export async function listAssets(
  * or connection): read beside the access check of a request for one asset.
  */
 export async function assetConnectionDbType(db: Db, tenantId: string, assetId: number) {
-  const [row] = await db
-    .select({ dbType: connections.dbType })
-    .from(assets)
-    .innerJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
-    .where(and(eq(assets.tenantId, tenantId), eq(assets.id, assetId)))
-    .limit(1);
-  return row;
+  const query = preparedOnce(db, "assets.connectionDbType", () =>
+    db
+      .select({ dbType: connections.dbType })
+      .from(assets)
+      .innerJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
+      .where(and(eq(assets.tenantId, sql.placeholder("tenant")), eq(assets.id, sql.placeholder("id"))))
+      .limit(1)
+      .prepare(),
+  );
+  return query.get({ tenant: tenantId, id: assetId });
 }
 
 // ---------------------------------------------------------------------------------------------

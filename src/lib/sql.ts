@@ -8,3 +8,8 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 export function inJsonList(column: SQLiteColumn, values: readonly (number | string)[]): SQL {
   return sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
 }
+
+/** As inJsonList, for a prepared query: the values come as JSON text in the placeholder `name`. */
+export function inJsonPlaceholder(column: SQLiteColumn, name: string): SQL {
+  return sql`${column} in (select value from json_each(${sql.placeholder(name)}))`;
+}

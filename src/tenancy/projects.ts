@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, notExists, sql } from "drizzle-orm";
 import { forgetTenantAccess } from "../auth/access-cache";
 import type { Db } from "../db";
+import { preparedOnce } from "../db/prepared";
 import type { ProjectRow } from "../db/schema";
 import {
   assets,
@@ -13,7 +14,7 @@ import {
 } from "../db/schema";
 import { claimUnique } from "../db/unique";
 import { ConflictError, NotFoundError } from "../lib/errors";
-import { inJsonList } from "../lib/sql";
+import { inJsonPlaceholder } from "../lib/sql";
 import { nowIso } from "../lib/time";
 
 type ProjectMemberRow = typeof projectMembers.$inferSelect;
@@ -66,15 +67,22 @@ export async function createProject(
 /** One page of a tenant's projects in id order, restricted to `ids` when given (`limit + 1` rows). */
 export function listProjects(db: Db, tenantId: string, ids: number[] | undefined, limit: number, after?: number) {
   if (ids && ids.length === 0) return Promise.resolve([]);
-  return db.query.projects.findMany({
-    where: and(
-      eq(projects.tenantId, tenantId),
-      ids ? inJsonList(projects.id, ids) : undefined,
-      after === undefined ? undefined : gt(projects.id, after),
-    ),
-    orderBy: asc(projects.id),
-    limit: limit + 1,
-  });
+  const restricted = ids !== undefined;
+  const paged = after !== undefined;
+  const query = preparedOnce(db, `projects.list.${restricted}.${paged}`, () =>
+    db.query.projects
+      .findMany({
+        where: and(
+          eq(projects.tenantId, sql.placeholder("tenant")),
+          restricted ? inJsonPlaceholder(projects.id, "ids") : undefined,
+          paged ? gt(projects.id, sql.placeholder("after")) : undefined,
+        ),
+        orderBy: asc(projects.id),
+        limit: sql.placeholder("limit"),
+      })
+      .prepare(),
+  );
+  return query.execute({ tenant: tenantId, ids: JSON.stringify(ids ?? []), after, limit: limit + 1 });
 }
 
 export async function updateProject(

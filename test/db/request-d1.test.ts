@@ -1,0 +1,109 @@
+import { env } from "cloudflare:workers";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db";
+import { meteredD1, newD1Meter } from "../../src/db/metered";
+import { preparedOnce } from "../../src/db/prepared";
+import { requestScopedD1, withRequestD1 } from "../../src/db/request-d1";
+import { tenants } from "../../src/db/schema";
+import { admin, call } from "../support/api";
+import { createTenant } from "../support/tenants";
+
+describe("the request-scoped D1 binding", () => {
+  it("runs each statement on the D1 of the request it runs in, requests in flight together included", async () => {
+    const db = createDb(requestScopedD1);
+    const [a, b] = [newD1Meter(), newD1Meter()];
+    const tenantA = await createTenant();
+    const tenantB = await createTenant();
+    const byId = preparedOnce(db, "test.tenantById", () =>
+      db
+        .select({ id: tenants.id })
+        .from(tenants)
+        .where(eq(tenants.id, sql.placeholder("id")))
+        .prepare(),
+    );
+    // Two "requests" interleaved: each one's statements go to its own metered binding.
+    const request = (d1: D1Database, id: string) =>
+      withRequestD1(d1, async () => {
+        const first = await byId.all({ id });
+        await Promise.resolve();
+        const [[second], third] = await db.batch([
+          db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, id)),
+          db.select({ one: sql<number>`1` }).from(tenants).limit(1),
+        ]);
+        const raw = await requestScopedD1.prepare("select ?1 as v").bind(id).first<{ v: string }>();
+        return [first[0]?.id, second?.id, third.length, raw?.v];
+      });
+    const [ra, rb] = await Promise.all([
+      request(meteredD1(env.DB, a), tenantA),
+      request(meteredD1(env.DB, b), tenantB),
+    ]);
+    expect(ra).toEqual([tenantA, tenantA, 1, tenantA]);
+    expect(rb).toEqual([tenantB, tenantB, 1, tenantB]);
+    // Each request's three calls (a prepared query, a batch, a raw statement) on its own meter.
+    expect(a.roundTrips).toBe(3);
+    expect(b.roundTrips).toBe(3);
+  });
+
+  it("refuses a statement run outside any request", async () => {
+    const db = createDb(requestScopedD1);
+    // drizzle wraps the binding's error in its "Failed query" error.
+    const err = await db
+      .select()
+      .from(tenants)
+      .limit(1)
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    expect(String((err as Error | undefined)?.cause)).toMatch(/outside a request/);
+    expect(() => requestScopedD1.prepare("select 1").bind().first()).toThrow(/outside a request/);
+  });
+});
+
+describe("preparedOnce", () => {
+  it("builds a query once per database and key", async () => {
+    const db = createDb(env.DB);
+    let builds = 0;
+    const build = () => {
+      builds++;
+      return db
+        .select({ id: tenants.id })
+        .from(tenants)
+        .where(eq(tenants.id, sql.placeholder("id")))
+        .prepare();
+    };
+    const q1 = preparedOnce(db, "test.once", build);
+    const q2 = preparedOnce(db, "test.once", build);
+    expect(q2).toBe(q1);
+    expect(builds).toBe(1);
+    const tenant = await createTenant();
+    expect(await q1.all({ id: tenant })).toEqual([{ id: tenant }]);
+    expect(await q1.all({ id: "no-such-tenant" })).toEqual([]);
+    // Another database (another binding) builds its own.
+    preparedOnce(createDb(meteredD1(env.DB, newD1Meter())), "test.once", build);
+    expect(builds).toBe(2);
+  });
+
+  it("serves the routes' prepared reads to each caller with their own values", async () => {
+    const tenantA = await createTenant();
+    const tenantB = await createTenant();
+    for (const [tenant, name] of [
+      [tenantA, "alpha"],
+      [tenantB, "beta"],
+    ] as const) {
+      const res = await call("POST", `/api/backend/${tenant}/configuration/projects`, { as: admin, body: { name } });
+      expect(res.status).toBeLessThan(300);
+    }
+    const names = async (tenant: string) => {
+      const res = await call("GET", `/api/backend/${tenant}/configuration/projects`, { as: admin });
+      expect(res.status).toBe(200);
+      return res.body as unknown;
+    };
+    const [a, b] = await Promise.all([names(tenantA), names(tenantB)]);
+    expect(JSON.stringify(a)).toContain("alpha");
+    expect(JSON.stringify(a)).not.toContain("beta");
+    expect(JSON.stringify(b)).toContain("beta");
+    expect(JSON.stringify(b)).not.toContain("alpha");
+  });
+});
