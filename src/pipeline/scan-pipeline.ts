@@ -142,12 +142,16 @@ export function applyProfile(
 /** A null value in JSON.stringify's output (no whitespace): what NaN, ±Infinity and undefined array items become. */
 const JSON_NULL = /[:,[]null[,\]}]/;
 
+/** Why an uploaded batch runs where it does: always in the Worker. */
+export const UPLOAD_ENGINE_REASON = "light scan: an uploaded batch is scanned in the Worker";
+
 /** Where a scan runs (scan/spark/engine.ts), recorded on the job; a full scan comes back ready to dispatch. */
 async function placeScan(env: Env, db: Db, subject: ScanSubject): Promise<{ full?: FullScanInput; listed?: Listed }> {
   const { request, asset, options, source, job } = subject;
   const record = (engineReason: string) => db.update(scanJobs).set({ engineReason }).where(eq(scanJobs.id, job.id));
   if (request.upload || !source) {
-    await record("light scan: an uploaded batch is scanned in the Worker");
+    // The consumer's claim records it (processScanJob); another caller's job may not have it yet.
+    if (job.engineReason !== UPLOAD_ENGINE_REASON) await record(UPLOAD_ENGINE_REASON);
     return {};
   }
   const onlyLightScan = options.only_light_scan === "true";
