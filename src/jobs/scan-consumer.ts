@@ -7,7 +7,7 @@ import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { DomainError, InvalidInputError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 import { publishScanFailed } from "../notifications/events";
-import { runScanJob } from "../pipeline/scan-pipeline";
+import { runScanJob, UPLOAD_ENGINE_REASON } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";
 import type { ScanJobMessage, ScanQueueMessage } from "./messages";
 
@@ -76,7 +76,8 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
   const db = createDb(env.DB);
   // The job is claimed and the asset read in one round trip: only a job still QUEUED or RUNNING
   // and not handed to the tenant's Spark cluster (the callback or the cron ends that one, never a
-  // second run) becomes RUNNING; any other is done already.
+  // second run) becomes RUNNING; any other is done already. An upload's engine reason is known
+  // from its request alone, so the claim records it too (one D1 write fewer per uploaded scan).
   const [claimed, assetRows] = await db.batch([
     db
       .update(scanJobs)
@@ -85,6 +86,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
         attempts: sql`${scanJobs.attempts} + 1`,
         startedAt: sql`coalesce(${scanJobs.startedAt}, ${nowIso()})`,
         error: null,
+        engineReason: sql`CASE WHEN json_valid(${scanJobs.request}) THEN CASE WHEN json_extract(${scanJobs.request}, '$.upload') IS NOT NULL THEN ${UPLOAD_ENGINE_REASON} ELSE ${scanJobs.engineReason} END ELSE ${scanJobs.engineReason} END`,
       })
       .where(
         and(

@@ -55,6 +55,7 @@ import { resolveKinds } from "./policies/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
 import { segmentOf } from "./policies/segments";
 import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
+import { decodeProfile } from "./profile-wire";
 import { SerialQueue } from "./serial";
 
 export type { MonitoredAsset };
@@ -89,6 +90,11 @@ export interface ApplyScanInput {
  */
 export interface ApplyScanJsonInput extends Omit<ApplyScanInput, "profile"> {
   profileJson: string;
+}
+
+/** As ApplyScanJsonInput, with the profile's wire text (top values packed: profile-wire.ts), shorter still. */
+export interface ApplyScanWireInput extends Omit<ApplyScanInput, "profile"> {
+  profileWire: string;
 }
 
 export interface ApplyScanResult {
@@ -132,8 +138,12 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
    * Idempotent per job: the D1 writes go in one batch that starts with the job's marker row,
    * so a replay (even after a crash between D1 and this object's storage) writes nothing twice.
    */
-  applyScan(input: ApplyScanInput | ApplyScanJsonInput): Promise<ApplyScanResult> {
+  applyScan(input: ApplyScanInput | ApplyScanJsonInput | ApplyScanWireInput): Promise<ApplyScanResult> {
     return this.serial.run(() => {
+      if ("profileWire" in input) {
+        const { profileWire, ...rest } = input;
+        return this.apply({ ...rest, profile: decodeProfile(profileWire) });
+      }
       if (!("profileJson" in input)) return this.apply(input);
       const { profileJson, ...rest } = input;
       return this.apply({ ...rest, profile: JSON.parse(profileJson) as AssetProfile });

@@ -18,6 +18,7 @@ import { nowIso } from "../lib/time";
 import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
 import { assetMonitor } from "../monitor/client";
 import { lastFreshness } from "../monitor/d1-store";
+import { encodeProfile } from "../monitor/profile-wire";
 import { createObjectStore, type ObjectStore, type StoredObject } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
 import { openCredential } from "../scan/credentials";
@@ -122,9 +123,10 @@ export async function runScanJob(
 
 /**
  * Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). The
- * profile goes as its JSON text (ApplyScanJsonInput: cheaper than the structured clone of its
- * objects), unless the text has a null, which may stand for a NaN or an infinity JSON cannot carry:
- * such a profile goes as it is.
+ * profile goes as text (cheaper than the structured clone of its objects): its wire text, top
+ * values packed (ApplyScanWireInput, monitor/profile-wire.ts), or its plain JSON when an attribute
+ * has no list of them (ApplyScanJsonInput); unless the text has a null, which may stand for a NaN
+ * or an infinity JSON cannot carry: such a profile goes as it is.
  */
 export function applyProfile(
   env: Env,
@@ -132,22 +134,31 @@ export function applyProfile(
   scanTime: string,
   profile: AssetProfile,
 ): Promise<ApplyScanResult> {
-  const json = JSON.stringify(profile);
+  const wire = encodeProfile(profile);
+  const json = wire ?? JSON.stringify(profile);
   const scan = { asset: subject.monitored, jobId: subject.job.id, createdAt: subject.job.createdAt, scanTime };
   return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan(
-    JSON_NULL.test(json) ? { ...scan, profile } : { ...scan, profileJson: json },
+    JSON_NULL.test(json)
+      ? { ...scan, profile }
+      : wire !== undefined
+        ? { ...scan, profileWire: wire }
+        : { ...scan, profileJson: json },
   );
 }
 
 /** A null value in JSON.stringify's output (no whitespace): what NaN, ±Infinity and undefined array items become. */
 const JSON_NULL = /[:,[]null[,\]}]/;
 
+/** Why an uploaded batch runs where it does: always in the Worker. */
+export const UPLOAD_ENGINE_REASON = "light scan: an uploaded batch is scanned in the Worker";
+
 /** Where a scan runs (scan/spark/engine.ts), recorded on the job; a full scan comes back ready to dispatch. */
 async function placeScan(env: Env, db: Db, subject: ScanSubject): Promise<{ full?: FullScanInput; listed?: Listed }> {
   const { request, asset, options, source, job } = subject;
   const record = (engineReason: string) => db.update(scanJobs).set({ engineReason }).where(eq(scanJobs.id, job.id));
   if (request.upload || !source) {
-    await record("light scan: an uploaded batch is scanned in the Worker");
+    // The consumer's claim records it (processScanJob); another caller's job may not have it yet.
+    if (job.engineReason !== UPLOAD_ENGINE_REASON) await record(UPLOAD_ENGINE_REASON);
     return {};
   }
   const onlyLightScan = options.only_light_scan === "true";

@@ -1,0 +1,71 @@
+/**
+ * The queue consumer's D1 calls for an uploaded batch (issue 17, point 3): the claim records the
+ * upload's engine reason, so a scan makes no separate write for it.
+ */
+
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { meteredD1, newD1Meter } from "../../src/db/metered";
+import { processScanJob } from "../../src/jobs/scan-consumer";
+import { uploadPrefix } from "../../src/jobs/upload-storage";
+import { UPLOAD_ENGINE_REASON } from "../../src/pipeline/scan-pipeline";
+import { csvAsset } from "../support/assets";
+import { emailBatch } from "../support/scans";
+
+/** A queued upload job of a new asset, its batch already in our bucket (as the upload route leaves it). */
+async function queuedUpload(id: string) {
+  const { tenant, asset } = await csvAsset();
+  const csv = emailBatch(1);
+  const key = `${uploadPrefix(tenant)}${asset.id}/${id}.csv`;
+  await env.UPLOADS.put(key, csv);
+  const request = { upload: { key, bytes: csv.length, format: "csv" } };
+  await env.DB.prepare(
+    "insert into scan_jobs (id, tenant_id, asset_id, kind, status, trigger, request, created_at) values (?, ?, ?, 'SCAN', 'QUEUED', 'upload', ?, ?)",
+  )
+    .bind(id, tenant, asset.id, JSON.stringify(request), new Date().toISOString())
+    .run();
+  return { job_id: id, tenant_id: tenant, asset_id: asset.id as number };
+}
+
+const jobRow = (id: string) =>
+  env.DB.prepare("select status, engine_reason, rows_scanned, attempts from scan_jobs where id = ?")
+    .bind(id)
+    .first<{ status: string; engine_reason: string | null; rows_scanned: number; attempts: number }>();
+
+describe("the consumer's scan of an uploaded batch", () => {
+  it("claims the job with its engine reason: three D1 calls (claim, progress, end), the monitor's aside", async () => {
+    const message = await queuedUpload(`job_upload_claim_${crypto.randomUUID()}`);
+    const meter = newD1Meter();
+    expect(await processScanJob({ ...env, DB: meteredD1(env.DB, meter) }, message, 1)).toBe("done");
+    expect(await jobRow(message.job_id)).toEqual({
+      status: "SUCCEEDED",
+      engine_reason: UPLOAD_ENGINE_REASON,
+      rows_scanned: 200,
+      attempts: 1,
+    });
+    expect(meter.roundTrips).toBe(3);
+  });
+
+  it("keeps the reason on a second delivery, and a job that is not an upload keeps the reason it had", async () => {
+    const message = await queuedUpload(`job_upload_again_${crypto.randomUUID()}`);
+    await env.DB.prepare("update scan_jobs set status = 'RUNNING', attempts = 1 where id = ?")
+      .bind(message.job_id)
+      .run();
+    expect(await processScanJob(env, message, 2)).toBe("done");
+    expect(await jobRow(message.job_id)).toMatchObject({ status: "SUCCEEDED", engine_reason: UPLOAD_ENGINE_REASON });
+
+    // A job that is not an upload (of an asset deleted since: it fails before any placement): the
+    // claim leaves its reason as it was.
+    const other = await queuedUpload(`job_not_upload_${crypto.randomUUID()}`);
+    await env.DB.prepare("update scan_jobs set request = '{}', engine_reason = 'earlier reason' where id = ?")
+      .bind(other.job_id)
+      .run();
+    await env.DB.prepare("delete from assets where id = ?").bind(other.asset_id).run();
+    expect(await processScanJob(env, other, 1)).toBe("done");
+    expect(await jobRow(other.job_id)).toMatchObject({
+      status: "FAILED",
+      engine_reason: "earlier reason",
+      attempts: 1,
+    });
+  });
+});

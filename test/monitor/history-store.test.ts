@@ -1,0 +1,108 @@
+/**
+ * The AssetMonitor's metric history (monitor/history-store.ts): a scan's points written in one
+ * statement (json_each of one array) read back exactly as measured, excluded ones with the
+ * policies that excluded them; the index on job_id that no query used is gone, in new objects
+ * and in those made before.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { HistoryStore } from "../../src/monitor/history-store";
+import type { EvaluatedPoint } from "../../src/monitor/policies/types";
+
+/** A fresh object of its own (its constructor has migrated its storage). */
+const freshMonitor = () => env.ASSET_MONITOR.get(env.ASSET_MONITOR.idFromName(`history-store-${crypto.randomUUID()}`));
+
+/**
+ * Doubles that text must carry exactly: the smallest subnormal, the largest, repeating fractions,
+ * 2^53 + 2. (Not every double comes back: SQLite's JSON reads 1e-300 as 9.999999999999999e-301,
+ * as it did before this change; a metric's values are rates, counts and data values far from that.)
+ */
+const VALUES = [
+  5e-324,
+  1.7976931348623157e308,
+  -1.7976931348623157e308,
+  0.1 + 0.2,
+  1 / 3,
+  -2 / 3,
+  2 ** 53 + 2,
+  0,
+  42,
+  -7.5,
+  1e-7,
+];
+
+function record(store: HistoryStore, jobId: string, time: string, points: EvaluatedPoint[]) {
+  store.recordScan({
+    jobId,
+    scanTime: time,
+    appliedAt: time,
+    points,
+    profile: { row_count: 0, schema: [], attributes: [], sampled: false },
+    training: [],
+    kinds: {},
+    result: { jobId, alerts: 0, dqScore: null, replay: false },
+  });
+}
+
+describe("the metric history's points", () => {
+  it("read back exactly as recorded, excluded ones with their policies, several scans apart", async () => {
+    const stub = freshMonitor();
+    const series = await runInDurableObject(stub, (_instance, state) => {
+      const store = new HistoryStore(state.storage);
+      const points = (k: number): EvaluatedPoint[] =>
+        VALUES.map((value, i) =>
+          i % 4 === 1
+            ? {
+                metric: `attr:c${i}:mean`,
+                value: value + k,
+                excluded: true,
+                excluded_by: ["distribution_drift", "value_range"],
+              }
+            : { metric: `attr:c${i}:mean`, value: k === 0 ? value : value / 2, excluded: false },
+        );
+      record(store, "job_1", "2026-11-26T09:00:00.000Z", points(0));
+      record(store, "job_2", "2026-11-26T10:00:00.000Z", points(1));
+      // A replay of a job's points changes nothing (ON CONFLICT DO NOTHING).
+      record(store, "job_1_again", "2026-11-26T11:00:00.000Z", []);
+      const excludedBy = state.storage.sql
+        .exec<{ by: string }>("select distinct excluded_by as by from metric_points where excluded = 1")
+        .toArray();
+      return { series: VALUES.map((_, i) => store.series(`attr:c${i}:mean`)), excludedBy, history: store.history() };
+    });
+    VALUES.forEach((value, i) => {
+      const [first, second] = series.series[i]!;
+      const excluded = i % 4 === 1;
+      expect(first).toEqual({ job_id: "job_1", time: "2026-11-26T09:00:00.000Z", value, offset: 0, excluded });
+      expect(second).toEqual({
+        job_id: "job_2",
+        time: "2026-11-26T10:00:00.000Z",
+        value: excluded ? value + 1 : value / 2,
+        offset: 0,
+        excluded,
+      });
+      expect(series.history[`attr:c${i}:mean`]?.map((p) => p.value)).toEqual([first!.value, second!.value]);
+    });
+    expect(series.excludedBy).toEqual([{ by: JSON.stringify(["distribution_drift", "value_range"]) }]);
+  });
+
+  it("have no index on job_id, in an object made before the change too", async () => {
+    const stub = freshMonitor();
+    const indexes = await runInDurableObject(stub, (_instance, state) => {
+      const names = () =>
+        state.storage.sql
+          .exec<{ name: string }>("select name from pragma_index_list('metric_points') order by name")
+          .toArray()
+          .map((r) => r.name);
+      const now = names();
+      // As an object made before 2026-11-26 has it, until its next start.
+      state.storage.sql.exec("CREATE INDEX metric_points_job ON metric_points (job_id)");
+      const before = names();
+      new HistoryStore(state.storage).migrate();
+      return { now, before, after: names() };
+    });
+    expect(indexes.now).not.toContain("metric_points_job");
+    expect(indexes.before).toContain("metric_points_job");
+    expect(indexes.after).toEqual(indexes.now);
+  });
+});
