@@ -214,6 +214,9 @@ export class AttributeStats {
       numbers[d] = DISTINCT_NUMBER[0]!;
       shapes[d] = distinctShape;
     }
+    // The batch's values missing from a full top-value summary go in together (and no slice of
+    // the batch's text stays queued).
+    this.values.flush();
     const rows = rowHi !== null && rowLo !== null;
     if (rows) {
       // The row identity's share of each distinct value, mixed once per distinct value.
