@@ -16,7 +16,17 @@ import type { AttributeProfile, ValueType } from "../profile";
 import { QUANTILE_POINTS } from "../profile";
 import type { ColumnCodes } from "./column-codes";
 import { DistinctCounter } from "./distinct";
-import { combineHash, HASH, hashBytes, hashNumber, hashString, hashWords, NAME_SEED, VALUE_SEED } from "./hash";
+import {
+  combineHash,
+  HASH,
+  hashBytes,
+  hashNumber,
+  hashString,
+  hashTexts,
+  hashWords,
+  NAME_SEED,
+  VALUE_SEED,
+} from "./hash";
 import { KllSketch } from "./kll";
 import { ownString } from "./own-string";
 import {
@@ -162,9 +172,16 @@ export class AttributeStats {
     // A typed array of numbers (Parquet without nulls) holds no null and no other type: hashed by
     // its own access site, so the generic one below stays specialised to plain arrays.
     const typed = isNumberArray(values) ? values : null;
+    // A column of ASCII text (CSV) is hashed in one pass over its bytes (same hashes).
+    const texts = typed === null && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo);
+    const { textHi, textLo } = batch;
     for (let i = 0; i < n; i++) {
+      let h: number;
+      let l: number;
       if (typed !== null) {
         hashNumber(typed[i]!, VALUE_SEED);
+        h = HASH[0]!;
+        l = HASH[1]!;
       } else {
         const v = values[i];
         if (v === null || v === undefined) {
@@ -172,15 +189,19 @@ export class AttributeStats {
           codes[i] = -1;
           continue;
         }
-        if (!hashScalar(v)) {
+        if (texts) {
+          h = textHi[i]!;
+          l = textLo[i]!;
+        } else if (hashScalar(v)) {
+          h = HASH[0]!;
+          l = HASH[1]!;
+        } else {
           // Nested or binary values (rare): one by one, with their own identity.
           codes[i] = -2;
           others++;
           continue;
         }
       }
-      const h = HASH[0]!;
-      const l = HASH[1]!;
       let cell = l & mask;
       for (;;) {
         const d = table[cell]! - 1;
@@ -214,6 +235,9 @@ export class AttributeStats {
       numbers[d] = DISTINCT_NUMBER[0]!;
       shapes[d] = distinctShape;
     }
+    // The batch's values missing from a full top-value summary go in together (and no slice of
+    // the batch's text stays queued).
+    this.values.flush();
     const rows = rowHi !== null && rowLo !== null;
     if (rows) {
       // The row identity's share of each distinct value, mixed once per distinct value.
@@ -583,6 +607,9 @@ interface ColumnScratch extends ColumnCodes {
   lo: Int32Array;
   /** Open addressing over the distinct values (index + 1, 0 empty), at a load of at most 1/2. */
   table: Int32Array;
+  /** Per row: its text's hash, when hashTexts hashed the column. */
+  textHi: Int32Array;
+  textLo: Int32Array;
 }
 
 let scratch: ColumnScratch | null = null;
@@ -603,6 +630,8 @@ function scratchFor(n: number): ColumnScratch {
     shapeWeight: 1,
     codes: new Int32Array(size),
     table: new Int32Array(cells),
+    textHi: new Int32Array(size),
+    textLo: new Int32Array(size),
     distinct: 0,
   };
   return scratch;

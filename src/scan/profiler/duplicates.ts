@@ -29,6 +29,11 @@ export class DuplicateCounter {
     return false;
   }
 
+  /** Loads the set's cells for the n hashes about to be added (see HashSet64.warm). */
+  warm(lo: Int32Array, n: number): void {
+    this.ids?.warm(lo, n);
+  }
+
   /** False once the cap was passed: `duplicates` then covers only the rows before. */
   get counting(): boolean {
     return this.ids !== null;

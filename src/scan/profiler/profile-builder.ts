@@ -205,6 +205,7 @@ export class ProfileBuilder {
     }
     if (rowDuplicates !== null) {
       const repeated = breakdown !== null ? this.duplicateRows(n) : null;
+      rowDuplicates.warm(rowLo!, n);
       let count = 0;
       for (let i = 0; i < n; i++)
         if (rowDuplicates.add(rowHi![i]!, rowLo![i]!) && repeated !== null) repeated[count++] = i;

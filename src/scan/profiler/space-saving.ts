@@ -15,6 +15,11 @@
  * so a high-cardinality stream does not evict on every value. The bucket value upper-bounds
  * every unmonitored key's count in it and never exceeds the minimum, so the minimum stays an
  * upper bound for any unmonitored key, which is what merging relies on.
+ *
+ * Once full, a key that is neither monitored nor absorbed by its bucket waits in a pending
+ * table until flush() (or any read): many of them (a batch of nearly unique values) are folded
+ * in at once as the merge of the summary with the batch's exact counts (see foldPending), one
+ * selection instead of an eviction, a heap re-sift and a key copy each; a few go one by one.
  */
 
 import { base64ToFloat64, bytesToBase64 } from "./codec";
@@ -65,6 +70,14 @@ export class SpaceSaving<K = SummaryKey> {
   private heapKey: Float64Array | null = null;
   /** Filter buckets (see above); null until the summary is full. */
   private filter: Float64Array | null = null;
+  /** Keys missing from the full summary since the last flush: hash, key, summed weight (see defer). */
+  private pendingCount = 0;
+  private pendingHi: Int32Array | null = null;
+  private pendingLo: Int32Array | null = null;
+  private pendingKeys: K[] = [];
+  private pendingWeights: Float64Array | null = null;
+  /** Open addressing over the pending keys (index + 1, 0 empty). */
+  private pendingTable: Int32Array | null = null;
 
   constructor(capacity = SPACE_SAVING_DEFAULT_CAPACITY) {
     this.capacity = capacity;
@@ -97,17 +110,65 @@ export class SpaceSaving<K = SummaryKey> {
       this.insertIndex(size);
       return;
     }
+    this.defer(hi, lo, key, weight);
+  }
+
+  /** Adds the keys waiting since the summary was full (see above); reads call it first. */
+  flush(): void {
+    const n = this.pendingCount;
+    if (n === 0) return;
+    this.pendingCount = 0;
+    this.pendingTable!.fill(0);
+    const { pendingHi, pendingLo, pendingKeys, pendingWeights } = this;
+    if (n >= this.capacity / FOLD_FRACTION) this.foldPending(n);
+    else
+      for (let p = 0; p < n; p++) this.evictFor(pendingHi![p]!, pendingLo![p]!, pendingKeys[p]!, pendingWeights![p]!);
+    pendingKeys.fill(undefined as K, 0, n);
+  }
+
+  /** Queues a missing key of a full summary (weights of one key add up); flushes when the queue is full. */
+  private defer(hi: number, lo: number, key: K, weight: number): void {
+    if (this.pendingTable === null) {
+      const size = this.capacity;
+      this.pendingHi = new Int32Array(size);
+      this.pendingLo = new Int32Array(size);
+      this.pendingWeights = new Float64Array(size);
+      this.pendingTable = new Int32Array(tableSizeFor(size));
+    }
+    const table = this.pendingTable;
+    const mask = table.length - 1;
+    let cell = lo & mask;
+    for (;;) {
+      const p = table[cell]! - 1;
+      if (p < 0) break;
+      if (this.pendingLo![p] === lo && this.pendingHi![p] === hi) {
+        this.pendingWeights![p]! += weight;
+        return;
+      }
+      cell = (cell + 1) & mask;
+    }
+    this.overflowed = true;
+    const p = this.pendingCount++;
+    this.pendingHi![p] = hi;
+    this.pendingLo![p] = lo;
+    this.pendingKeys[p] = key;
+    this.pendingWeights![p] = weight;
+    table[cell] = p + 1;
+    if (this.pendingCount === this.pendingHi!.length) this.flush();
+  }
+
+  /** One missing key of a full summary: absorbed by its filter bucket, or it takes the minimum's counter. */
+  private evictFor(hi: number, lo: number, key: K, weight: number): void {
     const victim = this.minSlot();
     const min = this.counts[victim]!;
     if (this.filter === null) this.filter = new Float64Array(filterSizeFor(this.capacity));
     const bucket = hi & (this.filter.length - 1);
     const seen = this.filter[bucket]!;
+    this.overflowed = true;
     if (seen + weight < min) {
       this.filter[bucket] = seen + weight;
-      this.overflowed = true;
       return;
     }
-    this.overflowed = true;
     // The evicted key's count moves into its bucket, the new key starts from its bucket's.
     const victimBucket = this.hashHi[victim]! & (this.filter.length - 1);
     if (this.filter[victimBucket]! < min) this.filter[victimBucket] = min;
@@ -122,6 +183,88 @@ export class SpaceSaving<K = SummaryKey> {
     this.siftDown(0);
   }
 
+  /**
+   * Folds the n pending keys in at once: the merge (Agarwal et al. 2012) of the summary with the
+   * batch's exact counts. A pending key's count may have been at most its bucket's value, so it
+   * bids with bucket + weight (error: the bucket), as evictFor would; bids below the minimum are
+   * absorbed by their bucket, as evictFor does. Of the counters and the bids the `capacity`
+   * largest stay (incumbents first on ties): one selection, no heap, and only kept keys are
+   * copied. The counters and bids not kept go into their buckets, which stay at or below the new
+   * minimum, so it still bounds every unmonitored key. A kept bid replaces a counter of at least
+   * the old minimum, its bucket is at most that minimum, so the counts still sum to at most the
+   * total weight: the minimum, hence every error, stays at most total / capacity.
+   */
+  private foldPending(n: number): void {
+    const k = this.size_;
+    const counts = this.counts;
+    const filter = this.filter ?? new Float64Array(filterSizeFor(this.capacity));
+    this.filter = filter;
+    const fmask = filter.length - 1;
+    let min = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < k; i++) if (counts[i]! < min) min = counts[i]!;
+    const bidCount = scratchFloat(0, n);
+    const bidIndex = scratchInt(n);
+    let bids = 0;
+    for (let p = 0; p < n; p++) {
+      const bucket = this.pendingHi![p]! & fmask;
+      const bid = filter[bucket]! + this.pendingWeights![p]!;
+      if (bid < min) {
+        filter[bucket] = bid;
+        continue;
+      }
+      bidCount[bids] = bid;
+      bidIndex[bids++] = p;
+    }
+    if (bids === 0) return;
+    // The capacity-th largest of counters and bids: counters above it stay, and at it first.
+    const all = scratchFloat(1, k + bids);
+    all.set(counts.subarray(0, k));
+    all.set(bidCount.subarray(0, bids), k);
+    const threshold = kthLargest(all, k + bids, k);
+    let above = 0;
+    let at = 0;
+    for (let i = 0; i < k; i++) {
+      if (counts[i]! > threshold) above++;
+      else if (counts[i]! === threshold) at++;
+    }
+    for (let b = 0; b < bids; b++) if (bidCount[b]! > threshold) above++;
+    // Places at the threshold: incumbents take them first, bids the rest.
+    let incumbentsAt = Math.min(at, k - above);
+    let bidsAt = k - above - incumbentsAt;
+    let victim = 0;
+    for (let b = 0; b < bids; b++) {
+      const bid = bidCount[b]!;
+      const p = bidIndex[b]!;
+      const hi = this.pendingHi![p]!;
+      if (bid < threshold || (bid === threshold && bidsAt-- <= 0)) {
+        const bucket = hi & fmask;
+        if (filter[bucket]! < bid) filter[bucket] = bid;
+        continue;
+      }
+      // The next counter that does not stay: below the threshold, or at it past the incumbents' places.
+      for (;;) {
+        const c = counts[victim]!;
+        if (c < threshold || (c === threshold && incumbentsAt-- <= 0)) break;
+        victim++;
+      }
+      const victimBucket = this.hashHi[victim]! & fmask;
+      if (filter[victimBucket]! < counts[victim]!) filter[victimBucket] = counts[victim]!;
+      const weight = this.pendingWeights![p]!;
+      this.removeIndex(victim);
+      this.hashHi[victim] = hi;
+      this.hashLo[victim] = this.pendingLo![p]!;
+      this.keys[victim] = owned(this.pendingKeys[p]!);
+      this.insertIndex(victim);
+      this.errors[victim] = bid - weight;
+      counts[victim] = bid;
+      victim++;
+    }
+    // Rebuilt when next needed (a few pending keys go one by one through the heap).
+    this.heap = null;
+    this.heapPos = null;
+    this.heapKey = null;
+  }
+
   /** Number of keys tracked. */
   get size(): number {
     return this.size_;
@@ -129,6 +272,7 @@ export class SpaceSaving<K = SummaryKey> {
 
   /** Smallest tracked count (what an untracked key may have had), 0 when nothing was evicted. */
   get minCount(): number {
+    this.flush();
     if (!this.overflowed || this.size_ === 0) return 0;
     if (this.heap !== null) return this.counts[this.minSlot()]!;
     let min = Number.POSITIVE_INFINITY;
@@ -152,6 +296,7 @@ export class SpaceSaving<K = SummaryKey> {
 
   /** The `limit` most frequent keys (ties in slot order; callers sort further if needed). */
   top(limit: number): Array<HeavyHitter<K>> {
+    this.flush();
     const order = Array.from({ length: this.size_ }, (_, i) => i);
     order.sort((a, b) => this.counts[b]! - this.counts[a]! || this.hashHi[a]! - this.hashHi[b]!);
     return order.slice(0, limit).map((i) => ({ key: this.keys[i]!, count: this.counts[i]!, error: this.errors[i]! }));
@@ -159,6 +304,8 @@ export class SpaceSaving<K = SummaryKey> {
 
   /** Folds another summary in: a key missing from a summary that evicted counts its minimum. */
   merge(other: SpaceSaving<K>): void {
+    this.flush();
+    other.flush();
     const minA = this.minCount;
     const minB = other.minCount;
     const entries: Entry<K>[] = [];
@@ -213,6 +360,7 @@ export class SpaceSaving<K = SummaryKey> {
 
   /** JSON-safe state (Date keys become ISO strings; other keys must be strings or numbers). */
   toState(): SpaceSavingState {
+    this.flush();
     const hashes: number[] = [];
     for (let i = 0; i < this.size_; i++) hashes.push(this.hashHi[i]!, this.hashLo[i]!);
     return {
@@ -381,6 +529,56 @@ interface Entry<K> {
   key: K;
   count: number;
   error: number;
+}
+
+/** A fold runs for at least capacity / FOLD_FRACTION pending keys; fewer go one by one. */
+const FOLD_FRACTION = 8;
+
+/** Scratch arrays of foldPending, shared by all summaries (grown as needed). */
+const floatScratch: Float64Array[] = [new Float64Array(0), new Float64Array(0)];
+let intScratch = new Int32Array(0);
+
+function scratchFloat(which: number, n: number): Float64Array {
+  if (floatScratch[which]!.length < n)
+    floatScratch[which] = new Float64Array(Math.max(n, 2 * floatScratch[which]!.length));
+  return floatScratch[which]!;
+}
+
+function scratchInt(n: number): Int32Array {
+  if (intScratch.length < n) intScratch = new Int32Array(Math.max(n, 2 * intScratch.length));
+  return intScratch;
+}
+
+/**
+ * The k-th largest (1-based) of a[0..n): a quickselect with three-way partitions (counts tie a
+ * lot), middle element as pivot. Reorders a.
+ */
+export function kthLargest(a: Float64Array, n: number, k: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  const target = k - 1;
+  for (;;) {
+    if (lo >= hi) return a[lo]!;
+    const pivot = a[(lo + hi) >>> 1]!;
+    // Descending: [lo, lt) > pivot, [lt, i) == pivot, (gt, hi] < pivot.
+    let lt = lo;
+    let gt = hi;
+    let i = lo;
+    while (i <= gt) {
+      const v = a[i]!;
+      if (v > pivot) {
+        a[i] = a[lt]!;
+        a[lt++] = v;
+        i++;
+      } else if (v < pivot) {
+        a[i] = a[gt]!;
+        a[gt--] = v;
+      } else i++;
+    }
+    if (target < lt) hi = lt - 1;
+    else if (target > gt) lo = gt + 1;
+    else return pivot;
+  }
 }
 
 const owned = <K>(key: K): K => (typeof key === "string" ? (ownString(key) as K) : key);

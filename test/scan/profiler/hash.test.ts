@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HASH, hashNumber, hashString, hashValue, VALUE_SEED } from "../../../src/scan/profiler/hash";
+import { HASH, hashNumber, hashString, hashTexts, hashValue, VALUE_SEED } from "../../../src/scan/profiler/hash";
 
 function hashOf(s: string, seed = VALUE_SEED): [number, number] {
   hashString(s, seed);
@@ -13,6 +13,34 @@ describe("64-bit hash", () => {
     expect(hashOf("a")).not.toEqual(hashOf("a\u0000"));
     expect(hashOf("")).not.toEqual(hashOf("\u0000"));
     expect(hashOf("abc", 1)).not.toEqual(hashOf("abc", 2));
+  });
+
+  it("hashes a column of ASCII text as hashString does each value, and declines any other column", () => {
+    // Slices of one long text (as the CSV reader makes them), of even and odd lengths, empty ones and nulls.
+    const source = Array.from({ length: 300 }, (_, i) => `v${i * 7919},${"x".repeat(i % 5)}"q"`).join(";");
+    const column: Array<string | null | undefined> = [];
+    for (let start = 0; start < source.length; start += 1 + (start % 13))
+      column.push(source.slice(start, start + (start % 17)));
+    column[3] = null;
+    column[9] = undefined;
+    column[10] = "";
+    const n = column.length;
+    const hi = new Int32Array(n);
+    const lo = new Int32Array(n);
+    expect(hashTexts(column, n, VALUE_SEED, hi, lo)).toBe(true);
+    column.forEach((v, i) => {
+      if (typeof v === "string") expect([hi[i], lo[i]]).toEqual(hashOf(v));
+    });
+    // A prefix of the column only.
+    hi.fill(0);
+    expect(hashTexts(column, 20, VALUE_SEED, hi, lo)).toBe(true);
+    expect([hi[19], lo[19]]).toEqual(hashOf(column[19]!));
+    expect(hi[20]).toBe(0);
+    // Non-ASCII text, a number among the strings, a typed array: declined (hashed value by value).
+    expect(hashTexts(["a", "é"], 2, VALUE_SEED, hi, lo)).toBe(false);
+    expect(hashTexts(["a", "\u{1f600}"], 2, VALUE_SEED, hi, lo)).toBe(false);
+    expect(hashTexts(["a", 5], 2, VALUE_SEED, hi, lo)).toBe(false);
+    expect(hashTexts(new Float64Array(2), 2, VALUE_SEED, hi, lo)).toBe(false);
   });
 
   it("hashes numbers by value, 0 and -0 alike", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HASH, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
-import { SpaceSaving } from "../../../src/scan/profiler/space-saving";
+import { kthLargest, SpaceSaving } from "../../../src/scan/profiler/space-saving";
 import { prng, viaJson } from "./prng";
 
 function add(summary: SpaceSaving<string>, key: string): void {
@@ -90,6 +90,76 @@ describe("SpaceSaving", () => {
     for (const h of merged.top(20)) {
       expect(h.count).toBeGreaterThanOrEqual(exact.get(h.key)!);
       expect(h.count - h.error).toBeLessThanOrEqual(exact.get(h.key)!);
+    }
+  });
+
+  it("keeps its guarantee when batches of mostly distinct keys are folded in at once", () => {
+    // 400,000 values over 200,000 Zipf-weighted keys, added as a profiler batch adds them: each
+    // batch's distinct keys once, with their counts, then flushed (most keys miss the full summary).
+    const capacity = 1000;
+    const stream = zipfStream(400_000, 200_000, 13);
+    const exact = new Map<string, number>();
+    const summary = new SpaceSaving<string>(capacity);
+    for (let start = 0; start < stream.length; start += 2000) {
+      const batch = new Map<string, number>();
+      for (const k of stream.slice(start, start + 2000)) batch.set(k, (batch.get(k) ?? 0) + 1);
+      for (const [k, w] of batch) {
+        exact.set(k, (exact.get(k) ?? 0) + w);
+        hashString(k, VALUE_SEED);
+        summary.add(HASH[0]!, HASH[1]!, k, w);
+      }
+      summary.flush();
+    }
+    expect(summary.total).toBe(stream.length);
+    expect(summary.overflowed).toBe(true);
+    const bound = stream.length / capacity;
+    const reported = summary.top(capacity);
+    expect(reported).toHaveLength(capacity);
+    for (const h of reported) {
+      const real = exact.get(h.key)!;
+      expect(h.count).toBeGreaterThanOrEqual(real);
+      expect(h.count - h.error).toBeLessThanOrEqual(real);
+      expect(h.error).toBeLessThanOrEqual(bound);
+    }
+    // Every key heavier than total / capacity is monitored (here about 75 of them).
+    const heavy = [...exact.entries()].filter(([, count]) => count > bound).map(([k]) => k);
+    expect(heavy.length).toBeGreaterThan(50);
+    const keys = new Set(reported.map((h) => h.key));
+    for (const k of heavy) expect(keys.has(k)).toBe(true);
+    // And a key not monitored had at most the minimum.
+    const min = summary.minCount;
+    expect(min).toBeLessThanOrEqual(bound);
+    for (const [k, count] of exact) if (!keys.has(k)) expect(count).toBeLessThanOrEqual(min);
+  });
+
+  it("sums the weights of a key added twice before a flush", () => {
+    // Misses of a full summary wait for flush(): a key added twice counts once, with both weights.
+    const a = new SpaceSaving<string>(100);
+    const b = new SpaceSaving<string>(100);
+    for (let batch = 0; batch < 100; batch++) {
+      const keys = Array.from({ length: 50 }, (_, j) => `k${(batch * 37 + j * j) % 3000}`);
+      for (const k of keys) add(a, k);
+      for (const k of keys) add(a, k);
+      for (const k of keys) {
+        hashString(k, VALUE_SEED);
+        b.add(HASH[0]!, HASH[1]!, k, 2);
+      }
+      a.flush();
+      b.flush();
+    }
+    expect(a.overflowed).toBe(true);
+    expect(a.top(100)).toEqual(b.top(100));
+    expect(a.minCount).toBe(b.minCount);
+  });
+
+  it("selects the k-th largest count, ties included", () => {
+    const random = prng(5);
+    for (const n of [1, 2, 7, 100, 3001]) {
+      const values = Array.from({ length: n }, () => Math.floor(random() * 20));
+      const sorted = [...values].sort((x, y) => y - x);
+      for (const k of [1, Math.ceil(n / 2), n]) {
+        expect(kthLargest(Float64Array.from(values), n, k)).toBe(sorted[k - 1]);
+      }
     }
   });
 
