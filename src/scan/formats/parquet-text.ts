@@ -15,47 +15,70 @@ const lenient = new TextDecoder();
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 let scratch: Uint8Array = new Uint8Array(2 * SEGMENT_BYTES);
+let scratchView = new DataView(scratch.buffer);
 let ends = new Int32Array(4096);
 
 /** `count` PLAIN byte arrays (each a 4-byte little-endian length, then its bytes) as UTF-8 text. */
 export function readPlainText(bytes: Uint8Array, count: number): string[] {
   const out: string[] = new Array(count);
   const size = bytes.length;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let pos = 0;
   let i = 0;
   while (i < count) {
     const first = i;
     let q = 0;
+    // The bits of every byte gathered, or-ed: ASCII when the high bit of each byte is clear.
     let high = 0;
     while (i < count && q < SEGMENT_BYTES) {
       if (pos + 4 > size) throw new Error("parquet byte array length runs past the page");
-      const length = (bytes[pos]! | (bytes[pos + 1]! << 8) | (bytes[pos + 2]! << 16) | (bytes[pos + 3]! << 24)) >>> 0;
+      const length = view.getUint32(pos, true);
       pos += 4;
       if (length > size - pos) throw new Error("parquet byte array runs past the page");
-      if (q + length > scratch.length) scratch = grown(scratch, q + length);
+      // Up to 3 bytes past the value are written (the next one overwrites them).
+      if (q + length + 4 > scratch.length) grow(q + length + 4);
       if (i - first === ends.length) {
         const more = new Int32Array(ends.length * 2);
         more.set(ends);
         ends = more;
       }
-      const buffer = scratch;
-      for (const end = pos + length; pos < end; pos++) {
-        const b = bytes[pos]!;
-        buffer[q++] = b;
-        high |= b;
+      if (pos + length + 3 <= size) {
+        // Four bytes at a time; the last word's bytes past the value are masked off.
+        const into = scratchView;
+        let k = 0;
+        for (; k + 4 <= length; k += 4) {
+          const word = view.getInt32(pos + k, true);
+          into.setInt32(q + k, word, true);
+          high |= word;
+        }
+        if (k < length) {
+          const word = view.getInt32(pos + k, true) & ((1 << (8 * (length - k))) - 1);
+          into.setInt32(q + k, word, true);
+          high |= word;
+        }
+        pos += length;
+        q += length;
+      } else {
+        const buffer = scratch;
+        for (const end = pos + length; pos < end; pos++) {
+          const b = bytes[pos]!;
+          buffer[q++] = b;
+          high |= b;
+        }
       }
       ends[i - first] = q;
       i++;
     }
-    cutSegment(scratch.subarray(0, q), i - first, high < 0x80, out, first);
+    cutSegment(scratch.subarray(0, q), i - first, (high & 0x80808080) === 0, out, first);
   }
   return out;
 }
 
-function grown(buffer: Uint8Array, least: number): Uint8Array {
-  const more = new Uint8Array(Math.max(least, buffer.length * 2));
-  more.set(buffer);
-  return more;
+function grow(least: number): void {
+  const more = new Uint8Array(Math.max(least, scratch.length * 2));
+  more.set(scratch);
+  scratch = more;
+  scratchView = new DataView(more.buffer);
 }
 
 /** The `n` values of one segment (their ends in `ends`) into out[at…]. */

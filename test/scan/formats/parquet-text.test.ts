@@ -28,6 +28,10 @@ describe("readPlainText", () => {
   it("reads ASCII, empty and multi-byte values (2, 3 and 4 bytes a character)", () => {
     expectAsPerValue(["", "a", "alice@example.com", "", "x".repeat(300)].map(utf8));
     expectAsPerValue(["é", "name ✓", "", "😀 emoji 😀", "ascii", "𝄞x✓é"].map(utf8));
+    // Lengths whose bytes have the high bit set (200 = 0xc8) after values of 1 to 5 bytes.
+    expectAsPerValue(
+      ["a", "x".repeat(200), "ab", "y".repeat(130), "abc", "z".repeat(255), "abcd", "w".repeat(200), "abcde"].map(utf8),
+    );
   });
 
   it("gives what a decoder per value gives for bytes that are not valid UTF-8 on their own", () => {
