@@ -8,8 +8,10 @@ import type { ColumnChunk, Compressors, DecodedArray, ParquetParsers, SchemaTree
 import { parquetHeader } from "hyparquet/src/column.js";
 import { convert, convertWithDictionary, DEFAULT_PARSERS } from "hyparquet/src/convert.js";
 import { decompressPage, readDataPage, readDataPageV2 } from "hyparquet/src/datapage.js";
+import { readRleBitPackedHybrid } from "hyparquet/src/encoding.js";
 import { readPlain } from "hyparquet/src/plain.js";
-import type { ColumnDecoder, DataReader } from "hyparquet/src/types.js";
+import type { ColumnDecoder, DataPageHeader, DataReader, PageHeader } from "hyparquet/src/types.js";
+import { readPlainText } from "./parquet-text";
 
 /** True when a top-level column holds one value or null per row (its levels need no assembly). */
 export function isFlatTopLevel(node: SchemaTree): boolean {
@@ -62,6 +64,8 @@ export function readFlatChunk(
     decoder.element = raw.element;
     decoder.schemaPath = [root, raw];
   }
+  // Text columns' PLAIN pages are read here (parquet-text.ts), not a byte array and a decode per value.
+  const text = parsers?.stringFromBytes === undefined && isPlainText(node.element);
   const requiredNode: SchemaTree = { ...node, element: { ...node.element, repetition_type: "REQUIRED" } };
   const required: ColumnDecoder = { ...decoder, element: requiredNode.element, schemaPath: [root, requiredNode] };
   const reader: DataReader = { view: new DataView(bytes), offset: 0 };
@@ -89,27 +93,35 @@ export function readFlatChunk(
       const daph = header.data_page_header;
       if (!daph) throw new Error("parquet data page header is undefined");
       const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
-      const decoded = readDataPage(plain, daph, decoder);
-      levels = decoded.definitionLevels;
-      values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
+      if (text && daph.encoding === "PLAIN") {
+        ({ levels, values } = textPage(plain, daph, optional));
+      } else {
+        const decoded = readDataPage(plain, daph, decoder);
+        levels = decoded.definitionLevels;
+        values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
+      }
     } else if (header.type === "DATA_PAGE_V2") {
       const daph2 = header.data_page_header_v2;
       if (!daph2) throw new Error("parquet data page header v2 is undefined");
       // A page without nulls needs no levels: they are skipped, not decoded (a column read as required).
       const skip = daph2.num_nulls === 0 && daph2.repetition_levels_byte_length === 0;
-      const decoded = skip
-        ? readDataPageV2(
-            page.subarray(daph2.definition_levels_byte_length),
-            {
-              ...header,
-              uncompressed_page_size: header.uncompressed_page_size - daph2.definition_levels_byte_length,
-              data_page_header_v2: { ...daph2, definition_levels_byte_length: 0 },
-            },
-            required,
-          )
-        : readDataPageV2(page, header, decoder);
-      levels = decoded.definitionLevels;
-      values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
+      if (text && daph2.encoding === "PLAIN") {
+        ({ levels, values } = textPageV2(page, header, optional && !skip, decoder));
+      } else {
+        const decoded = skip
+          ? readDataPageV2(
+              page.subarray(daph2.definition_levels_byte_length),
+              {
+                ...header,
+                uncompressed_page_size: header.uncompressed_page_size - daph2.definition_levels_byte_length,
+                data_page_header_v2: { ...daph2, definition_levels_byte_length: 0 },
+              },
+              required,
+            )
+          : readDataPageV2(page, header, decoder);
+        levels = decoded.definitionLevels;
+        values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
+      }
     } else {
       // Index pages and the like carry no values.
       continue;
@@ -120,6 +132,65 @@ export function readFlatChunk(
     rowCount += run.length;
   }
   return runs;
+}
+
+/**
+ * True when hyparquet's convert() turns the column's byte arrays into text with stringFromBytes
+ * (UTF8 or ENUM, STRING or ENUM, or unannotated): the columns whose PLAIN pages readPlainText reads.
+ */
+function isPlainText(element: SchemaTree["element"]): boolean {
+  const { type, converted_type: converted, logical_type: logical } = element;
+  return (
+    type === "BYTE_ARRAY" &&
+    (converted === undefined || converted === "UTF8" || converted === "ENUM") &&
+    (logical === undefined || logical.type === "STRING" || logical.type === "ENUM")
+  );
+}
+
+/** A PLAIN text page v1 (levels and values, decompressed): definition levels when optional, texts. */
+function textPage(plain: Uint8Array, daph: DataPageHeader, optional: boolean): TextPage {
+  const reader: DataReader = { view: new DataView(plain.buffer, plain.byteOffset, plain.byteLength), offset: 0 };
+  const levels = optional ? definitionLevels(reader, daph.num_values) : undefined;
+  const present = levels === undefined ? daph.num_values : countPresent(levels);
+  return { levels, values: readPlainText(plain.subarray(reader.offset), present) };
+}
+
+/** A PLAIN text page v2: levels stay uncompressed ahead of the values, read only when `withLevels`. */
+function textPageV2(page: Uint8Array, header: PageHeader, withLevels: boolean, decoder: ColumnDecoder): TextPage {
+  const daph2 = header.data_page_header_v2!;
+  const levelBytes = daph2.repetition_levels_byte_length + daph2.definition_levels_byte_length;
+  let levels: number[] | undefined;
+  if (withLevels) {
+    levels = new Array(daph2.num_values);
+    const reader: DataReader = {
+      view: new DataView(page.buffer, page.byteOffset, page.byteLength),
+      offset: daph2.repetition_levels_byte_length,
+    };
+    readRleBitPackedHybrid(reader, 1, levels, daph2.definition_levels_byte_length);
+  }
+  let body = page.subarray(levelBytes);
+  if (daph2.is_compressed !== false) {
+    body = decompressPage(body, header.uncompressed_page_size - levelBytes, decoder.codec, decoder.compressors);
+  }
+  return { levels, values: readPlainText(body, daph2.num_values - daph2.num_nulls) };
+}
+
+interface TextPage {
+  levels: number[] | undefined;
+  values: string[];
+}
+
+/** A v1 page's definition levels (bit width 1 for a flat column, a 4-byte length first). */
+function definitionLevels(reader: DataReader, count: number): number[] {
+  const levels: number[] = new Array(count);
+  readRleBitPackedHybrid(reader, 1, levels);
+  return levels;
+}
+
+function countPresent(levels: number[]): number {
+  let present = 0;
+  for (let i = 0; i < levels.length; i++) present += levels[i] === 1 ? 1 : 0;
+  return present;
 }
 
 /** Integer units per millisecond of an INT64 timestamp column in ms (1) or µs (1000), else 0. */

@@ -1,9 +1,11 @@
 import { brotliCompressSync, gzipSync } from "node:zlib";
+import { parquetReadObjects } from "hyparquet";
 import { parquetWriteBuffer, schemaFromColumnData } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
 import { ConnectorError } from "../../../src/scan/connectors/types";
 import { bytesSource, type RecordSource, readColumns, readRecords, readSchema } from "../../../src/scan/formats";
 import { batchesOf, encoder, failure, rowsOf, rowsOfColumns } from "./helpers";
+import { withPagesV1 } from "./parquet-v1";
 
 type WriteOptions = Parameters<typeof parquetWriteBuffer>[0];
 
@@ -117,6 +119,52 @@ describe("Parquet reader", () => {
         some: i < 1200 ? i / 2 : null,
       })),
     );
+  });
+
+  it.each([
+    ["v2, snappy", "SNAPPY", false],
+    ["v2, uncompressed", "UNCOMPRESSED", false],
+    ["v1, snappy", "SNAPPY", true],
+    ["v1, uncompressed", "UNCOMPRESSED", true],
+  ] as const)("reads text columns (PLAIN and dictionary pages %s) as hyparquet decodes them", async (_, codec, v1) => {
+    const ids = Array.from({ length: 2600 }, (_, i) => i);
+    // Nulls only in the first row group's "text": later pages have none (their levels are skipped).
+    const text = (i: number) => (i < 1000 && i % 3 === 0 ? null : i % 7 === 0 ? `é ${i} ✓ 😀` : `text-${i}`);
+    const bad = (i: number) =>
+      i % 4 === 0
+        ? null
+        : i % 5 === 0
+          ? new Uint8Array([0x61, 0xc3])
+          : i % 9 === 0
+            ? encoder.encode(`\ufeff${i}`)
+            : encoder.encode(`r${i}`);
+    const written = parquetWriteBuffer({
+      columnData: [
+        { name: "text", data: ids.map(text) },
+        { name: "required", data: ids.map((i) => (i % 11 === 0 ? "" : `req ${i}`)) },
+        { name: "code", data: ids.map((i) => (i % 10 === 0 ? null : `c${i % 7}`)) },
+        { name: "raw", data: ids.map(bad) },
+      ],
+      schema: [
+        { name: "root", num_children: 4 },
+        { name: "text", type: "BYTE_ARRAY", repetition_type: "OPTIONAL", converted_type: "UTF8" },
+        { name: "required", type: "BYTE_ARRAY", repetition_type: "REQUIRED", logical_type: { type: "STRING" } },
+        { name: "code", type: "BYTE_ARRAY", repetition_type: "OPTIONAL", converted_type: "UTF8" },
+        { name: "raw", type: "BYTE_ARRAY", repetition_type: "OPTIONAL" },
+      ],
+      rowGroupSize: 1000,
+      codec: v1 ? "UNCOMPRESSED" : codec,
+    });
+    const buffer = v1 ? withPagesV1(written, codec) : written;
+    const rows = await rowsOfColumns(readColumns(countingSource(buffer).source, "parquet", { batchSize: 700 }));
+    expect(rows.map((row) => row.text)).toEqual(ids.map(text));
+    expect(rows.map((row) => row.required)).toEqual(ids.map((i) => (i % 11 === 0 ? "" : `req ${i}`)));
+    expect(rows.map((row) => row.code)).toEqual(ids.map((i) => (i % 10 === 0 ? null : `c${i % 7}`)));
+    // Bytes that are not UTF-8, a BOM first: as hyparquet's own decoding, value by value.
+    const reference = await parquetReadObjects({ file: buffer });
+    expect(rows.map((row) => row.raw)).toEqual(reference.map((row) => row.raw ?? null));
+    expect(rows[5]!.raw).toBe("a\ufffd");
+    expect(rows[9]!.raw).toBe("9");
   });
 
   it("reads timestamps in ms and µs as the instants hyparquet gives, far and negative ones too", async () => {
