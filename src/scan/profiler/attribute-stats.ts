@@ -38,7 +38,7 @@ import {
   SLOT_NEGATIVE_DECIMAL,
   SLOT_NEGATIVE_INTEGER,
 } from "./patterns";
-import { SpaceSaving } from "./space-saving";
+import { rankByCount, SpaceSaving } from "./space-saving";
 import { StepTracker } from "./step";
 import {
   classifyText,
@@ -543,18 +543,29 @@ export class AttributeStats {
   }
 
   private topValues(): Array<{ value: string; count: number }> {
-    // A typed number and its text form are one value once shown as strings.
-    const candidates = this.values.top(this.values.size);
-    const merged = new Map<string, number>();
-    for (const { key, count } of candidates) {
-      const value = typeof key === "string" ? key : key instanceof Date ? key.toISOString() : String(key);
-      merged.set(value, (merged.get(value) ?? 0) + count);
+    let texts: string[] = [];
+    let counts: number[] = [];
+    let allText = true;
+    this.values.forEach((key, count) => {
+      if (typeof key === "string") texts.push(key);
+      else {
+        allText = false;
+        texts.push(key instanceof Date ? key.toISOString() : String(key));
+      }
+      counts.push(count);
+    });
+    if (!allText) {
+      // A typed number and its text form (or 0 and -0) are one value once shown as strings.
+      const merged = new Map<string, number>();
+      for (let i = 0; i < texts.length; i++) merged.set(texts[i]!, (merged.get(texts[i]!) ?? 0) + counts[i]!);
+      texts = [...merged.keys()];
+      counts = [...merged.values()];
     }
-    const every = !this.values.overflowed && merged.size <= MAX_LISTED_VALUES;
-    return [...merged.entries()]
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      .slice(0, every ? merged.size : TOP_REPORTED)
-      .map(([value, count]) => ({ value, count }));
+    const every = !this.values.overflowed && texts.length <= MAX_LISTED_VALUES;
+    return rankByCount(texts, counts, every ? texts.length : TOP_REPORTED).map(({ text, count }) => ({
+      value: text,
+      count,
+    }));
   }
 }
 

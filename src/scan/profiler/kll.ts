@@ -96,36 +96,32 @@ export class KllSketch {
    */
   quantiles(probabilities: readonly number[]): number[] {
     if (this.n === 0) return probabilities.map(() => Number.NaN);
-    const items = new Float64Array(this.retained);
-    const weights = new Float64Array(this.retained);
-    let j = 0;
+    // Each level in order (a typed array sorts numerically, natively; levels above 0 usually are
+    // already), then merged smallest first, each item with its level's weight 2^h.
+    const runs: Float64Array[] = [];
+    const weights: number[] = [];
     for (let h = 0; h < this.levels.length; h++) {
-      const level = this.levels[h]!;
-      const weight = 2 ** h;
-      for (let i = 0; i < this.sizes[h]!; i++) {
-        items[j] = level[i]!;
-        weights[j++] = weight;
-      }
+      const size = this.sizes[h]!;
+      if (size === 0) continue;
+      const run = this.levels[h]!.slice(0, size);
+      if (h === 0 || !this.sorted[h]) run.sort();
+      runs.push(run);
+      weights.push(2 ** h);
     }
-    const order = Array.from({ length: j }, (_, i) => i).sort((a, b) => items[a]! - items[b]!);
-    const cumulative = new Float64Array(j);
-    let total = 0;
-    for (let i = 0; i < j; i++) {
-      total += weights[order[i]!]!;
-      cumulative[i] = total;
-    }
+    const { items, cumulative } = mergeRuns(runs, weights);
+    const total = cumulative[cumulative.length - 1]!;
     return probabilities.map((p) => {
       if (p <= 0) return this.min;
       if (p >= 1) return this.max;
       const target = p * total;
       let lo = 0;
-      let hi = j - 1;
+      let hi = items.length - 1;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
         if (cumulative[mid]! >= target) hi = mid;
         else lo = mid + 1;
       }
-      return items[order[lo]!]!;
+      return items[lo]!;
     });
   }
 
@@ -294,4 +290,35 @@ function grow(array: Float64Array, needed: number): Float64Array {
   const next = new Float64Array(length);
   next.set(array);
   return next;
+}
+
+/**
+ * Sorted runs merged into one sequence (smallest first; on equal items the earlier run first), with
+ * the cumulative weight up to each item, every item of run r weighing weights[r].
+ */
+function mergeRuns(runs: Float64Array[], weights: number[]): { items: Float64Array; cumulative: Float64Array } {
+  let length = 0;
+  for (const run of runs) length += run.length;
+  const items = new Float64Array(length);
+  const cumulative = new Float64Array(length);
+  const heads = new Int32Array(runs.length);
+  let total = 0;
+  for (let j = 0; j < length; j++) {
+    let best = -1;
+    let bestItem = 0;
+    for (let r = 0; r < runs.length; r++) {
+      const head = heads[r]!;
+      const run = runs[r]!;
+      if (head === run.length) continue;
+      if (best === -1 || run[head]! < bestItem) {
+        best = r;
+        bestItem = run[head]!;
+      }
+    }
+    heads[best] = heads[best]! + 1;
+    items[j] = bestItem;
+    total += weights[best]!;
+    cumulative[j] = total;
+  }
+  return { items, cumulative };
 }

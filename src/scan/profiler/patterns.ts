@@ -11,7 +11,7 @@
  */
 
 import { HASH, hashString } from "./hash";
-import { SpaceSaving, type SpaceSavingState } from "./space-saving";
+import { rankByCount, SpaceSaving, type SpaceSavingState } from "./space-saving";
 
 /** Longest shape kept, in characters (before the ellipsis). */
 export const MAX_PATTERN_LENGTH = 64;
@@ -287,11 +287,13 @@ export class PatternCounter {
     this.flushTally();
     const total = this.summary.total;
     if (total === 0) return [];
-    return this.summary
-      .top(this.summary.size)
-      .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-      .slice(0, limit)
-      .map((h) => ({ pattern: h.key, share: h.count / total }));
+    const shapes: string[] = [];
+    const counts: number[] = [];
+    this.summary.forEach((shape, count) => {
+      shapes.push(shape);
+      counts.push(count);
+    });
+    return rankByCount(shapes, counts, limit).map(({ text, count }) => ({ pattern: text, share: count / total }));
   }
 
   /** Folds another counter in. */

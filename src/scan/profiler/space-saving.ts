@@ -294,6 +294,12 @@ export class SpaceSaving<K = SummaryKey> {
     }
   }
 
+  /** Every key tracked with its count, in slot order: for callers that rank them their own way. */
+  forEach(visit: (key: K, count: number) => void): void {
+    this.flush();
+    for (let i = 0; i < this.size_; i++) visit(this.keys[i]!, this.counts[i]!);
+  }
+
   /** The `limit` most frequent keys (ties in slot order; callers sort further if needed). */
   top(limit: number): Array<HeavyHitter<K>> {
     this.flush();
@@ -529,6 +535,33 @@ interface Entry<K> {
   key: K;
   count: number;
   error: number;
+}
+
+/**
+ * The `limit` texts of most count, by count descending then text ascending (UTF-16 code units, as
+ * `<` compares strings). Only the entries that can make the cut are sorted, the texts of each count
+ * by the native string sort: no comparator is called per pair.
+ */
+export function rankByCount(texts: string[], counts: number[], limit: number): Array<{ text: string; count: number }> {
+  const n = texts.length;
+  // The limit-th largest count: an entry below it cannot be ranked (ties at it all can).
+  const threshold = limit < n ? kthLargest(Float64Array.from(counts), n, limit) : Number.NEGATIVE_INFINITY;
+  const groups = new Map<number, string[]>();
+  for (let i = 0; i < n; i++) {
+    const count = counts[i]!;
+    if (count < threshold) continue;
+    const group = groups.get(count);
+    if (group === undefined) groups.set(count, [texts[i]!]);
+    else group.push(texts[i]!);
+  }
+  const ranked: Array<{ text: string; count: number }> = [];
+  for (const count of Float64Array.from(groups.keys()).sort().reverse()) {
+    for (const text of groups.get(count)!.sort()) {
+      if (ranked.length === limit) return ranked;
+      ranked.push({ text, count });
+    }
+  }
+  return ranked;
 }
 
 /** A fold runs for at least capacity / FOLD_FRACTION pending keys; fewer go one by one. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { QUANTILE_POINTS } from "../../../src/scan/profile";
+import { base64ToFloat64 } from "../../../src/scan/profiler/codec";
 import { KllSketch } from "../../../src/scan/profiler/kll";
 import { normal, prng, viaJson } from "./prng";
 
@@ -46,6 +47,29 @@ describe("KllSketch", () => {
     // Nearest rank (lower): the smallest value whose rank reaches p·n.
     expect(sketch.quantiles([0, 0.1, 0.25, 0.5, 0.75, 0.9, 1])).toEqual([1, 1, 3, 5, 8, 9, 10]);
     expect(sketch.n).toBe(10);
+  });
+
+  it("answers from every level, each item weighing its level's 2^h, as one sorted sequence would", () => {
+    const random = prng(3);
+    const sketch = new KllSketch(16);
+    for (let i = 0; i < 5_000; i++) sketch.add(Math.round(random() * 200) / 4, 1 + Math.floor(random() * 3));
+    // The same answer from the retained items sorted together (ties: the lower level first).
+    const state = sketch.toState();
+    const items = state.levels.flatMap((level, h) => [...base64ToFloat64(level)].map((x) => ({ x, w: 2 ** h, h })));
+    items.sort((a, b) => a.x - b.x || a.h - b.h);
+    const total = items.reduce((t, i) => t + i.w, 0);
+    const points = [0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99];
+    const expected = points.map((p) => {
+      let cumulative = 0;
+      for (const item of items) {
+        cumulative += item.w;
+        if (cumulative >= p * total) return item.x;
+      }
+      return Number.NaN;
+    });
+    expect(items.length).toBeLessThan(5_000);
+    expect(new Set(items.map((i) => i.h)).size).toBeGreaterThan(2);
+    expect(sketch.quantiles(points)).toEqual(expected);
   });
 
   for (const [name, draw] of Object.entries(distributions)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HASH, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
-import { kthLargest, SpaceSaving } from "../../../src/scan/profiler/space-saving";
+import { kthLargest, rankByCount, SpaceSaving } from "../../../src/scan/profiler/space-saving";
 import { prng, viaJson } from "./prng";
 
 function add(summary: SpaceSaving<string>, key: string): void {
@@ -161,6 +161,35 @@ describe("SpaceSaving", () => {
         expect(kthLargest(Float64Array.from(values), n, k)).toBe(sorted[k - 1]);
       }
     }
+  });
+
+  it("ranks texts by count, then by text, as a comparator sort does", () => {
+    const random = prng(11);
+    for (const n of [0, 1, 5, 40, 300]) {
+      const texts = Array.from(
+        new Set(
+          Array.from(
+            { length: n },
+            () => `v${Math.floor(random() * 1000)}\u00e9${"Z".repeat(Math.floor(random() * 3))}`,
+          ),
+        ),
+      );
+      const counts = texts.map(() => 1 + Math.floor(random() * 4) * (random() < 0.5 ? 1 : 0.5));
+      const expected = texts
+        .map((text, i) => ({ text, count: counts[i]! }))
+        .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+      for (const limit of [0, 1, 3, 20, texts.length]) {
+        expect(rankByCount([...texts], [...counts], limit)).toEqual(expected.slice(0, limit));
+      }
+    }
+    // Code unit order, as `<` compares: uppercase before lowercase, "10" before "9".
+    expect(rankByCount(["b", "a", "B", "9", "10"], [1, 1, 1, 1, 1], 5).map((r) => r.text)).toEqual([
+      "10",
+      "9",
+      "B",
+      "a",
+      "b",
+    ]);
   });
 
   it("round-trips its state, full or not", () => {
