@@ -226,6 +226,9 @@ export class AttributeStats {
     this.addMissing(nulls);
     this.samplePatterns = n >= PATTERN_SAMPLE_MIN_ROWS && distinct * 2 > n;
     batch.shapeWeight = this.samplePatterns ? PATTERN_SAMPLE : 1;
+    // Room for the batch's values in the sketches at once (not doubling step after step).
+    this.distinct.reserve(distinct);
+    this.values.reserve(distinct);
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
     const { types, numbers, shapes } = batch;
     for (let d = 0; d < distinct; d++) {

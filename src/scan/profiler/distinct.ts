@@ -35,6 +35,12 @@ export class DistinctCounter {
     addToRegisters(this.registers!, hi, lo);
   }
 
+  /** Room for `extra` more values while the count is exact (a batch's distinct values, at most past the limit). */
+  reserve(extra: number): void {
+    const exact = this.exact;
+    if (exact !== null) exact.reserve(Math.min(extra, EXACT_DISTINCT_LIMIT + 1 - exact.size));
+  }
+
   /** True while the count is exact. */
   get isExact(): boolean {
     return this.exact !== null;

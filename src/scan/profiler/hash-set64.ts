@@ -89,9 +89,19 @@ export class HashSet64 {
     return set;
   }
 
+  /** Room for `extra` more hashes, made at once rather than by doubling step after step. */
+  reserve(extra: number): void {
+    let cap = this.mask + 1;
+    while (cap * MAX_LOAD < this.size + extra) cap <<= 1;
+    if (cap > this.mask + 1) this.rehash(cap);
+  }
+
   private grow(): void {
+    this.rehash((this.mask + 1) * 2);
+  }
+
+  private rehash(cap: number): void {
     const old = this.slots;
-    const cap = (this.mask + 1) * 2;
     const slots = new Int32Array(cap * 2);
     const mask = cap - 1;
     // Every hash is distinct and non-zero already: placed without add()'s checks.

@@ -475,8 +475,17 @@ export class SpaceSaving<K = SummaryKey> {
     this.filter = null;
   }
 
+  /** Room for `extra` more keys (at most the capacity), made at once rather than by doubling. */
+  reserve(extra: number): void {
+    const length = Math.min(this.capacity, this.size_ + extra);
+    if (length > this.counts.length) this.resize(length);
+  }
+
   private growArrays(): void {
-    const length = Math.min(this.capacity, this.counts.length * 2);
+    this.resize(Math.min(this.capacity, this.counts.length * 2));
+  }
+
+  private resize(length: number): void {
     const hashHi = new Int32Array(length);
     hashHi.set(this.hashHi);
     const hashLo = new Int32Array(length);

@@ -19,6 +19,19 @@ describe("HashSet64", () => {
     expect(HashSet64.fromState(set.toState()).size).toBe(10_000);
   });
 
+  it("keeps what it holds when room is reserved at once, and grows past it as before", () => {
+    const set = new HashSet64();
+    for (let i = 1; i <= 10; i++) set.add(i, i);
+    const before = set.byteLength;
+    set.reserve(5); // room enough already: nothing moves
+    expect(set.byteLength).toBe(before);
+    set.reserve(1_000);
+    expect(set.byteLength).toBe(2048 * 8); // the least power of two holding 1,010 at a load of 0.7
+    for (let i = 1; i <= 10; i++) expect(set.add(i, i)).toBe(false);
+    for (let i = 11; i <= 3_000; i++) expect(set.add(i, i)).toBe(true);
+    expect(set.size).toBe(3_000);
+  });
+
   it("holds the whole-row duplicates' cap of hashes in 16 MiB", () => {
     const set = new HashSet64();
     for (let i = 1; i <= MAX_DISTINCT_ROWS + 1; i++) set.add(i, Math.imul(i, 0x9e3779b1));

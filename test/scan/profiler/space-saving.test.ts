@@ -163,6 +163,23 @@ describe("SpaceSaving", () => {
     }
   });
 
+  it("counts the same with room reserved at once, up to its capacity", () => {
+    const reserved = new SpaceSaving<string>(100);
+    const grown = new SpaceSaving<string>(100);
+    reserved.reserve(60);
+    for (const key of zipfStream(5_000, 80, 9)) {
+      add(reserved, key);
+      add(grown, key);
+    }
+    reserved.reserve(1_000); // past the capacity: no more than it
+    for (const key of zipfStream(5_000, 300, 10)) {
+      add(reserved, key);
+      add(grown, key);
+    }
+    expect(reserved.top(100)).toEqual(grown.top(100));
+    expect(reserved.overflowed).toBe(true);
+  });
+
   it("ranks texts by count, then by text, as a comparator sort does", () => {
     const random = prng(11);
     for (const n of [0, 1, 5, 40, 300]) {
