@@ -43,7 +43,7 @@ export const inlineValues: Binder = {
 
 /**
  * Placeholders for a query prepared once: the values bound are collected in `values`, and `key`
- * names the query's SQL text (its kind and the names bound, in order), the key to prepare it under.
+ * names the query's SQL text (its kind and every use of a name, in order), the key to prepare it under.
  */
 export class Placeholders implements Binder {
   readonly values: Record<string, unknown> = {};
@@ -70,12 +70,10 @@ export class Placeholders implements Binder {
   }
 
   #bind(name: string, value: unknown) {
-    if (name in this.values) {
-      // A name used twice in one query (a search pattern) must stand for one value.
-      if (this.values[name] !== value) throw new Error(`placeholder ${name} bound to two values`);
-      return;
-    }
+    // Every use is in the key (a name used once or three times is another text).
     this.#names.push(name);
+    // A name used twice in one query (a search pattern) must stand for one value.
+    if (name in this.values && this.values[name] !== value) throw new Error(`placeholder ${name} bound to two values`);
     this.values[name] = value;
   }
 }

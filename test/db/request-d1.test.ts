@@ -6,8 +6,9 @@ import { meteredD1, newD1Meter } from "../../src/db/metered";
 import { preparedOnce } from "../../src/db/prepared";
 import { requestScopedD1, withRequestD1 } from "../../src/db/request-d1";
 import { tenants } from "../../src/db/schema";
-import type { IncidentFilters } from "../../src/incidents/filters";
+import { type IncidentFilters, incidentWhere } from "../../src/incidents/filters";
 import { incidentSummary, incidentSummaryFromIncidents } from "../../src/incidents/incidents";
+import { Placeholders } from "../../src/lib/sql";
 import { admin, call } from "../support/api";
 import { seedAsset } from "../support/assets";
 import { seedIncident } from "../support/incidents";
@@ -165,6 +166,18 @@ describe("the incidents summary, prepared once per shape of its filters", () => 
     expect(summaries[1]!.total).toBe(10);
     expect(summaries[2]!.total).toBe(3);
     expect(summaries[3]!.total).toBe(5);
+  });
+
+  it("keys a prepared incidents query by the filters present, not by their values", () => {
+    const key = (readable: number[] | undefined, f: IncidentFilters) => {
+      const bind = new Placeholders("test");
+      incidentWhere("acme", readable, f, undefined, bind);
+      return bind.key;
+    };
+    expect(key([1, 2], { severities: ["LOW"] })).toBe(key([3], { severities: ["HIGH", "MEDIUM"] }));
+    expect(key([1], {})).not.toBe(key(undefined, {}));
+    expect(key(undefined, { severities: ["LOW"] })).not.toBe(key(undefined, { impacts: ["LOW"] }));
+    expect(key(undefined, { text_to_search: "a" })).toBe("test(tenant,pattern)");
   });
 
   it("runs the summary's statements in one D1 call", async () => {
