@@ -4,6 +4,7 @@ import { preparedOnce } from "../db/prepared";
 import {
   assetHeadColumns,
   assets,
+  connections,
   type ProjectRole,
   projectMembers,
   projects,
@@ -189,22 +190,46 @@ export class Access {
     return this.assetWith(tenantId, assetId, need, assetHeadColumns);
   }
 
+  /**
+   * As asset(), with the db_type of the asset's connection (what GET one asset shows) read by the
+   * same query: one D1 call, where a second query beside the check cost a call more.
+   */
+  async assetWithConnectionType(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess> {
+    return this.assetWith(tenantId, assetId, need, assets, true);
+  }
+
   private async assetWith<A extends AssetHead>(
     tenantId: string,
     assetId: number,
     need: ProjectRole,
     columns: typeof assets | typeof assetHeadColumns,
+    connectionType = false,
   ): Promise<AssetAccess<A>> {
-    const query = preparedOnce(this.db, columns === assets ? "access.asset" : "access.assetHead", () =>
-      this.db
-        .select({ asset: columns, project: projects, role: projectMembers.role })
+    const key = `${columns === assets ? "access.asset" : "access.assetHead"}${connectionType ? ".dbType" : ""}`;
+    const query = preparedOnce(this.db, key, () => {
+      const byId = this.db
+        .select({
+          asset: columns,
+          project: projects,
+          role: projectMembers.role,
+          connectionId: connectionType ? connections.id : sql<null>`null`,
+          connectionDbType: connectionType ? connections.dbType : sql<null>`null`,
+        })
         .from(assets)
         .innerJoin(projects, and(eq(projects.tenantId, assets.tenantId), eq(projects.id, assets.projectId)))
         .leftJoin(projectMembers, membershipOn)
+        .$dynamic();
+      const joined = connectionType
+        ? byId.leftJoin(
+            connections,
+            and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)),
+          )
+        : byId;
+      return joined
         .where(and(eq(assets.tenantId, sql.placeholder("tenant")), eq(assets.id, sql.placeholder("id"))))
         .limit(1)
-        .prepare(),
-    );
+        .prepare();
+    });
     const [t, rows] = await Promise.all([
       this.tenant(tenantId),
       query.all({ tenant: tenantId, id: assetId, email: this.memberEmail() }),
@@ -212,7 +237,7 @@ export class Access {
     const row = rows[0];
     const missing = () => new NotFoundError("Asset");
     if (!row) throw missing();
-    const asset = row.asset as A;
+    const asset = (row.connectionId === null ? row.asset : { ...row.asset, dbType: row.connectionDbType }) as A;
     return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset };
   }
 

@@ -258,23 +258,6 @@ export async function listAssets(
   return rows.map((r) => (r.connectionId === null ? r.asset : { ...r.asset, dbType: r.connectionDbType }));
 }
 
-/**
- * The db_type of an asset's connection, by the asset's id (undefined when there is no such asset
- * or connection): read beside the access check of a request for one asset.
- */
-export async function assetConnectionDbType(db: Db, tenantId: string, assetId: number) {
-  const query = preparedOnce(db, "assets.connectionDbType", () =>
-    db
-      .select({ dbType: connections.dbType })
-      .from(assets)
-      .innerJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
-      .where(and(eq(assets.tenantId, sql.placeholder("tenant")), eq(assets.id, sql.placeholder("id"))))
-      .limit(1)
-      .prepare(),
-  );
-  return query.get({ tenant: tenantId, id: assetId });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Writes.
 

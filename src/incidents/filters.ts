@@ -1,6 +1,7 @@
-import { type AnyColumn, and, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import { assets, type ConnectionType, incidents, type Level } from "../db/schema";
 import { InvalidInputError } from "../lib/errors";
+import { type Binder, inlineValues } from "../lib/sql";
 
 /** The list filters of spec 4.8, parsed and validated (times normalised to ISO 8601 UTC). */
 export interface IncidentFilters {
@@ -40,12 +41,6 @@ export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
-/** Integers are inlined (validated as such), so long id lists never reach D1's 100 bound parameters. */
-export function intList(column: AnyColumn, ids: number[]): SQL {
-  for (const id of ids) if (!Number.isSafeInteger(id)) throw new Error(`not an integer id: ${id}`);
-  return sql`${column} in (${sql.raw(ids.join(","))})`;
-}
-
 /** The projects a read may see: the filter's within the caller's readable ones (undefined = all; [] = none). */
 export function projectScope(readable: number[] | undefined, f: IncidentFilters): number[] | undefined {
   if (readable === undefined) return f.project_ids;
@@ -57,30 +52,34 @@ export function projectScope(readable: number[] | undefined, f: IncidentFilters)
  * The WHERE clause of the list, summary and distribution: tenant first (every index leads with
  * it), the caller's readable projects (undefined = all), then each filter; `range` overrides the
  * filters' own from/to (the summary's previous period). undefined when nothing can match.
+ * The values go through `bind`: inlined, or as placeholders of a query prepared once.
  */
 export function incidentWhere(
   tenantId: string,
   readable: number[] | undefined,
   f: IncidentFilters,
   range?: Partial<TimeRange>,
+  bind: Binder = inlineValues,
 ): SQL | undefined {
   const projectIds = projectScope(readable, f);
   if (projectIds && projectIds.length === 0) return undefined;
   const from = range ? range.from : f.from_time;
   const to = range ? range.to : f.to_time;
   const conditions: Array<SQL | undefined> = [
-    eq(incidents.tenantId, tenantId),
-    projectIds ? intList(incidents.projectId, [...new Set(projectIds)]) : undefined,
-    f.connection_ids ? intList(incidents.connectionId, [...new Set(f.connection_ids)]) : undefined,
-    f.connection_types ? inArray(incidents.connectionType, [...new Set(f.connection_types)]) : undefined,
-    f.alert_policy_ids ? inArray(incidents.policy, [...new Set(f.alert_policy_ids)]) : undefined,
-    f.severities ? inArray(incidents.severity, [...new Set(f.severities)]) : undefined,
-    f.impacts ? inArray(incidents.impact, [...new Set(f.impacts)]) : undefined,
-    from ? gte(incidents.openedAt, from) : undefined,
-    to ? lt(incidents.openedAt, to) : undefined,
+    eq(incidents.tenantId, bind.value("tenant", tenantId)),
+    projectIds ? bind.list(incidents.projectId, "projects", [...new Set(projectIds)], true) : undefined,
+    f.connection_ids
+      ? bind.list(incidents.connectionId, "connections", [...new Set(f.connection_ids)], true)
+      : undefined,
+    f.connection_types ? bind.list(incidents.connectionType, "types", [...new Set(f.connection_types)]) : undefined,
+    f.alert_policy_ids ? bind.list(incidents.policy, "policies", [...new Set(f.alert_policy_ids)]) : undefined,
+    f.severities ? bind.list(incidents.severity, "severities", [...new Set(f.severities)]) : undefined,
+    f.impacts ? bind.list(incidents.impact, "impacts", [...new Set(f.impacts)]) : undefined,
+    from ? gte(incidents.openedAt, bind.value("from", from)) : undefined,
+    to ? lt(incidents.openedAt, bind.value("to", to)) : undefined,
   ];
   if (f.text_to_search) {
-    const pattern = likeContains(f.text_to_search);
+    const pattern = bind.value("pattern", likeContains(f.text_to_search));
     // SQLite's LIKE is case-insensitive for ASCII; the ESCAPE makes % and _ literal. The asset is
     // found by its current name (a renamed asset by its new one) and by the name it had when the
     // incident opened.

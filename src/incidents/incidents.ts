@@ -1,18 +1,20 @@
 import { and, asc, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
+import { batchPrepared, builtNow, preparedEach, type QueryBuild, type ReadQuery } from "../db/prepared";
 import type { IncidentRow } from "../db/schema";
 import { alerts, incidentHistory, incidents, LEVELS, type Level } from "../db/schema";
 import { InvalidInputError, NotFoundError } from "../lib/errors";
+import { type Binder, inlineValues } from "../lib/sql";
 import { type IncidentFilters, incidentWhere, resolveRange, type TimeRange } from "./filters";
 import {
   addTagTotals,
   type DayCounts,
-  dayCountsQueries,
+  dayCountsBuilds,
   openByTagFromRollupQuery,
   secondsBetween,
   type TagTotals,
   tagRollupAnswers,
-  tagTotalsQueries,
+  tagTotalsBuilds,
 } from "./rollups";
 
 /** Most alerts shown in an incident's detail (the newest); the history still lists every ref. */
@@ -170,8 +172,14 @@ function emptySummary(range: TimeRange) {
 }
 
 /** What is open now per tag, whenever it opened (the summary's open and open_by_tag). */
-function openByTagQuery(db: Db, tenantId: string, readable: number[] | undefined, filters: IncidentFilters) {
-  const anyTime = incidentWhere(tenantId, readable, filters, {});
+function openByTagQuery(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  bind: Binder = inlineValues,
+) {
+  const anyTime = incidentWhere(tenantId, readable, filters, {}, bind);
   if (!anyTime) return undefined;
   return db
     .select({ tag: incidents.tag, n: sql<number>`count(*)` })
@@ -188,9 +196,21 @@ function previousRange(range: TimeRange): TimeRange {
 
 /**
  * The queries of incidentSummary (one batch): what is open per tag, and the counts and sums per
- * tag of the range and of the previous range, each in parts (rollups.ts). undefined when nothing
- * can match.
+ * tag of the range and of the previous range, each in parts (rollups.ts), each written against a
+ * Binder. undefined when nothing can match.
  */
+function summaryBuilds(tenantId: string, readable: number[] | undefined, filters: IncidentFilters, range: TimeRange) {
+  const open: QueryBuild<ReadQuery> = tagRollupAnswers(readable, filters)
+    ? { kind: "incidents.openByTag.rollup", build: (db, bind) => openByTagFromRollupQuery(db, tenantId, bind) }
+    : { kind: "incidents.openByTag", build: (db, bind) => openByTagQuery(db, tenantId, readable, filters, bind) };
+  return {
+    open,
+    current: tagTotalsBuilds(tenantId, readable, filters, range),
+    previous: tagTotalsBuilds(tenantId, readable, filters, previousRange(range)),
+  };
+}
+
+/** The queries of incidentSummary, built now (bench/incidents runs them on a SQLite file). */
 export function summaryRollupQueries(
   db: Db,
   tenantId: string,
@@ -198,15 +218,10 @@ export function summaryRollupQueries(
   filters: IncidentFilters,
   range: TimeRange,
 ) {
-  const open = tagRollupAnswers(readable, filters)
-    ? openByTagFromRollupQuery(db, tenantId)
-    : openByTagQuery(db, tenantId, readable, filters);
-  if (!open) return undefined;
-  return {
-    open,
-    current: tagTotalsQueries(db, tenantId, readable, filters, range),
-    previous: tagTotalsQueries(db, tenantId, readable, filters, previousRange(range)),
-  };
+  const { open, current, previous } = summaryBuilds(tenantId, readable, filters, range);
+  const [openQuery] = builtNow(db, [open]);
+  if (!openQuery) return undefined;
+  return { open: openQuery, current: builtNow(db, current), previous: builtNow(db, previous) };
 }
 
 /**
@@ -226,10 +241,14 @@ export async function incidentSummary(
 ) {
   const range = resolveRange(filters, now);
   const summary = emptySummary(range);
-  const queries = summaryRollupQueries(db, tenantId, readable, filters, range);
-  if (!queries) return summary;
-  const { open, current, previous } = queries;
-  const [openTags, ...parts] = await db.batch([open, ...current, ...previous]);
+  // Prepared once per isolate and shape of the filters (src/db/prepared.ts): the SQL text of these
+  // 3 to 7 statements is not built again on every request.
+  const builds = summaryBuilds(tenantId, readable, filters, range);
+  const [open] = preparedEach(db, [builds.open]);
+  if (!open) return summary;
+  const current = preparedEach(db, builds.current);
+  const previous = preparedEach(db, builds.previous);
+  const [openTags, ...parts] = await batchPrepared(db, [open, ...current, ...previous]);
   const tags = addTagTotals(parts.slice(0, current.length) as TagTotals[][]);
   const prior = addTagTotals(parts.slice(current.length) as TagTotals[][]);
   let resolved = 0;
@@ -325,8 +344,8 @@ export async function incidentDistribution(
 ) {
   const range = resolveRange(filters, now);
   const days = distributionDays(range);
-  const [first, ...rest] = dayCountsQueries(db, tenantId, readable, filters, range);
-  const parts = first ? await db.batch([first, ...rest]) : [];
+  const queries = preparedEach(db, dayCountsBuilds(tenantId, readable, filters, range));
+  const parts = queries.length > 0 ? await batchPrepared(db, queries) : [];
   for (const r of parts.flat() as DayCounts[]) {
     const entry = days.get(r.day);
     if (!entry) continue;

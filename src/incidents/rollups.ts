@@ -10,10 +10,12 @@
  * which matches names) goes whole to the incidents table.
  */
 
-import { type AnyColumn, and, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
+import { builtNow, type ReadQuery } from "../db/prepared";
 import { incidentDayRollups, incidentRollups, incidents, incidentTagRollups } from "../db/schema";
-import { type IncidentFilters, incidentWhere, intList, projectScope, type TimeRange } from "./filters";
+import { type Binder, inlineValues } from "../lib/sql";
+import { type IncidentFilters, incidentWhere, projectScope, type TimeRange } from "./filters";
 
 const DAY_MS = 86_400_000;
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}T/;
@@ -69,37 +71,50 @@ export function tagRollupAnswers(readable: number[] | undefined, f: IncidentFilt
 
 /**
  * The rollup a read sums and its WHERE: the per-(day, tag) one when nothing but the range narrows
- * it, the per-(day, tag, severity, impact) one when only levels do, else the per-key one.
+ * it, the per-(day, tag, severity, impact) one when only levels do, else the per-key one (named to
+ * `bind` as a variant: the key of a prepared query).
  */
-function rollupSource(tenantId: string, readable: number[] | undefined, f: IncidentFilters, days: RangeParts["days"]) {
+function rollupSource(
+  tenantId: string,
+  readable: number[] | undefined,
+  f: IncidentFilters,
+  days: RangeParts["days"],
+  bind: Binder = inlineValues,
+) {
   const projectIds = projectScope(readable, f);
   if (projectIds?.length === 0 || !days) return undefined;
   const keyed = projectIds || f.connection_ids || f.connection_types || f.alert_policy_ids;
-  if (tagRollupAnswers(readable, f)) {
-    const t = incidentTagRollups;
-    const where = and(eq(t.tenantId, tenantId), gte(t.day, days.firstDay), lt(t.day, days.endDay)) as SQL;
-    return { t, where, levels: false as const };
-  }
-  const t = keyed ? incidentRollups : incidentDayRollups;
-  const levels = [
-    f.severities ? inArray(t.severity, [...new Set(f.severities)]) : undefined,
-    f.impacts ? inArray(t.impact, [...new Set(f.impacts)]) : undefined,
+  const inDays = (t: typeof incidentTagRollups | typeof incidentRollups | typeof incidentDayRollups) => [
+    eq(t.tenantId, bind.value("tenant", tenantId)),
+    gte(t.day, bind.value("firstDay", days.firstDay)),
+    lt(t.day, bind.value("endDay", days.endDay)),
   ];
+  if (tagRollupAnswers(readable, f)) {
+    bind.variant("tag");
+    const t = incidentTagRollups;
+    return { t, where: and(...inDays(t)) as SQL, levels: false as const };
+  }
+  bind.variant(keyed ? "keyed" : "day");
+  const t = keyed ? incidentRollups : incidentDayRollups;
   const keys = keyed
     ? [
-        projectIds ? intList(incidentRollups.projectId, [...new Set(projectIds)]) : undefined,
-        f.connection_ids ? intList(incidentRollups.connectionId, [...new Set(f.connection_ids)]) : undefined,
-        f.connection_types ? inArray(incidentRollups.connectionType, [...new Set(f.connection_types)]) : undefined,
-        f.alert_policy_ids ? inArray(incidentRollups.policy, [...new Set(f.alert_policy_ids)]) : undefined,
+        projectIds ? bind.list(incidentRollups.projectId, "projects", [...new Set(projectIds)], true) : undefined,
+        f.connection_ids
+          ? bind.list(incidentRollups.connectionId, "connections", [...new Set(f.connection_ids)], true)
+          : undefined,
+        f.connection_types
+          ? bind.list(incidentRollups.connectionType, "types", [...new Set(f.connection_types)])
+          : undefined,
+        f.alert_policy_ids
+          ? bind.list(incidentRollups.policy, "policies", [...new Set(f.alert_policy_ids)])
+          : undefined,
       ]
     : [];
-  const where = and(
-    eq(t.tenantId, tenantId),
-    gte(t.day, days.firstDay),
-    lt(t.day, days.endDay),
-    ...keys,
-    ...levels,
-  ) as SQL;
+  const levels = [
+    f.severities ? bind.list(t.severity, "severities", [...new Set(f.severities)]) : undefined,
+    f.impacts ? bind.list(t.impact, "impacts", [...new Set(f.impacts)]) : undefined,
+  ];
+  const where = and(...inDays(t), ...keys, ...levels) as SQL;
   return { t, where, levels: true as const };
 }
 
@@ -125,41 +140,40 @@ export interface TagTotals {
 
 /**
  * The queries (one batch) of the counts and sums per tag of the incidents opened in `range` that
- * match the filters: one per part. Empty when nothing can match.
+ * match the filters: one per part, each written against a Binder (built now by tagTotalsQueries,
+ * prepared once by preparedEach).
  */
-export function tagTotalsQueries(
-  db: Db,
+export function tagTotalsBuilds(
   tenantId: string,
   readable: number[] | undefined,
   filters: IncidentFilters,
   range: TimeRange,
 ) {
   const parts = rangeParts(range, rollupAnswers(filters));
-  const queries = [];
-  const source = rollupSource(tenantId, readable, filters, parts.days);
-  if (source) {
+  const fromRollup = (db: Db, bind: Binder): ReadQuery | undefined => {
+    const source = rollupSource(tenantId, readable, filters, parts.days, bind);
+    if (!source) return undefined;
     const { t, where } = source;
-    queries.push(
-      db
-        .select({
-          tag: t.tag,
-          total: sql<number>`sum(${t.total})`,
-          closed: sql<number>`sum(${t.closed})`,
-          resolved: sql<number>`sum(${t.resolved})`,
-          resolveSeconds: sql<number>`sum(${t.resolveSeconds})`,
-          responded: sql<number>`sum(${t.responded})`,
-          responseSeconds: sql<number>`sum(${t.responseSeconds})`,
-        })
-        .from(t)
-        .where(where)
-        .groupBy(t.tag),
-    );
-  }
-  for (const part of parts.raw) {
-    const where = incidentWhere(tenantId, readable, filters, part);
-    if (!where) continue;
-    queries.push(
-      db
+    return db
+      .select({
+        tag: t.tag,
+        total: sql<number>`sum(${t.total})`,
+        closed: sql<number>`sum(${t.closed})`,
+        resolved: sql<number>`sum(${t.resolved})`,
+        resolveSeconds: sql<number>`sum(${t.resolveSeconds})`,
+        responded: sql<number>`sum(${t.responded})`,
+        responseSeconds: sql<number>`sum(${t.responseSeconds})`,
+      })
+      .from(t)
+      .where(where)
+      .groupBy(t.tag);
+  };
+  const fromIncidents =
+    (part: TimeRange) =>
+    (db: Db, bind: Binder): ReadQuery | undefined => {
+      const where = incidentWhere(tenantId, readable, filters, part, bind);
+      if (!where) return undefined;
+      return db
         .select({
           tag: incidents.tag,
           total: sql<number>`count(*)`,
@@ -171,10 +185,23 @@ export function tagTotalsQueries(
         })
         .from(incidents)
         .where(where)
-        .groupBy(incidents.tag),
-    );
-  }
-  return queries;
+        .groupBy(incidents.tag);
+    };
+  return [
+    { kind: "incidents.tagTotals.rollup", build: fromRollup },
+    ...parts.raw.map((part) => ({ kind: "incidents.tagTotals.incidents", build: fromIncidents(part) })),
+  ];
+}
+
+/** The queries of tagTotalsBuilds, built now with their values inlined; empty when nothing can match. */
+export function tagTotalsQueries(
+  db: Db,
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  range: TimeRange,
+) {
+  return builtNow(db, tagTotalsBuilds(tenantId, readable, filters, range));
 }
 
 /** Adds up the rows of tagTotalsQueries per tag, tags in order. */
@@ -246,9 +273,47 @@ function tagRollupDayColumns() {
  * The queries (one batch) of incidents opened in `range` per day, with their counts per severity
  * and per impact, one per part; their rows add up. Grouped by day alone (the level counts summed
  * in SQL): a year is 365 rows to carry out of D1 instead of one per day, severity and impact, and
- * the rollup's key (tenant, day, …) already orders them, so no sort is needed. Empty when nothing
- * can match.
+ * the rollup's key (tenant, day, …) already orders them, so no sort is needed. Each written
+ * against a Binder (built now by dayCountsQueries, prepared once by preparedEach).
  */
+export function dayCountsBuilds(
+  tenantId: string,
+  readable: number[] | undefined,
+  filters: IncidentFilters,
+  range: TimeRange,
+) {
+  const parts = rangeParts(range, rollupAnswers(filters));
+  const fromRollup = (db: Db, bind: Binder): ReadQuery | undefined => {
+    const source = rollupSource(tenantId, readable, filters, parts.days, bind);
+    if (!source) return undefined;
+    const { t, where } = source;
+    return source.levels
+      ? db
+          .select(dayCountColumns(t.day, source.t.severity, source.t.impact, t.total))
+          .from(t)
+          .where(where)
+          .groupBy(t.day)
+      : db.select(tagRollupDayColumns()).from(t).where(where).groupBy(t.day);
+  };
+  const fromIncidents =
+    (part: TimeRange) =>
+    (db: Db, bind: Binder): ReadQuery | undefined => {
+      const where = incidentWhere(tenantId, readable, filters, part, bind);
+      if (!where) return undefined;
+      const day = sql<string>`substr(${incidents.openedAt}, 1, 10)`;
+      return db
+        .select(dayCountColumns(day, incidents.severity, incidents.impact, sql`1`))
+        .from(incidents)
+        .where(where)
+        .groupBy(day);
+    };
+  return [
+    { kind: "incidents.dayCounts.rollup", build: fromRollup },
+    ...parts.raw.map((part) => ({ kind: "incidents.dayCounts.incidents", build: fromIncidents(part) })),
+  ];
+}
+
+/** The queries of dayCountsBuilds, built now with their values inlined; empty when nothing can match. */
 export function dayCountsQueries(
   db: Db,
   tenantId: string,
@@ -256,34 +321,7 @@ export function dayCountsQueries(
   filters: IncidentFilters,
   range: TimeRange,
 ) {
-  const parts = rangeParts(range, rollupAnswers(filters));
-  const queries = [];
-  const source = rollupSource(tenantId, readable, filters, parts.days);
-  if (source) {
-    const { t, where } = source;
-    queries.push(
-      source.levels
-        ? db
-            .select(dayCountColumns(t.day, source.t.severity, source.t.impact, t.total))
-            .from(t)
-            .where(where)
-            .groupBy(t.day)
-        : db.select(tagRollupDayColumns()).from(t).where(where).groupBy(t.day),
-    );
-  }
-  for (const part of parts.raw) {
-    const where = incidentWhere(tenantId, readable, filters, part);
-    if (!where) continue;
-    const day = sql<string>`substr(${incidents.openedAt}, 1, 10)`;
-    queries.push(
-      db
-        .select(dayCountColumns(day, incidents.severity, incidents.impact, sql`1`))
-        .from(incidents)
-        .where(where)
-        .groupBy(day),
-    );
-  }
-  return queries;
+  return builtNow(db, dayCountsBuilds(tenantId, readable, filters, range));
 }
 
 /**
@@ -292,8 +330,13 @@ export function dayCountsQueries(
  * for filters the rollup answers (tagRollupAnswers); tags with none open are left out, as a count
  * of the open incidents leaves them out.
  */
-export function openByTagFromRollupQuery(db: Db, tenantId: string) {
+export function openByTagFromRollupQuery(db: Db, tenantId: string, bind: Binder = inlineValues) {
   const t = incidentTagRollups;
   const n = sql<number>`sum(${t.total} - ${t.closed})`;
-  return db.select({ tag: t.tag, n }).from(t).where(eq(t.tenantId, tenantId)).groupBy(t.tag).having(sql`${n} > 0`);
+  return db
+    .select({ tag: t.tag, n })
+    .from(t)
+    .where(eq(t.tenantId, bind.value("tenant", tenantId)))
+    .groupBy(t.tag)
+    .having(sql`${n} > 0`);
 }

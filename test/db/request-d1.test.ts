@@ -6,7 +6,13 @@ import { meteredD1, newD1Meter } from "../../src/db/metered";
 import { preparedOnce } from "../../src/db/prepared";
 import { requestScopedD1, withRequestD1 } from "../../src/db/request-d1";
 import { tenants } from "../../src/db/schema";
+import { type IncidentFilters, incidentWhere } from "../../src/incidents/filters";
+import { incidentSummary, incidentSummaryFromIncidents } from "../../src/incidents/incidents";
+import { Placeholders } from "../../src/lib/sql";
 import { admin, call } from "../support/api";
+import { seedAsset } from "../support/assets";
+import { seedIncident } from "../support/incidents";
+import { createProject } from "../support/projects";
 import { createTenant } from "../support/tenants";
 
 describe("the request-scoped D1 binding", () => {
@@ -105,5 +111,81 @@ describe("preparedOnce", () => {
     expect(JSON.stringify(a)).not.toContain("beta");
     expect(JSON.stringify(b)).toContain("beta");
     expect(JSON.stringify(b)).not.toContain("alpha");
+  });
+});
+
+describe("the incidents summary, prepared once per shape of its filters", () => {
+  const NOW = new Date("2026-03-20T12:00:00.000Z");
+
+  /** A tenant with two projects and `n` incidents in each (some closed, levels alternating). */
+  async function tenantWithIncidents(n: number) {
+    const tenant = await createTenant();
+    const projects = [await createProject(tenant), await createProject(tenant)];
+    for (const projectId of projects) {
+      const asset = await seedAsset(tenant, projectId);
+      for (let i = 0; i < n; i++) {
+        const openedAt = new Date(Date.parse("2026-03-01T06:00:00.000Z") + i * 86_400_000).toISOString();
+        await seedIncident(asset, {
+          openedAt,
+          severity: i % 2 ? "HIGH" : "LOW",
+          state: i % 3 ? "OPEN" : "CLOSED",
+          closedAt: i % 3 ? null : new Date(Date.parse(openedAt) + 7_200_000).toISOString(),
+          closeReason: i % 3 ? null : "FIXED",
+        });
+      }
+    }
+    return { tenant, projects };
+  }
+
+  it("answers each caller with their own tenant, readable projects and filters, requests in flight together", async () => {
+    const a = await tenantWithIncidents(3);
+    const b = await tenantWithIncidents(5);
+    const db = createDb(requestScopedD1);
+    const reference = createDb(env.DB);
+    // The same shapes (no filter; a project scope; a severity and a range) with other values in each call.
+    const calls: Array<[string, number[] | undefined, IncidentFilters]> = [
+      [a.tenant, undefined, {}],
+      [b.tenant, undefined, {}],
+      [a.tenant, [a.projects[0]!], {}],
+      [b.tenant, [b.projects[1]!], {}],
+      [a.tenant, undefined, { severities: ["HIGH"], from_time: "2026-03-02T00:00:00.000Z" }],
+      [b.tenant, undefined, { severities: ["LOW"], from_time: "2026-03-01T00:00:00.000Z" }],
+      [b.tenant, [b.projects[0]!], { severities: ["HIGH"], to_time: "2026-03-04T00:00:00.000Z" }],
+    ];
+    const summaries = await Promise.all(
+      calls.map(([tenant, readable, filters]) =>
+        withRequestD1(meteredD1(env.DB, newD1Meter()), () => incidentSummary(db, tenant, readable, filters, NOW)),
+      ),
+    );
+    for (const [i, [tenant, readable, filters]] of calls.entries()) {
+      const expected = await incidentSummaryFromIncidents(reference, tenant, readable, filters, NOW);
+      expect(summaries[i], JSON.stringify(calls[i])).toEqual(expected);
+    }
+    // The calls differ: a query that kept its first caller's values would answer them alike.
+    expect(summaries[0]!.total).toBe(6);
+    expect(summaries[1]!.total).toBe(10);
+    expect(summaries[2]!.total).toBe(3);
+    expect(summaries[3]!.total).toBe(5);
+  });
+
+  it("keys a prepared incidents query by the filters present, not by their values", () => {
+    const key = (readable: number[] | undefined, f: IncidentFilters) => {
+      const bind = new Placeholders("test");
+      incidentWhere("acme", readable, f, undefined, bind);
+      return bind.key;
+    };
+    expect(key([1, 2], { severities: ["LOW"] })).toBe(key([3], { severities: ["HIGH", "MEDIUM"] }));
+    expect(key([1], {})).not.toBe(key(undefined, {}));
+    expect(key(undefined, { severities: ["LOW"] })).not.toBe(key(undefined, { impacts: ["LOW"] }));
+    expect(key(undefined, { text_to_search: "a" })).toBe("test(tenant,pattern)");
+  });
+
+  it("runs the summary's statements in one D1 call", async () => {
+    const a = await tenantWithIncidents(2);
+    const meter = newD1Meter();
+    await withRequestD1(meteredD1(env.DB, meter), () =>
+      incidentSummary(createDb(requestScopedD1), a.tenant, [a.projects[0]!], {}, NOW),
+    );
+    expect(meter.roundTrips).toBe(1);
   });
 });

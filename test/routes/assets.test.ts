@@ -120,6 +120,23 @@ describe("assets: create", () => {
     expect(res.body.db_type).toBe("postgres");
   });
 
+  it("answers one asset with its connection's db_type in one D1 call", async () => {
+    const w = await world();
+    const jdbc = await insertConnection(w.tenant, { projectId: null, type: "GENERIC_JDBC", dbType: "postgres" });
+    const created = await call("POST", w.path, {
+      as: admin,
+      body: { name: "one", type: "GENERIC_JDBC", payload: { table: "t" }, connection_id: jdbc },
+    });
+    expect(created.status).toBe(201);
+    const one = () => call("GET", `${w.path}/${created.body.id}`, { as: admin });
+    await one();
+    // The caller's access is cached after the first request: the check, the asset and the db_type are one query.
+    const res = await one();
+    expect(res.status).toBe(200);
+    expect(res.body.db_type).toBe("postgres");
+    expect(res.headers.get("server-timing")).toMatch(/desc="1 round trips, 1 sequential"/);
+  });
+
   it.each([
     ["DELTALAKE", { catalog: "c", schema: "s" }, ["body.payload.table"]],
     ["DELTALAKE", { ...PAYLOADS.DELTALAKE, extra: 1 }, ["body.payload"]],

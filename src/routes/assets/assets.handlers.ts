@@ -62,14 +62,10 @@ export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
 
 export const getAsset: Handler<"getAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
-  // The asset with its project and the caller's role is the access check; its connection's db_type
-  // is read beside it (sent only if the check passes).
-  const check = c.var.access.asset(tenant, assetId, "PROJECT_VIEWER");
-  const connection = await readBesideCheck(check, () => assets.assetConnectionDbType(c.var.db, tenant, assetId));
-  const { asset } = await check;
+  // The asset with its project, the caller's role and its connection's db_type: one query.
+  const { asset } = await c.var.access.assetWithConnectionType(tenant, assetId, "PROJECT_VIEWER");
   if (asset.projectId !== projectId) throw new NotFoundError("Asset");
-  const fresh = connection ? { ...asset, dbType: connection.dbType } : asset;
-  const [view] = await assetViews(c.var.db, tenant, [fresh], extras(c.req.valid("query")), true);
+  const [view] = await assetViews(c.var.db, tenant, [asset], extras(c.req.valid("query")), true);
   return c.json(view!, 200);
 };
 
