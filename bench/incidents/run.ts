@@ -21,6 +21,7 @@
  *
  * Every figure is measured in this run.
  */
+
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,6 +38,7 @@ import {
 import { dayCountsQueries } from "../../src/incidents/rollups";
 import { Inspector, selfTimes, totalTimes } from "../api/cpu-profile";
 import { DqService, pool } from "../detection/service";
+import { liveCsv, prng } from "../support/live-batch";
 import {
   applyMigrations,
   dropStateDir,
@@ -85,17 +87,6 @@ const N_INCIDENTS = Number(args.incidents);
 const N_ALERTS = Number(args.alerts);
 const RUNS = Number(args.runs);
 
-/** Deterministic PRNG (mulberry32), so every run seeds the same data. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
@@ -334,27 +325,6 @@ interface Read {
 function summaryNow(db: ReturnType<typeof createDb>, filters: IncidentFilters, now: Date): Queries {
   const q = summaryRollupQueries(db, TENANT, undefined, filters, resolveRange(filters, now))!;
   return [q.open, ...q.current, ...q.previous];
-}
-
-/**
- * One batch of the live aggregation: an id column and `columns` columns named for the round (so
- * every round's findings are new incidents). The first half have 30 % empty values, the second
- * half 30 % text among numbers: from the first scan, a completeness or a type_mismatch alert per
- * column (above max_rate 5 %; each policy reports at most 20 attributes of a scan one by one).
- */
-function liveCsv(round: number, asset: number, columns: number, rows: number): string {
-  const r = prng(round * 100_003 + asset);
-  const header = ["id", ...Array.from({ length: columns }, (_, c) => `r${round}_c${c}`)].join(",");
-  const lines = [header];
-  for (let i = 0; i < rows; i++) {
-    const values = [String(i)];
-    for (let c = 0; c < columns; c++) {
-      const odd = r() < 0.3;
-      values.push(odd ? (c < columns / 2 ? "" : `x${i}`) : String(Math.floor(r() * 1000)));
-    }
-    lines.push(values.join(","));
-  }
-  return `${lines.join("\n")}\n`;
 }
 
 interface LiveRound {
