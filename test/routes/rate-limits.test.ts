@@ -5,12 +5,16 @@
  * (RATE_LIMIT 1200 and RATE_LIMIT_STRICT 60 per 60 s).
  */
 
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { spendRequest } from "../../src/auth/rate-limit";
 import { admin, call } from "../support/api";
 import { countRows, csvAsset } from "../support/assets";
+import { createProject } from "../support/projects";
 import { createTenant, tenantKey } from "../support/tenants";
 
 const STRICT_LIMIT = 60;
+const STANDARD_LIMIT = 1200;
 
 function expectRateLimited(res: { status: number; headers: Headers; body: any }) {
   expect(res.status).toBe(429);
@@ -40,6 +44,32 @@ describe("rate limits", () => {
     for (let i = 0; i < STRICT_LIMIT; i++) expect((await trigger()).status).toBe(202);
     expectRateLimited(await trigger());
     expect(await countRows("scan_jobs", "asset_id = ?", asset.id)).toBe(STRICT_LIMIT);
+  });
+
+  it("answers a read past the standard budget with 429 and nothing of what it read", async () => {
+    const tenant = await createTenant();
+    const created = await call("POST", `/auth/${tenant}/apiKeys`, { as: admin, body: { name: "reader" } });
+    const as = { key: created.body.key as string };
+    await createProject(tenant);
+    await createProject(tenant);
+    // A page of one: its answer carries data and a Link to the next page.
+    const read = () => call("GET", `/api/backend/${tenant}/configuration/projects?limit=1`, { as });
+    const first = await read();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("link")).toContain("cursor=");
+    // The rest of the key's budget, spent through the same binding (1,200 reads over HTTP take longer
+    // than a test may).
+    for (let i = 1; i < STANDARD_LIMIT - 1; i++) await spendRequest(env, "standard", `key:${created.body.id}`);
+    expect((await read()).status).toBe(200);
+    for (const res of [await read(), await read()]) {
+      expectRateLimited(res);
+      expect(res.headers.get("link")).toBeNull();
+      expect(res.body.items).toBeUndefined();
+    }
+    // Writes are refused alike, and change nothing.
+    const write = await call("POST", `/api/backend/${tenant}/configuration/projects`, { as, body: { name: "late" } });
+    expectRateLimited(write);
+    expect(await countRows("projects", "tenant_id = ? AND name = ?", tenant, "late")).toBe(0);
   });
 
   it("does not limit the platform administrator's key", async () => {
