@@ -36,9 +36,10 @@ import {
   summaryRollupQueries,
 } from "../../src/incidents/incidents";
 import { dayCountsQueries } from "../../src/incidents/rollups";
+import { prng } from "../../test/support/random";
 import { Inspector, selfTimes, totalTimes } from "../api/cpu-profile";
 import { DqService, pool } from "../detection/service";
-import { liveCsv, prng } from "../support/live-batch";
+import { liveCsv } from "../support/live-batch";
 import {
   applyMigrations,
   dropStateDir,

@@ -3,17 +3,7 @@
  * bench/profile/batches.ts, which profiles the same batches beside DuckDB.
  */
 
-/** Deterministic PRNG (mulberry32), so every run makes the same data. */
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../../test/support/random";
 
 /**
  * One batch of the live aggregation: an id column and `columns` columns named for the round (so

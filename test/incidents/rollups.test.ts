@@ -21,10 +21,10 @@ import { dayCountsQueries, rangeParts, tagTotalsQueries } from "../../src/incide
 import { assetMonitor } from "../../src/monitor/client";
 import { decisionStatements, followMove } from "../../src/monitor/d1-store";
 import { purgeTenant } from "../../src/retention/retention";
-import { prng } from "../scenario/data";
 import { type AssetRef, seedAsset } from "../support/assets";
 import { seedIncident } from "../support/incidents";
 import { createProject } from "../support/projects";
+import { prng } from "../support/random";
 import { createTenant } from "../support/tenants";
 
 const db = createDb(env.DB);

@@ -14,10 +14,10 @@ import type { AssetProfile } from "../../src/scan/profile";
 import { MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { DATABASES, runnerFor, uniqueTable } from "../scan/sql/support/databases";
-import { prng } from "../scenario/data";
 import { admin, call } from "../support/api";
 import { csvAsset } from "../support/assets";
 import { createProject } from "../support/projects";
+import { prng } from "../support/random";
 import { scanJob, uploadCsv } from "../support/scans";
 import { createTenant } from "../support/tenants";
 

@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/monitor/policies";
 import { MAX_SEGMENT_VALUES, segmentKey, segmentOf } from "../../src/monitor/policies/segments";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
-import { prng } from "../scenario/data";
 import { admin, call } from "../support/api";
 import { assetsPath, csvAsset } from "../support/assets";
+import { prng } from "../support/random";
 import { scanJob, uploadCsv } from "../support/scans";
 
 const COUNTRIES = ["FR", "DE", "US", "GB", "ES", "IT"];

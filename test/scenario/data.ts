@@ -1,15 +1,4 @@
-/** Deterministic PRNG (mulberry32): the same seed makes the same data on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+import { prng } from "../support/random";
 /** The problems the scenario injects, one scan at a time. */
 export type Problem = "null_spike" | "row_drop" | "dropped_column" | "duplicate_ids" | "stale" | "pattern_change";
 

@@ -10,7 +10,7 @@ import {
   studentized,
   weeklySeasonal,
 } from "../../../src/monitor/policies";
-import { normal, rng } from "./fixtures";
+import { normal, prng } from "../../support/random";
 
 const DAY = 86_400_000;
 const T0 = Date.parse("2025-01-06T06:00:00.000Z"); // a Monday
@@ -29,7 +29,7 @@ const params = (p: Partial<AnomalyParams> = {}): AnomalyParams => ({ ...DEFAULT_
 
 /** Share of anomalous verdicts on pure Gaussian noise, each value judged against the ones before it. */
 function falsePositiveRate(judge: (past: number[], x: number) => boolean, seed: number, length: number): number {
-  const r = rng(seed);
+  const r = prng(seed);
   const values = Array.from({ length }, () => 100 + 5 * normal(r));
   let judged = 0;
   let alarms = 0;
@@ -50,7 +50,7 @@ describe("robust z-score (median/MAD)", () => {
   });
 
   it("fires on a spike, with the band around the median", () => {
-    const r = rng(3);
+    const r = prng(3);
     const past = Array.from({ length: 20 }, () => 100 + 5 * normal(r));
     const quiet = robustZ(past, 104);
     const spike = robustZ(past, 160);
@@ -145,7 +145,7 @@ describe("relative rate of change", () => {
 
 describe("weekly-seasonal baseline", () => {
   // Mondays carry five times the rows of the other days.
-  const r = rng(11);
+  const r = prng(11);
   const values = Array.from({ length: 35 }, (_, i) => (i % 7 === 0 ? 500 : 100) + Math.round(3 * normal(r)));
   const history = series(values);
   const monday = at(35);

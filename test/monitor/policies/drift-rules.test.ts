@@ -8,7 +8,8 @@ import type { AttributeKind } from "../../../src/db/schema";
 import { evaluate, type MetricHistory } from "../../../src/monitor/policies";
 import { shareBaseline } from "../../../src/monitor/policies/anomaly";
 import type { AttributeProfile } from "../../../src/scan/profile";
-import { alertKeys, pastPoints, rng } from "./fixtures";
+import { prng } from "../../support/random";
+import { alertKeys, pastPoints } from "./fixtures";
 
 function run(attribute: AttributeProfile, history: MetricHistory, kind: AttributeKind) {
   return evaluate({
@@ -87,7 +88,7 @@ describe("share rules on real-data shapes", () => {
   });
 
   it("distribution_drift: a category losing a fifth of its share in 10,000 rows fires, under min_shift", () => {
-    const r = rng(7);
+    const r = prng(7);
     const usual = { ORD: 0.056, DFW: 0.05, REST: 0.894 };
     const scans = Array.from({ length: 8 }, () => {
       const ord = usual.ORD + (r() - 0.5) * 0.004;
@@ -197,7 +198,7 @@ describe("share rules on real-data shapes", () => {
   it("distribution_drift: typos scattered over a code of 29 values are news, unless its scans bring as many new values", () => {
     // 29 states in ~900 yearly strikes, each scan listing every state; the shares drift from year to
     // year, so the medians of the shares add up to less than 1 though every scan is complete.
-    const r = rng(11);
+    const r = prng(11);
     const states = Array.from({ length: 29 }, (_, i) => `S${String(i).padStart(2, "0")}`);
     const year = () => {
       const weights = states.map((_, i) => (i + 1) * Math.exp(3 * (r() - 0.5)));
@@ -232,7 +233,7 @@ describe("share rules on real-data shapes", () => {
   });
 
   it("distribution_drift: many rows stamped with one moment raise a timestamp's most frequent share", () => {
-    const r = rng(3);
+    const r = prng(3);
     const shares = Array.from({ length: 8 }, () => {
       let k = 0;
       for (let i = 0; i < 10_000; i++) if (r() < 0.015) k++;

@@ -14,23 +14,7 @@ import {
 } from "../../../src/monitor/policies";
 import { resolveKinds } from "../../../src/monitor/policies/kinds";
 import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS, type ValueType } from "../../../src/scan/profile";
-
-/** mulberry32: small, fast and the same everywhere. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal by Box-Muller. */
-export function normal(r: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
-}
+import { normal, prng } from "../../support/random";
 
 export type Cell = string | number | null;
 export interface Column {
@@ -171,7 +155,7 @@ const START = Date.parse("2025-03-03T06:00:00.000Z");
 
 /** Scan i of the orders table: daily at 06:00 UTC, about 1000 rows, seeded by i. */
 export function ordersScan(i: number, problem?: Problem) {
-  const r = rng(1000 + i);
+  const r = prng(1000 + i);
   const time = new Date(START + i * DAY_MS).toISOString();
   const scanMs = Date.parse(time);
   // Small bounded noise: ±1 % rows.
@@ -195,7 +179,7 @@ export function ordersScan(i: number, problem?: Problem) {
     rows.push({ id, email, country, amount, quantity, updated_at: updated });
   }
   let columns = ORDER_COLUMNS;
-  const p = rng(7000 + i);
+  const p = prng(7000 + i);
   switch (problem) {
     case "null_spike":
       for (const row of rows) if (p() < 0.4) row.amount = null;

@@ -9,7 +9,8 @@ import {
   resolvePolicies,
 } from "../../../src/monitor/policies";
 import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
-import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, rng, runOrders } from "./fixtures";
+import { prng } from "../../support/random";
+import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, runOrders } from "./fixtures";
 
 const base = cleanOrders(8);
 const attr = (p: AssetProfile, name: string) => p.attributes.find((a) => a.name === name)!;
@@ -330,7 +331,7 @@ describe("anomaly policies", () => {
   });
 
   it("distribution_drift of a code: a 7-point move in 10,000 rows fires, not in 500", () => {
-    const r = rng(5);
+    const r = prng(5);
     const history: MetricHistory = {};
     for (let i = 0; i < 8; i++) {
       // Daily card/cash shares of 10,000 payments: 75 % card, binomial noise.
@@ -382,7 +383,7 @@ describe("anomaly policies", () => {
   });
 
   it("distribution_drift of a quantity: rows set to one value raise its share (a point mass KS cannot see)", () => {
-    const r = rng(11);
+    const r = prng(11);
     const history: MetricHistory = {};
     for (let i = 0; i < 8; i++) {
       // The most frequent amount (0) is ~5 % of 10,000 values, binomial noise.

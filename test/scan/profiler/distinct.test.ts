@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DistinctCounter, EXACT_DISTINCT_LIMIT } from "../../../src/scan/profiler/distinct";
 import { HASH, hashNumber, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
-import { prng, viaJson } from "./prng";
+import { prng } from "../../support/random";
+import { viaJson } from "./via-json";
 
 function addString(counter: DistinctCounter, s: string): void {
   hashString(s, VALUE_SEED);

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { QUANTILE_POINTS } from "../../../src/scan/profile";
 import { base64ToFloat64 } from "../../../src/scan/profiler/codec";
 import { KllSketch } from "../../../src/scan/profiler/kll";
-import { normal, prng, viaJson } from "./prng";
+import { normal, prng } from "../../support/random";
+import { viaJson } from "./via-json";
 
 /** Distance of p from the rank interval [#(< v), #(<= v)] / n of v in sorted data. */
 function rankError(sorted: Float64Array, v: number, p: number): number {

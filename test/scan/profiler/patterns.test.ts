@@ -19,7 +19,7 @@ import {
   T_TIMESTAMP,
   TIME_SHAPE,
 } from "../../../src/scan/profiler/value-types";
-import { viaJson } from "./prng";
+import { viaJson } from "./via-json";
 
 describe("shapeOf", () => {
   it("maps letters, digits and keeps other characters, collapsing runs", () => {

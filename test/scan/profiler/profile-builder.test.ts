@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/scan/profile";
 import { ProfileBuilder, type ProfileBuilderOptions } from "../../../src/scan/profiler/profile-builder";
-import { prng } from "./prng";
+import { prng } from "../../support/random";
 
 const people = [
   {

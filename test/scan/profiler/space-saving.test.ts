@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { HASH, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
 import { kthLargest, rankByCount, SpaceSaving } from "../../../src/scan/profiler/space-saving";
-import { prng, viaJson } from "./prng";
+import { prng } from "../../support/random";
+import { viaJson } from "./via-json";
 
 function add(summary: SpaceSaving<string>, key: string): void {
   hashString(key, VALUE_SEED);

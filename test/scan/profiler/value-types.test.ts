@@ -12,7 +12,7 @@ import {
   T_STRING,
   T_TIMESTAMP,
 } from "../../../src/scan/profiler/value-types";
-import { prng } from "./prng";
+import { prng } from "../../support/random";
 
 function parse(text: string): [number, number] {
   const t = classifyText(text);
