@@ -45,7 +45,7 @@ export type MetricSummary = {
 const SHARE_PARTS = [":value:", ":pattern:"];
 
 /** Past points per metric the detectors look at (the longest default window is 30, weekly needs more). */
-const HISTORY_PER_METRIC = 120;
+export const HISTORY_PER_METRIC = 120;
 
 export class HistoryStore {
   private readonly sql: SqlStorage;
@@ -64,6 +64,8 @@ export class HistoryStore {
     // No query reads points by job alone (the key leads with the metric): an index on job_id
     // only cost each point a second insert. Objects made before 2026-11-26 have one.
     this.sql.exec("DROP INDEX IF EXISTS metric_points_job");
+    // history() seeks each metric's newest points through it; built once on objects made before.
+    this.sql.exec("CREATE INDEX IF NOT EXISTS metric_points_time ON metric_points (metric, time)");
     this.sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(metric_points)").toArray();
     if (!columns.some((c) => c.name === "offset")) {
@@ -95,11 +97,20 @@ export class HistoryStore {
    * moved by their offset, and without share points from before their change point.
    */
   history(): MetricHistory {
+    // Per metric, the time of its HISTORY_PER_METRIC-th newest point (one seek of the index on
+    // (metric, time)), then its points from that time on: the read costs about what it returns,
+    // however long the asset's history. A window over every point cost 0.3 s at 120 scans of 540
+    // metrics and 2.8 s at 2,000 (the index's way: 0.14 and 0.18 s; bench/README.md). Points tied
+    // with a metric's cut time are all kept.
     const rows = this.sql
       .exec<{ metric: string; job_id: string; time: string; value: number; excluded: number }>(
-        `SELECT metric, job_id, time, value + offset AS value, excluded FROM (
-           SELECT *, ROW_NUMBER() OVER (PARTITION BY metric ORDER BY time DESC) AS rn FROM metric_points)
-         WHERE rn <= ? ORDER BY metric, time`,
+        `WITH cut AS (
+           SELECT m.metric, coalesce((SELECT q.time FROM metric_points q WHERE q.metric = m.metric
+             ORDER BY q.time DESC LIMIT 1 OFFSET ? - 1), '') AS since
+           FROM (SELECT DISTINCT metric FROM metric_points) m)
+         SELECT p.metric, p.job_id, p.time, p.value + p.offset AS value, p.excluded
+         FROM cut JOIN metric_points p ON p.metric = cut.metric AND p.time >= cut.since
+         ORDER BY p.metric, p.time`,
         HISTORY_PER_METRIC,
       )
       .toArray();

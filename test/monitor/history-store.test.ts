@@ -1,13 +1,14 @@
 /**
  * The AssetMonitor's metric history (monitor/history-store.ts): a scan's points written in one
  * statement (json_each of one array) read back exactly as measured, excluded ones with the
- * policies that excluded them; the index on job_id that no query used is gone, in new objects
- * and in those made before.
+ * policies that excluded them; history() answers each metric's newest HISTORY_PER_METRIC points
+ * through the index on (metric, time); the index on job_id that no query used is gone, in new
+ * objects and in those made before.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { HistoryStore } from "../../src/monitor/history-store";
+import { HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
 import type { EvaluatedPoint } from "../../src/monitor/policies/types";
 
 /** A fresh object of its own (its constructor has migrated its storage). */
@@ -86,6 +87,32 @@ describe("the metric history's points", () => {
     expect(series.excludedBy).toEqual([{ by: JSON.stringify(["distribution_drift", "value_range"]) }]);
   });
 
+  it("give the detectors each metric's newest points, oldest first, whatever order the scans came in", async () => {
+    const stub = freshMonitor();
+    const scans = HISTORY_PER_METRIC + 30;
+    // Scan times in a scrambled order (a backfill, a late upload): i * 37 mod 151 (a prime above
+    // `scans`) visits each of 0…150 once.
+    const order = Array.from({ length: 151 }, (_, i) => (i * 37) % 151).filter((k) => k < scans);
+    const timeOf = (k: number) => new Date(Date.UTC(2026, 0, 1) + k * 3_600_000).toISOString();
+    const history = await runInDurableObject(stub, (_instance, state) => {
+      const store = new HistoryStore(state.storage);
+      for (const k of order) {
+        const points: EvaluatedPoint[] = [{ metric: "row_count", value: k, excluded: false }];
+        // A second metric with a short history, recorded by a few of the scans only.
+        if (k % 50 === 0) points.push({ metric: "attr:a:mean", value: 1000 - k, excluded: k === 100 });
+        record(store, `job_${k}`, timeOf(k), points);
+      }
+      return store.history();
+    });
+    const newest = Array.from({ length: scans }, (_, k) => k).slice(-HISTORY_PER_METRIC);
+    expect(history.row_count?.map((p) => [p.time, p.value, p.job_id])).toEqual(
+      newest.map((k) => [timeOf(k), k, `job_${k}`]),
+    );
+    expect(history["attr:a:mean"]).toEqual(
+      [0, 50, 100].map((k) => ({ job_id: `job_${k}`, time: timeOf(k), value: 1000 - k, excluded: k === 100 })),
+    );
+  });
+
   it("have no index on job_id, in an object made before the change too", async () => {
     const stub = freshMonitor();
     const indexes = await runInDurableObject(stub, (_instance, state) => {
@@ -104,5 +131,31 @@ describe("the metric history's points", () => {
     expect(indexes.now).not.toContain("metric_points_job");
     expect(indexes.before).toContain("metric_points_job");
     expect(indexes.after).toEqual(indexes.now);
+  });
+
+  it("are read through an index on (metric, time), which an object made before gets at its next start", async () => {
+    const stub = freshMonitor();
+    const seen = await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      const names = () =>
+        sql
+          .exec<{ name: string }>("select name from pragma_index_list('metric_points') order by name")
+          .toArray()
+          .map((r) => r.name);
+      const now = names();
+      // As an object made before 2026-11-26 (16:30 UTC) has its table, until its next start.
+      sql.exec("DROP INDEX metric_points_time");
+      const before = names();
+      new HistoryStore(state.storage).migrate();
+      const columns = sql
+        .exec<{ name: string }>("select name from pragma_index_info('metric_points_time') order by seqno")
+        .toArray()
+        .map((r) => r.name);
+      return { now, before, after: names(), columns };
+    });
+    expect(seen.now).toContain("metric_points_time");
+    expect(seen.before).not.toContain("metric_points_time");
+    expect(seen.after).toEqual(seen.now);
+    expect(seen.columns).toEqual(["metric", "time"]);
   });
 });

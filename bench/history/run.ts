@@ -1,0 +1,125 @@
+/**
+ * bench/history: what an AssetMonitor's scan pays to read its metric history as the history grows.
+ *
+ *   npm run bench:history                        # 540 metrics (36 columns × 15), 3 to 2,000 scans
+ *   npm run bench:history -- --metrics 100 --scans 10,500 --runs 5
+ *
+ * Runs the real HistoryStore (src/monitor/history-store.ts: migrate, recordScan, history) on
+ * Node's SQLite through a small adapter of the Durable Object's `storage.sql` (exec → cursor,
+ * transactionSync), so its SQL and its JavaScript are measured as a scan runs them; workerd's
+ * SQLite is another build of the same engine. The peer, printed beside: the same read as a window
+ * over every point (ROW_NUMBER per metric), the query history() ran until 2026-11-26, on the same
+ * table. Each size prints history() and the peer in ms (median of --runs), the rows returned, and
+ * what recordScan of one more scan costs.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { parseArgs } from "node:util";
+import { HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
+import type { EvaluatedPoint } from "../../src/monitor/policies/types";
+
+const { values: args } = parseArgs({
+  options: {
+    metrics: { type: "string", default: "540" },
+    scans: { type: "string", default: "3,120,500,2000" },
+    runs: { type: "string", default: "5" },
+  },
+});
+const METRICS = Number(args.metrics);
+const RUNS = Number(args.runs);
+
+/** The part of DurableObjectStorage HistoryStore uses, over a node:sqlite database. */
+function storageOf(db: DatabaseSync): DurableObjectStorage {
+  const exec = (query: string, ...binds: unknown[]) => {
+    const rows = db.prepare(query).all(...(binds as never[]));
+    return { toArray: () => rows, one: () => rows[0], [Symbol.iterator]: () => rows[Symbol.iterator]() };
+  };
+  const transactionSync = <T>(fn: () => T): T => {
+    db.exec("BEGIN");
+    try {
+      const out = fn();
+      db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+  };
+  return { sql: { exec }, transactionSync } as unknown as DurableObjectStorage;
+}
+
+const WINDOW_READ = `SELECT metric, job_id, time, value + offset AS value, excluded FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY metric ORDER BY time DESC) AS rn FROM metric_points)
+  WHERE rn <= ? ORDER BY metric, time`;
+
+const timeOf = (scan: number) => new Date(Date.UTC(2026, 0, 1) + scan * 3_600_000).toISOString();
+
+function recordScan(store: HistoryStore, scan: number): void {
+  const points: EvaluatedPoint[] = Array.from({ length: METRICS }, (_, m) => ({
+    metric: `attr:col_${m % 36}:metric_${Math.floor(m / 36)}`,
+    value: Math.sin(scan + m),
+    excluded: false,
+  }));
+  store.recordScan({
+    jobId: `job_${scan}`,
+    scanTime: timeOf(scan),
+    appliedAt: timeOf(scan),
+    points,
+    profile: { row_count: 0, schema: [], attributes: [], sampled: false },
+    training: [],
+    kinds: {},
+    result: {},
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function timed<T>(fn: () => T): { ms: number; out: T } {
+  const start = performance.now();
+  const out = fn();
+  return { ms: performance.now() - start, out };
+}
+
+console.log(
+  `bench/history — ${METRICS} metrics per scan, ${HISTORY_PER_METRIC} points per metric read, node ${process.version}, median of ${RUNS}`,
+);
+console.log("scans  points in table  history() ms  rows  peer: window ms  rows  ×peer  recordScan ms");
+for (const scans of args.scans.split(",").map(Number)) {
+  const db = new DatabaseSync(":memory:");
+  const storage = storageOf(db);
+  const store = new HistoryStore(storage);
+  store.migrate();
+  for (let scan = 0; scan < scans - 1; scan++) recordScan(store, scan);
+  const record = timed(() => recordScan(store, scans - 1)).ms;
+  const ours: number[] = [];
+  const peer: number[] = [];
+  let ourRows = 0;
+  let peerRows = 0;
+  const window = db.prepare(WINDOW_READ);
+  for (let run = 0; run < RUNS; run++) {
+    const a = timed(() => store.history());
+    ours.push(a.ms);
+    ourRows = Object.values(a.out).reduce((n, points) => n + points.length, 0);
+    const b = timed(() => window.all(HISTORY_PER_METRIC));
+    peer.push(b.ms);
+    peerRows = b.out.length;
+  }
+  if (ourRows !== peerRows) throw new Error(`history() returned ${ourRows} points, the window ${peerRows}`);
+  const [o, p] = [median(ours), median(peer)];
+  console.log(
+    [
+      String(scans).padStart(5),
+      String(scans * METRICS).padStart(16),
+      o.toFixed(1).padStart(13),
+      String(ourRows).padStart(5),
+      p.toFixed(1).padStart(16),
+      String(peerRows).padStart(5),
+      (o / p).toFixed(2).padStart(6),
+      record.toFixed(2).padStart(14),
+    ].join("  "),
+  );
+  db.close();
+}
+console.log("(history() includes turning the rows into the detectors' MetricHistory; the peer is the SQL alone.)");
