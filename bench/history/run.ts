@@ -16,6 +16,7 @@ import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
 import type { EvaluatedPoint } from "../../src/monitor/policies/types";
+import { median } from "../profile/table";
 
 const { values: args } = parseArgs({
   options: {
@@ -69,11 +70,6 @@ function recordScan(store: HistoryStore, scan: number): void {
     kinds: {},
     result: {},
   });
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 function timed<T>(fn: () => T): { ms: number; out: T } {

@@ -99,9 +99,9 @@ export class HistoryStore {
   history(): MetricHistory {
     // Per metric, the time of its HISTORY_PER_METRIC-th newest point (one seek of the index on
     // (metric, time)), then its points from that time on: the read costs about what it returns,
-    // however long the asset's history. A window over every point cost 0.3 s at 120 scans of 540
-    // metrics and 2.8 s at 2,000 (the index's way: 0.14 and 0.18 s; bench/README.md). Points tied
-    // with a metric's cut time are all kept.
+    // however long the asset's history. A window over every point (the query before 2026-11-26)
+    // took 2.6 s at 2,000 scans of 540 metrics, this read 0.25 s (npm run bench:history). Points
+    // tied with a metric's cut time are all kept.
     const rows = this.sql
       .exec<{ metric: string; job_id: string; time: string; value: number; excluded: number }>(
         `WITH cut AS (
