@@ -41,6 +41,9 @@ export type MetricSummary = {
   last_value: number;
 };
 
+/** Share metrics under `prefix` count from `since` on (an adopted level). */
+type ChangePoint = { prefix: string; since: string };
+
 /** Metric name parts whose metrics are shares of a whole, restarted at a change point rather than moved. */
 const SHARE_PARTS = [":value:", ":pattern:"];
 
@@ -49,6 +52,13 @@ export const HISTORY_PER_METRIC = 120;
 
 export class HistoryStore {
   private readonly sql: SqlStorage;
+  /**
+   * history() as storage holds it, kept in step by recordScan while the object stays loaded, so a
+   * scan does not read back the points of the scans before it; null until read, and after any other
+   * change to the points or change points (adoption, retention), which reads it again. Its points
+   * are frozen, and history() hands out copies of its lists.
+   */
+  private cached: { series: Map<string, HistoryPoint[]>; changes: ChangePoint[] } | null = null;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -76,6 +86,7 @@ export class HistoryStore {
 
   /** Drops metric points and applied-job records from before `cutoff` (retention); returns the points dropped. */
   pruneBefore(cutoff: string): number {
+    this.cached = null;
     const [{ n }] = this.sql
       .exec<{ n: number }>("SELECT count(*) AS n FROM metric_points WHERE time < ?", cutoff)
       .toArray() as [{ n: number }];
@@ -97,6 +108,13 @@ export class HistoryStore {
    * moved by their offset, and without share points from before their change point.
    */
   history(): MetricHistory {
+    this.cached ??= this.readHistory();
+    const history: MetricHistory = {};
+    for (const [metric, points] of this.cached.series) history[metric] = points.slice();
+    return history;
+  }
+
+  private readHistory(): { series: Map<string, HistoryPoint[]>; changes: ChangePoint[] } {
     // Per metric, the time of its HISTORY_PER_METRIC-th newest point (one seek of the index on
     // (metric, time)), then its points from that time on: the read costs about what it returns,
     // however long the asset's history. A window over every point (the query before 2026-11-26)
@@ -114,18 +132,46 @@ export class HistoryStore {
         HISTORY_PER_METRIC,
       )
       .toArray();
-    const changes = this.sql
-      .exec<{ prefix: string; since: string }>("SELECT prefix, since FROM change_points")
-      .toArray();
-    const history: MetricHistory = {};
+    const changes = this.sql.exec<ChangePoint>("SELECT prefix, since FROM change_points").toArray();
+    const series = new Map<string, HistoryPoint[]>();
     for (const r of rows) {
-      if (changes.some((c) => r.time < c.since && r.metric.startsWith(c.prefix))) continue;
-      const point: HistoryPoint = { job_id: r.job_id, time: r.time, value: r.value, excluded: r.excluded === 1 };
-      const points = history[r.metric];
+      if (beforeChange(changes, r.metric, r.time)) continue;
+      const point = Object.freeze({ job_id: r.job_id, time: r.time, value: r.value, excluded: r.excluded === 1 });
+      const points = series.get(r.metric);
       if (points) points.push(point);
-      else history[r.metric] = [point];
+      else series.set(r.metric, [point]);
     }
-    return history;
+    return { series, changes };
+  }
+
+  /**
+   * Adds a recorded scan's points to the kept history as a read would find them: each list keeps
+   * the points from its HISTORY_PER_METRIC-th newest time on (ties included). A scan not newer than
+   * a metric's newest point (a replay, a backfill) drops the kept history instead.
+   */
+  private keepRecorded(jobId: string, time: string, points: readonly EvaluatedPoint[]): void {
+    const cached = this.cached;
+    if (cached === null) return;
+    for (const p of points) {
+      if (beforeChange(cached.changes, p.metric, time)) continue;
+      const list = cached.series.get(p.metric);
+      const point = Object.freeze({ job_id: jobId, time, value: p.value, excluded: p.excluded === true });
+      if (list === undefined) {
+        cached.series.set(p.metric, [point]);
+        continue;
+      }
+      if (list.length > 0 && list[list.length - 1]!.time >= time) {
+        this.cached = null;
+        return;
+      }
+      list.push(point);
+      if (list.length > HISTORY_PER_METRIC) {
+        const cut = list[list.length - HISTORY_PER_METRIC]!.time;
+        let older = 0;
+        while (list[older]!.time < cut) older++;
+        if (older > 0) list.splice(0, older);
+      }
+    }
   }
 
   /**
@@ -228,6 +274,7 @@ export class HistoryStore {
         JSON.stringify(scan.result),
       );
     });
+    this.keepRecorded(scan.jobId, scan.scanTime, scan.points);
   }
 
   /** Whether a metric belongs to an incident of `attribute` ("" = the asset-level metrics). */
@@ -305,6 +352,7 @@ export class HistoryStore {
 
   /** Writes an adoption: moves the old points, sets change points, releases the incident's points. */
   applyAdoption(plan: AdoptionPlan): void {
+    this.cached = null;
     this.storage.transactionSync(() => {
       for (const o of plan.offsets) {
         this.sql.exec(
@@ -354,4 +402,9 @@ export class HistoryStore {
       JSON.stringify(value),
     );
   }
+}
+
+/** Whether a share metric's point comes from before its change point (left out of the baselines). */
+function beforeChange(changes: readonly ChangePoint[], metric: string, time: string): boolean {
+  return changes.some((c) => time < c.since && metric.startsWith(c.prefix));
 }

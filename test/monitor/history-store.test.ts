@@ -158,4 +158,94 @@ describe("the metric history's points", () => {
     expect(seen.after).toEqual(seen.now);
     expect(seen.columns).toEqual(["metric", "time"]);
   });
+
+  it("are kept in memory between scans as storage holds them, through ties, late scans, adoption and pruning", async () => {
+    const stub = freshMonitor();
+    const timeOf = (k: number) => new Date(Date.UTC(2026, 0, 1) + k * 3_600_000).toISOString();
+    const steps = await runInDurableObject(stub, (_instance, state) => {
+      const store = new HistoryStore(state.storage);
+      // Each step: what the long-lived store answers, and what a store reading storage afresh does.
+      const compared: { step: string; kept: unknown; read: unknown }[] = [];
+      const compare = (step: string) =>
+        compared.push({ step, kept: store.history(), read: new HistoryStore(state.storage).history() });
+      compare("empty");
+      const scan = (k: number, job = `job_${k}`) =>
+        record(store, job, timeOf(k), [
+          { metric: "row_count", value: 1000 + k, excluded: false },
+          {
+            metric: "attr:a:mean",
+            value: k % 7,
+            excluded: k % 11 === 0,
+            ...(k % 11 === 0 ? { excluded_by: ["value_range"] } : {}),
+          },
+          {
+            metric: "attr:c:value:x",
+            value: k / 100,
+            excluded: k >= 140,
+            ...(k >= 140 ? { excluded_by: ["distribution_drift"] } : {}),
+          },
+          // A metric that appears part way through.
+          ...(k >= 100 ? [{ metric: "attr:b:mean", value: -k, excluded: false }] : []),
+        ]);
+      for (let k = 0; k < HISTORY_PER_METRIC + 25; k++) {
+        scan(k);
+        if (k % 20 === 0 || k >= HISTORY_PER_METRIC - 2) compare(`scan ${k}`);
+      }
+      // A second job at the same time as the newest (a tie), then a late scan (a backfill).
+      scan(HISTORY_PER_METRIC + 24, "job_tie");
+      compare("tie");
+      scan(HISTORY_PER_METRIC + 25);
+      compare("after the tie");
+      scan(3, "job_late");
+      compare("late scan");
+      scan(HISTORY_PER_METRIC + 26);
+      compare("after the late scan");
+      // Adopting a level: old points move, the share metric restarts, excluded points are released.
+      const plan = store.planAdoption({
+        policy: "distribution_drift",
+        attribute: "c",
+        openedAt: timeOf(140),
+        levelSince: timeOf(140),
+        window: 30,
+      });
+      store.applyAdoption({
+        ...plan,
+        offsets: [{ metric: "row_count", shift: 5, before: timeOf(140) }],
+      });
+      compare("adoption");
+      // A late scan of a new share metric only, from before its change point: left out.
+      record(store, "job_share_late", timeOf(130), [{ metric: "attr:c:value:z", value: 1, excluded: false }]);
+      compare("a late share point");
+      scan(HISTORY_PER_METRIC + 27);
+      compare("after the adoption");
+      store.pruneBefore(timeOf(100));
+      compare("pruned");
+      scan(HISTORY_PER_METRIC + 28);
+      compare("after pruning");
+      // What a caller does with its copy stays with it.
+      const copy = store.history();
+      copy.row_count!.push({ job_id: "x", time: timeOf(999), value: 0, excluded: false });
+      delete copy["attr:a:mean"];
+      let frozen = "";
+      try {
+        copy.row_count![0]!.value = -1;
+      } catch (err) {
+        frozen = (err as Error).name;
+      }
+      compare("after a caller changed its copy");
+      return { compared, plan, frozen };
+    });
+    expect(steps.compared.length).toBeGreaterThan(10);
+    for (const { step, kept, read } of steps.compared) expect(kept, step).toEqual(read);
+    const last = steps.compared.at(-1)!.read as Record<string, { time: string; value: number; excluded: boolean }[]>;
+    // The adoption moved row_count's old points, restarted the share metric and released its points.
+    expect(last.row_count![0]).toMatchObject({ time: timeOf(100), value: 1105 });
+    expect(last["attr:c:value:x"]![0]!.time).toBe(timeOf(140));
+    // (the scans after it are excluded again by the test's own rule)
+    expect(last["attr:c:value:x"]!.map((p) => p.excluded)).toEqual(
+      last["attr:c:value:x"]!.map((p) => p.time >= timeOf(HISTORY_PER_METRIC + 27)),
+    );
+    expect(steps.plan.changePoints.length).toBe(1);
+    expect(steps.frozen).toBe("TypeError");
+  });
 });
