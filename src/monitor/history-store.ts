@@ -11,6 +11,7 @@
  */
 
 import type { AssetProfile, SchemaField } from "../scan/profile";
+import { type ChangePoint, KeptHistory } from "./kept-history";
 import { median } from "./policies/anomaly";
 import type { KnownKind } from "./policies/kinds";
 import { escapeName } from "./policies/metrics";
@@ -41,9 +42,6 @@ export type MetricSummary = {
   last_value: number;
 };
 
-/** Share metrics under `prefix` count from `since` on (an adopted level). */
-type ChangePoint = { prefix: string; since: string };
-
 /** Metric name parts whose metrics are shares of a whole, restarted at a change point rather than moved. */
 const SHARE_PARTS = [":value:", ":pattern:"];
 
@@ -53,12 +51,11 @@ export const HISTORY_PER_METRIC = 120;
 export class HistoryStore {
   private readonly sql: SqlStorage;
   /**
-   * history() as storage holds it, kept in step by recordScan while the object stays loaded, so a
-   * scan does not read back the points of the scans before it; null until read, and after any other
-   * change to the points or change points (adoption, retention), which reads it again. Its points
-   * are frozen, and history() hands out copies of its lists.
+   * history() as storage holds it, kept in step by recordScan while the object stays loaded (see
+   * KeptHistory); null until read, when too large to keep, and after any other change to the points
+   * or change points (adoption, retention) or a scan it cannot place, which reads it again.
    */
-  private cached: { series: Map<string, HistoryPoint[]>; changes: ChangePoint[] } | null = null;
+  private kept: KeptHistory | null = null;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -86,7 +83,7 @@ export class HistoryStore {
 
   /** Drops metric points and applied-job records from before `cutoff` (retention); returns the points dropped. */
   pruneBefore(cutoff: string): number {
-    this.cached = null;
+    this.kept = null;
     const [{ n }] = this.sql
       .exec<{ n: number }>("SELECT count(*) AS n FROM metric_points WHERE time < ?", cutoff)
       .toArray() as [{ n: number }];
@@ -108,13 +105,13 @@ export class HistoryStore {
    * moved by their offset, and without share points from before their change point.
    */
   history(): MetricHistory {
-    this.cached ??= this.readHistory();
-    const history: MetricHistory = {};
-    for (const [metric, points] of this.cached.series) history[metric] = points.slice();
-    return history;
+    if (this.kept !== null) return this.kept.toHistory();
+    const read = this.readHistory();
+    if (!read.oversized) this.kept = read;
+    return read.toHistory();
   }
 
-  private readHistory(): { series: Map<string, HistoryPoint[]>; changes: ChangePoint[] } {
+  private readHistory(): KeptHistory {
     // Per metric, the time of its HISTORY_PER_METRIC-th newest point (one seek of the index on
     // (metric, time)), then its points from that time on: the read costs about what it returns,
     // however long the asset's history. A window over every point (the query before 2026-11-26)
@@ -133,45 +130,22 @@ export class HistoryStore {
       )
       .toArray();
     const changes = this.sql.exec<ChangePoint>("SELECT prefix, since FROM change_points").toArray();
-    const series = new Map<string, HistoryPoint[]>();
-    for (const r of rows) {
-      if (beforeChange(changes, r.metric, r.time)) continue;
-      const point = Object.freeze({ job_id: r.job_id, time: r.time, value: r.value, excluded: r.excluded === 1 });
-      const points = series.get(r.metric);
-      if (points) points.push(point);
-      else series.set(r.metric, [point]);
-    }
-    return { series, changes };
+    const history = new KeptHistory(HISTORY_PER_METRIC, changes);
+    for (const r of rows) history.addRead(r.metric, r.job_id, r.time, r.value, r.excluded === 1);
+    return history;
   }
 
-  /**
-   * Adds a recorded scan's points to the kept history as a read would find them: each list keeps
-   * the points from its HISTORY_PER_METRIC-th newest time on (ties included). A scan not newer than
-   * a metric's newest point (a replay, a backfill) drops the kept history instead.
-   */
+  /** Adds a recorded scan's points to the kept history, or drops it when they cannot be placed. */
   private keepRecorded(jobId: string, time: string, points: readonly EvaluatedPoint[]): void {
-    const cached = this.cached;
-    if (cached === null) return;
+    const kept = this.kept;
+    if (kept === null) return;
     for (const p of points) {
-      if (beforeChange(cached.changes, p.metric, time)) continue;
-      const list = cached.series.get(p.metric);
-      const point = Object.freeze({ job_id: jobId, time, value: p.value, excluded: p.excluded === true });
-      if (list === undefined) {
-        cached.series.set(p.metric, [point]);
-        continue;
-      }
-      if (list.length > 0 && list[list.length - 1]!.time >= time) {
-        this.cached = null;
+      if (!kept.add(p.metric, jobId, time, p.value, p.excluded)) {
+        this.kept = null;
         return;
       }
-      list.push(point);
-      if (list.length > HISTORY_PER_METRIC) {
-        const cut = list[list.length - HISTORY_PER_METRIC]!.time;
-        let older = 0;
-        while (list[older]!.time < cut) older++;
-        if (older > 0) list.splice(0, older);
-      }
     }
+    if (kept.oversized) this.kept = null;
   }
 
   /**
@@ -352,7 +326,7 @@ export class HistoryStore {
 
   /** Writes an adoption: moves the old points, sets change points, releases the incident's points. */
   applyAdoption(plan: AdoptionPlan): void {
-    this.cached = null;
+    this.kept = null;
     this.storage.transactionSync(() => {
       for (const o of plan.offsets) {
         this.sql.exec(
@@ -402,9 +376,4 @@ export class HistoryStore {
       JSON.stringify(value),
     );
   }
-}
-
-/** Whether a share metric's point comes from before its change point (left out of the baselines). */
-function beforeChange(changes: readonly ChangePoint[], metric: string, time: string): boolean {
-  return changes.some((c) => time < c.since && metric.startsWith(c.prefix));
 }

@@ -226,14 +226,9 @@ describe("the metric history's points", () => {
       const copy = store.history();
       copy.row_count!.push({ job_id: "x", time: timeOf(999), value: 0, excluded: false });
       delete copy["attr:a:mean"];
-      let frozen = "";
-      try {
-        copy.row_count![0]!.value = -1;
-      } catch (err) {
-        frozen = (err as Error).name;
-      }
+      copy.row_count![0]!.value = -1;
       compare("after a caller changed its copy");
-      return { compared, plan, frozen };
+      return { compared, plan };
     });
     expect(steps.compared.length).toBeGreaterThan(10);
     for (const { step, kept, read } of steps.compared) expect(kept, step).toEqual(read);
@@ -246,6 +241,5 @@ describe("the metric history's points", () => {
       last["attr:c:value:x"]!.map((p) => p.time >= timeOf(HISTORY_PER_METRIC + 27)),
     );
     expect(steps.plan.changePoints.length).toBe(1);
-    expect(steps.frozen).toBe("TypeError");
   });
 });
