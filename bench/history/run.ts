@@ -10,13 +10,16 @@
  * SQLite is another build of the same engine. The peer, printed beside: the same read as a window
  * over every point (ROW_NUMBER per metric), the query history() ran until 2026-11-26, on the same
  * table. Each size prints history() and the peer in ms (median of --runs), the rows returned, and
- * what recordScan of one more scan costs. history() is timed twice: read from storage (a store of
+ * what recordScan of one more scan costs, and what planning an adoption costs (the newest scans
+ * hold a shift of one column's metrics, excluded by an open value_range incident; it reads the
+ * points excluded since the incident opened, through a partial index): the peer beside it is that
+ * read without the index (NOT INDEXED: a scan of every point, as before 2026-11-26 18:10 UTC). history() is timed twice: read from storage (a store of
  * its own each run: the first scan after the object loads), and kept (the store's second call,
  * after recordScan added its scan to what it keeps: every later scan while the object stays loaded).
  */
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
-import { HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
+import { EXCLUDED_SINCE, HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
 import type { EvaluatedPoint } from "../../src/monitor/policies/types";
 import { median } from "../profile/table";
 
@@ -56,12 +59,20 @@ const WINDOW_READ = `SELECT metric, job_id, time, value + offset AS value, exclu
 
 const timeOf = (scan: number) => new Date(Date.UTC(2026, 0, 1) + scan * 3_600_000).toISOString();
 
-function recordScan(store: HistoryStore, scan: number): void {
-  const points: EvaluatedPoint[] = Array.from({ length: METRICS }, (_, m) => ({
-    metric: `attr:col_${m % 36}:metric_${Math.floor(m / 36)}`,
-    value: Math.sin(scan + m),
-    excluded: false,
-  }));
+/** The newest scans of each size hold a level shift in col_0, excluded by value_range (an open incident). */
+const SHIFTED_SCANS = 5;
+
+function recordScan(store: HistoryStore, scan: number, scans: number): void {
+  const shifted = scan >= scans - SHIFTED_SCANS;
+  const points: EvaluatedPoint[] = Array.from({ length: METRICS }, (_, m) => {
+    const excluded = shifted && m % 36 === 0;
+    return {
+      metric: `attr:col_${m % 36}:metric_${Math.floor(m / 36)}`,
+      value: Math.sin(scan + m) + (excluded ? 10 : 0),
+      excluded,
+      ...(excluded ? { excluded_by: ["value_range" as const] } : {}),
+    };
+  });
   store.recordScan({
     jobId: `job_${scan}`,
     scanTime: timeOf(scan),
@@ -84,17 +95,17 @@ console.log(
   `bench/history — ${METRICS} metrics per scan, ${HISTORY_PER_METRIC} points per metric read, node ${process.version}, median of ${RUNS}`,
 );
 console.log(
-  "scans  points in table  history() read ms  rows  kept ms  peer: window ms  rows  read ×peer  recordScan ms",
+  "scans  points in table  history() read ms  rows  kept ms  peer: window ms  rows  read ×peer  recordScan ms  planAdoption ms  peer: no index ms",
 );
 for (const scans of args.scans.split(",").map(Number)) {
   const db = new DatabaseSync(":memory:");
   const storage = storageOf(db);
   const store = new HistoryStore(storage);
   store.migrate();
-  for (let scan = 0; scan < scans - 1; scan++) recordScan(store, scan);
+  for (let scan = 0; scan < scans - 1; scan++) recordScan(store, scan, scans);
   // As a loaded object: its history read once (the scan's judgement), then the scan recorded.
   store.history();
-  const record = timed(() => recordScan(store, scans - 1)).ms;
+  const record = timed(() => recordScan(store, scans - 1, scans)).ms;
   const ours: number[] = [];
   const kept: number[] = [];
   const peer: number[] = [];
@@ -104,6 +115,28 @@ for (const scans of args.scans.split(",").map(Number)) {
   let keptRows = 0;
   let peerRows = 0;
   const window = db.prepare(WINDOW_READ);
+  const opened = timeOf(Math.max(0, scans - SHIFTED_SCANS));
+  const scanned = db.prepare(
+    `SELECT metric, time, value + offset AS value, excluded_by FROM metric_points NOT INDEXED ${EXCLUDED_SINCE}`,
+  );
+  const adoption: number[] = [];
+  const adoptionPeer: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const plan = timed(() =>
+      store.planAdoption({
+        policy: "value_range",
+        attribute: "col_0",
+        openedAt: opened,
+        levelSince: opened,
+        window: 30,
+      }),
+    );
+    if (scans > SHIFTED_SCANS && plan.out.offsets.length !== METRICS / 36) {
+      throw new Error(`the adoption moved ${plan.out.offsets.length} metrics, not ${METRICS / 36}`);
+    }
+    adoption.push(plan.ms);
+    adoptionPeer.push(timed(() => scanned.all(opened)).ms);
+  }
   for (let run = 0; run < RUNS; run++) {
     const a = timed(() => new HistoryStore(storage).history());
     ours.push(a.ms);
@@ -130,6 +163,8 @@ for (const scans of args.scans.split(",").map(Number)) {
       String(peerRows).padStart(5),
       (o / p).toFixed(2).padStart(10),
       record.toFixed(2).padStart(14),
+      median(adoption).toFixed(2).padStart(17),
+      median(adoptionPeer).toFixed(2).padStart(21),
     ].join("  "),
   );
   db.close();

