@@ -14,6 +14,15 @@ import type { EvaluatedPoint } from "../../src/monitor/policies/types";
 /** A fresh object of its own (its constructor has migrated its storage). */
 const freshMonitor = () => env.ASSET_MONITOR.get(env.ASSET_MONITOR.idFromName(`history-store-${crypto.randomUUID()}`));
 
+/** The indexes of metric_points by name, and whether each is partial. */
+const indexesOf = (sql: SqlStorage) =>
+  sql
+    .exec<{ name: string; partial: number }>(
+      "select name, partial from pragma_index_list('metric_points') order by name",
+    )
+    .toArray();
+const indexNames = (sql: SqlStorage) => indexesOf(sql).map((r) => r.name);
+
 /**
  * Doubles that text must carry exactly: the smallest subnormal, the largest, repeating fractions,
  * 2^53 + 2. (Not every double comes back: SQLite's JSON reads 1e-300 as 9.999999999999999e-301,
@@ -116,11 +125,7 @@ describe("the metric history's points", () => {
   it("have no index on job_id, in an object made before the change too", async () => {
     const stub = freshMonitor();
     const indexes = await runInDurableObject(stub, (_instance, state) => {
-      const names = () =>
-        state.storage.sql
-          .exec<{ name: string }>("select name from pragma_index_list('metric_points') order by name")
-          .toArray()
-          .map((r) => r.name);
+      const names = () => indexNames(state.storage.sql);
       const now = names();
       // As an object made before 2026-11-26 has it, until its next start.
       state.storage.sql.exec("CREATE INDEX metric_points_job ON metric_points (job_id)");
@@ -137,11 +142,7 @@ describe("the metric history's points", () => {
     const stub = freshMonitor();
     const seen = await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      const names = () =>
-        sql
-          .exec<{ name: string }>("select name from pragma_index_list('metric_points') order by name")
-          .toArray()
-          .map((r) => r.name);
+      const names = () => indexNames(sql);
       const now = names();
       // As an object made before 2026-11-26 (16:30 UTC) has its table, until its next start.
       sql.exec("DROP INDEX metric_points_time");
@@ -247,12 +248,7 @@ describe("the metric history's points", () => {
     const stub = freshMonitor();
     const seen = await runInDurableObject(stub, (_instance, state) => {
       const sql = state.storage.sql;
-      const names = () =>
-        sql
-          .exec<{ name: string; partial: number }>(
-            "select name, partial from pragma_index_list('metric_points') where name = 'metric_points_excluded'",
-          )
-          .toArray();
+      const names = () => indexesOf(sql).filter((r) => r.name === "metric_points_excluded");
       const plan = sql
         .exec<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT metric FROM metric_points ${EXCLUDED_SINCE}`, "2026")
         .toArray()
