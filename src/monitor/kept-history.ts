@@ -58,7 +58,9 @@ export class KeptHistory {
     const s = this.seriesOf(metric);
     const n = s.values.length;
     if (n > 0 && this.times[scanOf(s.scans[n - 1]!)]! >= time) return false;
-    this.push(s, jobId, time, value, excluded);
+    // As storage gives it back: -0 is written as 0 (the JSON of recordScan). (Its JSON parse may
+    // also round an extreme value such as 1e-300 by an ulp, which is kept as measured.)
+    this.push(s, jobId, time, value + 0, excluded);
     if (n + 1 > this.perMetric) {
       const cut = this.times[scanOf(s.scans[n + 1 - this.perMetric]!)]!;
       let older = 0;

@@ -52,6 +52,12 @@ describe("the kept metric history", () => {
     });
   });
 
+  it("keeps -0 as storage gives it back, 0", () => {
+    const kept = new KeptHistory(5, []);
+    kept.add("m", "a", timeOf(1), -0, false);
+    expect(Object.is(kept.toHistory().m![0]!.value, 0)).toBe(true);
+  });
+
   it("hands each caller points of its own", () => {
     const kept = new KeptHistory(5, []);
     kept.add("m", "a", timeOf(1), 1, false);
