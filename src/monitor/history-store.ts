@@ -77,7 +77,8 @@ export class HistoryStore {
     // history() seeks each metric's newest points through it; built once on objects made before.
     this.sql.exec("CREATE INDEX IF NOT EXISTS metric_points_time ON metric_points (metric, time)");
     // An adoption looks for the points excluded since its incident opened: a few among all of the
-    // asset's points (0.17 ms instead of a 43 ms scan of 1 M points), and only they are indexed.
+    // asset's points, and only they are indexed (planAdoption 1.1 ms at 2,000 scans of 540 metrics,
+    // where a scan of every point took 37 ms: npm run bench:history).
     this.sql.exec("CREATE INDEX IF NOT EXISTS metric_points_excluded ON metric_points (time) WHERE excluded = 1");
     this.sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(metric_points)").toArray();
