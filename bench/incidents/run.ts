@@ -15,6 +15,9 @@
  *    D1), each batch with empty values in many columns so that every scan raises dozens of
  *    alerts and opens as many incidents; alerts per second from the first upload to the last
  *    job finished, round by round.
+ *    Beside it, its peer (bench/incidents/plumbing): the same uploads, rounds and concurrency to a
+ *    Worker that only stores each upload in R2, queues its job and has the consumer read it back
+ *    and mark it done in D1; ours ÷ its rate is comparable across machines.
  * 5. Rebuild aggregation (--rebuild): POST /incidents/historical makes the Worker rebuild each
  *    asset's incidents from its alerts through its AssetMonitor; alerts per second from the
  *    job's own timings, for one asset and across 100 assets.
@@ -44,7 +47,9 @@ import {
   applyMigrations,
   dropStateDir,
   freePort,
+  launchWranglerDev,
   log,
+  ROOT,
   startWorker,
   tempStateDir,
   type WorkerProcess,
@@ -460,6 +465,80 @@ async function liveAggregation(
   return { assets: assetCount, columns, rows, rounds, profiles };
 }
 
+/** A round of the plumbing peer: its scans, wall seconds and the CPU seconds of its processes. */
+interface PeerRound {
+  scans: number;
+  seconds: number;
+  cpu: number;
+  failed: number;
+}
+
+/**
+ * The live path's peer (bench/incidents/plumbing): the same uploads, in the same rounds and
+ * concurrency, to a Worker that only stores each in R2, records and queues its job, and has the
+ * consumer read it back and mark it done; run by its own wrangler dev once ours is idle. Its rate is
+ * what this machine's local runtime gives the plumbing alone, so ours ÷ it is comparable across
+ * machines where the absolute alerts/s are not.
+ */
+async function plumbingPeer(persist: string, assetCount: number, columns: number, rows: number, roundCount: number) {
+  const peer = await launchWranglerDev(
+    ["--config", join(ROOT, "bench/incidents/plumbing/wrangler.toml"), "--persist-to", join(persist, "plumbing")],
+    { verbose: false, healthPath: "/health" },
+  );
+  try {
+    const rounds: PeerRound[] = [];
+    for (let round = 1; round <= roundCount; round++) {
+      const csvs = Array.from({ length: assetCount }, (_, i) => liveCsv(round, i, columns, rows));
+      const start = Date.now();
+      const cpuStart = groupCpuSeconds(peer.processGroup);
+      const jobs: string[] = [];
+      await pool(
+        csvs.map((csv, i) => ({ csv, i })),
+        16,
+        async ({ csv, i }) => {
+          const res = await fetch(`${peer.base}/assets/${i}/batch_data`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ csv }),
+          });
+          if (res.status !== 202) throw new Error(`plumbing peer upload: ${res.status} ${await res.text()}`);
+          jobs.push(((await res.json()) as { job_id: string }).job_id);
+        },
+      );
+      // Polled as ours: one job at a time in upload order, backing off from 100 ms to 1 s.
+      const finished: number[] = [];
+      let failed = 0;
+      for (const id of jobs) {
+        for (let delay = 100, waited = 0; ; delay = Math.min(1000, delay * 1.5)) {
+          const job = (await (await fetch(`${peer.base}/jobs/${id}`)).json()) as {
+            status: string;
+            finished_at: string;
+          };
+          if (job.status === "SUCCEEDED") {
+            finished.push(Date.parse(job.finished_at));
+            break;
+          }
+          if (waited > 60_000) {
+            failed++;
+            break;
+          }
+          await new Promise((r) => setTimeout(r, delay));
+          waited += delay;
+        }
+      }
+      rounds.push({
+        scans: jobs.length - failed,
+        seconds: (Math.max(...finished) - start) / 1000,
+        cpu: groupCpuSeconds(peer.processGroup) - cpuStart,
+        failed,
+      });
+    }
+    return rounds;
+  } finally {
+    peer.stop();
+  }
+}
+
 /**
  * Where the live rounds' CPU went in the Worker's isolate (--profile, one profile per round over
  * the window of its CPU figure): the busiest functions by self time and by inclusive time, in ms per
@@ -650,6 +729,8 @@ async function main() {
     const inspector = inspectorPort ? await Inspector.connect(inspectorPort) : undefined;
     const live = await liveAggregation(base, worker.adminKey, worker.processGroup, inspector);
     inspector?.close();
+    log("the live path's peer: the same uploads through the plumbing alone (bench/incidents/plumbing)");
+    const peer = await plumbingPeer(persist, live.assets, live.columns, live.rows, live.rounds.length);
 
     log(
       args.rebuild
@@ -717,6 +798,23 @@ async function main() {
       ),
       `  all rounds: ${liveAlerts} alerts in ${liveSeconds.toFixed(1)} s = ${Math.round(liveAlerts / liveSeconds)} alerts/s; ` +
         `${liveCpu.toFixed(1)} CPU s of the Worker's runtime = ${Math.round(liveAlerts / liveCpu)} alerts per CPU second`,
+      "  peer, the plumbing alone (the same uploads → R2 → queue → a consumer that reads each back → D1; bench/incidents/plumbing):",
+      ...peer.map(
+        (r, i) =>
+          `  peer round ${i + 1}: ${r.scans} scans in ${r.seconds.toFixed(1)} s = ${(r.scans / r.seconds).toFixed(1)} scans/s; ` +
+          `${r.cpu.toFixed(1)} CPU s${r.failed ? ` (${r.failed} not finished)` : ""}`,
+      ),
+      (() => {
+        const liveScans = live.rounds.reduce((t, r) => t + r.scans, 0);
+        const peerScans = peer.reduce((t, r) => t + r.scans, 0);
+        const peerSeconds = peer.reduce((t, r) => t + r.seconds, 0);
+        const peerCpu = peer.reduce((t, r) => t + r.cpu, 0);
+        return (
+          `  ours ${(liveScans / liveSeconds).toFixed(1)} scans/s against the peer's ${(peerScans / peerSeconds).toFixed(1)}: ` +
+          `${(liveScans / liveSeconds / (peerScans / peerSeconds)).toFixed(2)}× its rate; CPU per scan ${((1000 * liveCpu) / liveScans).toFixed(1)} ms ` +
+          `against ${((1000 * peerCpu) / peerScans).toFixed(1)} ms (${(liveCpu / liveScans / (peerCpu / peerScans)).toFixed(1)}×)`
+        );
+      })(),
       ...(live.profiles.length
         ? profileLines(
             live.profiles,
