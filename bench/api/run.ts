@@ -27,10 +27,11 @@
  * after the table (the sampler slows the Worker: compare profiled runs with profiled runs).
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { busiestThreadMs, groupCpuMs, groupThreadCpuMs } from "../support/proc-cpu";
 import {
   applyMigrations,
   dropStateDir,
@@ -132,57 +133,6 @@ function runWrk(route: Route, dir: string): Figures {
   const socket = /Socket errors:.*/.exec(r.stdout)?.[0];
   const requests = Number(/(\d+) requests in/.exec(r.stdout)?.[1] ?? Number.NaN);
   return { p50: ms("50"), p99: ms("99"), rps, errors: non2xx + (socket ? 1 : 0), requests };
-}
-
-/** Clock ticks per second of /proc's CPU times (getconf CLK_TCK). */
-const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
-
-/** CPU milliseconds (user + system) spent so far by the live processes of a process group. */
-function groupCpuMs(group: number | undefined): number {
-  if (group === undefined) return Number.NaN;
-  let ticks = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      // Fields after the command's closing parenthesis: state, ppid, pgrp, … utime (14th), stime (15th).
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(f[2]) === group) ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return (ticks * 1000) / CLOCK_TICKS;
-}
-
-/** CPU milliseconds (user + system) spent so far by each thread ("pid/tid") of a process group's live processes. */
-function groupThreadCpuMs(group: number | undefined): Map<string, number> {
-  const threads = new Map<string, number>();
-  if (group === undefined) return threads;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== group) continue;
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        const t = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-        const f = t.slice(t.lastIndexOf(")") + 2).split(" ");
-        threads.set(`${pid}/${tid}`, ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS);
-      }
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return threads;
-}
-
-/**
- * CPU milliseconds the busiest thread of a process group spent between two readings. workerd runs
- * the Worker's isolate, the local D1's and the rate limiter's Durable Objects on one thread, so
- * under load a route's throughput, hence its latency at a fixed concurrency, follows this thread.
- */
-function busiestThreadMs(before: Map<string, number>, after: Map<string, number>): number {
-  let most = 0;
-  for (const [thread, ms] of after) most = Math.max(most, ms - (before.get(thread) ?? 0));
-  return most;
 }
 
 /** The D1 calls of one request, from its Server-Timing header. */

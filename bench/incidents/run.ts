@@ -25,7 +25,7 @@
  * Every figure is measured in this run.
  */
 
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -43,6 +43,7 @@ import { prng } from "../../test/support/random";
 import { Inspector, selfTimes, totalTimes } from "../api/cpu-profile";
 import { DqService, pool } from "../detection/service";
 import { liveCsv } from "../support/live-batch";
+import { groupCpuMs } from "../support/proc-cpu";
 import {
   applyMigrations,
   dropStateDir,
@@ -347,26 +348,11 @@ interface LiveRound {
 }
 
 /**
- * User + system CPU seconds of every process in a group so far (/proc, Linux): the Worker's
- * runtime (workerd, with D1, the Durable Objects and the queues) and wrangler. A shared,
- * loaded machine stretches wall time; CPU time per alert is what the code costs.
+ * User + system CPU seconds of every process in a group so far: the Worker's runtime (workerd,
+ * with D1, the Durable Objects and the queues) and wrangler. A shared, loaded machine stretches
+ * wall time; CPU time per alert is what the code costs.
  */
-function groupCpuSeconds(pgid: number | undefined): number {
-  if (pgid === undefined) return Number.NaN;
-  let ticks = 0;
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // After the name: state, ppid, pgrp, … utime (14th field of the line) and stime (15th).
-      if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return ticks / 100;
-}
+const groupCpuSeconds = (pgid: number | undefined) => groupCpuMs(pgid) / 1000;
 
 /** Every incident the tenant has had (the summary over all time). */
 async function incidentTotal(base: string, adminKey: string, tenant: string): Promise<number> {
@@ -528,7 +514,7 @@ async function plumbingPeer(persist: string, assetCount: number, columns: number
       }
       rounds.push({
         scans: jobs.length - failed,
-        seconds: (Math.max(...finished) - start) / 1000,
+        seconds: finished.length > 0 ? (Math.max(...finished) - start) / 1000 : Number.NaN,
         cpu: groupCpuSeconds(peer.processGroup) - cpuStart,
         failed,
       });
