@@ -31,8 +31,7 @@ export class KeptHistory {
   private readonly times: string[] = [];
   private readonly scanIndex = new Map<string, number>();
   private readonly series = new Map<string, Series>();
-  /** Points held, over all metrics. */
-  points = 0;
+  private held = 0;
 
   /**
    * @param perMetric each metric keeps the points from its perMetric-th newest time on (ties kept)
@@ -40,12 +39,17 @@ export class KeptHistory {
    */
   constructor(
     private readonly perMetric: number,
-    readonly changes: readonly ChangePoint[],
+    private readonly changes: readonly ChangePoint[],
   ) {}
+
+  /** Points held, over all metrics. */
+  get points(): number {
+    return this.held;
+  }
 
   /** Whether the history has outgrown what an object should hold in memory. */
   get oversized(): boolean {
-    return this.points > MAX_KEPT_POINTS || this.jobs.length > 4 * this.perMetric;
+    return this.held > MAX_KEPT_POINTS || this.jobs.length > 4 * this.perMetric;
   }
 
   /**
@@ -68,7 +72,7 @@ export class KeptHistory {
       if (older > 0) {
         s.values.splice(0, older);
         s.scans.splice(0, older);
-        this.points -= older;
+        this.held -= older;
       }
     }
     return true;
@@ -113,7 +117,7 @@ export class KeptHistory {
     const scan = this.scanFor(jobId, time);
     s.values.push(value);
     s.scans.push(excluded ? ~scan : scan);
-    this.points++;
+    this.held++;
   }
 
   private scanFor(jobId: string, time: string): number {
