@@ -2,7 +2,8 @@
  * The peer of bench/incidents' live path: what a scan of an upload costs with nothing of ours in
  * it. `POST /assets/{n}/batch_data` with `{ csv }` stores the text in R2, records a QUEUED job in
  * D1 and sends a queue message; the consumer marks the job RUNNING, reads the object back (its
- * text, its lines counted) and marks it SUCCEEDED; `GET /jobs/{id}` answers the job. Ours does the
+ * text, its lines counted) and marks it SUCCEEDED; `GET /jobs/{id}` answers the job; `GET /health`
+ * (which the bench waits for before it starts) creates the jobs table. Ours does the
  * same plumbing (with authentication, the rate limiter and an inflated upload) and in between
  * profiles the batch and has the asset's AssetMonitor judge it and write its alerts and incidents.
  */
