@@ -3,6 +3,9 @@
  * and, untimed, the exact reference values the accuracy cross-check compares both engines with.
  */
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { QUANTILE_POINTS } from "../../src/scan/profile";
+import { TOP_REPORTED } from "../../src/scan/profiler/attribute-stats";
+import { MAX_PATTERN_LENGTH } from "../../src/scan/profiler/patterns";
 
 export type FileKind = "csv" | "parquet";
 
@@ -29,6 +32,21 @@ export class DuckDb {
   /** SUMMARIZE of the whole file, one row per column, fully materialized. */
   async summarize(path: string, kind: FileKind): Promise<SummaryRow[]> {
     return (await rows(this.connection, `SUMMARIZE SELECT * FROM ${scan(path, kind)}`)) as unknown as SummaryRow[];
+  }
+
+  /** The columns DuckDB reads from the file, with the types it gives them (for ourMetrics). */
+  async describe(path: string, kind: FileKind): Promise<DescribedColumn[]> {
+    const described = await rows(this.connection, `DESCRIBE SELECT * FROM ${scan(path, kind)}`);
+    return described.map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
+  }
+
+  /**
+   * The peer of equal work: in one query, per column, the metrics our profile reports without the
+   * investigator (ourMetricsSql), one row fully materialized; `only` one group of them. Returns the row count.
+   */
+  async ourMetrics(path: string, kind: FileKind, columns: DescribedColumn[], only?: MetricGroup): Promise<number> {
+    const [row] = await rows(this.connection, ourMetricsSql(scan(path, kind), columns, only));
+    return Number(row!.row_count);
   }
 
   /** Exact values for the cross-check (count(DISTINCT), exact median…), in one query. */
@@ -73,6 +91,84 @@ export class DuckDb {
     this.connection.closeSync();
     this.instance.closeSync();
   }
+}
+
+export interface DescribedColumn {
+  name: string;
+  type: string;
+}
+
+const NUMERIC_TYPE =
+  /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL)/;
+
+/**
+ * What a SQL author would write for the metrics of an AssetProfile (src/scan/profile.ts) of `from`,
+ * leaving out the investigator's breakdown and `step` (no SQL aggregate gives a value grid):
+ * - every column: count, nulls, approx_count_distinct, min, max, approx_top_k of TOP_REPORTED values;
+ * - numeric: mean, sample stddev, approx_quantile at QUANTILE_POINTS, negatives (a pattern's sign);
+ * - text: empties, mean length, values castable to each type we infer (integer, number, boolean,
+ *   date, timestamp), and the top shapes as patterns.ts makes them (letter runs 'a'/'A', digit runs
+ *   '9', cut at MAX_PATTERN_LENGTH);
+ * - boolean: trues; whole rows: duplicates, as count(*) − distinct row hashes (ours is a 64-bit hash set too).
+ * DuckDB's CSV sniffer types the columns as it reads, the work our type inference does per value.
+ */
+export function ourMetricsSql(from: string, columns: DescribedColumn[], only?: MetricGroup): string {
+  const selects = ourMetricsSelects(columns)
+    .filter(({ group }) => only === undefined || group === only)
+    .map(({ sql }) => sql);
+  return `SELECT count(*) AS row_count, ${selects.join(", ")} FROM ${from}`;
+}
+
+/** The parts of ourMetricsSql, for a breakdown of where DuckDB's time goes. */
+export const METRIC_GROUPS = [
+  "counts and moments",
+  "quantiles",
+  "top values",
+  "type casts",
+  "patterns",
+  "duplicate rows",
+] as const;
+export type MetricGroup = (typeof METRIC_GROUPS)[number];
+
+function ourMetricsSelects(columns: DescribedColumn[]): Array<{ group: MetricGroup; sql: string }> {
+  const selects: Array<{ group: MetricGroup; sql: string }> = [];
+  const add = (group: MetricGroup, ...sql: string[]) => {
+    for (const one of sql) selects.push({ group, sql: one });
+  };
+  const points = `[${QUANTILE_POINTS.join(", ")}]`;
+  columns.forEach(({ name, type }, k) => {
+    const c = quoteIdent(name);
+    add(
+      "counts and moments",
+      `count(${c}) AS c${k}_count`,
+      `approx_count_distinct(${c}) AS c${k}_distinct`,
+      `min(${c}) AS c${k}_min`,
+      `max(${c}) AS c${k}_max`,
+    );
+    add("top values", `approx_top_k(${c}, ${TOP_REPORTED}) AS c${k}_top`);
+    if (NUMERIC_TYPE.test(type)) {
+      add("counts and moments", `avg(${c}) AS c${k}_mean`, `stddev_samp(${c}) AS c${k}_stddev`);
+      add("quantiles", `approx_quantile(${c}, ${points}) AS c${k}_quantiles`);
+      add("patterns", `count_if(${c} < 0) AS c${k}_negative`);
+    } else if (type === "VARCHAR") {
+      const shape = `left(regexp_replace(regexp_replace(regexp_replace(${c}, '\\p{Ll}+', 'a', 'g'), '\\p{Lu}+', 'A', 'g'), '\\d+', '9', 'g'), ${MAX_PATTERN_LENGTH})`;
+      add("counts and moments", `count_if(trim(${c}) = '') AS c${k}_empties`, `avg(length(${c})) AS c${k}_mean_length`);
+      add(
+        "type casts",
+        ...["BIGINT", "DOUBLE", "BOOLEAN", "DATE", "TIMESTAMP"].map(
+          (cast) => `count_if(TRY_CAST(${c} AS ${cast}) IS NOT NULL) AS c${k}_${cast.toLowerCase()}`,
+        ),
+      );
+      add("patterns", `approx_top_k(${shape}, ${TOP_REPORTED}) AS c${k}_patterns`);
+    } else if (type === "BOOLEAN") {
+      add("counts and moments", `count_if(${c}) AS c${k}_trues`);
+    }
+  });
+  add(
+    "duplicate rows",
+    `count(*) - count(DISTINCT hash(${columns.map(({ name }) => quoteIdent(name)).join(", ")})) AS duplicate_rows`,
+  );
+  return selects;
 }
 
 /** A SUMMARIZE row (values as DuckDB's JSON conversion gives them). */

@@ -16,7 +16,7 @@ import { objectSource, readColumns } from "../../src/scan/formats";
 import type { AssetProfile } from "../../src/scan/profile";
 import { crossCheck, EXACT_COLUMNS, type Reported } from "./cross-check";
 import { DEFAULT_SEED, ensureDataSet, ROW_GROUP_ROWS } from "./dataset";
-import { DuckDb, type FileKind, type SummaryRow } from "./duckdb";
+import { DuckDb, type FileKind, METRIC_GROUPS, type SummaryRow } from "./duckdb";
 import { FileStore, fileLabel, STREAM_CHUNK_BYTES } from "./file-store";
 import { grouped, median, parseCount, renderTable } from "./table";
 
@@ -24,6 +24,8 @@ import { grouped, median, parseCount, renderTable } from "./table";
 const READ_ONLY = "(ours: read only)";
 /** Ours with the asset option skip_investigator: 'true' (no breakdown collected): what the investigator costs. */
 const NO_INVESTIGATOR = "(ours: skip_investigator)";
+/** DuckDB computing what our profile reports (bar the breakdown): the peer of equal work for NO_INVESTIGATOR. */
+const OUR_METRICS = "duckdb 1 thread, our metrics";
 const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".data");
 
 const { values: args } = parseArgs({
@@ -178,6 +180,21 @@ async function main(): Promise<void> {
     });
   }
 
+  // The column types DuckDB reads (untimed): they decide which aggregates each column gets.
+  const described = {
+    csv: await single.describe(paths.csv, "csv"),
+    parquet: await single.describe(paths.parquet, "parquet"),
+  };
+  engines.push({
+    name: OUR_METRICS,
+    run: async (file) => {
+      const { result, seconds, cpuSeconds } = await timed(() => single.ourMetrics(paths[file], file, described[file]));
+      checkRows(OUR_METRICS, file, result);
+      record(OUR_METRICS, file, seconds, cpuSeconds);
+      return seconds;
+    },
+  });
+
   // Runs go round-robin over the engines, so a noisy neighbour on the shared cores hits all of them alike.
   for (const file of ["csv", "parquet"] as const) {
     for (let run = 1; run <= RUNS; run++) {
@@ -221,7 +238,7 @@ async function main(): Promise<void> {
   for (const file of ["csv", "parquet"] as const) {
     const ours = measurements.find((m) => m.file === file && m.engine.startsWith("ours"))!;
     const parts = measurements
-      .filter((m) => m.file === file && m.engine.startsWith("duckdb"))
+      .filter((m) => m.file === file && m.engine.startsWith("duckdb") && m.engine !== OUR_METRICS)
       .map((m) => {
         const ratio = rate(ours) / rate(m);
         return `vs ${m.engine}: ${ratio.toFixed(3)}× (DuckDB ${(1 / ratio).toFixed(1)}× faster)`;
@@ -233,10 +250,36 @@ async function main(): Promise<void> {
   for (const file of ["csv", "parquet"] as const) {
     const ours = measurements.find((m) => m.file === file && m.engine.startsWith("ours"))!;
     const parts = measurements
-      .filter((m) => m.file === file && m.engine.startsWith("duckdb"))
+      .filter((m) => m.file === file && m.engine.startsWith("duckdb") && m.engine !== OUR_METRICS)
       .map((m) => `vs ${m.engine}: ${(median(ours.cpuSeconds) / median(m.cpuSeconds)).toFixed(2)}×`);
     console.log(`  ${file.padEnd(8)} ${parts.join("   ")}`);
   }
+
+  // The same metrics on both sides: our profile without the breakdown against DuckDB computing them.
+  console.log(
+    `\nequal work (${NO_INVESTIGATOR} ÷ ${OUR_METRICS}: DuckDB computing our profile's metrics in SQL, bench/profile/duckdb.ts ourMetricsSql):`,
+  );
+  for (const file of ["csv", "parquet"] as const) {
+    const ours = measurements.find((m) => m.file === file && m.engine === NO_INVESTIGATOR)!;
+    const peer = measurements.find((m) => m.file === file && m.engine === OUR_METRICS)!;
+    console.log(
+      `  ${file.padEnd(8)} ${(rate(ours) / rate(peer)).toFixed(3)}× rows/s, ${(median(ours.cpuSeconds) / median(peer.cpuSeconds)).toFixed(2)}× CPU per row`,
+    );
+  }
+  // Where DuckDB's time goes: each group of the query alone, once (each reads the file again).
+  const groupTimes: string[][] = [];
+  for (const group of METRIC_GROUPS) {
+    const seconds: string[] = [];
+    for (const file of ["csv", "parquet"] as const) {
+      const run = await timed(() => single.ourMetrics(paths[file], file, described[file], group));
+      checkRows(`${OUR_METRICS} (${group})`, file, run.result);
+      seconds.push(run.seconds.toFixed(2));
+    }
+    groupTimes.push([group, ...seconds]);
+  }
+  console.log(
+    `\n${OUR_METRICS}, each group of its aggregates alone (one run, file read included):\n${renderTable(["group", "csv s", "parquet s"], groupTimes, new Set([1, 2]))}`,
+  );
 
   if (!args["no-check"]) {
     const exact = await timed(() => all.exact(paths.parquet, "parquet", EXACT_COLUMNS));
