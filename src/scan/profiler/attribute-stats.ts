@@ -229,6 +229,7 @@ export class AttributeStats {
     // Room for the batch's values in the sketches at once (not doubling step after step).
     this.distinct.reserve(distinct);
     this.values.reserve(distinct);
+    this.values.uniqueUntilFlush();
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
     const { types, numbers, shapes } = batch;
     for (let d = 0; d < distinct; d++) {

@@ -78,6 +78,10 @@ export class SpaceSaving<K = SummaryKey> {
   private pendingWeights: Float64Array | null = null;
   /** Open addressing over the pending keys (index + 1, 0 empty). */
   private pendingTable: Int32Array | null = null;
+  /** True while the pending table holds entries (it is cleared at the next flush). */
+  private pendingIndexed = false;
+  /** Until the next flush each key comes at most once (see uniqueUntilFlush): no pending lookup. */
+  private uniqueKeys = false;
 
   constructor(capacity = SPACE_SAVING_DEFAULT_CAPACITY) {
     this.capacity = capacity;
@@ -113,12 +117,30 @@ export class SpaceSaving<K = SummaryKey> {
     this.defer(hi, lo, key, weight);
   }
 
+  /**
+   * Says that until the next flush() the caller adds each key at most once (a batch's distinct
+   * values): a key missing from the full summary then queues without the pending table, which
+   * only served to add up a key's repeated weights.
+   */
+  uniqueUntilFlush(): void {
+    this.uniqueKeys = true;
+  }
+
   /** Adds the keys waiting since the summary was full (see above); reads call it first. */
   flush(): void {
+    this.uniqueKeys = false;
+    this.foldQueue();
+  }
+
+  /** The pending keys into the summary (a full queue folds without ending uniqueUntilFlush). */
+  private foldQueue(): void {
     const n = this.pendingCount;
     if (n === 0) return;
     this.pendingCount = 0;
-    this.pendingTable!.fill(0);
+    if (this.pendingIndexed) {
+      this.pendingTable!.fill(0);
+      this.pendingIndexed = false;
+    }
     const { pendingHi, pendingLo, pendingKeys, pendingWeights } = this;
     if (n >= this.capacity / FOLD_FRACTION) this.foldPending(n);
     else
@@ -135,26 +157,30 @@ export class SpaceSaving<K = SummaryKey> {
       this.pendingWeights = new Float64Array(size);
       this.pendingTable = new Int32Array(tableSizeFor(size));
     }
-    const table = this.pendingTable;
-    const mask = table.length - 1;
-    let cell = lo & mask;
-    for (;;) {
-      const p = table[cell]! - 1;
-      if (p < 0) break;
-      if (this.pendingLo![p] === lo && this.pendingHi![p] === hi) {
-        this.pendingWeights![p]! += weight;
-        return;
+    const p = this.pendingCount;
+    if (!this.uniqueKeys) {
+      const table = this.pendingTable;
+      const mask = table.length - 1;
+      let cell = lo & mask;
+      for (;;) {
+        const q = table[cell]! - 1;
+        if (q < 0) break;
+        if (this.pendingLo![q] === lo && this.pendingHi![q] === hi) {
+          this.pendingWeights![q]! += weight;
+          return;
+        }
+        cell = (cell + 1) & mask;
       }
-      cell = (cell + 1) & mask;
+      table[cell] = p + 1;
+      this.pendingIndexed = true;
     }
     this.overflowed = true;
-    const p = this.pendingCount++;
+    this.pendingCount = p + 1;
     this.pendingHi![p] = hi;
     this.pendingLo![p] = lo;
     this.pendingKeys[p] = key;
     this.pendingWeights![p] = weight;
-    table[cell] = p + 1;
-    if (this.pendingCount === this.pendingHi!.length) this.flush();
+    if (this.pendingCount === this.pendingHi!.length) this.foldQueue();
   }
 
   /** One missing key of a full summary: absorbed by its filter bucket, or it takes the minimum's counter. */

@@ -153,6 +153,34 @@ describe("SpaceSaving", () => {
     expect(a.minCount).toBe(b.minCount);
   });
 
+  it("counts a batch of unique keys alike with or without uniqueUntilFlush", () => {
+    // The profiler's batches hold each distinct value once: the pending queue then skips its
+    // lookup. Batches of 2,500 keys overrun the queue (capacity 1,000), so folds also run mid-batch.
+    const stream = zipfStream(100_000, 40_000, 21);
+    const plain = new SpaceSaving<string>(1000);
+    const unique = new SpaceSaving<string>(1000);
+    for (let start = 0; start < stream.length; start += 5000) {
+      const batch = new Map<string, number>();
+      for (const k of stream.slice(start, start + 5000)) batch.set(k, (batch.get(k) ?? 0) + 1);
+      unique.uniqueUntilFlush();
+      for (const [k, w] of batch) {
+        hashString(k, VALUE_SEED);
+        plain.add(HASH[0]!, HASH[1]!, k, w);
+        unique.add(HASH[0]!, HASH[1]!, k, w);
+      }
+      plain.flush();
+      unique.flush();
+    }
+    expect(unique.overflowed).toBe(true);
+    expect(unique.top(1000)).toEqual(plain.top(1000));
+    expect(unique.minCount).toBe(plain.minCount);
+    // After the flush a key may come many times again: its weights add up in the queue into one counter.
+    for (let i = 0; i < 500; i++) add(unique, "heavy");
+    const heavy = unique.top(1000).filter((h) => h.key === "heavy");
+    expect(heavy).toHaveLength(1);
+    expect(heavy[0]!.count - heavy[0]!.error).toBe(500);
+  });
+
   it("selects the k-th largest count, ties included", () => {
     const random = prng(5);
     for (const n of [1, 2, 7, 100, 3001]) {
