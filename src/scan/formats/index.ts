@@ -79,7 +79,9 @@ export const COLUMNAR_FORMATS: readonly FileFormat[] = ["csv", "parquet"];
 /**
  * The rows of one CSV or Parquet file as columns, in batches of about `options.batchSize` rows
  * (CSV: at least that many, up to the records of one more chunk; Parquet: at most that many), with
- * the same values, errors and limits as readRecords. Other formats: use readRecords.
+ * the same values, errors and limits as readRecords, except that a Parquet timestamp column holds
+ * epoch milliseconds where readRecords has Dates (the batch's `timestamps` flags it). Other formats:
+ * use readRecords.
  */
 export async function* readColumns(
   source: RecordSource,
@@ -89,7 +91,7 @@ export async function* readColumns(
   checkFormat(format);
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE));
   if (format === "parquet") {
-    yield* readParquetColumns(source, { ...options, batchSize });
+    yield* readParquetColumns(source, { ...options, batchSize }, true);
     return;
   }
   if (format !== "csv") throw new ConnectorError(`${format} is not read column-wise`, "unsupported");

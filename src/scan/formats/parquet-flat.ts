@@ -30,7 +30,9 @@ export function chunkRange(chunk: ColumnChunk): { start: number; end: number } {
 
 /**
  * The values of one flat column chunk of `rows` rows, as decoded runs (one per data page, nulls in
- * place): typed arrays stay typed where a page has no nulls.
+ * place): typed arrays stay typed where a page has no nulls. A timestamp column's values are Dates,
+ * or with `timestampsAsMillis` epoch milliseconds (a Float64Array where a page has no nulls; NaN for
+ * an instant a Date cannot hold): the same instants without an object per value.
  */
 export function readFlatChunk(
   bytes: ArrayBuffer,
@@ -40,6 +42,7 @@ export function readFlatChunk(
   rows: number,
   compressors: Compressors,
   parsers?: Partial<ParquetParsers>,
+  timestampsAsMillis = false,
 ): DecodedArray[] {
   const meta = chunk.meta_data!;
   const decoder: ColumnDecoder = {
@@ -126,7 +129,7 @@ export function readFlatChunk(
       // Index pages and the like carry no values.
       continue;
     }
-    if (perMs !== 0) values = toDates(values, perMs);
+    if (perMs !== 0) values = timestampsAsMillis ? toMillis(values, perMs) : toDates(toMillis(values, perMs));
     const run = optional && levels !== undefined && levels.length > 0 ? placeNulls(levels, values) : values;
     runs.push(run);
     rowCount += run.length;
@@ -194,7 +197,7 @@ function countPresent(levels: number[]): number {
 }
 
 /** Integer units per millisecond of an INT64 timestamp column in ms (1) or µs (1000), else 0. */
-function timestampUnit(node: SchemaTree): number {
+export function timestampUnit(node: SchemaTree): number {
   const { type, converted_type: converted, logical_type: logical } = node.element;
   if (type !== "INT64") return 0;
   if (logical?.type === "TIMESTAMP") return logical.unit === "MILLIS" ? 1 : logical.unit === "MICROS" ? 1000 : 0;
@@ -204,31 +207,48 @@ function timestampUnit(node: SchemaTree): number {
 
 const TWO_POW_32 = 2 ** 32;
 
-/** Raw timestamps (a BigInt64Array, or bigints from a dictionary) as Dates. */
-function toDates(values: DecodedArray, perMs: number): DecodedArray {
+/** The largest instant a Date holds, in epoch milliseconds (ECMAScript's TimeClip). */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * Raw timestamps (a BigInt64Array, or bigints from a dictionary) as epoch milliseconds: what
+ * `new Date` of the integer makes of each (µs truncate toward 0, NaN past a Date's range, no -0).
+ */
+function toMillis(values: DecodedArray, perMs: number): Float64Array {
   const n = values.length;
-  const out: Date[] = new Array(n);
+  const out = new Float64Array(n);
   if (values instanceof BigInt64Array) {
     const words = new Int32Array(values.buffer, values.byteOffset, n * 2);
     for (let i = 0; i < n; i++) {
       const high = words[2 * i + 1]!;
       const low = words[2 * i]! >>> 0;
       // Exact below 2^53 (in µs, until the year 2255); beyond it through the bigint, as hyparquet.
-      if (Math.abs(high) < 0x200000) {
-        const x = high * TWO_POW_32 + low;
-        out[i] = new Date(perMs === 1 ? x : Math.trunc(x / perMs));
-      } else {
-        out[i] = bigintDate(values[i]!, perMs);
-      }
+      const ms =
+        Math.abs(high) < 0x200000
+          ? perMs === 1
+            ? high * TWO_POW_32 + low
+            : Math.trunc((high * TWO_POW_32 + low) / perMs)
+          : bigintMillis(values[i]!, perMs);
+      out[i] = Math.abs(ms) <= MAX_DATE_MS ? ms + 0 : Number.NaN;
     }
   } else {
-    for (let i = 0; i < n; i++) out[i] = bigintDate(values[i] as bigint, perMs);
+    for (let i = 0; i < n; i++) {
+      const ms = bigintMillis(values[i] as bigint, perMs);
+      out[i] = Math.abs(ms) <= MAX_DATE_MS ? ms + 0 : Number.NaN;
+    }
   }
   return out;
 }
 
-function bigintDate(v: bigint, perMs: number): Date {
-  return new Date(Number(perMs === 1 ? v : v / BigInt(perMs)));
+function bigintMillis(v: bigint, perMs: number): number {
+  return Number(perMs === 1 ? v : v / BigInt(perMs));
+}
+
+/** Epoch milliseconds as Dates (an invalid Date for NaN). */
+function toDates(millis: Float64Array): Date[] {
+  const out: Date[] = new Array(millis.length);
+  for (let i = 0; i < millis.length; i++) out[i] = new Date(millis[i]!);
+  return out;
 }
 
 /** Values spread over their rows: a definition level of 0 is a null row, 1 the next value. */

@@ -17,7 +17,7 @@ import { ConnectorError } from "../connectors/types";
 import type { SchemaField } from "../profile";
 import { compressors } from "./codecs";
 import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
-import { chunkRange, isFlatTopLevel, readFlatChunk } from "./parquet-flat";
+import { chunkRange, isFlatTopLevel, readFlatChunk, timestampUnit } from "./parquet-flat";
 import { where } from "./text";
 import {
   type ColumnRecordBatch,
@@ -251,6 +251,7 @@ export async function* readParquet(source: RecordSource, options: ReadOptions = 
 export async function* readParquetColumns(
   source: RecordSource,
   options: ReadOptions = {},
+  timestampsAsMillis = false,
 ): AsyncGenerator<ColumnRecordBatch> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const { file, metadata } = await openParquet(source);
@@ -278,6 +279,13 @@ export async function* readParquetColumns(
   // Flat columns are read page by page here (parquet-flat.ts); nested ones through parquetRead.
   const flat = present.filter((name) => isFlatTopLevel(byName.get(name)!));
   const nested = present.filter((name) => !isFlatTopLevel(byName.get(name)!));
+  // With timestampsAsMillis, flat timestamp columns hold epoch milliseconds, not Dates (parquet-flat.ts).
+  const timestamps = timestampsAsMillis
+    ? names.map((name) => {
+        const node = byName.get(name);
+        return node !== undefined && isFlatTopLevel(node) && timestampUnit(node) !== 0;
+      })
+    : undefined;
 
   let groupStart = 0;
   for (const rowGroup of metadata.row_groups) {
@@ -294,7 +302,17 @@ export async function* readParquetColumns(
         const { start, end } = chunkRange(chunk);
         const bytes = await file.slice(start, end);
         let rowStart = groupStart;
-        for (const run of readFlatChunk(bytes, chunk, root, byName.get(name)!, groupRows, compressors)) {
+        const node = byName.get(name)!;
+        for (const run of readFlatChunk(
+          bytes,
+          chunk,
+          root,
+          node,
+          groupRows,
+          compressors,
+          undefined,
+          timestampsAsMillis,
+        )) {
           const data = run instanceof BigInt64Array || run instanceof BigUint64Array ? (safeNumbers(run) ?? run) : run;
           columns.get(name)!.runs.push({ rowStart, data });
           rowStart += data.length;
@@ -334,7 +352,15 @@ export async function* readParquetColumns(
         if (text[k]) checkText(column, count, source.name, names[k]!, batchStart);
         values[k] = column;
       }
-      yield { names, columns: values, length: count, bytes: file.bytesRead, raggedRows: 0, droppedFields: 0 };
+      yield {
+        names,
+        columns: values,
+        length: count,
+        bytes: file.bytesRead,
+        raggedRows: 0,
+        droppedFields: 0,
+        ...(timestamps !== undefined ? { timestamps } : {}),
+      };
     }
     groupStart = groupEnd;
   }

@@ -30,6 +30,8 @@ export interface ColumnRecordBatch {
   names: readonly string[];
   columns: ReadonlyArray<ArrayLike<unknown>>;
   length: number;
+  /** Per column, true when its numbers are a timestamp's epoch milliseconds (NaN: an invalid instant). */
+  timestamps?: readonly boolean[];
   /** Bytes consumed from the source so far (for progress). */
   bytes: number;
   raggedRows: number;

@@ -85,8 +85,11 @@ const DISTINCT_NUMBER = new Float64Array(1);
 /** … and the shape of its text, when it is text (T_STRING). */
 let distinctShape: string | undefined;
 
-/** What a top-value counter remembers of its value; turned into text only when reported. */
-type TopKey = string | number | Date;
+/**
+ * What a top-value counter remembers of its value, turned into text only when reported: an
+ * instant is its epoch milliseconds (addInstant).
+ */
+type TopKey = string | number;
 
 export interface AttributeOptions {
   declaredType?: string;
@@ -160,8 +163,17 @@ export class AttributeStats {
    *
    * When `rowHi`/`rowLo` are given, each non-null value's hash mixed with the attribute's name
    * hash is XORed into its row's entry (the whole-row identity of the builder).
+   *
+   * With `timestamps` the column's numbers are epoch milliseconds of instants (a Parquet timestamp
+   * read without a Date per value, NaN an invalid one): profiled exactly as the Dates they stand for.
    */
-  addColumn(values: ArrayLike<unknown>, n: number, rowHi: Int32Array | null, rowLo: Int32Array | null): ColumnCodes {
+  addColumn(
+    values: ArrayLike<unknown>,
+    n: number,
+    rowHi: Int32Array | null,
+    rowLo: Int32Array | null,
+    timestamps = false,
+  ): ColumnCodes {
     const batch = scratchFor(n);
     const { hi, lo, counts, firsts, table, codes } = batch;
     const mask = table.length - 1;
@@ -172,14 +184,23 @@ export class AttributeStats {
     // A typed array of numbers (Parquet without nulls) holds no null and no other type: hashed by
     // its own access site, so the generic one below stays specialised to plain arrays.
     const typed = isNumberArray(values) ? values : null;
+    // Timestamps hash as the Dates they stand for (hashScalar).
+    const numberSeed = timestamps ? DATE_SEED : VALUE_SEED;
     // A column of ASCII text (CSV) is hashed in one pass over its bytes (same hashes).
-    const texts = typed === null && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo);
+    const texts = typed === null && !timestamps && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo);
     const { textHi, textLo } = batch;
     for (let i = 0; i < n; i++) {
       let h: number;
       let l: number;
       if (typed !== null) {
-        hashNumber(typed[i]!, VALUE_SEED);
+        const x = typed[i]!;
+        if (timestamps && Number.isNaN(x)) {
+          // An instant no Date holds: as an invalid Date, profiled as text.
+          codes[i] = -2;
+          others++;
+          continue;
+        }
+        hashNumber(x, numberSeed);
         h = HASH[0]!;
         l = HASH[1]!;
       } else {
@@ -192,7 +213,11 @@ export class AttributeStats {
         if (texts) {
           h = textHi[i]!;
           l = textLo[i]!;
-        } else if (hashScalar(v)) {
+        } else if (timestamps && typeof v === "number" && !Number.isNaN(v)) {
+          hashNumber(v, DATE_SEED);
+          h = HASH[0]!;
+          l = HASH[1]!;
+        } else if (!timestamps && hashScalar(v)) {
           h = HASH[0]!;
           l = HASH[1]!;
         } else {
@@ -234,7 +259,8 @@ export class AttributeStats {
     const { types, numbers, shapes } = batch;
     for (let d = 0; d < distinct; d++) {
       distinctShape = undefined;
-      this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
+      if (timestamps) this.addInstant(values[firsts[d]!] as number, hi[d]!, lo[d]!, counts[d]!);
+      else this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
       types[d] = DISTINCT_TYPE[0]!;
       numbers[d] = DISTINCT_NUMBER[0]!;
       shapes[d] = distinctShape;
@@ -252,6 +278,7 @@ export class AttributeStats {
       }
     }
     batch.distinct = distinct;
+    batch.timestamps = timestamps;
     if (!rows && others === 0) {
       this.patterns.flushTally();
       this.ownTextRange();
@@ -265,7 +292,7 @@ export class AttributeStats {
           rowLo![i]! ^= lo[d]!;
         }
       } else if (d === -2) {
-        this.addObject(values[i] as object);
+        this.addObject(timestamps ? new Date(Number.NaN) : (values[i] as object));
         if (rows && (this.valueHi | this.valueLo) !== 0) {
           combineHash(this.nameHi, this.nameLo, this.valueHi, this.valueLo);
           rowHi![i]! ^= HASH[0]!;
@@ -398,13 +425,22 @@ export class AttributeStats {
   }
 
   private addDate(v: Date, hi: number, lo: number, w: number): void {
+    this.addInstant(v.getTime(), hi, lo, w);
+  }
+
+  /**
+   * A valid instant as epoch milliseconds (a Date's, or a column of instants'). Its top-value key
+   * is the number: topValues tells it from a plain number by its hash (DATE_SEED), so no Date is
+   * made or kept per value.
+   */
+  private addInstant(ms: number, hi: number, lo: number, w: number): void {
     DISTINCT_TYPE[0] = T_TIMESTAMP;
     DISTINCT_NUMBER[0] = Number.NaN;
     this.typeCounts[T_TIMESTAMP]! += w;
     this.distinct.add(hi, lo);
-    this.values.add(hi, lo, v, w);
+    this.values.add(hi, lo, ms, w);
     this.patterns.tally(SLOT_ISO_TIMESTAMP, w);
-    this.addTime(v.getTime());
+    this.addTime(ms);
   }
 
   /** Nested JSON, binary values and invalid dates: profiled as text, never inferred as a scalar type. */
@@ -550,11 +586,11 @@ export class AttributeStats {
     let texts: string[] = [];
     let counts: number[] = [];
     let allText = true;
-    this.values.forEach((key, count) => {
+    this.values.forEach((key, count, hi, lo) => {
       if (typeof key === "string") texts.push(key);
       else {
         allText = false;
-        texts.push(key instanceof Date ? key.toISOString() : String(key));
+        texts.push(isInstantKey(key, hi, lo) ? isoTime(key, false) : String(key));
       }
       counts.push(count);
     });
@@ -571,6 +607,15 @@ export class AttributeStats {
       count,
     }));
   }
+}
+
+/** The seed a valid Date's instant is hashed with (hashScalar): not a plain number's. */
+const DATE_SEED = VALUE_SEED ^ 0x6461_7465;
+
+/** True when a number top-value key was an instant's (addInstant): its hash is the Date's. */
+function isInstantKey(key: number, hi: number, lo: number): boolean {
+  hashNumber(key, DATE_SEED);
+  return HASH[0] === hi && HASH[1] === lo;
 }
 
 /**
@@ -596,7 +641,7 @@ function hashScalar(v: unknown): boolean {
       if (!(v instanceof Date)) return false;
       const ms = v.getTime();
       if (Number.isNaN(ms)) return false;
-      hashNumber(ms, VALUE_SEED ^ 0x6461_7465);
+      hashNumber(ms, DATE_SEED);
       return true;
     }
   }
@@ -643,6 +688,7 @@ function scratchFor(n: number): ColumnScratch {
     numbers: new Float64Array(size),
     shapes: new Array(size),
     shapeWeight: 1,
+    timestamps: false,
     codes: new Int32Array(size),
     table: new Int32Array(cells),
     textHi: new Int32Array(size),

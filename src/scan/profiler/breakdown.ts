@@ -93,8 +93,13 @@ interface Target {
   otherShapes: Set<string> | null;
 }
 
-/** The text a value is broken down by. */
-const keyOf = (v: unknown): string => (typeof v === "string" ? v : v instanceof Date ? v.toISOString() : String(v));
+/** The text a value is broken down by (a Date's ISO text; an invalid Date's "Invalid Date"). */
+const keyOf = (v: unknown): string =>
+  typeof v === "string" ? v : v instanceof Date && !Number.isNaN(v.getTime()) ? v.toISOString() : String(v);
+
+/** A value of a column as the profile took it: a timestamp column's numbers are instants (ColumnCodes.timestamps). */
+const asTaken = (v: unknown, codes: ColumnCodes): unknown =>
+  codes.timestamps && typeof v === "number" ? new Date(v) : v;
 
 /** A breakdown attribute's column in the current batch: per row its cell, or null where missing. */
 interface BatchCandidate {
@@ -173,7 +178,7 @@ export class Breakdown {
         byCode[d] = null;
         continue;
       }
-      const cell = this.cellFor(name, candidate, values[codes.firsts[d]!]);
+      const cell = this.cellFor(name, candidate, asTaken(values[codes.firsts[d]!], codes));
       if (cell === null) return;
       byCode[d] = cell;
       cell.rows += counts[d]!;
@@ -186,7 +191,7 @@ export class Breakdown {
       else if (d === -1) cells[i] = null;
       else {
         // A nested or binary value: its own key.
-        const cell = this.cellFor(name, candidate, values[i]);
+        const cell = this.cellFor(name, candidate, asTaken(values[i], codes));
         if (cell === null) return;
         cell.rows++;
         candidate.rows++;

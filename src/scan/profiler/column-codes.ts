@@ -19,5 +19,7 @@ export interface ColumnCodes {
    * having a shape.
    */
   shapeWeight: number;
+  /** True when the column's numbers are epoch milliseconds of instants (AttributeStats.addColumn). */
+  timestamps: boolean;
   distinct: number;
 }

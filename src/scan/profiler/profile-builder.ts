@@ -56,6 +56,11 @@ export interface ColumnBatch {
   names: readonly string[];
   columns: ReadonlyArray<ArrayLike<unknown>>;
   length: number;
+  /**
+   * Per column, true when its numbers are a timestamp's epoch milliseconds (NaN: an instant no Date
+   * holds), profiled as the Dates they stand for (a Parquet timestamp, read without a Date per value).
+   */
+  timestamps?: readonly boolean[];
 }
 
 interface Segment {
@@ -177,14 +182,19 @@ export class ProfileBuilder {
       this.batchNames = batch.names;
       this.batchStats = batch.names.map((name) => this.byName.get(name) ?? this.attribute(name));
     }
-    this.addColumnsOf(this.batchStats, batch.columns, n);
+    this.addColumnsOf(this.batchStats, batch.columns, n, batch.timestamps);
   }
 
   /**
    * The profile's work on `n` rows held as columns, `columns[k]` the values of `stats[k]`: each
    * attribute's column, the row identities, ids, freshness, and the investigator's breakdown.
    */
-  private addColumnsOf(stats: readonly AttributeStats[], columns: ReadonlyArray<ArrayLike<unknown>>, n: number): void {
+  private addColumnsOf(
+    stats: readonly AttributeStats[],
+    columns: ReadonlyArray<ArrayLike<unknown>>,
+    n: number,
+    timestamps?: readonly boolean[],
+  ): void {
     const rowDuplicates = this.rowDuplicates;
     let rowHi: Int32Array | null = null;
     let rowLo: Int32Array | null = null;
@@ -200,7 +210,7 @@ export class ProfileBuilder {
     }
     const breakdown = this.breakdown;
     for (let k = 0; k < stats.length; k++) {
-      const codes = stats[k]!.addColumn(columns[k]!, n, rowHi, rowLo);
+      const codes = stats[k]!.addColumn(columns[k]!, n, rowHi, rowLo, timestamps?.[k] === true);
       breakdown?.addColumn(stats[k]!.name, columns[k]!, n, codes);
     }
     if (rowDuplicates !== null) {
@@ -217,7 +227,7 @@ export class ProfileBuilder {
     for (const attribute of this.attributes)
       if (attribute.count < expected) attribute.addMissing(expected - attribute.count);
     if (this.duplicates !== null) {
-      const ids = this.columnsOf(this.options.idAttributes!, stats, columns);
+      const ids = this.columnsOf(this.options.idAttributes!, stats, columns, timestamps);
       const repeated = breakdown !== null ? this.duplicateRows(n) : null;
       let count = 0;
       for (let i = 0; i < n; i++) {
@@ -229,11 +239,13 @@ export class ProfileBuilder {
     breakdown?.endColumns();
     const timestamp = this.options.timestampAttribute;
     if (timestamp !== undefined) {
+      // Epoch milliseconds already where the column holds instants (NaN is never above max).
       const [times] = this.columnsOf([timestamp], stats, columns);
+      const instants = timestamps?.[stats.findIndex((s) => s.name === timestamp)] === true;
       let max = this.freshnessMs;
       if (times !== undefined) {
         for (let i = 0; i < n; i++) {
-          const ms = epochMillis(times[i]);
+          const ms = instants ? ((times[i] as number | null) ?? Number.NaN) : epochMillis(times[i]);
           if (ms > max) max = ms;
         }
       }
@@ -248,15 +260,20 @@ export class ProfileBuilder {
     return this.repeatedRows;
   }
 
-  /** The columns of the named attributes (undefined for one the batch lacks). */
+  /**
+   * The columns of the named attributes (undefined for one the batch lacks); with `timestamps`,
+   * a column of instants as Dates (what their values are).
+   */
   private columnsOf(
     names: readonly string[],
     stats: readonly AttributeStats[],
     columns: ReadonlyArray<ArrayLike<unknown>>,
+    timestamps?: readonly boolean[],
   ): Array<ArrayLike<unknown> | undefined> {
     return names.map((name) => {
       const k = stats.findIndex((s) => s.name === name);
-      return k >= 0 ? columns[k] : undefined;
+      if (k < 0) return undefined;
+      return timestamps?.[k] === true ? instantsAsDates(columns[k]!) : columns[k];
     });
   }
 
@@ -422,15 +439,21 @@ function rowIdHash(row: Row, ids: string[], seed: number): void {
   }
 }
 
-/** A column batch as row objects. */
+/** A column batch as row objects (instants as Dates). */
 function rowsOf(batch: ColumnBatch): Row[] {
+  const columns = batch.columns.map((column, k) => (batch.timestamps?.[k] === true ? instantsAsDates(column) : column));
   const rows: Row[] = new Array(batch.length);
   for (let i = 0; i < batch.length; i++) {
     const row: Row = {};
-    for (let k = 0; k < batch.names.length; k++) row[batch.names[k]!] = batch.columns[k]![i];
+    for (let k = 0; k < batch.names.length; k++) row[batch.names[k]!] = columns[k]![i];
     rows[i] = row;
   }
   return rows;
+}
+
+/** A column of epoch milliseconds (or null) as Dates (NaN an invalid Date), nulls kept. */
+function instantsAsDates(column: ArrayLike<unknown>): unknown[] {
+  return Array.from(column, (v) => (typeof v === "number" ? new Date(v) : v));
 }
 
 /**

@@ -320,10 +320,10 @@ export class SpaceSaving<K = SummaryKey> {
     }
   }
 
-  /** Every key tracked with its count, in slot order: for callers that rank them their own way. */
-  forEach(visit: (key: K, count: number) => void): void {
+  /** Every key tracked with its count and hash, in slot order: for callers that rank them their own way. */
+  forEach(visit: (key: K, count: number, hi: number, lo: number) => void): void {
     this.flush();
-    for (let i = 0; i < this.size_; i++) visit(this.keys[i]!, this.counts[i]!);
+    for (let i = 0; i < this.size_; i++) visit(this.keys[i]!, this.counts[i]!, this.hashHi[i]!, this.hashLo[i]!);
   }
 
   /** The `limit` most frequent keys (ties in slot order; callers sort further if needed). */

@@ -57,8 +57,13 @@ export async function rowsOf(iterable: AsyncIterable<RecordBatch>): Promise<Row[
 /** Every row of column batches, in order, as row objects. */
 export async function rowsOfColumns(iterable: AsyncIterable<ColumnRecordBatch>): Promise<Row[]> {
   const rows: Row[] = [];
-  for await (const { names, columns, length } of iterable) {
-    for (let i = 0; i < length; i++) rows.push(Object.fromEntries(names.map((name, k) => [name, columns[k]![i]])));
+  for await (const { names, columns, length, timestamps } of iterable) {
+    // A column flagged as instants holds epoch milliseconds: the rows hold them as Dates.
+    const value = (k: number, i: number) => {
+      const v = columns[k]![i];
+      return timestamps?.[k] === true && typeof v === "number" ? new Date(v) : v;
+    };
+    for (let i = 0; i < length; i++) rows.push(Object.fromEntries(names.map((name, k) => [name, value(k, i)])));
   }
   return rows;
 }

@@ -186,6 +186,13 @@ describe("Parquet reader", () => {
         },
       ],
     });
+    // As columns the instants are epoch milliseconds, flagged, with no Date made per value.
+    const batches = [];
+    for await (const batch of readColumns(countingSource(buffer).source, "parquet")) batches.push(batch);
+    expect(batches.map((batch) => batch.timestamps)).toEqual([[true, true]]);
+    expect(batches[0]!.columns[0]).toBeInstanceOf(Float64Array);
+    expect(Array.from(batches[0]!.columns[0]!)).toEqual(instants);
+    expect(Array.from(batches[0]!.columns[1]!)).toEqual([...micros.map((us) => Number(us / 1000n)), null]);
     const rows = await rowsOfColumns(readColumns(countingSource(buffer).source, "parquet"));
     expect(rows.map((row) => (row.ms as Date).getTime())).toEqual(instants);
     expect(rows.map((row) => (row.us === null ? null : (row.us as Date).getTime()))).toEqual([

@@ -488,6 +488,46 @@ describe("ProfileBuilder on column batches", () => {
     expect(typed.finish()).toEqual(expected);
   });
 
+  it("profiles a column of instants in epoch milliseconds as the Dates they stand for (Parquet timestamps)", () => {
+    // "at" has 12 instants, so the breakdown follows it; "seen" is unique, with nulls and one
+    // instant no Date holds (NaN); "at" is the id and the freshness attribute, "seen" a segment's rows.
+    const n = 6000;
+    const base = Date.UTC(2024, 0, 1);
+    const at = Float64Array.from({ length: n }, (_, i) => base + (i % 12) * 3_600_000);
+    const seen = Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : i === 77 ? Number.NaN : base + i * 1000));
+    const kind = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? "a" : "b"));
+    const asDates = (column: ArrayLike<number | null>) => Array.from(column, (v) => (v === null ? null : new Date(v)));
+    for (const options of [
+      { breakdown: true, idAttributes: ["at"], timestampAttribute: "at", topCapacity: 100 },
+      { breakdown: true, sampleFraction: 50 },
+      { segments: { kind: ["a"] } },
+    ] satisfies ProfileBuilderOptions[]) {
+      const instants = new ProfileBuilder(options);
+      const dates = new ProfileBuilder(options);
+      for (let start = 0; start < n; start += 2000) {
+        const names = ["at", "seen", "kind"];
+        const slice = { at: at.subarray(start, start + 2000), seen: seen.slice(start, start + 2000) };
+        const k = kind.slice(start, start + 2000);
+        instants.addColumns({
+          names,
+          columns: [slice.at, slice.seen, k],
+          length: 2000,
+          timestamps: [true, true, false],
+        });
+        dates.addColumns({ names, columns: [asDates(slice.at), asDates(slice.seen), k], length: 2000 });
+      }
+      const expected = dates.finish();
+      const got = instants.finish();
+      expect(got).toEqual(expected);
+      expect(attribute(got, "at").inferred_type).toBe("timestamp");
+      if (options.breakdown && !("sampleFraction" in options)) {
+        expect(got.breakdown?.map((b) => b.attribute)).toContain("at");
+        expect(attribute(got, "at").top_values[0]!.value).toMatch(/^2024-01-01T\d\d:00:00\.000Z$/);
+        expect(got.freshness).toBe(new Date(base + 11 * 3_600_000).toISOString());
+      }
+    }
+  });
+
   it("samples and limits column batches as it does rows", () => {
     const rows = Array.from({ length: 5000 }, (_, i) => ({ v: String(i % 300), w: i % 3 === 0 ? null : i }));
     const columns = { names: ["v", "w"], columns: [rows.map((r) => r.v), rows.map((r) => r.w)], length: rows.length };
