@@ -29,6 +29,17 @@ export function chunkRange(chunk: ColumnChunk): { start: number; end: number } {
 }
 
 /**
+ * One data page's values (nulls in place) and, for a dictionary-encoded page whose dictionary
+ * holds values as the profiler takes them (numbers in a typed array, or text), each row's index
+ * into that dictionary (-1 for null): the profiler then hashes each dictionary value once.
+ */
+export interface FlatRun {
+  data: DecodedArray;
+  codes?: Int32Array;
+  dictionary?: DecodedArray;
+}
+
+/**
  * The values of one flat column chunk of `rows` rows, as decoded runs (one per data page, nulls in
  * place): typed arrays stay typed where a page has no nulls. A timestamp column's values are Dates,
  * or with `timestampsAsMillis` epoch milliseconds (a Float64Array where a page has no nulls; NaN for
@@ -43,7 +54,7 @@ export function readFlatChunk(
   compressors: Compressors,
   parsers?: Partial<ParquetParsers>,
   timestampsAsMillis = false,
-): DecodedArray[] {
+): FlatRun[] {
   const meta = chunk.meta_data!;
   const decoder: ColumnDecoder = {
     pathInSchema: meta.path_in_schema,
@@ -72,8 +83,10 @@ export function readFlatChunk(
   const requiredNode: SchemaTree = { ...node, element: { ...node.element, repetition_type: "REQUIRED" } };
   const required: ColumnDecoder = { ...decoder, element: requiredNode.element, schemaPath: [root, requiredNode] };
   const reader: DataReader = { view: new DataView(bytes), offset: 0 };
-  const runs: DecodedArray[] = [];
+  const runs: FlatRun[] = [];
   let dictionary: DecodedArray | undefined;
+  /** The dictionary, when its values are as the profiler takes them (see FlatRun). */
+  let codedDictionary: DecodedArray | undefined;
   let rowCount = 0;
   while (rowCount < rows && reader.offset < bytes.byteLength - 1) {
     const header = parquetHeader(reader);
@@ -88,10 +101,12 @@ export function readFlatChunk(
         offset: 0,
       };
       dictionary = convert(readPlain(pageReader, meta.type, dph.num_values, node.element.type_length), decoder);
+      codedDictionary = perMs === 0 && profiledAsIs(dictionary) ? dictionary : undefined;
       continue;
     }
     let levels: number[] | undefined;
     let values: DecodedArray;
+    let indexes: Int32Array | undefined;
     if (header.type === "DATA_PAGE") {
       const daph = header.data_page_header;
       if (!daph) throw new Error("parquet data page header is undefined");
@@ -101,6 +116,9 @@ export function readFlatChunk(
       } else {
         const decoded = readDataPage(plain, daph, decoder);
         levels = decoded.definitionLevels;
+        // Taken before the lookup, which writes the values over the indexes.
+        if (codedDictionary !== undefined && daph.encoding.endsWith("_DICTIONARY"))
+          indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
         values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
       }
     } else if (header.type === "DATA_PAGE_V2") {
@@ -123,6 +141,8 @@ export function readFlatChunk(
             )
           : readDataPageV2(page, header, decoder);
         levels = decoded.definitionLevels;
+        if (codedDictionary !== undefined && daph2.encoding.endsWith("_DICTIONARY"))
+          indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
         values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
       }
     } else {
@@ -130,11 +150,37 @@ export function readFlatChunk(
       continue;
     }
     if (perMs !== 0) values = timestampsAsMillis ? toMillis(values, perMs) : toDates(toMillis(values, perMs));
-    const run = optional && levels !== undefined && levels.length > 0 ? placeNulls(levels, values) : values;
-    runs.push(run);
-    rowCount += run.length;
+    const withNulls = optional && levels !== undefined && levels.length > 0;
+    const data = withNulls ? placeNulls(levels!, values) : values;
+    if (indexes !== undefined) {
+      const codes = withNulls ? placeNullCodes(levels!, indexes) : indexes;
+      runs.push({ data, codes, dictionary: codedDictionary });
+    } else {
+      runs.push({ data });
+    }
+    rowCount += data.length;
   }
   return runs;
+}
+
+/** True when a dictionary's values are what the profiler takes as they are: numbers in a typed array, or text. */
+function profiledAsIs(dictionary: DecodedArray): boolean {
+  if (dictionary instanceof Float64Array || dictionary instanceof Float32Array || dictionary instanceof Int32Array) {
+    return true;
+  }
+  if (!Array.isArray(dictionary)) return false;
+  for (let i = 0; i < dictionary.length; i++) if (typeof dictionary[i] !== "string") return false;
+  return true;
+}
+
+/** Dictionary indexes spread over their rows as placeNulls spreads values: -1 for a null row. */
+function placeNullCodes(levels: number[], indexes: Int32Array): Int32Array {
+  const n = levels.length;
+  if (indexes.length === n) return indexes;
+  const out = new Int32Array(n);
+  let j = 0;
+  for (let i = 0; i < n; i++) out[i] = levels[i] === 1 ? indexes[j++]! : -1;
+  return out;
 }
 
 /**

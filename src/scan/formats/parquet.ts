@@ -22,6 +22,7 @@ import { where } from "./text";
 import {
   type ColumnRecordBatch,
   DEFAULT_BATCH_SIZE,
+  type DictionaryCodes,
   type ReadOptions,
   type RecordBatch,
   type RecordSource,
@@ -224,9 +225,9 @@ export async function parquetSchemaFields(source: RecordSource, options: ReadOpt
   return fields.filter((field) => wanted.has(field.name));
 }
 
-/** One column's decoded runs within a row group, by absolute row. */
+/** One column's decoded runs within a row group, by absolute row (with dictionary indexes: see FlatRun). */
 interface ColumnRuns {
-  runs: Array<{ rowStart: number; data: DecodedArray }>;
+  runs: Array<{ rowStart: number; data: DecodedArray; codes?: Int32Array; dictionary?: DecodedArray }>;
 }
 
 /** Rows of a Parquet file, one row group at a time, in batches of at most `batchSize`. */
@@ -246,12 +247,14 @@ export async function* readParquet(source: RecordSource, options: ReadOptions = 
 /**
  * The columns of a Parquet file, one row group at a time, in batches of at most `batchSize` rows:
  * hyparquet decodes column-wise, and the values go on as columns (a typed array's slice is a view,
- * not a copy), converted as the profiler takes them (plainValue, times of day as text).
+ * not a copy), converted as the profiler takes them (plainValue, times of day as text). With
+ * `forProfiler` (readColumns), flat timestamp columns hold epoch milliseconds instead of Dates and
+ * dictionary-encoded columns also carry their rows' codes (the batch's `timestamps` and `dictionaries`).
  */
 export async function* readParquetColumns(
   source: RecordSource,
   options: ReadOptions = {},
-  timestampsAsMillis = false,
+  forProfiler = false,
 ): AsyncGenerator<ColumnRecordBatch> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const { file, metadata } = await openParquet(source);
@@ -279,8 +282,8 @@ export async function* readParquetColumns(
   // Flat columns are read page by page here (parquet-flat.ts); nested ones through parquetRead.
   const flat = present.filter((name) => isFlatTopLevel(byName.get(name)!));
   const nested = present.filter((name) => !isFlatTopLevel(byName.get(name)!));
-  // With timestampsAsMillis, flat timestamp columns hold epoch milliseconds, not Dates (parquet-flat.ts).
-  const timestamps = timestampsAsMillis
+  // For the profiler, flat timestamp columns hold epoch milliseconds, not Dates (parquet-flat.ts).
+  const timestamps = forProfiler
     ? names.map((name) => {
         const node = byName.get(name);
         return node !== undefined && isFlatTopLevel(node) && timestampUnit(node) !== 0;
@@ -303,18 +306,10 @@ export async function* readParquetColumns(
         const bytes = await file.slice(start, end);
         let rowStart = groupStart;
         const node = byName.get(name)!;
-        for (const run of readFlatChunk(
-          bytes,
-          chunk,
-          root,
-          node,
-          groupRows,
-          compressors,
-          undefined,
-          timestampsAsMillis,
-        )) {
-          const data = run instanceof BigInt64Array || run instanceof BigUint64Array ? (safeNumbers(run) ?? run) : run;
-          columns.get(name)!.runs.push({ rowStart, data });
+        for (const run of readFlatChunk(bytes, chunk, root, node, groupRows, compressors, undefined, forProfiler)) {
+          const raw = run.data;
+          const data = raw instanceof BigInt64Array || raw instanceof BigUint64Array ? (safeNumbers(raw) ?? raw) : raw;
+          columns.get(name)!.runs.push({ rowStart, data, codes: run.codes, dictionary: run.dictionary });
           rowStart += data.length;
         }
       } catch (error) {
@@ -347,10 +342,16 @@ export async function* readParquetColumns(
       const batchEnd = Math.min(batchStart + batchSize, groupEnd);
       const count = batchEnd - batchStart;
       const values: Array<ArrayLike<unknown>> = new Array(names.length);
+      let dictionaries: Array<DictionaryCodes | undefined> | undefined;
       for (let k = 0; k < names.length; k++) {
         const column = batchColumn(runs[k] ?? null, batchStart, count, convert[k]!);
         if (text[k]) checkText(column, count, source.name, names[k]!, batchStart);
         values[k] = column;
+        const coded = forProfiler && convert[k] === null ? batchCodes(runs[k] ?? null, batchStart, count) : undefined;
+        if (coded !== undefined) {
+          dictionaries ??= new Array(names.length);
+          dictionaries[k] = coded;
+        }
       }
       yield {
         names,
@@ -360,6 +361,7 @@ export async function* readParquetColumns(
         raggedRows: 0,
         droppedFields: 0,
         ...(timestamps !== undefined ? { timestamps } : {}),
+        ...(dictionaries !== undefined ? { dictionaries } : {}),
       };
     }
     groupStart = groupEnd;
@@ -433,6 +435,33 @@ function batchColumn(
     out[r] = value;
   }
   return out;
+}
+
+/**
+ * The dictionary indexes of rows [start, start + count) of one column, when every run they lie in
+ * was dictionary-encoded with the same dictionary (a view when they lie in one run).
+ */
+function batchCodes(runs: ColumnRuns["runs"] | null, start: number, count: number): DictionaryCodes | undefined {
+  if (runs === null) return undefined;
+  let run = 0;
+  while (run < runs.length && start >= runs[run]!.rowStart + runs[run]!.data.length) run++;
+  const first = runs[run];
+  if (first?.codes === undefined || first.dictionary === undefined || start < first.rowStart) return undefined;
+  const from = start - first.rowStart;
+  if (from + count <= first.codes.length) {
+    return { codes: first.codes.subarray(from, from + count), dictionary: first.dictionary };
+  }
+  const codes = new Int32Array(count);
+  let row = start;
+  for (; run < runs.length && row < start + count; run++) {
+    const current = runs[run]!;
+    if (current.codes === undefined || current.dictionary !== first.dictionary || row < current.rowStart)
+      return undefined;
+    const end = Math.min(start + count, current.rowStart + current.codes.length);
+    codes.set(current.codes.subarray(row - current.rowStart, end - current.rowStart), row - start);
+    row = end;
+  }
+  return row === start + count ? { codes, dictionary: first.dictionary } : undefined;
 }
 
 /** A text value longer than MAX_VALUE_CHARS is an input error, as in the text formats. */

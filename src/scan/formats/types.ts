@@ -26,12 +26,23 @@ export interface RecordBatch {
 }
 
 /** A batch of rows held column by column: `columns[k][i]` is the value of `names[k]` in row i. */
+/**
+ * A column's rows as indexes into a dictionary of distinct values (Parquet dictionary pages):
+ * `dictionary[codes[i]]` is row i's value, -1 a null.
+ */
+export interface DictionaryCodes {
+  codes: Int32Array;
+  dictionary: ArrayLike<unknown>;
+}
+
 export interface ColumnRecordBatch {
   names: readonly string[];
   columns: ReadonlyArray<ArrayLike<unknown>>;
   length: number;
   /** Per column, true when its numbers are a timestamp's epoch milliseconds (NaN: an invalid instant). */
   timestamps?: readonly boolean[];
+  /** Per column, when its values came from one dictionary: each row's index into it (-1 null). */
+  dictionaries?: ReadonlyArray<DictionaryCodes | undefined>;
   /** Bytes consumed from the source so far (for progress). */
   bytes: number;
   raggedRows: number;

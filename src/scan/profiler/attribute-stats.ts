@@ -166,6 +166,8 @@ export class AttributeStats {
    *
    * With `timestamps` the column's numbers are epoch milliseconds of instants (a Parquet timestamp
    * read without a Date per value, NaN an invalid one): profiled exactly as the Dates they stand for.
+   * With `dictionary` the rows are also indexes into a dictionary of numbers or text (a Parquet
+   * dictionary page): each dictionary value is hashed once per batch, not once per row.
    */
   addColumn(
     values: ArrayLike<unknown>,
@@ -173,6 +175,7 @@ export class AttributeStats {
     rowHi: Int32Array | null,
     rowLo: Int32Array | null,
     timestamps = false,
+    dictionary?: DictionaryColumn,
   ): ColumnCodes {
     const batch = scratchFor(n);
     const { hi, lo, counts, firsts, table, codes } = batch;
@@ -186,10 +189,13 @@ export class AttributeStats {
     const typed = isNumberArray(values) ? values : null;
     // Timestamps hash as the Dates they stand for (hashScalar).
     const numberSeed = timestamps ? DATE_SEED : VALUE_SEED;
+    const coded = dictionary !== undefined && !timestamps;
+    if (coded) distinct = this.dedupeCoded(dictionary, n, batch);
     // A column of ASCII text (CSV) is hashed in one pass over its bytes (same hashes).
-    const texts = typed === null && !timestamps && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo);
+    const texts =
+      !coded && typed === null && !timestamps && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo);
     const { textHi, textLo } = batch;
-    for (let i = 0; i < n; i++) {
+    for (let i = coded ? n : 0; i < n; i++) {
       let h: number;
       let l: number;
       if (typed !== null) {
@@ -247,6 +253,7 @@ export class AttributeStats {
         cell = (cell + 1) & mask;
       }
     }
+    if (coded) nulls = batch.nulls;
     this.count += n - nulls;
     this.addMissing(nulls);
     this.samplePatterns = n >= PATTERN_SAMPLE_MIN_ROWS && distinct * 2 > n;
@@ -303,6 +310,66 @@ export class AttributeStats {
     this.patterns.flushTally();
     this.ownTextRange();
     return batch;
+  }
+
+  /**
+   * addColumn's first pass for a dictionary-coded column: each row's distinct value (codes, counts,
+   * firsts, hi/lo as the values' own hashes would give them), with each dictionary value hashed at
+   * its first row of the batch. Returns the number of distinct values; the nulls go in batch.nulls.
+   */
+  private dedupeCoded(dictionary: DictionaryColumn, n: number, batch: ColumnScratch): number {
+    const { hi, lo, counts, firsts, table, codes } = batch;
+    const mask = table.length - 1;
+    const rows = dictionary.codes;
+    const entries = dictionary.dictionary;
+    const seen = entrySlotsFor(entries.length);
+    const stamp = ++entryGeneration;
+    let distinct = 0;
+    let nulls = 0;
+    for (let i = 0; i < n; i++) {
+      const c = rows[i]!;
+      if (c < 0) {
+        nulls++;
+        codes[i] = -1;
+        continue;
+      }
+      if (seen.stamps[c] === stamp) {
+        const d = seen.slots[c]!;
+        counts[d]!++;
+        codes[i] = d;
+        continue;
+      }
+      // Numbers and text hash as the values themselves would (hashScalar; hashTexts agrees on ASCII).
+      const v = entries[c];
+      if (typeof v === "number") hashNumber(v, VALUE_SEED);
+      else hashString(v as string, VALUE_SEED);
+      const h = HASH[0]!;
+      const l = HASH[1]!;
+      let cell = l & mask;
+      let d: number;
+      for (;;) {
+        d = table[cell]! - 1;
+        if (d < 0) {
+          d = distinct++;
+          hi[d] = h;
+          lo[d] = l;
+          counts[d] = 1;
+          firsts[d] = i;
+          table[cell] = distinct;
+          break;
+        }
+        if (lo[d] === l && hi[d] === h) {
+          counts[d]!++;
+          break;
+        }
+        cell = (cell + 1) & mask;
+      }
+      codes[i] = d;
+      seen.stamps[c] = stamp;
+      seen.slots[c] = d;
+    }
+    batch.nulls = nulls;
+    return distinct;
   }
 
   /** The text minimum and maximum as strings of their own, not slices of the batch's text (see ownString). */
@@ -670,9 +737,30 @@ interface ColumnScratch extends ColumnCodes {
   /** Per row: its text's hash, when hashTexts hashed the column. */
   textHi: Int32Array;
   textLo: Int32Array;
+  /** Null rows found by dedupeCoded. */
+  nulls: number;
 }
 
 let scratch: ColumnScratch | null = null;
+
+/** A column's rows as indexes into a dictionary of numbers or text (-1 for null): see addColumn. */
+export interface DictionaryColumn {
+  codes: Int32Array;
+  dictionary: ArrayLike<unknown>;
+}
+
+/** Per dictionary index, the batch's distinct value (valid where its stamp is the current generation). */
+let entrySlots = { stamps: new Int32Array(0), slots: new Int32Array(0) };
+let entryGeneration = 0;
+
+function entrySlotsFor(size: number): typeof entrySlots {
+  if (entrySlots.stamps.length < size) {
+    const length = Math.max(size, 2 * entrySlots.stamps.length, 256);
+    entrySlots = { stamps: new Int32Array(length), slots: new Int32Array(length) };
+    entryGeneration = 0;
+  }
+  return entrySlots;
+}
 
 function scratchFor(n: number): ColumnScratch {
   if (scratch !== null && scratch.codes.length >= n) return scratch;
@@ -689,6 +777,7 @@ function scratchFor(n: number): ColumnScratch {
     shapes: new Array(size),
     shapeWeight: 1,
     timestamps: false,
+    nulls: 0,
     codes: new Int32Array(size),
     table: new Int32Array(cells),
     textHi: new Int32Array(size),

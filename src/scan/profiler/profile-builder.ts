@@ -10,7 +10,7 @@
  */
 
 import { type AssetProfile, OTHER_SEGMENT, type SchemaField } from "../profile";
-import { AttributeStats, isoTime } from "./attribute-stats";
+import { AttributeStats, type DictionaryColumn, isoTime } from "./attribute-stats";
 import { Breakdown } from "./breakdown";
 import { DuplicateCounter } from "./duplicates";
 import { combineHash, HASH, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
@@ -61,6 +61,8 @@ export interface ColumnBatch {
    * holds), profiled as the Dates they stand for (a Parquet timestamp, read without a Date per value).
    */
   timestamps?: readonly boolean[];
+  /** Per column, when its values came from one dictionary: each row's index into it (AttributeStats.addColumn). */
+  dictionaries?: ReadonlyArray<DictionaryColumn | undefined>;
 }
 
 interface Segment {
@@ -182,7 +184,7 @@ export class ProfileBuilder {
       this.batchNames = batch.names;
       this.batchStats = batch.names.map((name) => this.byName.get(name) ?? this.attribute(name));
     }
-    this.addColumnsOf(this.batchStats, batch.columns, n, batch.timestamps);
+    this.addColumnsOf(this.batchStats, batch.columns, n, batch.timestamps, batch.dictionaries);
   }
 
   /**
@@ -194,6 +196,7 @@ export class ProfileBuilder {
     columns: ReadonlyArray<ArrayLike<unknown>>,
     n: number,
     timestamps?: readonly boolean[],
+    dictionaries?: ReadonlyArray<DictionaryColumn | undefined>,
   ): void {
     const rowDuplicates = this.rowDuplicates;
     let rowHi: Int32Array | null = null;
@@ -210,7 +213,7 @@ export class ProfileBuilder {
     }
     const breakdown = this.breakdown;
     for (let k = 0; k < stats.length; k++) {
-      const codes = stats[k]!.addColumn(columns[k]!, n, rowHi, rowLo, timestamps?.[k] === true);
+      const codes = stats[k]!.addColumn(columns[k]!, n, rowHi, rowLo, timestamps?.[k] === true, dictionaries?.[k]);
       breakdown?.addColumn(stats[k]!.name, columns[k]!, n, codes);
     }
     if (rowDuplicates !== null) {

@@ -57,7 +57,20 @@ export async function rowsOf(iterable: AsyncIterable<RecordBatch>): Promise<Row[
 /** Every row of column batches, in order, as row objects. */
 export async function rowsOfColumns(iterable: AsyncIterable<ColumnRecordBatch>): Promise<Row[]> {
   const rows: Row[] = [];
-  for await (const { names, columns, length, timestamps } of iterable) {
+  for await (const { names, columns, length, timestamps, dictionaries } of iterable) {
+    // A column's dictionary codes, when the batch has them, give its values exactly (-1: null).
+    dictionaries?.forEach((coded, k) => {
+      if (coded === undefined) return;
+      for (let i = 0; i < length; i++) {
+        const c = coded.codes[i]!;
+        const value = c < 0 ? null : coded.dictionary[c];
+        if (!Object.is(value, columns[k]![i])) {
+          throw new Error(
+            `${names[k]} row ${i}: code ${c} gives ${String(value)}, the column ${String(columns[k]![i])}`,
+          );
+        }
+      }
+    });
     // A column flagged as instants holds epoch milliseconds: the rows hold them as Dates.
     const value = (k: number, i: number) => {
       const v = columns[k]![i];

@@ -156,6 +156,14 @@ describe("Parquet reader", () => {
       codec: v1 ? "UNCOMPRESSED" : codec,
     });
     const buffer = v1 ? withPagesV1(written, codec) : written;
+    // "code" is dictionary-encoded: its batches carry the codes (rowsOfColumns checks them against the values).
+    const coded: string[] = [];
+    for await (const batch of readColumns(countingSource(buffer).source, "parquet", { batchSize: 700 })) {
+      batch.dictionaries?.forEach((d, k) => {
+        if (d !== undefined) coded.push(batch.names[k]!);
+      });
+    }
+    expect(coded.filter((name) => name === "code")).toHaveLength(5);
     const rows = await rowsOfColumns(readColumns(countingSource(buffer).source, "parquet", { batchSize: 700 }));
     expect(rows.map((row) => row.text)).toEqual(ids.map(text));
     expect(rows.map((row) => row.required)).toEqual(ids.map((i) => (i % 11 === 0 ? "" : `req ${i}`)));
@@ -165,6 +173,35 @@ describe("Parquet reader", () => {
     expect(rows.map((row) => row.raw)).toEqual(reference.map((row) => row.raw ?? null));
     expect(rows[5]!.raw).toBe("a\ufffd");
     expect(rows[9]!.raw).toBe("9");
+  });
+
+  it("hands over dictionary-encoded columns' codes with their values, across pages and batches", async () => {
+    const ids = Array.from({ length: 2600 }, (_, i) => i);
+    const code = (i: number) => (i % 10 === 0 ? null : `c${i % 7}`);
+    const level = (i: number) => (i % 6 === 0 ? null : (i % 5) / 2);
+    const buffer = parquetWriteBuffer({
+      columnData: [
+        { name: "code", data: ids.map(code), type: "STRING" },
+        { name: "level", data: ids.map(level), type: "DOUBLE" },
+        { name: "plain", data: ids.map(code), type: "STRING", encoding: "PLAIN" },
+      ],
+      rowGroupSize: 1000,
+      // Pages of a few hundred rows: batches of 700 rows span pages.
+      pageSize: 256,
+    });
+    const coded = new Map<string, number>();
+    let batches = 0;
+    for await (const batch of readColumns(countingSource(buffer).source, "parquet", { batchSize: 700 })) {
+      batches++;
+      batch.dictionaries?.forEach((d, k) => {
+        if (d !== undefined) coded.set(batch.names[k]!, (coded.get(batch.names[k]!) ?? 0) + 1);
+      });
+    }
+    expect(batches).toBe(5);
+    expect(Object.fromEntries(coded)).toEqual({ code: 5, level: 5 });
+    // rowsOfColumns checks every code against its row's value.
+    const rows = await rowsOfColumns(readColumns(countingSource(buffer).source, "parquet", { batchSize: 700 }));
+    expect(rows).toEqual(ids.map((i) => ({ code: code(i), level: level(i), plain: code(i) })));
   });
 
   it("reads timestamps in ms and µs as the instants hyparquet gives, far and negative ones too", async () => {

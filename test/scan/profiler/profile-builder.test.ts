@@ -528,6 +528,42 @@ describe("ProfileBuilder on column batches", () => {
     }
   });
 
+  it("profiles dictionary-coded columns as their values (Parquet dictionary pages)", () => {
+    // Text with a repeated entry and non-ASCII values; numbers with 0 and -0 as two entries and a
+    // dictionary larger than a batch; nulls as code -1.
+    const words = ["alpha", "beta", "gamma", "alpha", "ünïcode ✓", ""];
+    const numbers = Float64Array.from({ length: 3000 }, (_, k) => (k === 0 ? 0 : k === 1 ? -0 : (k % 700) / 4));
+    const random = prng(17);
+    const n = 6000;
+    const wordCodes = Int32Array.from({ length: n }, () => (random() < 0.1 ? -1 : Math.floor(random() * words.length)));
+    const numberCodes = Int32Array.from({ length: n }, () =>
+      random() < 0.05 ? -1 : Math.floor(random() * numbers.length),
+    );
+    const valuesOf = (codes: Int32Array, dictionary: ArrayLike<unknown>) =>
+      Array.from(codes, (c) => (c < 0 ? null : dictionary[c]));
+    const options: ProfileBuilderOptions = { breakdown: true, idAttributes: ["word", "number"], inferFromText: false };
+    const coded = new ProfileBuilder(options);
+    const plain = new ProfileBuilder(options);
+    for (let start = 0; start < n; start += 2000) {
+      const names = ["word", "number"];
+      const codes = [wordCodes.subarray(start, start + 2000), numberCodes.subarray(start, start + 2000)];
+      const columns = [valuesOf(codes[0]!, words), valuesOf(codes[1]!, numbers)];
+      coded.addColumns({
+        names,
+        columns,
+        length: 2000,
+        dictionaries: [
+          { codes: codes[0]!, dictionary: words },
+          { codes: codes[1]!, dictionary: numbers },
+        ],
+      });
+      plain.addColumns({ names, columns, length: 2000 });
+    }
+    const expected = plain.finish();
+    expect(attribute(expected, "word").distinct).toBe(5);
+    expect(coded.finish()).toEqual(expected);
+  });
+
   it("samples and limits column batches as it does rows", () => {
     const rows = Array.from({ length: 5000 }, (_, i) => ({ v: String(i % 300), w: i % 3 === 0 ? null : i }));
     const columns = { names: ["v", "w"], columns: [rows.map((r) => r.v), rows.map((r) => r.w)], length: rows.length };
