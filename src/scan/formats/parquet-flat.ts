@@ -85,8 +85,8 @@ export function readFlatChunk(
   const reader: DataReader = { view: new DataView(bytes), offset: 0 };
   const runs: FlatRun[] = [];
   let dictionary: DecodedArray | undefined;
-  /** The dictionary, when its values are as the profiler takes them (see FlatRun). */
-  let codedDictionary: DecodedArray | undefined;
+  /** True when the dictionary's values are as the profiler takes them (see FlatRun). */
+  let codable = false;
   let rowCount = 0;
   while (rowCount < rows && reader.offset < bytes.byteLength - 1) {
     const header = parquetHeader(reader);
@@ -101,7 +101,7 @@ export function readFlatChunk(
         offset: 0,
       };
       dictionary = convert(readPlain(pageReader, meta.type, dph.num_values, node.element.type_length), decoder);
-      codedDictionary = perMs === 0 && profiledAsIs(dictionary) ? dictionary : undefined;
+      codable = perMs === 0 && profiledAsIs(dictionary);
       continue;
     }
     let levels: number[] | undefined;
@@ -117,7 +117,7 @@ export function readFlatChunk(
         const decoded = readDataPage(plain, daph, decoder);
         levels = decoded.definitionLevels;
         // Taken before the lookup, which writes the values over the indexes.
-        if (codedDictionary !== undefined && daph.encoding.endsWith("_DICTIONARY"))
+        if (codable && daph.encoding.endsWith("_DICTIONARY"))
           indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
         values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
       }
@@ -141,7 +141,7 @@ export function readFlatChunk(
             )
           : readDataPageV2(page, header, decoder);
         levels = decoded.definitionLevels;
-        if (codedDictionary !== undefined && daph2.encoding.endsWith("_DICTIONARY"))
+        if (codable && daph2.encoding.endsWith("_DICTIONARY"))
           indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
         values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
       }
@@ -154,7 +154,7 @@ export function readFlatChunk(
     const data = withNulls ? placeNulls(levels!, values) : values;
     if (indexes !== undefined) {
       const codes = withNulls ? placeNullCodes(levels!, indexes) : indexes;
-      runs.push({ data, codes, dictionary: codedDictionary });
+      runs.push({ data, codes, dictionary });
     } else {
       runs.push({ data });
     }

@@ -25,7 +25,6 @@ export interface RecordBatch {
   droppedFields: number;
 }
 
-/** A batch of rows held column by column: `columns[k][i]` is the value of `names[k]` in row i. */
 /**
  * A column's rows as indexes into a dictionary of distinct values (Parquet dictionary pages):
  * `dictionary[codes[i]]` is row i's value, -1 a null.
@@ -35,6 +34,7 @@ export interface DictionaryCodes {
   dictionary: ArrayLike<unknown>;
 }
 
+/** A batch of rows held column by column: `columns[k][i]` is the value of `names[k]` in row i. */
 export interface ColumnRecordBatch {
   names: readonly string[];
   columns: ReadonlyArray<ArrayLike<unknown>>;

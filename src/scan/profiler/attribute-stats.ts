@@ -12,6 +12,7 @@
  * of up to `topCapacity` keys each (values are cut to MAX_TOP_VALUE_LENGTH characters).
  */
 
+import type { DictionaryCodes } from "../formats/types";
 import type { AttributeProfile, ValueType } from "../profile";
 import { QUANTILE_POINTS } from "../profile";
 import type { ColumnCodes } from "./column-codes";
@@ -175,11 +176,10 @@ export class AttributeStats {
     rowHi: Int32Array | null,
     rowLo: Int32Array | null,
     timestamps = false,
-    dictionary?: DictionaryColumn,
+    dictionary?: DictionaryCodes,
   ): ColumnCodes {
     const batch = scratchFor(n);
     const { hi, lo, counts, firsts, table, codes } = batch;
-    const mask = table.length - 1;
     table.fill(0);
     let distinct = 0;
     let nulls = 0;
@@ -233,25 +233,9 @@ export class AttributeStats {
           continue;
         }
       }
-      let cell = l & mask;
-      for (;;) {
-        const d = table[cell]! - 1;
-        if (d < 0) {
-          hi[distinct] = h;
-          lo[distinct] = l;
-          counts[distinct] = 1;
-          firsts[distinct] = i;
-          table[cell] = ++distinct;
-          codes[i] = distinct - 1;
-          break;
-        }
-        if (lo[d] === l && hi[d] === h) {
-          counts[d]!++;
-          codes[i] = d;
-          break;
-        }
-        cell = (cell + 1) & mask;
-      }
+      const d = intern(batch, h, l, i, distinct);
+      if (d === distinct) distinct++;
+      codes[i] = d;
     }
     if (coded) nulls = batch.nulls;
     this.count += n - nulls;
@@ -317,9 +301,8 @@ export class AttributeStats {
    * firsts, hi/lo as the values' own hashes would give them), with each dictionary value hashed at
    * its first row of the batch. Returns the number of distinct values; the nulls go in batch.nulls.
    */
-  private dedupeCoded(dictionary: DictionaryColumn, n: number, batch: ColumnScratch): number {
-    const { hi, lo, counts, firsts, table, codes } = batch;
-    const mask = table.length - 1;
+  private dedupeCoded(dictionary: DictionaryCodes, n: number, batch: ColumnScratch): number {
+    const { counts, codes } = batch;
     const rows = dictionary.codes;
     const entries = dictionary.dictionary;
     const seen = entrySlotsFor(entries.length);
@@ -343,27 +326,8 @@ export class AttributeStats {
       const v = entries[c];
       if (typeof v === "number") hashNumber(v, VALUE_SEED);
       else hashString(v as string, VALUE_SEED);
-      const h = HASH[0]!;
-      const l = HASH[1]!;
-      let cell = l & mask;
-      let d: number;
-      for (;;) {
-        d = table[cell]! - 1;
-        if (d < 0) {
-          d = distinct++;
-          hi[d] = h;
-          lo[d] = l;
-          counts[d] = 1;
-          firsts[d] = i;
-          table[cell] = distinct;
-          break;
-        }
-        if (lo[d] === l && hi[d] === h) {
-          counts[d]!++;
-          break;
-        }
-        cell = (cell + 1) & mask;
-      }
+      const d = intern(batch, HASH[0]!, HASH[1]!, i, distinct);
+      if (d === distinct) distinct++;
       codes[i] = d;
       seen.stamps[c] = stamp;
       seen.slots[c] = d;
@@ -743,10 +707,30 @@ interface ColumnScratch extends ColumnCodes {
 
 let scratch: ColumnScratch | null = null;
 
-/** A column's rows as indexes into a dictionary of numbers or text (-1 for null): see addColumn. */
-export interface DictionaryColumn {
-  codes: Int32Array;
-  dictionary: ArrayLike<unknown>;
+/**
+ * The index of the batch's distinct value hashed (h, l), counted once more; a value not seen yet
+ * becomes distinct value number `distinct`, first seen at row i (the caller then counts it).
+ */
+function intern(batch: ColumnScratch, h: number, l: number, i: number, distinct: number): number {
+  const table = batch.table;
+  const mask = table.length - 1;
+  let cell = l & mask;
+  for (;;) {
+    const d = table[cell]! - 1;
+    if (d < 0) {
+      batch.hi[distinct] = h;
+      batch.lo[distinct] = l;
+      batch.counts[distinct] = 1;
+      batch.firsts[distinct] = i;
+      table[cell] = distinct + 1;
+      return distinct;
+    }
+    if (batch.lo[d] === l && batch.hi[d] === h) {
+      batch.counts[d]!++;
+      return d;
+    }
+    cell = (cell + 1) & mask;
+  }
 }
 
 /** Per dictionary index, the batch's distinct value (valid where its stamp is the current generation). */

@@ -9,8 +9,9 @@
  * combineHash per value. Exact up to 64-bit collisions (~n²/2^65 for n distinct rows).
  */
 
+import type { DictionaryCodes } from "../formats/types";
 import { type AssetProfile, OTHER_SEGMENT, type SchemaField } from "../profile";
-import { AttributeStats, type DictionaryColumn, isoTime } from "./attribute-stats";
+import { AttributeStats, isoTime } from "./attribute-stats";
 import { Breakdown } from "./breakdown";
 import { DuplicateCounter } from "./duplicates";
 import { combineHash, HASH, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
@@ -62,7 +63,7 @@ export interface ColumnBatch {
    */
   timestamps?: readonly boolean[];
   /** Per column, when its values came from one dictionary: each row's index into it (AttributeStats.addColumn). */
-  dictionaries?: ReadonlyArray<DictionaryColumn | undefined>;
+  dictionaries?: ReadonlyArray<DictionaryCodes | undefined>;
 }
 
 interface Segment {
@@ -196,7 +197,7 @@ export class ProfileBuilder {
     columns: ReadonlyArray<ArrayLike<unknown>>,
     n: number,
     timestamps?: readonly boolean[],
-    dictionaries?: ReadonlyArray<DictionaryColumn | undefined>,
+    dictionaries?: ReadonlyArray<DictionaryCodes | undefined>,
   ): void {
     const rowDuplicates = this.rowDuplicates;
     let rowHi: Int32Array | null = null;
