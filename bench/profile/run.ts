@@ -14,6 +14,8 @@ import { parseArgs } from "node:util";
 import { profileObjects } from "../../src/scan/files";
 import { objectSource, readColumns } from "../../src/scan/formats";
 import type { AssetProfile } from "../../src/scan/profile";
+import { DistinctCounter } from "../../src/scan/profiler/distinct";
+import { HASH, hashTexts, hashValue, VALUE_SEED } from "../../src/scan/profiler/hash";
 import { crossCheck, EXACT_COLUMNS, type Reported } from "./cross-check";
 import { DEFAULT_SEED, ensureDataSet, ROW_GROUP_ROWS } from "./dataset";
 import { DuckDb, type FileKind, METRIC_GROUPS, type SummaryRow } from "./duckdb";
@@ -22,6 +24,8 @@ import { grouped, median, parseCount, renderTable } from "./table";
 
 /** The breakdown row: our format reader alone, not an engine of the comparison. */
 const READ_ONLY = "(ours: read only)";
+/** The least any profile does: read every value and count it into a distinct-count sketch. */
+const FLOOR = "(floor: read + distinct)";
 /** Ours with the asset option skip_investigator: 'true' (no breakdown collected): what the investigator costs. */
 const NO_INVESTIGATOR = "(ours: skip_investigator)";
 /** DuckDB computing what our profile reports (bar the breakdown): the peer of equal work for NO_INVESTIGATOR. */
@@ -83,6 +87,50 @@ async function readOnly(path: string, format: FileKind): Promise<number> {
     rows += batch.length;
   }
   return rows;
+}
+
+/**
+ * The floor of any profile: readColumns as readOnly, then each column's non-null values hashed with
+ * the profiler's hash (text columns in one hashTexts call; a dictionary-coded column only its
+ * dictionary, once a batch) into the profiler's distinct counter, and nothing else. SUMMARIZE
+ * reports that count too (approx_unique), so no profile of ours or DuckDB's does less per value.
+ * Returns the rows read and the distinct count of the last column (so the work cannot be skipped).
+ */
+async function readAndCount(path: string, format: FileKind): Promise<{ rows: number; distinct: number }> {
+  const store = new FileStore();
+  let rows = 0;
+  let counters: DistinctCounter[] = [];
+  let hi = new Int32Array(0);
+  let lo = new Int32Array(0);
+  for await (const batch of readColumns(objectSource(store, await store.object(path)), format, { batchSize: 2000 })) {
+    const n = batch.length;
+    rows += n;
+    if (hi.length < n) {
+      hi = new Int32Array(n);
+      lo = new Int32Array(n);
+    }
+    if (counters.length === 0) counters = batch.names.map(() => new DistinctCounter());
+    batch.columns.forEach((values, c) => {
+      const counter = counters[c]!;
+      const coded = batch.dictionaries?.[c];
+      if (coded) {
+        for (const v of Array.from(coded.dictionary)) {
+          hashValue(v, VALUE_SEED);
+          counter.add(HASH[0]!, HASH[1]!);
+        }
+      } else if (hashTexts(values, n, VALUE_SEED, hi, lo)) {
+        for (let i = 0; i < n; i++) if (values[i] != null) counter.add(hi[i]!, lo[i]!);
+      } else {
+        for (let i = 0; i < n; i++) {
+          const v = values[i];
+          if (v == null) continue;
+          hashValue(v, VALUE_SEED);
+          counter.add(HASH[0]!, HASH[1]!);
+        }
+      }
+    });
+  }
+  return { rows, distinct: counters.at(-1)?.estimate() ?? 0 };
 }
 
 function checkRows(engine: string, file: FileKind, rows: number): void {
@@ -164,6 +212,15 @@ async function main(): Promise<void> {
       },
     });
   }
+  engines.push({
+    name: FLOOR,
+    run: async (file) => {
+      const { result, seconds, cpuSeconds } = await timed(() => readAndCount(paths[file], file));
+      checkRows(FLOOR, file, result.rows);
+      record(FLOOR, file, seconds, cpuSeconds);
+      return seconds;
+    },
+  });
   for (const [name, db] of [
     [`duckdb ${single.threads} thread`, single],
     [`duckdb ${all.threads} threads`, all],
@@ -234,6 +291,9 @@ async function main(): Promise<void> {
       `${READ_ONLY}: readColumns alone, the columns the profiler gets, decoded and dropped, no ProfileBuilder; the rest of "ours" is profiling.`,
     );
   }
+  console.log(
+    `${FLOOR}: readColumns, then every value hashed into the profiler's distinct counter and nothing else: the least any profile does per value, SUMMARIZE's approx_unique.`,
+  );
   console.log("\nour ratio (our rows/s ÷ DuckDB's rows/s; below 1 means DuckDB is faster):");
   for (const file of ["csv", "parquet"] as const) {
     const ours = measurements.find((m) => m.file === file && m.engine.startsWith("ours"))!;
@@ -244,6 +304,16 @@ async function main(): Promise<void> {
         return `vs ${m.engine}: ${ratio.toFixed(3)}× (DuckDB ${(1 / ratio).toFixed(1)}× faster)`;
       });
     console.log(`  ${file.padEnd(8)} ${parts.join("   ")}`);
+  }
+  // The floor's own ratio: the most any profile of ours could reach with these readers and this hash.
+  const duckdbSingle = `duckdb ${single.threads} thread`;
+  console.log(`${FLOOR} vs ${duckdbSingle} (the ceiling of "our ratio" with these readers and this hash):`);
+  for (const file of ["csv", "parquet"] as const) {
+    const floor = measurements.find((m) => m.file === file && m.engine === FLOOR)!;
+    const peer = measurements.find((m) => m.file === file && m.engine === duckdbSingle)!;
+    console.log(
+      `  ${file.padEnd(8)} ${(rate(floor) / rate(peer)).toFixed(3)}× rows/s, ${(median(floor.cpuSeconds) / median(peer.cpuSeconds)).toFixed(2)}× CPU per row`,
+    );
   }
   // Wall time suffers when other work shares the cores; CPU time per row much less so.
   console.log("CPU per row (our cpu s ÷ DuckDB's; above 1 means we spend more CPU for the same rows):");
