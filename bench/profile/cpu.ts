@@ -4,6 +4,8 @@
  *
  *   npm run bench:profile:cpu -- --rows 1m --file csv     # writes bench/.data/cpu/<file>-<rows>.cpuprofile
  *   npm run bench:profile:cpu -- --rows 1m --file parquet
+ *   npm run bench:profile:cpu -- --file parquet --read-only  # readColumns alone (bench:profile's read-only row)
+ *   npm run bench:profile:cpu -- --file parquet --floor      # read + distinct count (its floor row)
  *
  * It runs the profile once to warm up and once under the inspector's sampling profiler (node:inspector),
  * then prints the functions with the most self time.
@@ -17,6 +19,7 @@ import { profileObjects } from "../../src/scan/files";
 import { ensureDataSet } from "./dataset";
 import type { FileKind } from "./duckdb";
 import { FileStore } from "./file-store";
+import { readAndCount, readOnly } from "./reads";
 import { parseCount } from "./table";
 
 const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", ".data");
@@ -27,6 +30,8 @@ const { values: args } = parseArgs({
     file: { type: "string", default: "csv" },
     top: { type: "string", default: "15" },
     "no-breakdown": { type: "boolean", default: false },
+    "read-only": { type: "boolean", default: false },
+    floor: { type: "boolean", default: false },
   },
 });
 const ROWS = parseCount(args.rows, "rows");
@@ -68,12 +73,17 @@ export function selfTimes(profile: Profile): Array<{ name: string; seconds: numb
 async function main(): Promise<void> {
   const data = ensureDataSet(DATA_DIR, ROWS);
   const path = FILE === "csv" ? data.csv : data.parquet;
-  const run = async () => {
+  const what = args["read-only"] ? "read only" : args.floor ? "floor: read + distinct" : "profile";
+  /** Rows seen by one run of what is profiled. */
+  const run = async (): Promise<number> => {
+    if (args["read-only"]) return readOnly(path, FILE);
+    if (args.floor) return (await readAndCount(path, FILE)).rows;
     const store = new FileStore();
-    return profileObjects(store, [await store.object(path)], {
+    const profile = await profileObjects(store, [await store.object(path)], {
       format: FILE,
       profile: { breakdown: !args["no-breakdown"] },
     });
+    return profile.row_count;
   };
   await run();
   const session = new Session();
@@ -82,16 +92,17 @@ async function main(): Promise<void> {
   await session.post("Profiler.setSamplingInterval", { interval: 200 });
   await session.post("Profiler.start");
   const started = performance.now();
-  const profile = await run();
+  const rows = await run();
   const seconds = (performance.now() - started) / 1000;
   const { profile: cpu } = (await session.post("Profiler.stop")) as unknown as { profile: Profile };
   session.disconnect();
-  if (profile.row_count !== ROWS) throw new Error(`profiled ${profile.row_count} rows, expected ${ROWS}`);
-  const out = join(DATA_DIR, "cpu", `${FILE}-${ROWS}.cpuprofile`);
+  if (rows !== ROWS) throw new Error(`${what}: ${rows} rows, expected ${ROWS}`);
+  const suffix = args["read-only"] ? "-read" : args.floor ? "-floor" : "";
+  const out = join(DATA_DIR, "cpu", `${FILE}-${ROWS}${suffix}.cpuprofile`);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(cpu));
   console.log(
-    `${FILE}, ${ROWS} rows: ${seconds.toFixed(2)} s (${Math.round(ROWS / seconds)} rows/s), profile in ${out}`,
+    `${FILE}, ${ROWS} rows, ${what}: ${seconds.toFixed(2)} s (${Math.round(ROWS / seconds)} rows/s), profile in ${out}`,
   );
   for (const { name, seconds: s, share } of selfTimes(cpu).slice(0, Number(args.top))) {
     console.log(`${s.toFixed(3).padStart(8)} s ${(share * 100).toFixed(1).padStart(5)} %  ${name}`);

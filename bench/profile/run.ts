@@ -12,14 +12,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { profileObjects } from "../../src/scan/files";
-import { objectSource, readColumns } from "../../src/scan/formats";
 import type { AssetProfile } from "../../src/scan/profile";
-import { DistinctCounter } from "../../src/scan/profiler/distinct";
-import { HASH, hashTexts, hashValue, VALUE_SEED } from "../../src/scan/profiler/hash";
 import { crossCheck, EXACT_COLUMNS, type Reported } from "./cross-check";
 import { DEFAULT_SEED, ensureDataSet, ROW_GROUP_ROWS } from "./dataset";
 import { DuckDb, type FileKind, METRIC_GROUPS, type SummaryRow } from "./duckdb";
 import { FileStore, fileLabel, STREAM_CHUNK_BYTES } from "./file-store";
+import { readAndCount, readOnly } from "./reads";
 import { grouped, median, parseCount, renderTable } from "./table";
 
 /** The breakdown row: our format reader alone, not an engine of the comparison. */
@@ -74,63 +72,6 @@ async function profileOurs(path: string, format: FileKind, investigator = true):
   // Default asset options: no sampling, limit, segments, id or timestamp attribute; the investigator's
   // breakdown collected, as a file scan does unless skip_investigator is 'true'.
   return profileObjects(store, [object], { format, profile: { breakdown: investigator } });
-}
-
-/**
- * The same read without the profiler: the columns profileObjects hands the profiler (readColumns,
- * batches of 2,000 rows), decoded and dropped: how much of our time is the format reader.
- */
-async function readOnly(path: string, format: FileKind): Promise<number> {
-  const store = new FileStore();
-  let rows = 0;
-  for await (const batch of readColumns(objectSource(store, await store.object(path)), format, { batchSize: 2000 })) {
-    rows += batch.length;
-  }
-  return rows;
-}
-
-/**
- * The floor of any profile: readColumns as readOnly, then each column's non-null values hashed with
- * the profiler's hash (text columns in one hashTexts call; a dictionary-coded column only its
- * dictionary, once a batch) into the profiler's distinct counter, and nothing else. SUMMARIZE
- * reports that count too (approx_unique), so no profile of ours or DuckDB's does less per value.
- * Returns the rows read and the distinct count of the last column (so the work cannot be skipped).
- */
-async function readAndCount(path: string, format: FileKind): Promise<{ rows: number; distinct: number }> {
-  const store = new FileStore();
-  let rows = 0;
-  let counters: DistinctCounter[] = [];
-  let hi = new Int32Array(0);
-  let lo = new Int32Array(0);
-  for await (const batch of readColumns(objectSource(store, await store.object(path)), format, { batchSize: 2000 })) {
-    const n = batch.length;
-    rows += n;
-    if (hi.length < n) {
-      hi = new Int32Array(n);
-      lo = new Int32Array(n);
-    }
-    if (counters.length === 0) counters = batch.names.map(() => new DistinctCounter());
-    batch.columns.forEach((values, c) => {
-      const counter = counters[c]!;
-      const coded = batch.dictionaries?.[c];
-      if (coded) {
-        for (const v of Array.from(coded.dictionary)) {
-          hashValue(v, VALUE_SEED);
-          counter.add(HASH[0]!, HASH[1]!);
-        }
-      } else if (hashTexts(values, n, VALUE_SEED, hi, lo)) {
-        for (let i = 0; i < n; i++) if (values[i] != null) counter.add(hi[i]!, lo[i]!);
-      } else {
-        for (let i = 0; i < n; i++) {
-          const v = values[i];
-          if (v == null) continue;
-          hashValue(v, VALUE_SEED);
-          counter.add(HASH[0]!, HASH[1]!);
-        }
-      }
-    });
-  }
-  return { rows, distinct: counters.at(-1)?.estimate() ?? 0 };
 }
 
 function checkRows(engine: string, file: FileKind, rows: number): void {
