@@ -8,6 +8,7 @@ import { defineConfig, type Plugin } from "vitest/config";
  * ES "import" conditions, so `require("lru.min")` / `require("sql-escaper")` get ES builds, of which
  * workerd's require() yields only the (absent) default export: resolve them as Node's require()
  * does. And workerd has no CommonJS `node:process`: serve a shim exporting the global process.
+ * mysql2's optional `require("cardinal")` gets a module that throws, as Node's require would.
  * (wrangler's esbuild bundle needs neither.)
  */
 const MYSQL2_TREE = /\/node_modules\/(mysql2|named-placeholders)\//;
@@ -18,6 +19,9 @@ const mysql2InWorkerd: Plugin = {
     if (!importer || !MYSQL2_TREE.test(importer)) return null;
     if (id === "process" || id === "node:process") {
       return fileURLToPath(new URL("./test/scan/sql/support/node-process.cjs", import.meta.url).href);
+    }
+    if (id === "cardinal") {
+      return fileURLToPath(new URL("./test/scan/sql/support/no-cardinal.cjs", import.meta.url).href);
     }
     const isRequire = (options.custom?.["node-resolve"] as { isRequire?: boolean } | undefined)?.isRequire;
     if (!isRequire || id.startsWith(".") || id.startsWith("node:") || builtinModules.includes(id)) return null;
