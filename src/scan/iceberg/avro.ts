@@ -8,7 +8,8 @@
  * longs into errors; icebird's reader has no map, enum or fixed and pins its own hyparquet.
  */
 
-import { snappyUncompress } from "hyparquet";
+import { crc32 } from "../../lib/crc32";
+import { snappyUncompress } from "../formats/snappy";
 
 /** A decoded Avro value. */
 export type AvroValue =
@@ -289,7 +290,8 @@ export async function readAvroFile(bytes: Uint8Array): Promise<AvroFile> {
 async function decompress(block: Uint8Array, codec: string): Promise<Uint8Array> {
   if (codec === "null") return block;
   if (codec === "snappy") {
-    // Snappy-compressed data followed by the CRC-32 of the uncompressed data (4 bytes).
+    // Snappy-compressed data followed by the CRC-32 of the uncompressed data (4 bytes, big-endian).
+    if (block.byteLength < 5) throw new AvroError("an Avro snappy block is shorter than its CRC-32");
     const data = block.subarray(0, block.byteLength - 4);
     const probe = new Cursor(data);
     let size = 0;
@@ -298,8 +300,16 @@ async function decompress(block: Uint8Array, codec: string): Promise<Uint8Array>
       size += (b & 0x7f) * shift;
       if ((b & 0x80) === 0) break;
     }
-    const out = new Uint8Array(size);
-    snappyUncompress(data, out);
+    // No snappy element expands more than 64 bytes from 3 (a 2-byte-offset copy).
+    if (size > data.byteLength * 22) throw new AvroError("an Avro snappy block claims more data than it can hold");
+    let out: Uint8Array;
+    try {
+      out = snappyUncompress(data, size);
+    } catch (e) {
+      throw new AvroError(`an Avro snappy block does not decompress (${(e as Error).message})`);
+    }
+    const stored = new DataView(block.buffer, block.byteOffset + data.byteLength, 4).getUint32(0);
+    if (crc32(out) !== stored) throw new AvroError("an Avro snappy block does not match its CRC-32 (corrupt data)");
     return out;
   }
   const stream = new Blob([block]).stream().pipeThrough(new DecompressionStream("deflate-raw"));

@@ -68,15 +68,57 @@ describe("Avro container files", () => {
     for (let i = headerEnd + 4; i < headerEnd + 24; i++) corrupt[i] = 0xff;
     await expect(readAvroFile(corrupt)).rejects.toThrow(AvroError);
   });
+
+  it("refuses a snappy block that does not decompress, or whose CRC-32 does not match, as Avro data", async () => {
+    const good = bytesOf(samples.snappy);
+    expect((await readAvroFile(good)).records.length).toBeGreaterThan(0);
+    const headerEnd = findFirstBlock(good);
+    // Inside the first block's compressed bytes: copies that reach before the output's start.
+    const garbled = good.slice();
+    for (let i = headerEnd + 8; i < headerEnd + 40; i++) garbled[i] = 0xff;
+    await expect(readAvroFile(garbled)).rejects.toThrow(AvroError);
+    // The block's last byte, its CRC-32's lowest, changed: the data decompresses but does not match it.
+    const flipped = good.slice();
+    flipped[nextSync(good, headerEnd) - 1]! ^= 0x01;
+    await expect(readAvroFile(flipped)).rejects.toThrow(/CRC-32/);
+  });
 });
 
-/** The offset just after the header's sync marker: the first 16 bytes that repeat later in the file. */
-function findFirstBlock(bytes: Uint8Array): number {
-  for (let at = 4; at + 16 <= bytes.byteLength; at++) {
-    const marker = bytes.subarray(at, at + 16);
-    for (let later = at + 16; later + 16 <= bytes.byteLength; later++) {
-      if (marker.every((b, i) => bytes[later + i] === b)) return at + 16;
-    }
+/** Where the header's sync marker (the 16 bytes before `blockStart`) next occurs: the end of the first block. */
+function nextSync(bytes: Uint8Array, blockStart: number): number {
+  const marker = bytes.subarray(blockStart - 16, blockStart);
+  for (let at = blockStart; at + 16 <= bytes.byteLength; at++) {
+    if (marker.every((b, i) => bytes[at + i] === b)) return at;
   }
-  throw new Error("no sync marker found");
+  throw new Error("no second sync marker");
+}
+
+/**
+ * The offset just after the header's sync marker, read as the specification lays the header out:
+ * the magic, the metadata map (blocks of a zigzag count, then that many length-prefixed keys and
+ * values, a 0 count last; a negative count is followed by the block's size in bytes), the 16-byte sync.
+ */
+function findFirstBlock(bytes: Uint8Array): number {
+  let at = 4;
+  const long = () => {
+    let n = 0;
+    let shift = 1;
+    for (;;) {
+      const b = bytes[at++]!;
+      n += (b & 0x7f) * shift;
+      if ((b & 0x80) === 0) break;
+      shift *= 128;
+    }
+    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  };
+  for (;;) {
+    let count = long();
+    if (count === 0) break;
+    if (count < 0) {
+      count = -count;
+      long();
+    }
+    for (let k = 0; k < 2 * count; k++) at += long();
+  }
+  return at + 16;
 }
