@@ -11,6 +11,7 @@ import { decompressPage, readDataPage, readDataPageV2 } from "hyparquet/src/data
 import { readRleBitPackedHybrid } from "hyparquet/src/encoding.js";
 import { readPlain } from "hyparquet/src/plain.js";
 import type { ColumnDecoder, DataPageHeader, DataReader, PageHeader } from "hyparquet/src/types.js";
+import { checkHybrid, prefixedEnd } from "./parquet-guard";
 import { readPlainText } from "./parquet-text";
 
 /** True when a top-level column holds one value or null per row (its levels need no assembly). */
@@ -89,8 +90,8 @@ export function readFlatChunk(
   let codable = false;
   let rowCount = 0;
   while (rowCount < rows && reader.offset < bytes.byteLength - 1) {
-    const header = parquetHeader(reader);
-    const page = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
+    let header = parquetHeader(reader);
+    let page: Uint8Array = new Uint8Array(bytes, reader.offset, header.compressed_page_size);
     reader.offset += header.compressed_page_size;
     if (header.type === "DICTIONARY_PAGE") {
       const dph = header.dictionary_page_header;
@@ -110,7 +111,9 @@ export function readFlatChunk(
     if (header.type === "DATA_PAGE") {
       const daph = header.data_page_header;
       if (!daph) throw new Error("parquet data page header is undefined");
+      checkPageRows(daph.num_values, rows - rowCount);
       const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
+      checkPageV1(plain, daph, optional, meta.type === "BOOLEAN");
       if (text && daph.encoding === "PLAIN") {
         ({ levels, values } = textPage(plain, daph, optional));
       } else {
@@ -122,10 +125,25 @@ export function readFlatChunk(
         values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
       }
     } else if (header.type === "DATA_PAGE_V2") {
-      const daph2 = header.data_page_header_v2;
+      let daph2 = header.data_page_header_v2;
       if (!daph2) throw new Error("parquet data page header v2 is undefined");
+      checkPageRows(daph2.num_values, rows - rowCount);
       // A page without nulls needs no levels: they are skipped, not decoded (a column read as required).
       const skip = daph2.num_nulls === 0 && daph2.repetition_levels_byte_length === 0;
+      const levelBytes = daph2.repetition_levels_byte_length + daph2.definition_levels_byte_length;
+      if (!(levelBytes >= 0 && levelBytes <= page.length))
+        throw new Error("parquet page: the lengths of its levels are missing or run past the page");
+      if (optional && !skip) {
+        // hyparquet reads them from the whole page, so runs past their length would be read too.
+        checkHybrid(page, daph2.repetition_levels_byte_length, page.length, 1, daph2.num_values);
+      }
+      if (HYBRID_VALUES.has(daph2.encoding)) {
+        // Values in runs are checked before hyparquet decodes them, so the page is decompressed
+        // here and handed over as uncompressed.
+        ({ page, header } = uncompressedV2(page, header, meta.codec, compressors));
+        daph2 = header.data_page_header_v2!;
+        checkHybridValues(page.subarray(levelBytes), daph2.encoding, daph2.num_values - daph2.num_nulls, true);
+      }
       if (text && daph2.encoding === "PLAIN") {
         ({ levels, values } = textPageV2(page, header, optional && !skip, decoder));
       } else {
@@ -161,6 +179,64 @@ export function readFlatChunk(
     rowCount += data.length;
   }
   return runs;
+}
+
+/** Encodings whose values are hybrid runs: dictionary indexes, and booleans in RLE. */
+const HYBRID_VALUES = new Set(["RLE", "RLE_DICTIONARY", "PLAIN_DICTIONARY"]);
+
+/** A flat column's page holds one value or null per row: never more than its row group has left. */
+function checkPageRows(values: number, rowsLeft: number): void {
+  if (!(values >= 0 && values <= rowsLeft)) {
+    throw new Error(`parquet page: ${values} values where its row group has ${rowsLeft} rows left`);
+  }
+}
+
+/** A decompressed v1 page's hybrid streams, as readDataPage and textPage will read them. */
+function checkPageV1(plain: Uint8Array, daph: DataPageHeader, optional: boolean, boolean: boolean): void {
+  let at = 0;
+  if (optional) {
+    at = prefixedEnd(plain, 0);
+    checkHybrid(plain, 4, plain.length, 1, daph.num_values);
+  }
+  if (HYBRID_VALUES.has(daph.encoding)) checkHybridValues(plain.subarray(at), daph.encoding, daph.num_values, boolean);
+}
+
+/**
+ * Values in hybrid runs: RLE booleans behind a 4-byte length, or dictionary indexes behind their
+ * bit width (0: every value is the dictionary's first, no runs read). `count` may exceed the
+ * values (a v1 page's nulls are not counted first): it bounds what the runs may claim.
+ */
+function checkHybridValues(body: Uint8Array, encoding: string, count: number, boolean: boolean): void {
+  if (encoding === "RLE" && boolean) {
+    prefixedEnd(body, 0);
+    checkHybrid(body, 4, body.length, 1, count);
+    return;
+  }
+  if (body.length === 0) throw new Error("parquet page: ends before its values");
+  const width = body[0]!;
+  if (width > 0) checkHybrid(body, 1, body.length, width, count);
+}
+
+/** A v2 page with its values decompressed, and its header saying so. */
+function uncompressedV2(
+  page: Uint8Array,
+  header: PageHeader,
+  codec: ColumnDecoder["codec"],
+  compressors: Compressors,
+): { page: Uint8Array; header: PageHeader } {
+  const daph2 = header.data_page_header_v2!;
+  if (daph2.is_compressed === false) return { page, header };
+  const levelBytes = daph2.repetition_levels_byte_length + daph2.definition_levels_byte_length;
+  const body = decompressPage(
+    page.subarray(levelBytes),
+    header.uncompressed_page_size - levelBytes,
+    codec,
+    compressors,
+  );
+  const whole = new Uint8Array(levelBytes + body.length);
+  whole.set(page.subarray(0, levelBytes));
+  whole.set(body, levelBytes);
+  return { page: whole, header: { ...header, data_page_header_v2: { ...daph2, is_compressed: false } } };
 }
 
 /** True when a dictionary's values are what the profiler takes as they are: numbers in a typed array, or text. */

@@ -1,5 +1,6 @@
 import { brotliCompressSync, gzipSync } from "node:zlib";
-import { parquetReadObjects } from "hyparquet";
+import { parquetMetadata, parquetReadObjects } from "hyparquet";
+import { parquetHeader } from "hyparquet/src/column.js";
 import { parquetWriteBuffer, schemaFromColumnData } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
 import { ConnectorError } from "../../../src/scan/connectors/types";
@@ -310,6 +311,53 @@ describe("Parquet reader", () => {
     expect(tiny.kind).toBe("invalid");
   });
 
+  it("fails with a ConnectorError, not a hang, on a page whose runs or counts claim more values than it holds", async () => {
+    // A run of 2^24 values where a page holds 1,000: hyparquet's decoder would grow its array to fit
+    // (2^31, which a corrupt header can as well claim, took the Worker until its CPU limit).
+    const hugeRun = [0x80, 0x80, 0x80, 0x10, 0x00]; // RLE header 2^25 (a run of 2^24), then its value
+    const ids = Array.from({ length: 1000 }, (_, i) => i);
+    const written = parquetWriteBuffer({
+      columnData: [
+        { name: "score", data: ids.map((i) => (i % 5 === 0 ? null : i / 4)), type: "DOUBLE" },
+        { name: "code", data: ids.map((i) => `c${i % 7}`), type: "STRING", nullable: false },
+      ],
+      codec: "UNCOMPRESSED",
+    });
+    const cases: Array<[string, ArrayBuffer]> = [];
+    // Pages v2: the definition levels of "score" (right after the page header) start with the run.
+    const v2 = written.slice(0);
+    const levels = firstDataPage(v2, 0);
+    new Uint8Array(v2).set(hugeRun, levels.body);
+    cases.push(["levels, page v2", v2]);
+    // Pages v1: the dictionary indexes of "code" (after their bit width) start with the run.
+    const v1 = withPagesV1(written, "UNCOMPRESSED");
+    const indexes = firstDataPage(v1, 1);
+    expect(indexes.header.data_page_header?.encoding).toBe("RLE_DICTIONARY");
+    new Uint8Array(v1).set(hugeRun, indexes.body + 1);
+    cases.push(["dictionary indexes, page v1", v1]);
+    // A page header counting more values than its row group has rows.
+    const counted = withPagesV1(written, "UNCOMPRESSED");
+    const page = firstDataPage(counted, 0);
+    const numValues = page.header.data_page_header!.num_values;
+    expect(numValues).toBe(1000);
+    // num_values is the page header's first field of the data page header: zigzag 1000 is 2000 (d0 0f).
+    const bytes = new Uint8Array(counted);
+    const at = indexOfBytes(bytes, [0xd0, 0x0f], page.start);
+    expect(at).toBeGreaterThan(page.start);
+    expect(at).toBeLessThan(page.body);
+    bytes.set([0xd2, 0x0f], at); // 1001
+    cases.push(["num_values past the row group", counted]);
+
+    for (const [what, buffer] of cases) {
+      for (const read of [readRecords, readColumns] as const) {
+        const error = await failure(rowsOf(read(countingSource(buffer).source, "parquet") as AsyncIterable<never>));
+        expect(error, `${what}, ${read.name}`).toBeInstanceOf(ConnectorError);
+        expect(error.kind, what).toBe("invalid");
+        expect(error.message, what).toMatch(/test\.parquet.*(more than the page's 1000 values|1001 values where)/);
+      }
+    }
+  });
+
   it("passes the source's own errors through", async () => {
     const source: RecordSource = {
       size: 1000,
@@ -322,6 +370,23 @@ describe("Parquet reader", () => {
     expect(error.kind).toBe("auth");
   });
 });
+
+/** The first data page of column `column` in the first row group: where its header starts, the header, where its body starts. */
+function firstDataPage(buffer: ArrayBuffer, column: number) {
+  const meta = parquetMetadata(buffer).row_groups[0]!.columns[column]!.meta_data!;
+  const reader = { view: new DataView(buffer), offset: Number(meta.dictionary_page_offset || meta.data_page_offset) };
+  for (;;) {
+    const start = reader.offset;
+    const header = parquetHeader(reader);
+    if (header.type !== "DICTIONARY_PAGE") return { start, header, body: reader.offset };
+    reader.offset += header.compressed_page_size;
+  }
+}
+
+function indexOfBytes(bytes: Uint8Array, needle: number[], from: number): number {
+  for (let i = from; i + needle.length <= bytes.length; i++) if (needle.every((b, k) => bytes[i + k] === b)) return i;
+  return -1;
+}
 
 describe("Parquet schema", () => {
   it("maps physical and logical types from the footer alone", async () => {
