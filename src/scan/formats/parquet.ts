@@ -298,7 +298,7 @@ export async function* readParquetColumns(
     const columns = new Map<string, ColumnRuns>(present.map((name) => [name, { runs: [] }]));
     for (const name of flat) {
       const chunk = rowGroup.columns.find(
-        (c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === name,
+        (c) => c.meta_data?.path_in_schema?.length === 1 && c.meta_data.path_in_schema[0] === name,
       );
       if (chunk === undefined) continue;
       try {
