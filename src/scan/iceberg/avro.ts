@@ -33,6 +33,8 @@ export class AvroError extends Error {
 }
 
 const MAGIC = [0x4f, 0x62, 0x6a, 0x01]; // "Obj" 1
+/** Items a block may count beyond its bytes (each item of a type encoded in no bytes). */
+const MAX_ITEMS_WITHOUT_BYTES = 1_000_000;
 const text = new TextDecoder();
 
 class Cursor {
@@ -44,7 +46,7 @@ class Cursor {
   }
 
   take(n: number): Uint8Array {
-    if (n < 0 || this.at + n > this.bytes.byteLength) throw new AvroError("the Avro data ends early");
+    if (!(n >= 0) || this.at + n > this.bytes.byteLength) throw new AvroError("the Avro data ends early");
     const out = this.bytes.subarray(this.at, this.at + n);
     this.at += n;
     return out;
@@ -52,6 +54,10 @@ class Cursor {
 
   get done(): boolean {
     return this.at >= this.bytes.byteLength;
+  }
+
+  get remaining(): number {
+    return this.bytes.byteLength - this.at;
   }
 
   /** A zig-zag varint long: a number when exact, else a bigint. */
@@ -159,6 +165,9 @@ function compile(schema: SchemaJson, named: Map<string, Decoder>, namespace: str
       }
     }
   }
+  if (schema === null || typeof schema !== "object" || schema.type === undefined) {
+    throw new AvroError("the Avro schema is not valid (a type that is not a name, a union or an object with a type)");
+  }
   const type = schema.type;
   if (typeof type !== "string") return compile(type, named, namespace, depth + 1);
   const name = typeof schema.name === "string" ? schema.name : undefined;
@@ -178,7 +187,12 @@ function compile(schema: SchemaJson, named: Map<string, Decoder>, namespace: str
         for (const [field, decode] of fields) out[field] = decode(c);
         return out;
       });
-      for (const f of (schema.fields as { name: string; type: SchemaJson }[] | undefined) ?? []) {
+      const declared = schema.fields ?? [];
+      if (!Array.isArray(declared)) throw new AvroError(`the Avro record ${name ?? ""} has fields that are not a list`);
+      for (const f of declared as Array<{ name: string; type: SchemaJson } | null>) {
+        if (f === null || typeof f !== "object" || typeof f.name !== "string") {
+          throw new AvroError(`the Avro record ${name ?? ""} has a field without a name`);
+        }
         fields.push([
           f.name,
           compile(
@@ -202,6 +216,8 @@ function compile(schema: SchemaJson, named: Map<string, Decoder>, namespace: str
     }
     case "fixed": {
       const size = Number(schema.size);
+      if (!Number.isInteger(size) || size < 0)
+        throw new AvroError(`the Avro fixed type ${name ?? ""} has no valid size`);
       return register((c) => c.take(size));
     }
     case "array": {
@@ -239,6 +255,9 @@ function blocks(c: Cursor, item: () => void): void {
       count = -count;
       c.length();
     }
+    if (count > c.remaining && count > MAX_ITEMS_WITHOUT_BYTES) {
+      throw new AvroError(`an Avro block counts ${count} items in ${c.remaining} bytes`);
+    }
     for (let i = 0; i < count; i++) item();
   }
 }
@@ -273,6 +292,9 @@ export async function readAvroFile(bytes: Uint8Array): Promise<AvroFile> {
   while (!c.done) {
     const count = c.length();
     const block = await decompress(c.bytesValue(), codec);
+    if (count > block.byteLength && count > MAX_ITEMS_WITHOUT_BYTES) {
+      throw new AvroError(`an Avro block counts ${count} records in ${block.byteLength} bytes`);
+    }
     const marker = c.take(16);
     if (!marker.every((b, i) => b === sync[i])) throw new AvroError("an Avro block's sync marker does not match");
     const inner = new Cursor(block);

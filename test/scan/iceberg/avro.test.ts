@@ -69,6 +69,40 @@ describe("Avro container files", () => {
     await expect(readAvroFile(corrupt)).rejects.toThrow(AvroError);
   });
 
+  it("refuses a schema it cannot decode by, and counts of items encoded in no bytes, as Avro errors, never hanging", async () => {
+    const record = (fields: string) => `{"type":"record","name":"r","fields":${fields}}`;
+    // The hand-made file itself reads: one record of one long (zig-zag 7 is 14).
+    expect((await readAvroFile(handMade(record('[{"name":"n","type":"long"}]'), [[1, [14]]]))).records).toEqual([
+      { n: 7 },
+    ]);
+    const refused: Array<[string, Uint8Array, RegExp]> = [
+      ["a field without a type", handMade(record('[{"name":"n","typ":"long"}]'), [[1, [14]]]), /schema is not valid/],
+      ["a field that is null", handMade(record("[null]"), [[1, [14]]]), /field without a name/],
+      ["fields that are not a list", handMade(record("7"), [[1, [14]]]), /fields that are not a list/],
+      [
+        "a fixed type without a size",
+        handMade(record('[{"name":"f","type":{"type":"fixed","name":"x"}}]'), [[1, [0]]]),
+        /no valid size/,
+      ],
+      // 2^40 empty records in a block of no bytes.
+      ["2^40 records of no bytes", handMade(record("[]"), [[2 ** 40, []]]), /counts 1099511627776 records in 0 bytes/],
+      // One record holding an array that counts 2^40 nulls in one byte.
+      [
+        "an array of 2^40 nulls",
+        handMade(record('[{"name":"a","type":{"type":"array","items":"null"}}]'), [[1, [...zigzag(2 ** 40), 0]]]),
+        /counts 1099511627776 items/,
+      ],
+    ];
+    for (const [what, bytes, message] of refused) {
+      const error = await readAvroFile(bytes).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, what).toBeInstanceOf(AvroError);
+      expect((error as Error).message, what).toMatch(message);
+    }
+  });
+
   it("refuses a snappy block that does not decompress, or whose CRC-32 does not match, as Avro data", async () => {
     const good = bytesOf(samples.snappy);
     expect((await readAvroFile(good)).records.length).toBeGreaterThan(0);
@@ -83,6 +117,30 @@ describe("Avro container files", () => {
     await expect(readAvroFile(flipped)).rejects.toThrow(/CRC-32/);
   });
 });
+
+/** A zig-zag varint long, as Avro writes counts and lengths. */
+function zigzag(n: number): number[] {
+  let v = n >= 0 ? 2 * n : -2 * n - 1;
+  const out: number[] = [];
+  while (v >= 0x80) {
+    out.push((v % 0x80) | 0x80);
+    v = Math.floor(v / 0x80);
+  }
+  out.push(v);
+  return out;
+}
+
+/** A container file by hand (codec null): `schema` as avro.schema, then blocks of (record count, data). */
+function handMade(schema: string, blocks: Array<[number, number[]]>): Uint8Array {
+  const sync = Array.from({ length: 16 }, (_, i) => i + 1);
+  const text = (s: string) => {
+    const bytes = [...new TextEncoder().encode(s)];
+    return [...zigzag(bytes.length), ...bytes];
+  };
+  const out = [0x4f, 0x62, 0x6a, 0x01, ...zigzag(1), ...text("avro.schema"), ...text(schema), 0, ...sync];
+  for (const [count, data] of blocks) out.push(...zigzag(count), ...zigzag(data.length), ...data, ...sync);
+  return Uint8Array.from(out);
+}
 
 /** Where the header's sync marker (the 16 bytes before `blockStart`) next occurs: the end of the first block. */
 function nextSync(bytes: Uint8Array, blockStart: number): number {
