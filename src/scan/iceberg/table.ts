@@ -5,6 +5,7 @@
  * the snapshot). Only what a light scan needs: the Parquet data files and the current schema.
  */
 
+import { z } from "zod";
 import { readBytes } from "../../lib/streams";
 import type { ObjectStore, StoredObject } from "../connectors/types";
 import { ConnectorError } from "../connectors/types";
@@ -31,25 +32,30 @@ export interface IcebergMetadata {
   manifestList: string | null;
 }
 
-interface TableMetadata {
-  "format-version"?: number;
-  "current-snapshot-id"?: number | null;
-  snapshots?: { "snapshot-id": number; "manifest-list"?: string }[];
-  "current-schema-id"?: number;
-  schemas?: IcebergSchema[];
-  schema?: IcebergSchema;
-}
-
-interface IcebergSchema {
-  "schema-id"?: number;
-  fields: IcebergField[];
-}
-
-interface IcebergField {
-  name: string;
-  required: boolean;
-  type: string | { type: string };
-}
+/**
+ * What is read of a table metadata file (Iceberg table spec, "Table Metadata"), checked as it is
+ * parsed: a file that is JSON but not in this shape is an input error naming what is wrong, not a
+ * TypeError halfway through. Other keys pass through unread.
+ */
+const icebergField = z.looseObject({
+  name: z.string(),
+  required: z.boolean().optional(),
+  type: z.union([z.string(), z.looseObject({ type: z.string() })]),
+});
+const icebergSchema = z.looseObject({
+  "schema-id": z.number().optional(),
+  fields: z.array(icebergField),
+});
+const tableMetadata = z.looseObject({
+  "format-version": z.number().optional(),
+  "current-snapshot-id": z.number().nullable().optional(),
+  snapshots: z.array(z.looseObject({ "snapshot-id": z.number(), "manifest-list": z.string().optional() })).optional(),
+  "current-schema-id": z.number().optional(),
+  schemas: z.array(icebergSchema).optional(),
+  schema: icebergSchema.optional(),
+});
+type TableMetadata = z.infer<typeof tableMetadata>;
+type IcebergField = z.infer<typeof icebergField>;
 
 /** Reads the table metadata file `metadataUri` (JSON, or gzipped JSON), through `store`. */
 export async function readTableMetadata(
@@ -155,13 +161,17 @@ async function readMetadata(store: ObjectStore, key: string, uri: string): Promi
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     bytes = new Uint8Array(await new Response(stream).arrayBuffer());
   }
+  let json: unknown;
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as TableMetadata;
-    if (parsed && typeof parsed === "object") return parsed;
+    json = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    // Reported below.
+    throw new ConnectorError(`the Iceberg metadata ${uri} is not valid JSON`, "invalid");
   }
-  throw new ConnectorError(`the Iceberg metadata ${uri} is not valid JSON`, "invalid");
+  const parsed = tableMetadata.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const where = issue.path.length > 0 ? `at ${issue.path.join(".")}: ` : "";
+  throw new ConnectorError(`the Iceberg metadata ${uri} is not table metadata (${where}${issue.message})`, "invalid");
 }
 
 async function readAvro(store: ObjectStore, keyOf: KeyOf, uri: string): Promise<AvroRecord[]> {
