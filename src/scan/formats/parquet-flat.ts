@@ -119,6 +119,7 @@ export function readFlatChunk(
       } else {
         const decoded = readDataPage(plain, daph, decoder);
         levels = decoded.definitionLevels;
+        if (daph.encoding.endsWith("_DICTIONARY")) checkIndexes(decoded.dataPage, dictionary);
         // Taken before the lookup, which writes the values over the indexes.
         if (codable && daph.encoding.endsWith("_DICTIONARY"))
           indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
@@ -159,6 +160,7 @@ export function readFlatChunk(
             )
           : readDataPageV2(page, header, decoder);
         levels = decoded.definitionLevels;
+        if (daph2.encoding.endsWith("_DICTIONARY")) checkIndexes(decoded.dataPage, dictionary);
         if (codable && daph2.encoding.endsWith("_DICTIONARY"))
           indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
         values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
@@ -183,6 +185,21 @@ export function readFlatChunk(
 
 /** Encodings whose values are hybrid runs: dictionary indexes, and booleans in RLE. */
 const HYBRID_VALUES = new Set(["RLE", "RLE_DICTIONARY", "PLAIN_DICTIONARY"]);
+
+/**
+ * Every index of a dictionary-encoded page names a value of its chunk's dictionary: hyparquet
+ * would look an index past it up as undefined (a value no type allows) and, without a
+ * dictionary page, hand the indexes over as the values.
+ */
+function checkIndexes(indexes: DecodedArray, dictionary: DecodedArray | undefined): void {
+  if (dictionary === undefined) throw new Error("parquet page: dictionary-encoded values without a dictionary page");
+  const size = dictionary.length;
+  for (let i = 0; i < indexes.length; i++) {
+    if (!((indexes[i] as number) < size)) {
+      throw new Error(`parquet page: a dictionary index (${indexes[i]}) past its dictionary of ${size} values`);
+    }
+  }
+}
 
 /** A flat column's page holds one value or null per row: never more than its row group has left. */
 function checkPageRows(values: number, rowsLeft: number): void {
