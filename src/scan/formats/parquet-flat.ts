@@ -11,7 +11,7 @@ import { decompressPage, readDataPage, readDataPageV2 } from "hyparquet/src/data
 import { readRleBitPackedHybrid } from "hyparquet/src/encoding.js";
 import { readPlain } from "hyparquet/src/plain.js";
 import type { ColumnDecoder, DataPageHeader, DataReader, PageHeader } from "hyparquet/src/types.js";
-import { checkHybrid, prefixedEnd } from "./parquet-guard";
+import { checkHybrid, checkHybridValues, HYBRID_VALUES, prefixedEnd } from "./parquet-guard";
 import { readPlainText } from "./parquet-text";
 
 /** True when a top-level column holds one value or null per row (its levels need no assembly). */
@@ -183,9 +183,6 @@ export function readFlatChunk(
   return runs;
 }
 
-/** Encodings whose values are hybrid runs: dictionary indexes, and booleans in RLE. */
-const HYBRID_VALUES = new Set(["RLE", "RLE_DICTIONARY", "PLAIN_DICTIONARY"]);
-
 /**
  * Every index of a dictionary-encoded page names a value of its chunk's dictionary: hyparquet
  * would look an index past it up as undefined (a value no type allows) and, without a
@@ -216,22 +213,6 @@ function checkPageV1(plain: Uint8Array, daph: DataPageHeader, optional: boolean,
     checkHybrid(plain, 4, plain.length, 1, daph.num_values);
   }
   if (HYBRID_VALUES.has(daph.encoding)) checkHybridValues(plain.subarray(at), daph.encoding, daph.num_values, boolean);
-}
-
-/**
- * Values in hybrid runs: RLE booleans behind a 4-byte length, or dictionary indexes behind their
- * bit width (0: every value is the dictionary's first, no runs read). `count` may exceed the
- * values (a v1 page's nulls are not counted first): it bounds what the runs may claim.
- */
-function checkHybridValues(body: Uint8Array, encoding: string, count: number, boolean: boolean): void {
-  if (encoding === "RLE" && boolean) {
-    prefixedEnd(body, 0);
-    checkHybrid(body, 4, body.length, 1, count);
-    return;
-  }
-  if (body.length === 0) throw new Error("parquet page: ends before its values");
-  const width = body[0]!;
-  if (width > 0) checkHybrid(body, 1, body.length, width, count);
 }
 
 /** A v2 page with its values decompressed, and its header saying so. */

@@ -7,6 +7,11 @@
  * runs would decode more values than the page holds or lie outside their bytes.
  */
 
+import type { ColumnMetaData, Compressors } from "hyparquet";
+import { parquetHeader } from "hyparquet/src/column.js";
+import { decompressPage } from "hyparquet/src/datapage.js";
+import type { DataReader } from "hyparquet/src/types.js";
+
 /** A bit-packed run ends on a group of 8 values: the last may pad past the page's values. */
 const PADDING = 8;
 
@@ -60,4 +65,98 @@ export function prefixedEnd(bytes: Uint8Array, at: number): number {
   const end = at + 4 + length;
   if (end > bytes.length) throw new Error("parquet page: its levels run past the page");
   return end;
+}
+
+/** Encodings whose values are hybrid runs: dictionary indexes, and booleans in RLE. */
+export const HYBRID_VALUES = new Set(["RLE", "RLE_DICTIONARY", "PLAIN_DICTIONARY"]);
+
+/**
+ * Values in hybrid runs: RLE booleans behind a 4-byte length, or dictionary indexes behind their
+ * bit width (0: every value is the dictionary's first, no runs read). `count` may exceed the
+ * values (a v1 page's nulls are not counted first): it bounds what the runs may claim.
+ */
+export function checkHybridValues(body: Uint8Array, encoding: string, count: number, boolean: boolean): void {
+  if (encoding === "RLE" && boolean) {
+    prefixedEnd(body, 0);
+    checkHybrid(body, 4, body.length, 1, count);
+    return;
+  }
+  if (body.length === 0) throw new Error("parquet page: ends before its values");
+  const width = body[0]!;
+  if (width > 0) checkHybrid(body, 1, body.length, width, count);
+}
+
+/** Bits of a level up to `max` (hyparquet's bitWidth). */
+function levelWidth(max: number): number {
+  return 32 - Math.clz32(max);
+}
+
+/**
+ * The pages of a column chunk hyparquet is about to read itself (a nested column's leaf, read by
+ * parquetRead): each data page's value count within the chunk's, and its levels (repetition up to
+ * `maxRepetition`, definition up to `maxDefinition`) and hybrid values walked as for a flat column.
+ * Compressed pages are decompressed to be walked; hyparquet decompresses them again (nested columns
+ * only, so the flat columns' reading costs nothing more).
+ */
+export function checkChunkPages(
+  chunk: Uint8Array,
+  meta: ColumnMetaData,
+  maxRepetition: number,
+  maxDefinition: number,
+  compressors: Compressors,
+): void {
+  const reader: DataReader = { view: new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength), offset: 0 };
+  const total = Number(meta.num_values);
+  let seen = 0;
+  while (seen < total && reader.offset < chunk.byteLength - 1) {
+    const header = parquetHeader(reader);
+    const size = header.compressed_page_size;
+    if (!(size >= 0 && reader.offset + size <= chunk.byteLength))
+      throw new Error("parquet page: runs past its column chunk");
+    const page = chunk.subarray(reader.offset, reader.offset + size);
+    reader.offset += size;
+    if (header.type === "DATA_PAGE") {
+      const daph = header.data_page_header;
+      if (!daph) throw new Error("parquet data page header is undefined");
+      const n = checkedCount(daph.num_values, total - seen);
+      const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
+      let at = 0;
+      for (const max of [maxRepetition, maxDefinition]) {
+        if (max === 0) continue;
+        const end = prefixedEnd(plain, at);
+        checkHybrid(plain, at + 4, plain.length, levelWidth(max), n);
+        at = end;
+      }
+      if (HYBRID_VALUES.has(daph.encoding))
+        checkHybridValues(plain.subarray(at), daph.encoding, n, meta.type === "BOOLEAN");
+      seen += n;
+    } else if (header.type === "DATA_PAGE_V2") {
+      const daph2 = header.data_page_header_v2;
+      if (!daph2) throw new Error("parquet data page header v2 is undefined");
+      const n = checkedCount(daph2.num_values, total - seen);
+      const repetition = daph2.repetition_levels_byte_length;
+      const levels = repetition + daph2.definition_levels_byte_length;
+      if (!(repetition >= 0 && levels >= repetition && levels <= page.length)) {
+        throw new Error("parquet page: the lengths of its levels are missing or run past the page");
+      }
+      if (maxRepetition > 0) checkHybrid(page, 0, page.length, levelWidth(maxRepetition), n);
+      if (maxDefinition > 0) checkHybrid(page, repetition, page.length, levelWidth(maxDefinition), n);
+      if (HYBRID_VALUES.has(daph2.encoding)) {
+        const body =
+          daph2.is_compressed === false
+            ? page.subarray(levels)
+            : decompressPage(page.subarray(levels), header.uncompressed_page_size - levels, meta.codec, compressors);
+        checkHybridValues(body, daph2.encoding, n - daph2.num_nulls, true);
+      }
+      seen += n;
+    }
+  }
+}
+
+/** A page's value count, at most what its chunk has left. */
+function checkedCount(values: number, left: number): number {
+  if (!(values >= 0 && values <= left)) {
+    throw new Error(`parquet page: ${values} values where its column chunk has ${left} left`);
+  }
+  return values;
 }

@@ -5,6 +5,7 @@
  */
 import {
   type AsyncBuffer,
+  type ColumnChunk,
   type DecodedArray,
   type FileMetaData,
   parquetMetadataAsync,
@@ -13,11 +14,13 @@ import {
   type SchemaElement,
   type SchemaTree,
 } from "hyparquet";
+import { getMaxDefinitionLevel, getMaxRepetitionLevel, getSchemaPath } from "hyparquet/src/schema.js";
 import { ConnectorError } from "../connectors/types";
 import type { SchemaField } from "../profile";
 import { compressors } from "./codecs";
 import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
 import { chunkRange, isFlatTopLevel, readFlatChunk, timestampUnit } from "./parquet-flat";
+import { checkChunkPages } from "./parquet-guard";
 import { where } from "./text";
 import {
   type ColumnRecordBatch,
@@ -50,7 +53,25 @@ class RangeBuffer implements AsyncBuffer {
     this.cache = { start, bytes: await this.read(start, this.byteLength) };
   }
 
-  async slice(start: number, end = this.byteLength): Promise<ArrayBuffer> {
+  /**
+   * hyparquet asks for the ranges of a row group's chunks at once and may stop awaiting them at the
+   * first that fails: the others' failures are handled here, so none is an unhandled rejection.
+   */
+  slice(start: number, end = this.byteLength): Promise<ArrayBuffer> {
+    const bytes = this.range(start, end);
+    bytes.catch(() => {});
+    return bytes;
+  }
+
+  private async range(start: number, end: number): Promise<ArrayBuffer> {
+    // A corrupt footer can place a chunk anywhere: a range outside the file is the file's fault, not
+    // a short read of an object that changed (which would be retried).
+    if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= this.byteLength)) {
+      throw new ConnectorError(
+        `${where(this.source.name)}Parquet: its footer places data at bytes ${start}–${end} of a ${this.byteLength}-byte file`,
+        "invalid",
+      );
+    }
     const cache = this.cache;
     if (cache && start >= cache.start && end <= cache.start + cache.bytes.byteLength) {
       return cache.bytes.slice(start - cache.start, end - cache.start).buffer as ArrayBuffer;
@@ -79,6 +100,50 @@ class RangeBuffer implements AsyncBuffer {
     this.bytesRead += bytes.byteLength;
     return bytes;
   }
+}
+
+/**
+ * The file as parquetRead reads nested columns from it: each of their column chunks (leaves under
+ * the `nested` top-level names) is checked page by page (parquet-guard.ts) as its bytes arrive,
+ * before hyparquet decodes them, within whichever range hyparquet fetches them in.
+ */
+function checkedFile(
+  file: RangeBuffer,
+  metadata: FileMetaData,
+  chunks: ColumnChunk[],
+  nested: ReadonlySet<string>,
+): AsyncBuffer {
+  const leaves = chunks.flatMap((chunk) => {
+    const path = chunk.meta_data?.path_in_schema;
+    if (!path || !nested.has(path[0]!)) return [];
+    const schemaPath = getSchemaPath(metadata.schema, path);
+    return [
+      {
+        ...chunkRange(chunk),
+        meta: chunk.meta_data!,
+        maxRepetition: getMaxRepetitionLevel(schemaPath),
+        maxDefinition: getMaxDefinitionLevel(schemaPath),
+        checked: false,
+      },
+    ];
+  });
+  return {
+    byteLength: file.byteLength,
+    slice: (start: number, end = file.byteLength) => {
+      const checked = file.slice(start, end).then((bytes) => {
+        for (const leaf of leaves) {
+          if (leaf.checked || leaf.start < start || leaf.end > end) continue;
+          const chunk = new Uint8Array(bytes, leaf.start - start, leaf.end - leaf.start);
+          checkChunkPages(chunk, leaf.meta, leaf.maxRepetition, leaf.maxDefinition, compressors);
+          leaf.checked = true;
+        }
+        return bytes;
+      });
+      // As RangeBuffer.slice: a failure hyparquet stops awaiting is not an unhandled rejection.
+      checked.catch(() => {});
+      return checked;
+    },
+  };
 }
 
 /** Connector and source errors pass; anything else hyparquet throws means a bad or unsupported file. */
@@ -319,7 +384,7 @@ export async function* readParquetColumns(
     if (nested.length > 0) {
       try {
         await parquetRead({
-          file,
+          file: checkedFile(file, metadata, rowGroup.columns, new Set(nested)),
           metadata,
           columns: nested,
           rowStart: groupStart,

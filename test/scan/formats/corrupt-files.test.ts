@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { ConnectorError, type ObjectStore } from "../../../src/scan/connectors/types";
 import { profileObjects } from "../../../src/scan/files";
 import type { FileFormat } from "../../../src/scan/formats";
-import { withPagesV1 } from "./parquet-v1";
+import { idAndTagsSchema, withPagesV1 } from "./parquet-v1";
 
 const FILES_PER_FORMAT = 300;
 const ROWS = 600;
@@ -33,6 +33,24 @@ function parquetFile(): ArrayBuffer {
   });
 }
 
+/** A list column, read by hyparquet's own assembly (parquet.ts checks its pages first). */
+function nestedParquetFile(): ArrayBuffer {
+  const ids = Array.from({ length: ROWS }, (_, i) => i);
+  return parquetWriteBuffer({
+    columnData: [
+      { name: "id", data: ids },
+      {
+        name: "tags",
+        data: ids.map((i) =>
+          i % 9 === 0 ? null : Array.from({ length: i % 4 }, (_, k) => (k === 2 ? null : `t${(i + k) % 30}`)),
+        ),
+      },
+    ],
+    schema: idAndTagsSchema("OPTIONAL"),
+    rowGroupSize: 200,
+  });
+}
+
 const text = (s: string) => new TextEncoder().encode(s);
 const records = Array.from({ length: ROWS }, (_, i) => ({
   id: i,
@@ -43,6 +61,7 @@ const records = Array.from({ length: ROWS }, (_, i) => ({
 const FILES: Array<[string, FileFormat, Uint8Array]> = [
   ["parquet, pages v2", "parquet", new Uint8Array(parquetFile())],
   ["parquet, pages v1 snappy", "parquet", new Uint8Array(withPagesV1(parquetFile(), "SNAPPY"))],
+  ["parquet, a list column", "parquet", new Uint8Array(nestedParquetFile())],
   ["csv", "csv", text(`a,b,c\n${records.map((r) => `${r.id},"${r.name}, quoted ""x""",${r.id / 2}`).join("\n")}`)],
   ["ndjson", "ndjson", text(records.map((r) => JSON.stringify(r)).join("\n"))],
   ["json", "json", text(JSON.stringify(records))],

@@ -86,3 +86,33 @@ export function withPagesV1(buffer: ArrayBuffer, codec: "UNCOMPRESSED" | "SNAPPY
   writer.appendUint32(MAGIC);
   return writer.getBuffer();
 }
+
+/** The same file with its footer edited by `edit` (the pages stay where they are). */
+export function withFooter(
+  buffer: ArrayBuffer,
+  edit: (metadata: ReturnType<typeof parquetMetadata>) => void,
+): ArrayBuffer {
+  const metadata = parquetMetadata(buffer);
+  const { metadata_length: length, ...footer } = metadata;
+  edit(footer as typeof metadata);
+  const writer = new ByteWriter();
+  // Everything before the old footer (its bytes, its 4-byte length and the magic are at the end).
+  writer.appendBytes(new Uint8Array(buffer, 0, buffer.byteLength - 8 - length));
+  writeMetadata(writer, footer as typeof metadata);
+  writer.appendUint32(MAGIC);
+  return writer.getBuffer();
+}
+
+/**
+ * The schema of a file of two columns, `id` (INT32) and `tags`, a three-level list of text (the
+ * Parquet spec's LIST layout): read by hyparquet's own assembly, not page by page as flat columns.
+ */
+export function idAndTagsSchema(element: "REQUIRED" | "OPTIONAL") {
+  return [
+    { name: "root", num_children: 2 },
+    { name: "id", type: "INT32" as const, repetition_type: "REQUIRED" as const },
+    { name: "tags", repetition_type: "OPTIONAL" as const, converted_type: "LIST" as const, num_children: 1 },
+    { name: "list", repetition_type: "REPEATED" as const, num_children: 1 },
+    { name: "element", type: "BYTE_ARRAY" as const, converted_type: "UTF8" as const, repetition_type: element },
+  ];
+}

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ConnectorError } from "../../../src/scan/connectors/types";
 import { bytesSource, type RecordSource, readColumns, readRecords, readSchema } from "../../../src/scan/formats";
 import { batchesOf, encoder, failure, rowsOf, rowsOfColumns } from "./helpers";
-import { withPagesV1 } from "./parquet-v1";
+import { idAndTagsSchema, withFooter, withPagesV1 } from "./parquet-v1";
 
 type WriteOptions = Parameters<typeof parquetWriteBuffer>[0];
 
@@ -370,6 +370,44 @@ describe("Parquet reader", () => {
         expect(error.message, what).toContain("test.parquet");
         expect(error.message, what).toMatch(message);
       }
+    }
+  });
+
+  it("checks a nested column's pages before hyparquet decodes them, and refuses a footer placing data outside the file", async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => i);
+    const tags = (i: number) => (i % 9 === 0 ? null : Array.from({ length: i % 4 }, (_, k) => `t${(i + k) % 30}`));
+    const written = parquetWriteBuffer({
+      columnData: [
+        { name: "id", data: ids },
+        { name: "tags", data: ids.map(tags) },
+      ],
+      schema: idAndTagsSchema("REQUIRED"),
+      codec: "UNCOMPRESSED",
+    });
+    // The file reads as written.
+    const rows = await rowsOf(readRecords(countingSource(written).source, "parquet"));
+    expect(rows.map((row) => row.tags)).toEqual(ids.map(tags));
+
+    // The leaf's repetition levels start with a run of 2^24 (its page holds about 1,500 values).
+    const nested = written.slice(0);
+    const leaf = firstDataPage(nested, 1);
+    expect(leaf.header.data_page_header_v2!.repetition_levels_byte_length).toBeGreaterThan(5);
+    new Uint8Array(nested).set([0x80, 0x80, 0x80, 0x10, 0x00], leaf.body);
+    for (const read of [readRecords, readColumns] as const) {
+      const error = await failure(rowsOf(read(countingSource(nested).source, "parquet") as AsyncIterable<never>));
+      expect(error).toBeInstanceOf(ConnectorError);
+      expect(error.message).toMatch(/test\.parquet: Parquet: parquet page: encoded levels or indexes hold more than/);
+    }
+
+    // A chunk said to be longer than the file: an invalid file, not a short read retried as transient.
+    for (const column of [0, 1]) {
+      const outside = withFooter(written, (metadata) => {
+        metadata.row_groups[0]!.columns[column]!.meta_data!.total_compressed_size = 10n ** 9n;
+      });
+      const error = await failure(rowsOf(readRecords(countingSource(outside).source, "parquet")));
+      expect(error).toBeInstanceOf(ConnectorError);
+      expect(error.kind).toBe("invalid");
+      expect(error.message).toMatch(/its footer places data at bytes \d+–\d+ of a \d+-byte file/);
     }
   });
 
