@@ -11,7 +11,14 @@ import { decompressPage, readDataPage, readDataPageV2 } from "hyparquet/src/data
 import { readRleBitPackedHybrid } from "hyparquet/src/encoding.js";
 import { readPlain } from "hyparquet/src/plain.js";
 import type { ColumnDecoder, DataPageHeader, DataReader, PageHeader } from "hyparquet/src/types.js";
-import { checkHybrid, checkHybridValues, HYBRID_VALUES, prefixedEnd } from "./parquet-guard";
+import {
+  checkHybridValues,
+  checkLevelsV2,
+  checkPageCount,
+  checkPageV1,
+  HYBRID_VALUES,
+  type MaxLevels,
+} from "./parquet-guard";
 import { readPlainText } from "./parquet-text";
 
 /** True when a top-level column holds one value or null per row (its levels need no assembly). */
@@ -68,6 +75,7 @@ export function readFlatChunk(
   };
   // As hyparquet reads levels: anything not REQUIRED has them.
   const optional = node.element.repetition_type !== "REQUIRED";
+  const maxLevels: MaxLevels = { repetition: 0, definition: optional ? 1 : 0 };
   // Timestamps in ms or µs: hyparquet boxes each as a BigInt, then a Date; here the raw integers
   // are read as two 32-bit words and become Dates directly (same instants: µs truncate toward 0).
   const perMs = timestampUnit(node);
@@ -88,6 +96,16 @@ export function readFlatChunk(
   let dictionary: DecodedArray | undefined;
   /** True when the dictionary's values are as the profiler takes them (see FlatRun). */
   let codable = false;
+  /** A decoded page's values; a dictionary-encoded page's indexes are checked first, and kept when codable. */
+  const lookUp = (dataPage: DecodedArray, encoding: DataPageHeader["encoding"]) => {
+    let indexes: Int32Array | undefined;
+    if (encoding.endsWith("_DICTIONARY")) {
+      checkIndexes(dataPage, dictionary);
+      // Taken before the lookup, which writes the values over the indexes.
+      if (codable) indexes = Int32Array.from(dataPage as ArrayLike<number>);
+    }
+    return { values: convertWithDictionary(dataPage, dictionary, encoding, decoder), indexes };
+  };
   let rowCount = 0;
   while (rowCount < rows && reader.offset < bytes.byteLength - 1) {
     let header = parquetHeader(reader);
@@ -111,37 +129,27 @@ export function readFlatChunk(
     if (header.type === "DATA_PAGE") {
       const daph = header.data_page_header;
       if (!daph) throw new Error("parquet data page header is undefined");
-      checkPageRows(daph.num_values, rows - rowCount);
+      checkPageCount(daph.num_values, rows - rowCount, "row group");
       const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
-      checkPageV1(plain, daph, optional, meta.type === "BOOLEAN");
+      checkPageV1(plain, daph, maxLevels, meta.type === "BOOLEAN");
       if (text && daph.encoding === "PLAIN") {
         ({ levels, values } = textPage(plain, daph, optional));
       } else {
         const decoded = readDataPage(plain, daph, decoder);
         levels = decoded.definitionLevels;
-        if (daph.encoding.endsWith("_DICTIONARY")) checkIndexes(decoded.dataPage, dictionary);
-        // Taken before the lookup, which writes the values over the indexes.
-        if (codable && daph.encoding.endsWith("_DICTIONARY"))
-          indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
-        values = convertWithDictionary(decoded.dataPage, dictionary, daph.encoding, decoder);
+        ({ values, indexes } = lookUp(decoded.dataPage, daph.encoding));
       }
     } else if (header.type === "DATA_PAGE_V2") {
       let daph2 = header.data_page_header_v2;
       if (!daph2) throw new Error("parquet data page header v2 is undefined");
-      checkPageRows(daph2.num_values, rows - rowCount);
+      checkPageCount(daph2.num_values, rows - rowCount, "row group");
       // A page without nulls needs no levels: they are skipped, not decoded (a column read as required).
       const skip = daph2.num_nulls === 0 && daph2.repetition_levels_byte_length === 0;
-      const levelBytes = daph2.repetition_levels_byte_length + daph2.definition_levels_byte_length;
-      if (!(levelBytes >= 0 && levelBytes <= page.length))
-        throw new Error("parquet page: the lengths of its levels are missing or run past the page");
-      if (optional && !skip) {
-        // hyparquet reads them from the whole page, so runs past their length would be read too.
-        checkHybrid(page, daph2.repetition_levels_byte_length, page.length, 1, daph2.num_values);
-      }
+      const levelBytes = checkLevelsV2(page, daph2, maxLevels, !skip);
       if (HYBRID_VALUES.has(daph2.encoding)) {
         // Values in runs are checked before hyparquet decodes them, so the page is decompressed
         // here and handed over as uncompressed.
-        ({ page, header } = uncompressedV2(page, header, meta.codec, compressors));
+        ({ page, header } = uncompressedV2(page, header, levelBytes, meta.codec, compressors));
         daph2 = header.data_page_header_v2!;
         checkHybridValues(page.subarray(levelBytes), daph2.encoding, daph2.num_values - daph2.num_nulls, true);
       }
@@ -160,10 +168,7 @@ export function readFlatChunk(
             )
           : readDataPageV2(page, header, decoder);
         levels = decoded.definitionLevels;
-        if (daph2.encoding.endsWith("_DICTIONARY")) checkIndexes(decoded.dataPage, dictionary);
-        if (codable && daph2.encoding.endsWith("_DICTIONARY"))
-          indexes = Int32Array.from(decoded.dataPage as ArrayLike<number>);
-        values = convertWithDictionary(decoded.dataPage, dictionary, daph2.encoding, decoder);
+        ({ values, indexes } = lookUp(decoded.dataPage, daph2.encoding));
       }
     } else {
       // Index pages and the like carry no values.
@@ -198,33 +203,16 @@ function checkIndexes(indexes: DecodedArray, dictionary: DecodedArray | undefine
   }
 }
 
-/** A flat column's page holds one value or null per row: never more than its row group has left. */
-function checkPageRows(values: number, rowsLeft: number): void {
-  if (!(values >= 0 && values <= rowsLeft)) {
-    throw new Error(`parquet page: ${values} values where its row group has ${rowsLeft} rows left`);
-  }
-}
-
-/** A decompressed v1 page's hybrid streams, as readDataPage and textPage will read them. */
-function checkPageV1(plain: Uint8Array, daph: DataPageHeader, optional: boolean, boolean: boolean): void {
-  let at = 0;
-  if (optional) {
-    at = prefixedEnd(plain, 0);
-    checkHybrid(plain, 4, plain.length, 1, daph.num_values);
-  }
-  if (HYBRID_VALUES.has(daph.encoding)) checkHybridValues(plain.subarray(at), daph.encoding, daph.num_values, boolean);
-}
-
 /** A v2 page with its values decompressed, and its header saying so. */
 function uncompressedV2(
   page: Uint8Array,
   header: PageHeader,
+  levelBytes: number,
   codec: ColumnDecoder["codec"],
   compressors: Compressors,
 ): { page: Uint8Array; header: PageHeader } {
   const daph2 = header.data_page_header_v2!;
   if (daph2.is_compressed === false) return { page, header };
-  const levelBytes = daph2.repetition_levels_byte_length + daph2.definition_levels_byte_length;
   const body = decompressPage(
     page.subarray(levelBytes),
     header.uncompressed_page_size - levelBytes,

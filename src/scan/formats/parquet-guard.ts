@@ -10,7 +10,7 @@
 import type { ColumnMetaData, Compressors } from "hyparquet";
 import { parquetHeader } from "hyparquet/src/column.js";
 import { decompressPage } from "hyparquet/src/datapage.js";
-import type { DataReader } from "hyparquet/src/types.js";
+import type { DataPageHeader, DataPageHeaderV2, DataReader } from "hyparquet/src/types.js";
 
 /** A bit-packed run ends on a group of 8 values: the last may pad past the page's values. */
 const PADDING = 8;
@@ -86,23 +86,72 @@ export function checkHybridValues(body: Uint8Array, encoding: string, count: num
   if (width > 0) checkHybrid(body, 1, body.length, width, count);
 }
 
+/** The highest repetition and definition levels of a column (0: the page has no such levels). */
+export interface MaxLevels {
+  repetition: number;
+  definition: number;
+}
+
 /** Bits of a level up to `max` (hyparquet's bitWidth). */
 function levelWidth(max: number): number {
   return 32 - Math.clz32(max);
 }
 
 /**
+ * A page's value count, at most what is left of its scope: a flat column's row group (a value or
+ * null per row), or a nested column's chunk.
+ */
+export function checkPageCount(values: number, left: number, scope: "row group" | "column chunk"): number {
+  if (!(values >= 0 && values <= left)) {
+    const unit = scope === "row group" ? "rows" : "values";
+    throw new Error(`parquet page: ${values} values where its ${scope} has ${left} ${unit} left`);
+  }
+  return values;
+}
+
+/**
+ * A decompressed v1 page's hybrid streams as readDataPage (and the flat reader's textPage) read
+ * them: levels behind their 4-byte lengths, repetition then definition, then the values.
+ */
+export function checkPageV1(plain: Uint8Array, daph: DataPageHeader, levels: MaxLevels, boolean: boolean): void {
+  let at = 0;
+  for (const max of [levels.repetition, levels.definition]) {
+    if (max === 0) continue;
+    const end = prefixedEnd(plain, at);
+    checkHybrid(plain, at + 4, plain.length, levelWidth(max), daph.num_values);
+    at = end;
+  }
+  if (HYBRID_VALUES.has(daph.encoding)) checkHybridValues(plain.subarray(at), daph.encoding, daph.num_values, boolean);
+}
+
+/**
+ * A v2 page's level lengths, and the levels hyparquet will read (`definition`: false when the flat
+ * reader skips them on a page without nulls); the byte length of its levels.
+ */
+export function checkLevelsV2(page: Uint8Array, daph2: DataPageHeaderV2, levels: MaxLevels, definition = true): number {
+  const repetition = daph2.repetition_levels_byte_length;
+  const end = repetition + daph2.definition_levels_byte_length;
+  if (!(repetition >= 0 && end >= repetition && end <= page.length)) {
+    throw new Error("parquet page: the lengths of its levels are missing or run past the page");
+  }
+  // hyparquet reads them from the whole page, so runs past their lengths would be read too.
+  if (levels.repetition > 0) checkHybrid(page, 0, page.length, levelWidth(levels.repetition), daph2.num_values);
+  if (definition && levels.definition > 0) {
+    checkHybrid(page, repetition, page.length, levelWidth(levels.definition), daph2.num_values);
+  }
+  return end;
+}
+
+/**
  * The pages of a column chunk hyparquet is about to read itself (a nested column's leaf, read by
- * parquetRead): each data page's value count within the chunk's, and its levels (repetition up to
- * `maxRepetition`, definition up to `maxDefinition`) and hybrid values walked as for a flat column.
- * Compressed pages are decompressed to be walked; hyparquet decompresses them again (nested columns
- * only, so the flat columns' reading costs nothing more).
+ * parquetRead), checked as the flat reader checks its own. Compressed pages are decompressed to be
+ * walked and hyparquet decompresses them again (nested columns only, so the flat columns' reading
+ * costs nothing more).
  */
 export function checkChunkPages(
   chunk: Uint8Array,
   meta: ColumnMetaData,
-  maxRepetition: number,
-  maxDefinition: number,
+  levels: MaxLevels,
   compressors: Compressors,
 ): void {
   const reader: DataReader = { view: new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength), offset: 0 };
@@ -111,52 +160,34 @@ export function checkChunkPages(
   while (seen < total && reader.offset < chunk.byteLength - 1) {
     const header = parquetHeader(reader);
     const size = header.compressed_page_size;
-    if (!(size >= 0 && reader.offset + size <= chunk.byteLength))
+    if (!(size >= 0 && reader.offset + size <= chunk.byteLength)) {
       throw new Error("parquet page: runs past its column chunk");
+    }
     const page = chunk.subarray(reader.offset, reader.offset + size);
     reader.offset += size;
     if (header.type === "DATA_PAGE") {
       const daph = header.data_page_header;
       if (!daph) throw new Error("parquet data page header is undefined");
-      const n = checkedCount(daph.num_values, total - seen);
+      seen += checkPageCount(daph.num_values, total - seen, "column chunk");
       const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
-      let at = 0;
-      for (const max of [maxRepetition, maxDefinition]) {
-        if (max === 0) continue;
-        const end = prefixedEnd(plain, at);
-        checkHybrid(plain, at + 4, plain.length, levelWidth(max), n);
-        at = end;
-      }
-      if (HYBRID_VALUES.has(daph.encoding))
-        checkHybridValues(plain.subarray(at), daph.encoding, n, meta.type === "BOOLEAN");
-      seen += n;
+      checkPageV1(plain, daph, levels, meta.type === "BOOLEAN");
     } else if (header.type === "DATA_PAGE_V2") {
       const daph2 = header.data_page_header_v2;
       if (!daph2) throw new Error("parquet data page header v2 is undefined");
-      const n = checkedCount(daph2.num_values, total - seen);
-      const repetition = daph2.repetition_levels_byte_length;
-      const levels = repetition + daph2.definition_levels_byte_length;
-      if (!(repetition >= 0 && levels >= repetition && levels <= page.length)) {
-        throw new Error("parquet page: the lengths of its levels are missing or run past the page");
-      }
-      if (maxRepetition > 0) checkHybrid(page, 0, page.length, levelWidth(maxRepetition), n);
-      if (maxDefinition > 0) checkHybrid(page, repetition, page.length, levelWidth(maxDefinition), n);
+      seen += checkPageCount(daph2.num_values, total - seen, "column chunk");
+      const levelBytes = checkLevelsV2(page, daph2, levels);
       if (HYBRID_VALUES.has(daph2.encoding)) {
         const body =
           daph2.is_compressed === false
-            ? page.subarray(levels)
-            : decompressPage(page.subarray(levels), header.uncompressed_page_size - levels, meta.codec, compressors);
-        checkHybridValues(body, daph2.encoding, n - daph2.num_nulls, true);
+            ? page.subarray(levelBytes)
+            : decompressPage(
+                page.subarray(levelBytes),
+                header.uncompressed_page_size - levelBytes,
+                meta.codec,
+                compressors,
+              );
+        checkHybridValues(body, daph2.encoding, daph2.num_values - daph2.num_nulls, true);
       }
-      seen += n;
     }
   }
-}
-
-/** A page's value count, at most what its chunk has left. */
-function checkedCount(values: number, left: number): number {
-  if (!(values >= 0 && values <= left)) {
-    throw new Error(`parquet page: ${values} values where its column chunk has ${left} left`);
-  }
-  return values;
 }

@@ -121,8 +121,7 @@ function checkedFile(
       {
         ...chunkRange(chunk),
         meta: chunk.meta_data!,
-        maxRepetition: getMaxRepetitionLevel(schemaPath),
-        maxDefinition: getMaxDefinitionLevel(schemaPath),
+        levels: { repetition: getMaxRepetitionLevel(schemaPath), definition: getMaxDefinitionLevel(schemaPath) },
         checked: false,
       },
     ];
@@ -134,7 +133,7 @@ function checkedFile(
         for (const leaf of leaves) {
           if (leaf.checked || leaf.start < start || leaf.end > end) continue;
           const chunk = new Uint8Array(bytes, leaf.start - start, leaf.end - leaf.start);
-          checkChunkPages(chunk, leaf.meta, leaf.maxRepetition, leaf.maxDefinition, compressors);
+          checkChunkPages(chunk, leaf.meta, leaf.levels, compressors);
           leaf.checked = true;
         }
         return bytes;

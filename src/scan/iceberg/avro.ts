@@ -245,6 +245,17 @@ function compile(schema: SchemaJson, named: Map<string, Decoder>, namespace: str
   }
 }
 
+/**
+ * A block's count of items against the bytes that hold them: items of a type encoded in no bytes
+ * (null, an empty record) could be counted by the trillion in a few corrupt bytes, and decoding
+ * them would never end.
+ */
+function checkCount(count: number, bytes: number, what: string): void {
+  if (count > bytes && count > MAX_ITEMS_WITHOUT_BYTES) {
+    throw new AvroError(`an Avro block counts ${count} ${what} in ${bytes} bytes`);
+  }
+}
+
 /** The blocks of an array or map: a count (negative: followed by the block's byte size), 0 ends. */
 function blocks(c: Cursor, item: () => void): void {
   for (;;) {
@@ -255,9 +266,7 @@ function blocks(c: Cursor, item: () => void): void {
       count = -count;
       c.length();
     }
-    if (count > c.remaining && count > MAX_ITEMS_WITHOUT_BYTES) {
-      throw new AvroError(`an Avro block counts ${count} items in ${c.remaining} bytes`);
-    }
+    checkCount(count, c.remaining, "items");
     for (let i = 0; i < count; i++) item();
   }
 }
@@ -292,9 +301,7 @@ export async function readAvroFile(bytes: Uint8Array): Promise<AvroFile> {
   while (!c.done) {
     const count = c.length();
     const block = await decompress(c.bytesValue(), codec);
-    if (count > block.byteLength && count > MAX_ITEMS_WITHOUT_BYTES) {
-      throw new AvroError(`an Avro block counts ${count} records in ${block.byteLength} bytes`);
-    }
+    checkCount(count, block.byteLength, "records");
     const marker = c.take(16);
     if (!marker.every((b, i) => b === sync[i])) throw new AvroError("an Avro block's sync marker does not match");
     const inner = new Cursor(block);

@@ -126,8 +126,8 @@ function currentSchema(metadata: TableMetadata): SchemaField[] {
     metadata.schemas?.find((s) => s["schema-id"] === metadata["current-schema-id"]) ??
     metadata.schema ??
     metadata.schemas?.[0];
-  if (!schema || !Array.isArray(schema.fields))
-    throw new ConnectorError("the Iceberg metadata has no schema", "invalid");
+  // Any schema there has its fields (tableMetadata checked them): only its absence is left.
+  if (!schema) throw new ConnectorError("the Iceberg metadata has no schema", "invalid");
   return schema.fields.map((f) => ({ name: f.name, type: attributeType(f.type), nullable: !f.required }));
 }
 
