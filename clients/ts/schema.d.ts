@@ -270,7 +270,7 @@ export interface paths {
         put?: never;
         /**
          * Create a PROJECT-scoped connection (PROJECT_EDITOR)
-         * @description The credential type must fit the connection type (see ConnectionCredential). The credential is encrypted at rest and never returned.
+         * @description The credential type must fit the connection type (see ConnectionCredential). The credential is encrypted at rest and never returned. An UPLOAD connection (data that arrives only through POST /v2/{tenant}/sources/{source_id}/batch_data) needs only a name and type: no payload, no credential.
          */
         post: operations["createProjectConnection"];
         delete?: never;
@@ -294,7 +294,7 @@ export interface paths {
         put?: never;
         /**
          * Create a GLOBAL connection, usable in every project of the tenant (TENANT_ADMIN)
-         * @description The credential type must fit the connection type (see ConnectionCredential). The credential is encrypted at rest and never returned.
+         * @description The credential type must fit the connection type (see ConnectionCredential). The credential is encrypted at rest and never returned. An UPLOAD connection (data that arrives only through POST /v2/{tenant}/sources/{source_id}/batch_data) needs only a name and type: no payload, no credential.
          */
         post: operations["createGlobalConnection"];
         delete?: never;
@@ -317,7 +317,7 @@ export interface paths {
         get: operations["getProjectConnection"];
         /**
          * Update a connection visible in the project (PROJECT_EDITOR; TENANT_ADMIN for a GLOBAL one)
-         * @description Only the fields sent change; payload and credential are replaced whole. A type change needs a payload and a credential valid for the new type. The credential is encrypted at rest and never returned.
+         * @description Only the fields sent change; payload and credential are replaced whole. A type change needs a payload and a credential valid for the new type. The credential is encrypted at rest and never returned. An UPLOAD connection (data that arrives only through POST /v2/{tenant}/sources/{source_id}/batch_data) needs only a name and type: no payload, no credential.
          */
         put: operations["updateProjectConnection"];
         post?: never;
@@ -338,7 +338,7 @@ export interface paths {
         get: operations["getConnection"];
         /**
          * Update any connection of the tenant, GLOBAL or PROJECT (TENANT_ADMIN)
-         * @description Only the fields sent change; payload and credential are replaced whole. A type change needs a payload and a credential valid for the new type. The credential is encrypted at rest and never returned.
+         * @description Only the fields sent change; payload and credential are replaced whole. A type change needs a payload and a credential valid for the new type. The credential is encrypted at rest and never returned. An UPLOAD connection (data that arrives only through POST /v2/{tenant}/sources/{source_id}/batch_data) needs only a name and type: no payload, no credential.
          */
         put: operations["updateConnection"];
         post?: never;
@@ -459,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * Load an asset's schema from its source (PROJECT_EDITOR)
-         * @description Reads the attributes (name, type, nullable) from the source — a file's header or footer, or the database's information schema — and stores them on the asset (up to 2000), shown with with_attributes=true.
+         * @description Reads the attributes (name, type, nullable) from the source — a file's header or footer, or the database's information schema; an UPLOAD asset's last uploaded batch — and stores them on the asset (up to 2000), shown with with_attributes=true.
          */
         post: operations["loadSchema"];
         delete?: never;
@@ -653,7 +653,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a scan of an asset (PROJECT_EDITOR); replaces the deprecated batch_data uploads
-         * @description Returns at once with the job id; the scan runs from the scan-jobs queue. The body is optional.
+         * @description Returns at once with the job id; the scan runs from the scan-jobs queue. The body is optional. An UPLOAD asset is scanned by its uploads only: triggering it is a 409.
          */
         post: operations["triggerScan"];
         delete?: never;
@@ -1690,12 +1690,12 @@ export interface components {
             /** @description ISO 8601, UTC */
             created_at: string;
             /** @enum {string} */
-            type: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE";
+            type: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "UPLOAD";
             /** @description As given for the type (see CreateConnection) */
             payload: {
                 [key: string]: unknown;
             };
-            /** @description Database type derived from the connection: GENERIC_JDBC → payload.db_type; REDSHIFT → redshift; SNOWFLAKE → snowflake; BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files) → null */
+            /** @description Database type derived from the connection: GENERIC_JDBC → payload.db_type; REDSHIFT → redshift; SNOWFLAKE → snowflake; BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files), UPLOAD → null */
             db_type: string | null;
         };
         /**
@@ -1768,6 +1768,11 @@ export interface components {
             type: "SNOWFLAKE";
             payload: components["schemas"]["SnowflakePayload"];
             credential: components["schemas"]["ConnectionCredential"];
+        } | {
+            name: string;
+            /** @enum {string} */
+            type: "UPLOAD";
+            payload?: components["schemas"]["UploadPayload"];
         };
         RedshiftPayload: {
             endpoint_prefix: string;
@@ -1779,7 +1784,7 @@ export interface components {
              */
             endpoint?: string;
         };
-        /** @description Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN; GENERIC_JDBC → GENERIC_MAP; HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS). */
+        /** @description Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN; GENERIC_JDBC → GENERIC_MAP; HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS). UPLOAD takes none. */
         ConnectionCredential: {
             /** @enum {string} */
             type: "SIMPLE";
@@ -1938,6 +1943,11 @@ export interface components {
             endpoint?: string;
         };
         /**
+         * @description Empty: an UPLOAD connection has no address; its assets' batches are uploaded to POST /v2/{tenant}/sources/{id}/batch_data
+         * @default {}
+         */
+        UploadPayload: Record<string, never>;
+        /**
          * @example {
          *       "name": "landing-zone-eu"
          *     }
@@ -1945,12 +1955,12 @@ export interface components {
         UpdateConnection: {
             name?: string;
             /** @enum {string} */
-            type?: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE";
-            /** @description Replaces the payload; checked against the connection's (new) type as in CreateConnection. Required when the type changes. */
+            type?: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "UPLOAD";
+            /** @description Replaces the payload; checked against the connection's (new) type as in CreateConnection. Required when the type changes (but to UPLOAD, whose payload is empty). */
             payload?: {
                 [key: string]: unknown;
             };
-            /** @description Replaces the credential. Required when the type changes. */
+            /** @description Replaces the credential. Required when the type changes; refused for UPLOAD, which holds none (a change to UPLOAD drops the old one). */
             credential?: {
                 /** @enum {string} */
                 type: "SIMPLE";
@@ -1983,11 +1993,11 @@ export interface components {
             name: string;
             description: string;
             /** @enum {string} */
-            type: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE";
+            type: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "UPLOAD";
             options: {
                 [key: string]: unknown;
             };
-            /** @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}. */
+            /** @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type). */
             payload: {
                 [key: string]: unknown;
             };
@@ -2066,13 +2076,16 @@ export interface components {
             /** @default  */
             description?: string;
             /**
-             * @description A connection type; GCP is accepted as GCS (files in Google Cloud Storage)
+             * @description A connection type, the type of the asset's connection; GCP is accepted as GCS (files in Google Cloud Storage). UPLOAD: data that arrives only by upload (no schedule; a scan trigger is a 409)
              * @enum {string}
              */
-            type: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "GCP";
+            type: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "UPLOAD" | "GCP";
             options?: components["schemas"]["AssetOptions"];
-            /** @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}. */
-            payload: {
+            /**
+             * @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type).
+             * @default {}
+             */
+            payload?: {
                 [key: string]: unknown;
             };
             connection_id: number;
@@ -2139,12 +2152,12 @@ export interface components {
             name?: string;
             description?: string;
             /**
-             * @description A connection type; GCP is accepted as GCS (files in Google Cloud Storage)
+             * @description A connection type, the type of the asset's connection; GCP is accepted as GCS (files in Google Cloud Storage). UPLOAD: data that arrives only by upload (no schedule; a scan trigger is a 409)
              * @enum {string}
              */
-            type?: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "GCP";
+            type?: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "UPLOAD" | "GCP";
             options?: components["schemas"]["AssetOptions"] & unknown;
-            /** @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}. */
+            /** @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type). */
             payload?: {
                 [key: string]: unknown;
             };
@@ -2537,7 +2550,7 @@ export interface components {
              * @description Where the data is; must be the asset's connection type (GBQ = BIGQUERY)
              * @enum {string}
              */
-            location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG";
+            location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "UPLOAD";
             /** @description Files: object key or pattern with * and ?, overriding the asset's payload.path */
             path?: string;
             /** @enum {string} */
@@ -6615,7 +6628,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The source refused or failed: bad credentials, missing object or table, unreachable host */
+            /** @description An UPLOAD asset with no uploaded batch yet */
+            409: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The source refused or failed: bad credentials, missing object or table, unreachable host; an UPLOAD asset's last batch is gone */
             422: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
@@ -7900,6 +7923,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The asset is an UPLOAD asset: upload a batch to POST /v2/{tenant}/sources/{source_id}/batch_data */
+            409: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
                 headers: {
@@ -8160,7 +8193,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). */
+        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). An UPLOAD asset takes only data (JSON is a 409). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScanRequest"];
@@ -8216,6 +8249,16 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another tenant */
             404: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A JSON scan request for an UPLOAD asset, whose data arrives only by upload */
+            409: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
@@ -8282,7 +8325,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). */
+        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). An UPLOAD asset takes only data (JSON is a 409). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScanRequest"];
@@ -8338,6 +8381,16 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another tenant */
             404: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A JSON scan request for an UPLOAD asset, whose data arrives only by upload */
+            409: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
@@ -8404,7 +8457,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). */
+        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). An UPLOAD asset takes only data (JSON is a 409). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ScanRequest"];
@@ -8460,6 +8513,16 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another tenant */
             404: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A JSON scan request for an UPLOAD asset, whose data arrives only by upload */
+            409: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
@@ -8526,7 +8589,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). */
+        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). An UPLOAD asset takes only data (JSON is a 409). */
         requestBody: {
             content: {
                 /**
@@ -8540,7 +8603,7 @@ export interface operations {
                      * @description Where the data is; must be the asset's connection type (GBQ = BIGQUERY)
                      * @enum {string}
                      */
-                    location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG";
+                    location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "UPLOAD";
                     /** @description Files: object key or pattern with * and ?, overriding the asset's payload.path */
                     path?: string;
                     /** @enum {string} */
@@ -8607,6 +8670,16 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another tenant */
             404: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A JSON scan request for an UPLOAD asset, whose data arrives only by upload */
+            409: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
@@ -8673,7 +8746,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). */
+        /** @description JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as `text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). An UPLOAD asset takes only data (JSON is a 409). */
         requestBody: {
             content: {
                 /**
@@ -8687,7 +8760,7 @@ export interface operations {
                      * @description Where the data is; must be the asset's connection type (GBQ = BIGQUERY)
                      * @enum {string}
                      */
-                    location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG";
+                    location?: "GCS" | "GBQ" | "S3" | "AZURE" | "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "UPLOAD";
                     /** @description Files: object key or pattern with * and ?, overriding the asset's payload.path */
                     path?: string;
                     /** @enum {string} */
@@ -8754,6 +8827,16 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another tenant */
             404: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A JSON scan request for an UPLOAD asset, whose data arrives only by upload */
+            409: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;

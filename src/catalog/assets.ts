@@ -32,6 +32,8 @@ export const ASSET_PAYLOADS = {
   GCS: filePayload(),
   S3: filePayload(),
   AZURE: filePayload(),
+  /** Nothing: each batch arrives by upload, in the request that sends it (its format from its Content-Type). */
+  UPLOAD: z.strictObject({}),
 } satisfies Record<ConnectionType, z.ZodType>;
 
 function filePayload() {
@@ -175,6 +177,16 @@ function checkShape(shape: AssetShape, sent: Sent, errors: FieldProblem[]): Reco
   return parsed.success ? parsed.data : shape.payload;
 }
 
+/** An UPLOAD asset is scanned when a batch arrives: a schedule would have nothing to read. */
+function checkSchedule(type: ConnectionType, scheduled: boolean, errors: FieldProblem[]) {
+  if (type === "UPLOAD" && scheduled) {
+    errors.push({
+      field: "scheduled_upload",
+      message: "an UPLOAD asset is scanned when a batch is uploaded: it has nothing to scan on a schedule",
+    });
+  }
+}
+
 /**
  * The connection of an asset: visible from its project and of the asset's type. Errors are
  * pushed on the field the request sent (connection_id, or else type).
@@ -281,6 +293,7 @@ export async function createAsset(
   const errors: FieldProblem[] = [];
   const sent = { type: true, payload: true, connection: true };
   const payload = checkShape(input, sent, errors);
+  checkSchedule(input.type, Boolean(input.scheduled_upload), errors);
   const connection = await checkConnection(db, project, input.connection_id, input.type, sent, errors);
   if (errors.length > 0 || !connection) invalid(errors);
   const now = nowIso();
@@ -324,6 +337,9 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
   };
   const errors: FieldProblem[] = [];
   const set: Partial<typeof assets.$inferInsert> = {};
+  const scheduled =
+    changes.scheduled_upload === undefined ? asset.scheduleCron !== null : changes.scheduled_upload !== null;
+  checkSchedule(shape.type, scheduled, errors);
   if (sent.type || sent.payload || changes.options !== undefined) {
     set.payload = checkShape(shape, sent, errors);
     set.type = shape.type;

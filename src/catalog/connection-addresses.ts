@@ -18,6 +18,8 @@ const ADDRESS_FIELDS: Record<Exclude<ConnectionType, "GENERIC_JDBC" | "HIVE_ICEB
   BIGQUERY: ["endpoint"],
   DELTALAKE: ["host", "port", "endpoint"],
   SNOWFLAKE: ["account", "endpoint"],
+  // No address, and no credential to send to one.
+  UPLOAD: [],
 };
 
 /**

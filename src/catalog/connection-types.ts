@@ -146,6 +146,12 @@ export const SnowflakePayload = z
     endpoint: apiEndpoint("https://{account}.snowflakecomputing.com"),
   })
   .meta({ id: "SnowflakePayload" });
+/** An UPLOAD connection reaches no store: its assets' data arrives only in uploaded batches. */
+export const UploadPayload = z.strictObject({}).meta({
+  id: "UploadPayload",
+  description:
+    "Empty: an UPLOAD connection has no address; its assets' batches are uploaded to POST /v2/{tenant}/sources/{id}/batch_data",
+});
 
 /** The payload schema of each connection type. */
 export const CONNECTION_PAYLOADS = {
@@ -158,6 +164,7 @@ export const CONNECTION_PAYLOADS = {
   GENERIC_JDBC: GenericJdbcPayload,
   HIVE_ICEBERG: HiveIcebergPayload,
   SNOWFLAKE: SnowflakePayload,
+  UPLOAD: UploadPayload,
 } as const satisfies Record<ConnectionType, z.ZodType>;
 
 // ---- Credentials, one per credential type (write-only: never returned) ----
@@ -218,6 +225,10 @@ export const GcpCredential = z
   })
   .meta({ id: "GcpCredential" });
 
+/** What an UPLOAD connection holds in place of a credential: nothing (sealed like any other). */
+export const NO_CREDENTIAL = { type: "NONE", payload: {} } as const;
+export type NoCredential = { type: "NONE"; payload: Record<string, never> };
+
 export const CREDENTIAL_PAYLOADS = {
   SIMPLE: SimpleCredential,
   GCP: GcpCredential,
@@ -225,9 +236,9 @@ export const CREDENTIAL_PAYLOADS = {
   AZURE_SAS: AzureSasCredential,
   TOKEN: TokenCredential,
   GENERIC_MAP: GenericMapCredential,
-} as const satisfies Record<CredentialType, z.ZodType>;
+} as const satisfies Record<Exclude<CredentialType, "NONE">, z.ZodType>;
 
-const credentialOf = <T extends CredentialType>(type: T) =>
+const credentialOf = <T extends Exclude<CredentialType, "NONE">>(type: T) =>
   z.strictObject({ type: z.literal(type), payload: CREDENTIAL_PAYLOADS[type] });
 
 export const CredentialInput = z
@@ -244,7 +255,7 @@ export const CredentialInput = z
     description:
       "Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; " +
       "GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN; GENERIC_JDBC → GENERIC_MAP; " +
-      "HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS).",
+      "HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS). UPLOAD takes none.",
   });
 export type CredentialInput = z.infer<typeof CredentialInput>;
 
@@ -259,6 +270,7 @@ const CREDENTIAL_FOR: Record<Exclude<ConnectionType, "HIVE_ICEBERG">, Credential
   DELTALAKE: "TOKEN",
   GENERIC_JDBC: "GENERIC_MAP",
   SNOWFLAKE: "SIMPLE",
+  UPLOAD: "NONE",
 };
 const CREDENTIAL_FOR_LOCATION: Record<(typeof ICEBERG_LOCATION_TYPES)[number], CredentialType> = {
   GCS: "GCP",

@@ -9,17 +9,23 @@ import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../lib/outbound";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { changedAddressFields } from "./connection-addresses";
-import { CONNECTION_PAYLOADS, type CredentialInput, requiredCredentialType } from "./connection-types";
+import {
+  CONNECTION_PAYLOADS,
+  type CredentialInput,
+  NO_CREDENTIAL,
+  type NoCredential,
+  requiredCredentialType,
+} from "./connection-types";
 
-/** A connection's decrypted credential: what the scan pipeline authenticates with. */
-export type ConnectionCredential = CredentialInput;
+/** A connection's decrypted credential: what the scan pipeline authenticates with (NONE: an UPLOAD connection's). */
+export type ConnectionCredential = CredentialInput | NoCredential;
 
-/** A new connection, validated against its type (payload and credential, spec 2.2). */
+/** A new connection, validated against its type (payload and credential, spec 2.2); UPLOAD has no credential. */
 export interface ConnectionDefinition {
   name: string;
   type: ConnectionType;
-  payload: Record<string, unknown>;
-  credential: CredentialInput;
+  payload?: Record<string, unknown>;
+  credential?: CredentialInput;
 }
 
 /** A partial update: only what is sent changes; the payload is checked against the (new) type here. */
@@ -54,6 +60,7 @@ export function deriveDbType(type: ConnectionType, payload: Record<string, unkno
     case "GCS":
     case "S3":
     case "AZURE":
+    case "UPLOAD":
       return null;
   }
 }
@@ -138,7 +145,7 @@ async function assertNameFree(db: Db, tenantId: string, projectId: number | null
  * A GCP credential signs a JWT with its private key and sends it to `token_uri`: deployed, only
  * Google's token endpoint may receive it.
  */
-function assertCredentialTargets(credential: CredentialInput, policy: OutboundPolicy) {
+function assertCredentialTargets(credential: ConnectionCredential, policy: OutboundPolicy) {
   if (credential.type !== "GCP" || policy.allowPrivateTargets) return;
   const uri = credential.payload.token_uri;
   if (uri !== undefined && uri !== GOOGLE_TOKEN_URI) {
@@ -146,12 +153,32 @@ function assertCredentialTargets(credential: CredentialInput, policy: OutboundPo
   }
 }
 
-async function sealCredential(box: SecretBox, tenantId: string, connectionId: number, credential: CredentialInput) {
+async function sealCredential(
+  box: SecretBox,
+  tenantId: string,
+  connectionId: number,
+  credential: ConnectionCredential,
+) {
   // The type is sealed with the payload, so a tampered credential_type column is detected on open.
   return JSON.stringify(await box.seal(credential, credentialAad(tenantId, connectionId)));
 }
 
 const invalid = (errors: FieldProblem[]) => new InvalidInputError(errors);
+
+const NO_CREDENTIAL_TAKEN = "an UPLOAD connection takes no credential: its data arrives by upload, it reaches no store";
+
+/**
+ * The credential a connection of this type stores: the one given, or nothing for UPLOAD (which
+ * refuses one, so nobody believes a secret of theirs is in use). Any other type needs one.
+ */
+function credentialFor(type: ConnectionType, given: CredentialInput | undefined): ConnectionCredential {
+  if (type === "UPLOAD") {
+    if (given) throw invalid([{ field: "credential", message: NO_CREDENTIAL_TAKEN }]);
+    return NO_CREDENTIAL;
+  }
+  if (!given) throw invalid([{ field: "credential", message: `is required for a ${type} connection` }]);
+  return given;
+}
 
 /** Whether a failed insert collided on the primary key (another request took the id first). */
 function isIdClash(err: unknown): boolean {
@@ -176,14 +203,16 @@ export async function createConnection(
   createdBy: string,
   policy: OutboundPolicy,
 ): Promise<ConnectionRow> {
-  assertCredentialTargets(input.credential, policy);
+  const credential = credentialFor(input.type, input.credential);
+  const payload = input.payload ?? {};
+  assertCredentialTargets(credential, policy);
   await assertNameFree(db, tenantId, projectId, input.name);
   const now = nowIso();
   for (let attempt = 1; ; attempt++) {
     const [next] = await db.select({ id: sql<number>`coalesce(max(${connections.id}), 0) + 1` }).from(connections);
     // After a clash, skip a random few ids so concurrent creates stop picking the same one.
     const id = next!.id + (attempt === 1 ? 0 : Math.floor(Math.random() * 4 * attempt));
-    const credentialSecret = await sealCredential(box, tenantId, id, input.credential);
+    const credentialSecret = await sealCredential(box, tenantId, id, credential);
     try {
       const [row] = await db
         .insert(connections)
@@ -193,9 +222,9 @@ export async function createConnection(
           projectId,
           name: input.name,
           type: input.type,
-          payload: input.payload,
-          dbType: deriveDbType(input.type, input.payload),
-          credentialType: input.credential.type,
+          payload,
+          dbType: deriveDbType(input.type, payload),
+          credentialType: credential.type,
           credentialSecret,
           createdBy,
           createdAt: now,
@@ -225,7 +254,8 @@ export async function updateConnection(
   if (changes.credential) assertCredentialTargets(changes.credential, policy);
   const type = changes.type ?? row.type;
   const errors: FieldProblem[] = [];
-  if (type !== row.type) {
+  if (type === "UPLOAD" && changes.credential) errors.push({ field: "credential", message: NO_CREDENTIAL_TAKEN });
+  if (type !== row.type && type !== "UPLOAD") {
     if (changes.payload === undefined) {
       errors.push({ field: "payload", message: `is required when the type changes to ${type}` });
     }
@@ -233,7 +263,8 @@ export async function updateConnection(
       errors.push({ field: "credential", message: `is required when the type changes to ${type}` });
     }
   }
-  let payload = row.payload;
+  // An UPLOAD connection's payload is empty, so a type change to it needs none.
+  let payload = type !== row.type && type === "UPLOAD" ? {} : row.payload;
   if (changes.payload !== undefined) {
     const parsed = CONNECTION_PAYLOADS[type].safeParse(changes.payload);
     if (parsed.success) payload = parsed.data;
@@ -244,14 +275,17 @@ export async function updateConnection(
     }
   }
   if (errors.length > 0) throw invalid(errors);
+  // The new credential to seal: the one sent, or for UPLOAD none, replacing its former type's.
+  const credential: ConnectionCredential | undefined =
+    type === "UPLOAD" ? (row.credentialType === "NONE" ? undefined : NO_CREDENTIAL) : changes.credential;
 
   const need = requiredCredentialType(type, payload);
-  const credentialType = changes.credential?.type ?? row.credentialType;
+  const credentialType = credential?.type ?? row.credentialType;
   if (credentialType !== need) {
-    const field = changes.credential ? "credential.type" : "credential";
+    const field = credential ? "credential.type" : "credential";
     throw invalid([{ field, message: `must be a ${need} credential for this ${type} connection` }]);
   }
-  if (changes.credential === undefined) {
+  if (credential === undefined) {
     // The stored credential may only go where it was entered for (see connection-addresses.ts).
     const moved = changedAddressFields(type, row.payload, payload);
     if (moved.length > 0) {
@@ -285,10 +319,10 @@ export async function updateConnection(
         type,
         payload,
         dbType,
-        ...(changes.credential
+        ...(credential
           ? {
-              credentialType: changes.credential.type,
-              credentialSecret: await sealCredential(box, row.tenantId, row.id, changes.credential),
+              credentialType: credential.type,
+              credentialSecret: await sealCredential(box, row.tenantId, row.id, credential),
             }
           : {}),
         updatedAt: nowIso(),

@@ -1,6 +1,7 @@
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { type AssetHead, CONNECTION_TYPES, type ScanJobRow } from "../db/schema";
-import { InvalidInputError, LimitExceededError } from "../lib/errors";
+import { type AssetHead, CONNECTION_TYPES, type ScanJobRow, scanJobs } from "../db/schema";
+import { ConflictError, InvalidInputError, LimitExceededError } from "../lib/errors";
 import { storeCompressed, storeInflated } from "./inflate-upload";
 import type { ScanJobMessage } from "./messages";
 import { createScanJob, enqueueScanJobs } from "./scan-jobs";
@@ -48,6 +49,13 @@ export async function queueScan(
   trigger: string,
   totalBytes?: number,
 ): Promise<ScanJobRow> {
+  if (asset.type === "UPLOAD" && !request.upload) {
+    // Rescanning the last batch would add a second point of the same data to every metric's history.
+    throw new ConflictError(
+      `Asset ${asset.id} is an UPLOAD asset: its data arrives only by upload, and each batch is scanned as it arrives. ` +
+        `Upload a batch (POST /v2/${asset.tenantId}/sources/${asset.id}/batch_data with text/csv or application/x-ndjson)`,
+    );
+  }
   if (request.location && locationType(request.location as Location) !== asset.type) {
     throw new InvalidInputError([{ field: "location", message: `the asset is of type ${asset.type}` }]);
   }
@@ -124,4 +132,29 @@ export async function queueUpload(
   }
   const request: ScanJobRequest = { upload: { ...stored, format }, ...(delimiter ? { delimiter } : {}) };
   return queueScan(db, queue, asset, request, "upload", stored.bytes);
+}
+
+/**
+ * The request of the newest job of an asset that carried an uploaded batch (where the batch is, its
+ * format and delimiter), or undefined when nothing was ever uploaded to it.
+ */
+export async function lastUploadedBatch(
+  db: Db,
+  tenantId: string,
+  assetId: number,
+): Promise<(ScanJobRequest & Required<Pick<ScanJobRequest, "upload">>) | undefined> {
+  const [row] = await db
+    .select({ request: scanJobs.request })
+    .from(scanJobs)
+    .where(
+      and(
+        eq(scanJobs.tenantId, tenantId),
+        eq(scanJobs.assetId, assetId),
+        sql`json_extract(${scanJobs.request}, '$.upload.key') is not null`,
+      ),
+    )
+    // rowid breaks ties between uploads of the same millisecond: the later insert is the later batch.
+    .orderBy(desc(scanJobs.createdAt), desc(sql`rowid`))
+    .limit(1);
+  return row?.request as (ScanJobRequest & Required<Pick<ScanJobRequest, "upload">>) | undefined;
 }

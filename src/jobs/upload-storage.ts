@@ -4,8 +4,10 @@
  * R2 bucket (UPLOADS). A job records which, so its scan reads the batch where it was written.
  */
 
+import { eq } from "drizzle-orm";
 import type { ConnectionCredential } from "../catalog/connections";
-import type { TenantRow } from "../db/schema";
+import type { Db } from "../db";
+import { type TenantRow, tenants } from "../db/schema";
 import type { Env } from "../env";
 import { secretBox } from "../lib/crypto";
 import {
@@ -124,6 +126,18 @@ export async function uploadSource(
     store = own;
   }
   return upload.encoding === "gzip" ? new InflatedObjects(store) : store;
+}
+
+/** The store of a job's uploaded batch, with the tenant's storage settings as they are now when it went there. */
+export async function uploadedBatchStore(
+  env: StorageEnv & Pick<Env, "UPLOADS">,
+  db: Db,
+  tenantId: string,
+  upload: StoredUpload,
+): Promise<ObjectStore> {
+  const tenant =
+    upload.storage === "tenant" ? await db.query.tenants.findFirst({ where: eq(tenants.id, tenantId) }) : undefined;
+  return uploadSource(env, tenant, upload);
 }
 
 /** A store whose objects are gzip files, read inflated (uploads kept compressed in a tenant's bucket). */

@@ -13,7 +13,7 @@ import type { AssetHead, ConnectionRow, ScanJobRow } from "../db/schema";
 import { assetHeadColumns, assets, connections, scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
 import type { ScanJobRequest } from "../jobs/scan-requests";
-import { uploadSource } from "../jobs/upload-storage";
+import { uploadedBatchStore } from "../jobs/upload-storage";
 import { nowIso } from "../lib/time";
 import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
 import { assetMonitor } from "../monitor/client";
@@ -76,6 +76,10 @@ export async function loadScanSubject(env: Env, db: Db, job: ScanJobRow, loaded?
   if (!parsed.success) throw new ConnectorError("the asset's options are not valid: set them again", "invalid");
   const options = parsed.data;
   const request = job.request as ScanJobRequest;
+  if (asset.type === "UPLOAD" && !request.upload) {
+    // Queued before the asset became UPLOAD: there is no batch to read, and no store to read one from.
+    throw new ConnectorError("the asset is an UPLOAD asset: only an uploaded batch can be scanned", "invalid");
+  }
   const since =
     options.delta_only === "true" ? await lastFreshness(db, { tenantId: asset.tenantId, id: asset.id }) : undefined;
   return {
@@ -267,12 +271,8 @@ async function profileSubject(
   if (request.upload) {
     const object = { key: request.upload.key, size: request.upload.bytes };
     const separator = request.delimiter ?? options.separator;
-    const tenant =
-      request.upload.storage === "tenant"
-        ? await db.query.tenants.findFirst({ where: eq(tenants.id, asset.tenantId) })
-        : undefined;
     return profileObjects(
-      await uploadSource(env, tenant, request.upload),
+      await uploadedBatchStore(env, db, asset.tenantId, request.upload),
       [object],
       fileScanOptions(subject, request.upload.format, separator, onProgress),
     );

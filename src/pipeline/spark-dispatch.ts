@@ -235,6 +235,8 @@ export function driverSource(
     case "GENERIC_JDBC":
       // The JDBC URL, user and password are the cluster's secrets (README): never sent in the job's arguments.
       return { kind: "jdbc", table: [t.schema, t.name].filter(Boolean).join(".") };
+    case "UPLOAD":
+      throw new ConnectorError("an UPLOAD asset's batches are scanned in the Worker as they arrive", "unsupported");
     default:
       throw new ConnectorError(`full scans of ${asset.type} assets are not available on Spark`, "unsupported");
   }

@@ -3,6 +3,9 @@ import type { Db } from "../db";
 import type { AssetAttribute, AssetRow } from "../db/schema";
 import { assets, connections, tenants } from "../db/schema";
 import type { Env } from "../env";
+import { lastUploadedBatch } from "../jobs/scan-requests";
+import { uploadedBatchStore } from "../jobs/upload-storage";
+import { ConflictError } from "../lib/errors";
 import { nowIso } from "../lib/time";
 import { createObjectStore } from "./connectors";
 import { ConnectorError } from "./connectors/types";
@@ -22,6 +25,7 @@ export async function schemaSource(db: Db, tenantId: string): Promise<SchemaSour
 }
 
 async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<SchemaField[]> {
+  if (asset.type === "UPLOAD") return readLastBatchSchema(env, db, asset);
   const connection = await db.query.connections.findFirst({
     where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
   });
@@ -48,6 +52,25 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
     }
   }
   throw new ConnectorError(`loading the schema of ${asset.type} assets is not available yet`, "unsupported");
+}
+
+/** An UPLOAD asset's attributes: those of its newest uploaded batch (a CSV header, the first NDJSON records). */
+async function readLastBatchSchema(env: Env, db: Db, asset: AssetRow): Promise<SchemaField[]> {
+  const batch = await lastUploadedBatch(db, asset.tenantId, asset.id);
+  if (!batch) {
+    throw new ConflictError(
+      `Asset ${asset.id} has no uploaded batch yet; its schema is that of its last batch: ` +
+        `upload one (POST /v2/${asset.tenantId}/sources/${asset.id}/batch_data) first`,
+    );
+  }
+  const { upload } = batch;
+  const store = await uploadedBatchStore(env, db, asset.tenantId, upload);
+  const separator = batch.delimiter ?? (asset.options as { separator?: string }).separator;
+  return readSchema(
+    objectSource(store, { key: upload.key, size: upload.bytes }),
+    upload.format,
+    separator ? { separator } : {},
+  );
 }
 
 /**

@@ -12,10 +12,13 @@ export const CONNECTION_TYPES = [
   "GENERIC_JDBC",
   "HIVE_ICEBERG",
   "SNOWFLAKE",
+  // Ours, beyond the spec's nine: data that arrives only through uploads, with no store to reach.
+  "UPLOAD",
 ] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
-export const CREDENTIAL_TYPES = ["SIMPLE", "GCP", "AWS", "AZURE_SAS", "TOKEN", "GENERIC_MAP"] as const;
+/** NONE: the credential of an UPLOAD connection, which reaches no store and so has no secret. */
+export const CREDENTIAL_TYPES = ["SIMPLE", "GCP", "AWS", "AZURE_SAS", "TOKEN", "GENERIC_MAP", "NONE"] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 
 /**

@@ -120,7 +120,8 @@ export const loadSchema = authedRoute({
   summary: "Load an asset's schema from its source (PROJECT_EDITOR)",
   description:
     "Reads the attributes (name, type, nullable) from the source — a file's header or footer, or the " +
-    "database's information schema — and stores them on the asset (up to 2000), shown with with_attributes=true.",
+    "database's information schema; an UPLOAD asset's last uploaded batch — and stores them on the asset " +
+    "(up to 2000), shown with with_attributes=true.",
   request: { params: TenantParams.extend({ assetId: IntId("assetId") }) },
   responses: {
     200: jsonResponse(
@@ -133,6 +134,9 @@ export const loadSchema = authedRoute({
         .openapi("AssetSchema"),
       "The attributes, as stored",
     ),
-    422: problem("The source refused or failed: bad credentials, missing object or table, unreachable host"),
+    409: problem("An UPLOAD asset with no uploaded batch yet"),
+    422: problem(
+      "The source refused or failed: bad credentials, missing object or table, unreachable host; an UPLOAD asset's last batch is gone",
+    ),
   },
 });

@@ -14,7 +14,8 @@ export const PAYLOAD_DOC = [
   "GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema);",
   "HIVE_ICEBERG {database, table};",
   "GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards),",
-  "format: csv | ndjson | json | parquet}.",
+  "format: csv | ndjson | json | parquet};",
+  "UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type).",
 ].join(" ");
 
 const name = z.string().trim().min(1).max(200);
@@ -104,7 +105,11 @@ export const AssetSchema = z
 const assetType = z
   .enum([...CONNECTION_TYPES, "GCP"])
   .transform((t) => (t === "GCP" ? "GCS" : t))
-  .openapi({ description: "A connection type; GCP is accepted as GCS (files in Google Cloud Storage)" });
+  .openapi({
+    description:
+      "A connection type, the type of the asset's connection; GCP is accepted as GCS (files in Google Cloud Storage). " +
+      "UPLOAD: data that arrives only by upload (no schedule; a scan trigger is a 409)",
+  });
 
 export const CreateAssetBody = z
   .strictObject({
@@ -112,7 +117,7 @@ export const CreateAssetBody = z
     description: description.default(""),
     type: assetType,
     options: options.default({}),
-    payload,
+    payload: payload.default({}),
     connection_id: z.number().int().positive(),
     scheduled_upload: schedule.nullable().optional(),
   })

@@ -12,7 +12,8 @@ const uploadBody = {
   description:
     "JSON: where the data is (`location`…; unset fields come from the asset). Or the data itself as " +
     "`text/csv` or `application/x-ndjson` (Content-Length required; at most the tenant's free_upload_limit), " +
-    "as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes).",
+    "as it is or with `Content-Encoding: gzip` (inflated on the way in; the limit counts inflated bytes). " +
+    "An UPLOAD asset takes only data (JSON is a 409).",
   content: {
     "application/json": { schema: ScanRequestBody },
     "text/csv": {
@@ -34,6 +35,7 @@ const uploadResponses = {
   202: jsonResponse(ScanAcceptedSchema, "Queued"),
   411: problem("A data upload without Content-Length"),
   413: problem("The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB"),
+  409: problem("A JSON scan request for an UPLOAD asset, whose data arrives only by upload"),
   415: problem("A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip"),
 };
 

@@ -12,7 +12,9 @@ import {
 
 const tags = ["Connections"];
 const base = "/api/backend/{tenant}/configuration";
-const credentialNote = "The credential is encrypted at rest and never returned.";
+const credentialNote =
+  "The credential is encrypted at rest and never returned. An UPLOAD connection (data that arrives only through " +
+  "POST /v2/{tenant}/sources/{source_id}/batch_data) needs only a name and type: no payload, no credential.";
 
 export const createProjectConnection = authedRoute({
   operationId: "createProjectConnection",

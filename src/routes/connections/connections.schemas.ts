@@ -7,13 +7,28 @@ import { IntId, ProjectParams, TenantParams } from "../params";
 
 const name = z.string().trim().min(1).max(200);
 
-const definitionOf = <T extends ConnectionType>(type: T) =>
+const definitionOf = <T extends Exclude<ConnectionType, "UPLOAD">>(type: T) =>
   z.strictObject({
     name,
     type: z.literal(type),
     payload: CONNECTION_PAYLOADS[type],
     credential: CredentialInput,
   });
+
+/** An UPLOAD connection: a name, nothing else (its payload is empty, and it takes no credential). */
+const uploadDefinition = z.strictObject(
+  {
+    name,
+    type: z.literal("UPLOAD"),
+    payload: CONNECTION_PAYLOADS.UPLOAD.default({}),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" && issue.keys.includes("credential")
+        ? "an UPLOAD connection takes no credential: its data arrives by upload, it reaches no store"
+        : undefined,
+  },
+);
 
 export const CreateConnectionBody = z
   .discriminatedUnion("type", [
@@ -26,8 +41,10 @@ export const CreateConnectionBody = z
     definitionOf("GENERIC_JDBC"),
     definitionOf("HIVE_ICEBERG"),
     definitionOf("SNOWFLAKE"),
+    uploadDefinition,
   ])
   .superRefine((body, ctx) => {
+    if (body.type === "UPLOAD") return;
     const need = requiredCredentialType(body.type, body.payload);
     if (body.credential.type !== need) {
       ctx.addIssue({
@@ -56,10 +73,11 @@ export const UpdateConnectionBody = z
     type: z.enum(CONNECTION_TYPES).optional(),
     payload: z.record(z.string(), z.unknown()).optional().openapi({
       description:
-        "Replaces the payload; checked against the connection's (new) type as in CreateConnection. Required when the type changes.",
+        "Replaces the payload; checked against the connection's (new) type as in CreateConnection. Required when the type changes (but to UPLOAD, whose payload is empty).",
     }),
     credential: CredentialInput.optional().openapi({
-      description: "Replaces the credential. Required when the type changes.",
+      description:
+        "Replaces the credential. Required when the type changes; refused for UPLOAD, which holds none (a change to UPLOAD drops the old one).",
     }),
   })
   .openapi("UpdateConnection", { example: { name: "landing-zone-eu" } });
@@ -83,7 +101,7 @@ export const ConnectionSchema = z
       .openapi({
         description:
           "Database type derived from the connection: GENERIC_JDBC → payload.db_type; REDSHIFT → redshift; SNOWFLAKE → snowflake; " +
-          "BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files) → null",
+          "BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files), UPLOAD → null",
       }),
   })
   .openapi("Connection", { description: "A connection; its credential is never returned" });

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { authedRoute, CONFLICT_RESPONSE, jsonResponse } from "../openapi";
+import { authedRoute, CONFLICT_RESPONSE, jsonResponse, problem } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantId } from "../params";
 import { ScanAcceptedSchema, ScanJobSchema, ScanRequestBody } from "./scans.schemas";
@@ -20,12 +20,17 @@ export const triggerScan = authedRoute({
   path: base,
   tags,
   summary: "Trigger a scan of an asset (PROJECT_EDITOR); replaces the deprecated batch_data uploads",
-  description: "Returns at once with the job id; the scan runs from the scan-jobs queue. The body is optional.",
+  description:
+    "Returns at once with the job id; the scan runs from the scan-jobs queue. The body is optional. " +
+    "An UPLOAD asset is scanned by its uploads only: triggering it is a 409.",
   request: {
     params: assetParams,
     body: { required: false, content: { "application/json": { schema: ScanRequestBody } } },
   },
-  responses: { 202: jsonResponse(ScanAcceptedSchema, "Queued") },
+  responses: {
+    202: jsonResponse(ScanAcceptedSchema, "Queued"),
+    409: problem("The asset is an UPLOAD asset: upload a batch to POST /v2/{tenant}/sources/{source_id}/batch_data"),
+  },
 });
 
 export const listScans = authedRoute({

@@ -80,6 +80,11 @@ export function createObjectStore(
         "a HIVE_ICEBERG connection's files are found through its metastore: scan its tables as HIVE_ICEBERG assets",
         "invalid",
       );
+    case "UPLOAD":
+      throw new ConnectorError(
+        "an UPLOAD connection has no store of its own: each batch is read where its upload stored it",
+        "invalid",
+      );
     default:
       throw new ConnectorError(
         `a ${connection.type} connection is a database, not object storage: it has no files to list`,
