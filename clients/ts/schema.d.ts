@@ -1775,6 +1775,7 @@ export interface components {
             payload?: components["schemas"]["UploadPayload"];
         };
         RedshiftPayload: {
+            /** @description The cluster's endpoint without the port (mycluster.abc123xyz789.eu-west-1.redshift.amazonaws.com, or the part before .redshift.amazonaws.com): its first label is the cluster (or serverless workgroup), its region label the Data API's region */
             endpoint_prefix: string;
             /** @description Database the Data API connects to; default dev */
             database?: string;
@@ -1811,7 +1812,9 @@ export interface components {
             payload: components["schemas"]["GenericMapCredential"];
         };
         SimpleCredential: {
+            /** @description The database user (REDSHIFT: the Data API's DbUser) */
             username: string;
+            /** @description SNOWFLAKE: a programmatic access token unless private_key is given; REDSHIFT: not used */
             password: string;
             /** @description SNOWFLAKE: key-pair authentication for the SQL API; without it the password is a programmatic access token */
             private_key?: string;
@@ -1824,39 +1827,69 @@ export interface components {
             /** @description REDSHIFT: region when endpoint_prefix names none */
             region?: string;
         };
+        /** @description A service-account key file's fields; the file may be pasted as it is */
         GcpCredential: {
+            /** @description The service account's project */
             project_id: string;
+            /** @description The id of private_key (the kid of the signed token requests) */
             private_key_id: string;
+            /** @description The key that signs the service account's token requests */
             private_key: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The service account
+             */
             client_email: string;
+            /** @description The service account's numeric id */
             client_id: string;
-            /** @enum {string} */
+            /**
+             * @description As in the key file, so it can be pasted whole; not used
+             * @enum {string}
+             */
             type?: "service_account";
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description As in the key file, so it can be pasted whole; not used
+             */
             auth_uri?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where token requests go: must be https://oauth2.googleapis.com/token (the default) unless private targets are allowed
+             */
             token_uri?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description As in the key file, so it can be pasted whole; not used
+             */
             auth_provider_x509_cert_url?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description As in the key file, so it can be pasted whole; not used
+             */
             client_x509_cert_url?: string;
+            /** @description As in the key file, so it can be pasted whole; not used */
             universe_domain?: string;
         };
         AwsCredential: {
+            /** @description AWS access key id */
             access_key: string;
+            /** @description Its secret access key */
             secret_key: string;
         };
         AzureSasCredential: {
+            /** @description A shared access signature with read and list rights on the container */
             sas_key: string;
         };
         TokenCredential: {
+            /** @description A Databricks personal access token */
             token: string;
         };
+        /** @description GENERIC_JDBC: user (or username) and password; also host, port, database or url when those are secret (each wins over the same connection property) */
         GenericMapCredential: {
             [key: string]: string;
         };
         GcsPayload: {
+            /** @description The bucket the assets' paths are in */
             bucket: string;
             /**
              * Format: uri
@@ -1865,6 +1898,7 @@ export interface components {
             endpoint?: string;
         };
         S3Payload: {
+            /** @description The bucket the assets' paths are in */
             bucket: string;
             /** @description The bucket's region; default us-east-1 (R2: auto) */
             region?: string;
@@ -1875,7 +1909,9 @@ export interface components {
             endpoint?: string;
         };
         AzurePayload: {
+            /** @description The storage account's name */
             storage_account: string;
+            /** @description The blob container the assets' paths are in */
             bucket: string;
             /**
              * Format: uri
@@ -1884,6 +1920,7 @@ export interface components {
             endpoint?: string;
         };
         BigQueryPayload: {
+            /** @description The GCP project whose datasets the assets name (and that runs the queries) */
             project: string;
             /** @description Location of the datasets (US, EU, europe-west1…) */
             location?: string;
@@ -1894,8 +1931,11 @@ export interface components {
             endpoint?: string;
         };
         DeltaLakePayload: {
+            /** @description The workspace host, e.g. adb-1234567890123456.7.azuredatabricks.net */
             host: string;
+            /** @description Its HTTPS port, usually 443 */
             port: string;
+            /** @description The SQL warehouse's HTTP path, /sql/1.0/warehouses/{id}: statements run on that warehouse */
             httppath: string;
             /**
              * Format: uri
@@ -1904,23 +1944,54 @@ export interface components {
             endpoint?: string;
         };
         GenericJdbcPayload: {
-            /** @enum {string} */
+            /**
+             * @description The database's kind; scans support postgresql, mysql and mariadb
+             * @enum {string}
+             */
             db_type: "postgresql" | "mysql" | "mariadb" | "sqlserver" | "oracle";
+            /** @description The database to connect to (a MySQL/MariaDB database is its schema); connection_properties.database wins */
             db_or_schema: string;
             /**
-             * @description Driver properties (host, port, custom parameters…), string to string
+             * @description Driver properties, string to string: those listed are read by scans; any other is kept as a custom parameter
              * @default {}
              */
             connection_properties?: {
+                /** @description Database host name or address (a host in the credential wins, then this, then the url's) */
+                host?: string;
+                /** @description TCP port; default 5432 (postgresql), 3306 (mysql, mariadb) */
+                port?: string;
+                /** @description Database to connect to; default db_or_schema */
+                database?: string;
+                /** @description jdbc:<postgresql|mysql|mariadb>://host[:port]/database, in place of host, port and database (those keys win over it) */
+                url?: string;
+                /** @description TLS: prefer (the default) and require both insist on TLS, refusing a server that declines it before any password is sent; disable talks plain TCP, which a scan accepts only where private targets are allowed (ALLOW_PRIVATE_TARGETS=true, local development: a local PostgreSQL without TLS needs ssl: disable). true means require, false disable; any other value counts as prefer */
+                ssl?: string;
+                /** @description The same as ssl, read when ssl is absent */
+                sslmode?: string;
+                /** @description Seconds to wait for the connection; default 10 */
+                connect_timeout?: string;
+                /** @description PostgreSQL: the schema of tables named without one */
+                schema?: string;
+                /** @description The same as schema (the PostgreSQL JDBC driver's name for it) */
+                currentSchema?: string;
+            } & {
                 [key: string]: string;
             };
         };
         HiveIcebergPayload: {
-            /** @example thrift://metastore.example.com:9083 */
+            /**
+             * @description The Hive metastore, thrift://<host>:<port> (usually 9083)
+             * @example thrift://metastore.example.com:9083
+             */
             thrift_uri: string;
-            /** @enum {string} */
+            /**
+             * @description Where the tables' files are; decides the credential (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS)
+             * @enum {string}
+             */
             location_type: "GCS" | "S3" | "AZURE";
+            /** @description The bucket's region (S3) */
             region: string;
+            /** @description The bucket (Azure: container) holding the tables' files; the credential is used for it only */
             bucket: string;
             /**
              * Format: uri
@@ -1929,8 +2000,11 @@ export interface components {
             endpoint?: string;
         };
         SnowflakePayload: {
+            /** @description Account identifier as in its host name: myorg-myaccount or xy12345.eu-west-1.aws */
             account: string;
+            /** @description The virtual warehouse that runs the statements */
             warehouse: string;
+            /** @description The role the statements run with */
             role: string;
             /** @description Default database of the statements */
             database?: string;

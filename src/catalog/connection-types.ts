@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import type { ConnectionType, CredentialType } from "../db/schema";
-import { jdbcUrlProblem } from "../scan/sql/jdbc-config";
+import { JDBC_CONNECTION_PROPERTIES, jdbcUrlProblem } from "../scan/sql/jdbc-config";
 
 // ---- Connection payloads, one per connection type (spec 2.2) ----
 
@@ -59,20 +59,24 @@ const apiEndpoint = (provider: string) =>
 
 export const RedshiftPayload = z
   .strictObject({
-    endpoint_prefix: text(),
+    endpoint_prefix: text().meta({
+      description:
+        "The cluster's endpoint without the port (mycluster.abc123xyz789.eu-west-1.redshift.amazonaws.com, or the part " +
+        "before .redshift.amazonaws.com): its first label is the cluster (or serverless workgroup), its region label the Data API's region",
+    }),
     database: text(255).optional().meta({ description: "Database the Data API connects to; default dev" }),
     endpoint: apiEndpoint("https://redshift-data.{region}.amazonaws.com"),
   })
   .meta({ id: "RedshiftPayload" });
 export const GcsPayload = z
   .strictObject({
-    bucket: text(255),
+    bucket: text(255).meta({ description: "The bucket the assets' paths are in" }),
     endpoint: storageEndpoint.meta({ description: "JSON API endpoint; default https://storage.googleapis.com" }),
   })
   .meta({ id: "GcsPayload" });
 export const S3Payload = z
   .strictObject({
-    bucket: text(255),
+    bucket: text(255).meta({ description: "The bucket the assets' paths are in" }),
     region: z
       .string()
       .regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as eu-west-1")
@@ -85,8 +89,8 @@ export const S3Payload = z
   .meta({ id: "S3Payload" });
 export const AzurePayload = z
   .strictObject({
-    storage_account: text(255),
-    bucket: text(255),
+    storage_account: text(255).meta({ description: "The storage account's name" }),
+    bucket: text(255).meta({ description: "The blob container the assets' paths are in" }),
     endpoint: storageEndpoint.meta({
       description: "Blob service endpoint; default https://{storage_account}.blob.core.windows.net",
     }),
@@ -94,41 +98,68 @@ export const AzurePayload = z
   .meta({ id: "AzurePayload" });
 export const BigQueryPayload = z
   .strictObject({
-    project: text(255),
+    project: text(255).meta({
+      description: "The GCP project whose datasets the assets name (and that runs the queries)",
+    }),
     location: text(64).optional().meta({ description: "Location of the datasets (US, EU, europe-west1…)" }),
     endpoint: apiEndpoint("https://bigquery.googleapis.com"),
   })
   .meta({ id: "BigQueryPayload" });
 export const DeltaLakePayload = z
   .strictObject({
-    host: text(),
-    port: portString,
-    httppath: text(),
+    host: text().meta({ description: "The workspace host, e.g. adb-1234567890123456.7.azuredatabricks.net" }),
+    port: portString.meta({ description: "Its HTTPS port, usually 443" }),
+    httppath: text().meta({
+      description: "The SQL warehouse's HTTP path, /sql/1.0/warehouses/{id}: statements run on that warehouse",
+    }),
     endpoint: apiEndpoint("https://{host}:{port}"),
   })
   .meta({ id: "DeltaLakePayload" });
 export const GenericJdbcPayload = z
   .strictObject({
-    db_type: z.enum(JDBC_DB_TYPES),
-    db_or_schema: text(),
+    db_type: z
+      .enum(JDBC_DB_TYPES)
+      .meta({ description: "The database's kind; scans support postgresql, mysql and mariadb" }),
+    db_or_schema: text().meta({
+      description:
+        "The database to connect to (a MySQL/MariaDB database is its schema); connection_properties.database wins",
+    }),
     connection_properties: z
-      .record(z.string().min(1).max(256), z.string().max(4096))
+      .object(
+        Object.fromEntries(
+          Object.entries(JDBC_CONNECTION_PROPERTIES).map(([key, description]) => [
+            key,
+            z.string().max(4096).optional().meta({ description }),
+          ]),
+        ),
+      )
+      .catchall(z.string().max(4096))
       .refine((m) => Object.keys(m).length <= 100, "at most 100 properties")
       .superRefine((m, ctx) => {
+        for (const key of Object.keys(m).filter((k) => k.length < 1 || k.length > 256)) {
+          ctx.addIssue({ code: "custom", path: [key], message: "a property name is 1-256 characters" });
+        }
         // A JDBC url is parsed here once, so a malformed one is a 400 now, not a failed scan later.
         const problem = m.url === undefined ? undefined : jdbcUrlProblem(m.url);
         if (problem) ctx.addIssue({ code: "custom", path: ["url"], message: problem });
       })
       .default({})
-      .meta({ description: "Driver properties (host, port, custom parameters…), string to string" }),
+      .meta({
+        description:
+          "Driver properties, string to string: those listed are read by scans; any other is kept as a custom parameter",
+      }),
   })
   .meta({ id: "GenericJdbcPayload" });
 export const HiveIcebergPayload = z
   .strictObject({
-    thrift_uri: thriftUri,
-    location_type: z.enum(ICEBERG_LOCATION_TYPES),
-    region: text(255),
-    bucket: text(255),
+    thrift_uri: thriftUri.meta({ description: "The Hive metastore, thrift://<host>:<port> (usually 9083)" }),
+    location_type: z.enum(ICEBERG_LOCATION_TYPES).meta({
+      description: "Where the tables' files are; decides the credential (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS)",
+    }),
+    region: text(255).meta({ description: "The bucket's region (S3)" }),
+    bucket: text(255).meta({
+      description: "The bucket (Azure: container) holding the tables' files; the credential is used for it only",
+    }),
     endpoint: storageEndpoint.meta({
       description:
         "The store's endpoint when not the provider's own (an S3-compatible store, an emulator); the Azure account comes from the table's abfss:// location",
@@ -138,9 +169,11 @@ export const HiveIcebergPayload = z
 export type HiveIcebergPayload = z.infer<typeof HiveIcebergPayload>;
 export const SnowflakePayload = z
   .strictObject({
-    account: text(255),
-    warehouse: text(255),
-    role: text(255),
+    account: text(255).meta({
+      description: "Account identifier as in its host name: myorg-myaccount or xy12345.eu-west-1.aws",
+    }),
+    warehouse: text(255).meta({ description: "The virtual warehouse that runs the statements" }),
+    role: text(255).meta({ description: "The role the statements run with" }),
     database: text(255).optional().meta({ description: "Default database of the statements" }),
     schema: text(255).optional().meta({ description: "Default schema of the statements" }),
     endpoint: apiEndpoint("https://{account}.snowflakecomputing.com"),
@@ -171,13 +204,18 @@ export const CONNECTION_PAYLOADS = {
 
 const secret = (max = 4096) => z.string().min(1).max(max);
 
+/** What the key file's fields that no request uses are for. */
+const KEY_FILE_FIELD = "As in the key file, so it can be pasted whole; not used";
+
 /** A PKCS#8 PEM private key block, as in a GCP service-account key file. */
 const PEM_PRIVATE_KEY = /^-----BEGIN PRIVATE KEY-----\s*[A-Za-z0-9+/=\s]+-----END PRIVATE KEY-----\s*$/;
 
 export const SimpleCredential = z
   .strictObject({
-    username: text(),
-    password: secret(),
+    username: text().meta({ description: "The database user (REDSHIFT: the Data API's DbUser)" }),
+    password: secret().meta({
+      description: "SNOWFLAKE: a programmatic access token unless private_key is given; REDSHIFT: not used",
+    }),
     // Warehouse APIs that take no password (see src/scan/sql/snowflake.ts and redshift.ts).
     private_key: z
       .string()
@@ -198,32 +236,52 @@ export const SimpleCredential = z
       .meta({ description: "REDSHIFT: region when endpoint_prefix names none" }),
   })
   .meta({ id: "SimpleCredential" });
-export const AwsCredential = z.strictObject({ access_key: text(), secret_key: secret() }).meta({ id: "AwsCredential" });
-export const TokenCredential = z.strictObject({ token: secret() }).meta({ id: "TokenCredential" });
-export const AzureSasCredential = z.strictObject({ sas_key: secret() }).meta({ id: "AzureSasCredential" });
+export const AwsCredential = z
+  .strictObject({
+    access_key: text().meta({ description: "AWS access key id" }),
+    secret_key: secret().meta({ description: "Its secret access key" }),
+  })
+  .meta({ id: "AwsCredential" });
+export const TokenCredential = z
+  .strictObject({ token: secret().meta({ description: "A Databricks personal access token" }) })
+  .meta({ id: "TokenCredential" });
+export const AzureSasCredential = z
+  .strictObject({
+    sas_key: secret().meta({ description: "A shared access signature with read and list rights on the container" }),
+  })
+  .meta({ id: "AzureSasCredential" });
 export const GenericMapCredential = z
   .record(z.string().min(1).max(256), z.string().max(4096))
   .refine((m) => Object.keys(m).length <= 100, "at most 100 entries")
-  .meta({ id: "GenericMapCredential" });
+  .meta({
+    id: "GenericMapCredential",
+    description:
+      "GENERIC_JDBC: user (or username) and password; also host, port, database or url when those are secret " +
+      "(each wins over the same connection property)",
+  });
 export const GcpCredential = z
   .strictObject({
-    project_id: text(255),
-    private_key_id: text(255),
+    project_id: text(255).meta({ description: "The service account's project" }),
+    private_key_id: text(255).meta({ description: "The id of private_key (the kid of the signed token requests)" }),
     private_key: z
       .string()
       .max(16384)
-      .regex(PEM_PRIVATE_KEY, "must be a PKCS#8 PEM block (BEGIN/END PRIVATE KEY lines around base64)"),
-    client_email: z.email().max(254),
-    client_id: text(255),
+      .regex(PEM_PRIVATE_KEY, "must be a PKCS#8 PEM block (BEGIN/END PRIVATE KEY lines around base64)")
+      .meta({ description: "The key that signs the service account's token requests" }),
+    client_email: z.email().max(254).meta({ description: "The service account" }),
+    client_id: text(255).meta({ description: "The service account's numeric id" }),
     // The other fields of a service-account key file, so the file can be pasted as is.
-    type: z.literal("service_account").optional(),
-    auth_uri: z.url().max(1024).optional(),
-    token_uri: z.url().max(1024).optional(),
-    auth_provider_x509_cert_url: z.url().max(1024).optional(),
-    client_x509_cert_url: z.url().max(1024).optional(),
-    universe_domain: text(255).optional(),
+    type: z.literal("service_account").optional().meta({ description: KEY_FILE_FIELD }),
+    auth_uri: z.url().max(1024).optional().meta({ description: KEY_FILE_FIELD }),
+    token_uri: z.url().max(1024).optional().meta({
+      description:
+        "Where token requests go: must be https://oauth2.googleapis.com/token (the default) unless private targets are allowed",
+    }),
+    auth_provider_x509_cert_url: z.url().max(1024).optional().meta({ description: KEY_FILE_FIELD }),
+    client_x509_cert_url: z.url().max(1024).optional().meta({ description: KEY_FILE_FIELD }),
+    universe_domain: text(255).optional().meta({ description: KEY_FILE_FIELD }),
   })
-  .meta({ id: "GcpCredential" });
+  .meta({ id: "GcpCredential", description: "A service-account key file's fields; the file may be pasted as it is" });
 
 /** What an UPLOAD connection holds in place of a credential: nothing (sealed like any other). */
 export const NO_CREDENTIAL = { type: "NONE", payload: {} } as const;

@@ -750,3 +750,58 @@ describe("connections: OpenAPI", () => {
     expect(JSON.stringify(doc.components.schemas.Connection)).not.toContain("credential_secret");
   });
 });
+
+describe("connections: OpenAPI, what each payload and credential field means", () => {
+  type JsonSchema = { description?: string; properties?: Record<string, JsonSchema>; additionalProperties?: unknown };
+  const schemas = async () =>
+    (await call("GET", "/openapi.json")).body.components.schemas as Record<string, JsonSchema>;
+
+  it("describes every field of every connection payload and credential", async () => {
+    const all = await schemas();
+    // The payload and credential schemas a connection is created with, by their references.
+    const refs = (value: unknown): string[] =>
+      JSON.stringify(value)
+        .match(/#\/components\/schemas\/\w+/g)!
+        .map((r) => r.split("/").pop()!);
+    const names = [...new Set([...refs(all.CreateConnection), ...refs(all.ConnectionCredential)])].filter((n) =>
+      /(Payload|Credential)$/.test(n),
+    );
+    expect(names.length).toBeGreaterThanOrEqual(15);
+    const undescribed = names.flatMap((name) =>
+      Object.entries(all[name]!.properties ?? {})
+        .filter(([, property]) => !property.description)
+        .map(([field]) => `${name}.${field}`),
+    );
+    expect(undescribed).toEqual([]);
+  });
+
+  it("lists the JDBC connection properties a scan reads, ssl among them with disable explained", async () => {
+    const props = (await schemas()).GenericJdbcPayload!.properties!.connection_properties!;
+    expect(Object.keys(props.properties ?? {})).toEqual(
+      expect.arrayContaining(["host", "port", "database", "url", "ssl", "sslmode", "connect_timeout", "schema"]),
+    );
+    expect(props.properties!.ssl!.description).toMatch(/disable.*plain TCP/);
+    expect(props.properties!.ssl!.description).toContain("local PostgreSQL");
+    // Custom parameters stay allowed.
+    expect(props.additionalProperties).toEqual({ type: "string", maxLength: 4096 });
+  });
+
+  it("still keeps custom JDBC properties and refuses a property name over 256 characters", async () => {
+    const tenant = await createTenant();
+    const base = VALID_CONNECTIONS.GENERIC_JDBC.payload;
+    const custom = { ...base, connection_properties: { ...base.connection_properties, ApplicationName: "dq" } };
+    const ok = await call("POST", globalPath(tenant), {
+      as: admin,
+      body: { ...validBody("GENERIC_JDBC"), payload: custom },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body.payload.connection_properties).toEqual(custom.connection_properties);
+    const long = { ...base, connection_properties: { ["x".repeat(257)]: "1" } };
+    const refused = await call("POST", globalPath(tenant), {
+      as: admin,
+      body: { ...validBody("GENERIC_JDBC"), payload: long },
+    });
+    expect(refused.status).toBe(400);
+    expect(paths(refused.body)).toEqual([`body.payload.connection_properties.${"x".repeat(257)}`]);
+  });
+});

@@ -18,6 +18,26 @@ import { checkOutboundHost, type OutboundPolicy, OutboundTargetError } from "../
 import { deploymentOutboundPolicy } from "../../lib/outbound-fetch";
 import { ConnectorError, refusedTarget, safeDetail } from "../connectors/types";
 
+/**
+ * The connection_properties read here, each with its meaning (the OpenAPI document shows them);
+ * any other property is kept with the connection and not read by a scan (a custom parameter).
+ */
+export const JDBC_CONNECTION_PROPERTIES = {
+  host: "Database host name or address (a host in the credential wins, then this, then the url's)",
+  port: "TCP port; default 5432 (postgresql), 3306 (mysql, mariadb)",
+  database: "Database to connect to; default db_or_schema",
+  url: "jdbc:<postgresql|mysql|mariadb>://host[:port]/database, in place of host, port and database (those keys win over it)",
+  ssl:
+    "TLS: prefer (the default) and require both insist on TLS, refusing a server that declines it before any " +
+    "password is sent; disable talks plain TCP, which a scan accepts only where private targets are allowed " +
+    "(ALLOW_PRIVATE_TARGETS=true, local development: a local PostgreSQL without TLS needs ssl: disable). " +
+    "true means require, false disable; any other value counts as prefer",
+  sslmode: "The same as ssl, read when ssl is absent",
+  connect_timeout: "Seconds to wait for the connection; default 10",
+  schema: "PostgreSQL: the schema of tables named without one",
+  currentSchema: "The same as schema (the PostgreSQL JDBC driver's name for it)",
+} as const;
+
 export interface JdbcPayload {
   db_type: string;
   db_or_schema: string;
