@@ -6,6 +6,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 import type { Schemas } from "./api";
+import { dayLabels, placeLabels, timeAxis } from "./axis";
 
 type MetricPoint = Schemas["MetricPoint"];
 
@@ -62,7 +63,7 @@ export function MetricChart({
           width,
           height: 220,
           legend: { show: false },
-          scales: { x: { time: true } },
+          plugins: [timeAxis()],
           series: [
             {},
             { label: "value", stroke: COLOURS.value, width: 2 },
@@ -114,7 +115,8 @@ export function ScoreChart({ scores }: { scores: Schemas["DqScore"][] }) {
         {
           width,
           height: 220,
-          scales: { x: { time: true }, y: { range: [0, 100] } },
+          scales: { y: { range: [0, 100] } },
+          plugins: [timeAxis()],
           series: [{}, ...dims.map((d, i) => ({ label: d, stroke: strokes[i], width: d === "overall" ? 2.5 : 1.5 }))],
         },
         data,
@@ -124,7 +126,7 @@ export function ScoreChart({ scores }: { scores: Schemas["DqScore"][] }) {
     [scores],
   );
   return (
-    <figure class="chart">
+    <figure class="chart" data-chart="dq-score">
       <figcaption>DQ score over time, by dimension ({ordered.length} scans)</figcaption>
       {ordered.length === 0 ? (
         <p class="muted">No scores yet.</p>
@@ -156,8 +158,19 @@ export function StackedDays({ days }: { days: Schemas["IncidentDistribution"]["d
   const h = 120;
   const bw = Math.max(4, Math.floor(600 / Math.max(1, days.length)));
   const levels = ["LOW", "MEDIUM", "HIGH"] as const;
+  const axis = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = axis.current;
+    if (!el) return;
+    const dates = days.map((d) => d.date);
+    const lay = () => placeLabels(el, dayLabels(dates, el.clientWidth));
+    lay();
+    const resize = new ResizeObserver(lay);
+    resize.observe(el);
+    return () => resize.disconnect();
+  }, [days]);
   return (
-    <figure class="chart">
+    <figure class="chart" data-chart="incidents-per-day">
       <figcaption>
         Incidents opened per day, by severity ({days.reduce((n, d) => n + d.total, 0)} in {days.length} days)
         <span class="legend">
@@ -193,12 +206,7 @@ export function StackedDays({ days }: { days: Schemas["IncidentDistribution"]["d
           );
         })}
       </svg>
-      {days.length > 0 && (
-        <div class="axis" aria-hidden="true">
-          <span>{days[0]!.date}</span>
-          <span>{days[days.length - 1]!.date}</span>
-        </div>
-      )}
+      {days.length > 0 && <div ref={axis} class="axis days" aria-hidden="true" />}
     </figure>
   );
 }

@@ -73,6 +73,60 @@ async function seed() {
   return { tenant, apiKey, assetId };
 }
 
+/** Signs in with the seeded tenant's key. */
+async function signIn(page: Page, world: { tenant: string; apiKey: string }) {
+  await page.goto(`${base}/app/`);
+  await page.getByLabel("Tenant").fill(world.tenant);
+  await page.getByLabel("API key").fill(world.apiKey);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("link", { name: "Assets", exact: true }).waitFor();
+}
+
+/** A label's text and its box in the page. */
+interface LabelBox {
+  text: string;
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/**
+ * The axis labels of a chart, measured in the page: at least two, each inside its figure, each
+ * in a form its axis uses (no ":14.600"), and no two overlapping or closer than 3 px.
+ */
+async function expectLegibleAxis(page: Page, figure: string): Promise<string[]> {
+  const chart = page.locator(figure);
+  await chart.locator(".axis span").first().waitFor();
+  const box = (await chart.boundingBox())!;
+  const labels = await chart.locator(".axis span").evaluateAll((els) =>
+    els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return { text: e.textContent ?? "", left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    }),
+  );
+  expect(labels.length, figure).toBeGreaterThanOrEqual(2);
+  const apart = (a: LabelBox, b: LabelBox) =>
+    a.right + 3 <= b.left || b.right + 3 <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+  labels.forEach((a, i) => {
+    expect(a.text).toMatch(/^(\d{4}(-\d{2}(-\d{2})?)?|\d{2}:\d{2}(:\d{2})?(\n\d{4}-\d{2}-\d{2})?)$/);
+    expect(a.left).toBeGreaterThanOrEqual(box.x - 0.5);
+    expect(a.right).toBeLessThanOrEqual(box.x + box.width + 0.5);
+    for (const b of labels.slice(i + 1)) expect(apart(a, b), `${JSON.stringify(a)} ${JSON.stringify(b)}`).toBe(true);
+  });
+  return labels.map((l) => l.text);
+}
+
+/** ISO times given new values in the same order: `start` plus `step` ms per rank. */
+function respread(times: string[], start: number, step: number): string[] {
+  const order = times.map((t, i) => [Date.parse(t), i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out = [...times];
+  order.forEach(([, i], rank) => {
+    out[i] = new Date(start + rank * step).toISOString();
+  });
+  return out;
+}
+
 /** The figure of the incident summary with this label, as a number. */
 async function figure(page: Page, label: string): Promise<number> {
   return Number(await page.locator(`[data-figure="${label}"] .fig-value`).textContent());
@@ -191,6 +245,70 @@ describe("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
     expect(await page.evaluate("sessionStorage.length")).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it("keeps chart axes legible from seconds to years, at 1280 px and at a phone's width", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // The service's own answers, their times moved: scans 300 ms apart (as the ":14.600" report), or
+    // 47 days apart (a year of history), or as they are (seconds apart: the seed's uploads).
+    let spread: "as-is" | "seconds" | "months" = "as-is";
+    const respace = (times: string[]) =>
+      spread === "seconds"
+        ? respread(times, Date.UTC(2026, 10, 27, 14, 3, 14, 200), 300)
+        : spread === "months"
+          ? respread(times, Date.UTC(2025, 8, 3, 10, 0), 47 * 86_400_000)
+          : times;
+    await page.route(/\/metrics\/history\?/, async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { points: Array<{ time: string }> };
+      const times = respace(body.points.map((p) => p.time));
+      await route.fulfill({
+        response: res,
+        json: { ...body, points: body.points.map((p, i) => ({ ...p, time: times[i] })) },
+      });
+    });
+    await page.route(/\/dq_score\/history\?/, async (route) => {
+      const res = await route.fetch();
+      const scores = (await res.json()) as Array<{ scored_at: string }>;
+      const times = respace(scores.map((s) => s.scored_at));
+      await route.fulfill({ response: res, json: scores.map((s, i) => ({ ...s, scored_at: times[i] })) });
+    });
+    await signIn(page, world);
+    await page.getByRole("link", { name: "orders" }).click();
+    const charts = ['figure[data-metric="row_count"]', 'figure[data-chart="dq-score"]'];
+    const seen: Record<string, string[]> = {};
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const mode of ["as-is", "seconds", "months"] as const) {
+        spread = mode;
+        await page.reload();
+        for (const chart of charts) seen[`${width} ${mode} ${chart}`] = await expectLegibleAxis(page, chart);
+        await page.screenshot({ path: join(SHOTS, `axes-${mode}-${width}.png`), fullPage: true });
+      }
+      // Incidents per day: the default 30 days, and 400 days.
+      await page.getByRole("link", { name: "Incidents", exact: true }).click();
+      const days = 'figure[data-chart="incidents-per-day"]';
+      seen[`${width} 30 days`] = await expectLegibleAxis(page, days);
+      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+      await page.locator('input[name="from_time"]').fill(day(-399));
+      await page.locator('input[name="to_time"]').fill(day(1));
+      await page.getByRole("button", { name: "Apply filters" }).click();
+      await page.getByText(/in 400 days/).waitFor();
+      seen[`${width} 400 days`] = await expectLegibleAxis(page, days);
+      expect(seen[`${width} 400 days`]!.at(-1)).toBe(day(0));
+      await page.screenshot({ path: join(SHOTS, `incidents-400-days-${width}.png`), fullPage: true });
+      await page.getByRole("link", { name: "Assets", exact: true }).click();
+      await page.getByRole("link", { name: "orders" }).click();
+    }
+    // Scans 300 ms apart: whole seconds, the day named on the first label only; a year: months or years.
+    for (const [key, labels] of Object.entries(seen)) {
+      if (key.includes(" seconds ")) {
+        expect(labels[0], key).toMatch(/^14:03:\d{2}\n2026-11-27$/);
+        for (const l of labels.slice(1)) expect(l, key).toMatch(/^14:03:\d{2}$/);
+      }
+      if (key.includes(" months ")) for (const l of labels) expect(l, key).toMatch(/^\d{4}(-\d{2})?$/);
+    }
     await page.close();
   }, 120_000);
 

@@ -3219,7 +3219,7 @@ export interface components {
             id: number;
             /** @description When the write was answered (ISO 8601 UTC) */
             at: string;
-            /** @description The user's e-mail, or the credential when no person is known */
+            /** @description The e-mail of the person behind the credential; without one, the name created_by records (platform-admin, api-key:key_…) */
             actor: string;
             /** @description "token", "api-key:key_…" or "platform-admin"; never a secret */
             credential: string;

@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
-import type { Principal } from "../auth/principal";
+import { actorName, PLATFORM_ADMIN, type Principal } from "../auth/principal";
 import type { Db } from "../db";
 import { auditEvents } from "../db/schema";
 import { nowIso } from "../lib/time";
@@ -10,17 +10,12 @@ export type AuditEventRow = typeof auditEvents.$inferSelect;
 export function credentialName(p: Principal): string {
   switch (p.kind) {
     case "admin":
-      return "platform-admin";
+      return PLATFORM_ADMIN;
     case "tenant_key":
       return `api-key:${p.keyId}`;
     case "user":
       return p.keyId ? `api-key:${p.keyId}` : "token";
   }
-}
-
-/** Who acted: the user's e-mail, or the credential when no person is known for it. */
-export function actorOf(p: Principal): string {
-  return p.email ?? credentialName(p);
 }
 
 export interface AuditWrite {
@@ -38,7 +33,7 @@ export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
   await db.insert(auditEvents).values({
     tenantId: w.tenantId,
     at: nowIso(),
-    actor: actorOf(w.principal),
+    actor: actorName(w.principal),
     credential: credentialName(w.principal),
     method: w.method,
     route: w.route,

@@ -25,7 +25,7 @@ export async function resolvePrincipal(
     const row = await findKeyBySecret(db, key);
     if (!row) throw new UnauthenticatedError("Invalid API key");
     waitUntil(touchKey(db, row).catch((e) => console.error("touchKey failed", String(e))));
-    return keyPrincipal(row);
+    return keyPrincipal(row, adminPrincipal(env).email);
   }
   // The upload endpoint documents "Authentication: Bearer"; it is accepted everywhere alike.
   const auth = headers.get("authorization") ?? headers.get("authentication");
@@ -38,9 +38,7 @@ export async function resolvePrincipal(
     // A token exchanged for an API key dies with the key.
     const row = await findKeyById(db, verified.keyId);
     if (!row) throw new UnauthenticatedError("The API key behind this token was revoked");
-    if (verified.principal.kind === "tenant_key" && row.createdByEmail) {
-      return { ...verified.principal, email: row.createdByEmail };
-    }
+    if (verified.principal.kind === "tenant_key") return keyPrincipal(row, adminPrincipal(env).email);
   }
   return verified.principal;
 }

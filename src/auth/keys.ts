@@ -4,7 +4,7 @@ import { apiKeys } from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import type { Principal } from "./principal";
+import { PLATFORM_ADMIN, type Principal } from "./principal";
 
 const KEY_PREFIX = "dqm_";
 /** How many characters of a key are kept in clear for recognition ("dqm_" + 8). */
@@ -107,14 +107,23 @@ export async function findKeyById(db: Db, id: string): Promise<ApiKeyRow | undef
   return row;
 }
 
-/** The principal a stored key acts as. */
-export function keyPrincipal(row: ApiKeyRow): Principal {
+/**
+ * The principal a stored key acts as. A tenant key acts for the person who made it: the e-mail
+ * recorded with it, or its maker's name when that is an e-mail (keys made before the e-mail had a
+ * column of its own); a key the platform administrator made carries `adminEmail` (ADMIN_EMAIL as
+ * configured now), so configuring it later names the maker of earlier keys too.
+ */
+export function keyPrincipal(row: ApiKeyRow, adminEmail?: string): Principal {
   if (row.tenantId) {
+    const madeByAdmin = row.createdBy === PLATFORM_ADMIN;
+    const email =
+      row.createdByEmail ?? (row.createdBy.includes("@") ? row.createdBy : madeByAdmin ? adminEmail : undefined);
     return {
       kind: "tenant_key",
       tenantId: row.tenantId,
       keyId: row.id,
-      ...(row.createdByEmail ? { email: row.createdByEmail } : {}),
+      ...(email ? { email } : {}),
+      ...(madeByAdmin ? { madeByAdmin } : {}),
     };
   }
   return { kind: "user", email: row.userEmail!, keyId: row.id };

@@ -7,11 +7,15 @@ export type Principal =
   | { kind: "admin"; email?: string }
   /**
    * A deprecated tenant-scoped API key: tenant-admin rights in its tenant only; `email` is the
-   * person who created the key, when it is known (keys created before it was recorded: not).
+   * person who created the key, when it is known (for a key the platform administrator made:
+   * ADMIN_EMAIL, when it is set); `madeByAdmin` when the platform administrator made it.
    */
-  | { kind: "tenant_key"; tenantId: string; keyId: string; email?: string }
+  | { kind: "tenant_key"; tenantId: string; keyId: string; email?: string; madeByAdmin?: boolean }
   /** A user, by a user-scoped key, a service token or an external OIDC token. */
   | { kind: "user"; email: string; keyId?: string };
+
+/** The name of the platform administrator where no ADMIN_EMAIL is configured. */
+export const PLATFORM_ADMIN = "platform-admin";
 
 /** The e-mail of the person behind the credential, when one is known. */
 export function personEmail(p: Principal): string | undefined {
@@ -20,9 +24,11 @@ export function personEmail(p: Principal): string | undefined {
 
 /**
  * The name recorded as `created_by` for what this principal creates: the e-mail of the person
- * behind the credential; `platform-admin` or `api-key:<id>` only when no e-mail is known.
+ * behind the credential. Without one: `platform-admin` for the administrator and for the tenant
+ * keys it made; `api-key:<id>` for a tenant key whose maker was never recorded.
  */
 export function actorName(p: Principal): string {
   if (p.email) return p.email;
-  return p.kind === "admin" ? "platform-admin" : `api-key:${p.keyId}`;
+  if (p.kind === "admin" || (p.kind === "tenant_key" && p.madeByAdmin)) return PLATFORM_ADMIN;
+  return `api-key:${p.keyId}`;
 }

@@ -1,10 +1,12 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { resolvePrincipal } from "../../src/auth/authenticate";
 import { actorName } from "../../src/auth/principal";
 import { createDb } from "../../src/db";
-import { ADMIN_KEY, admin, call } from "../support/api";
+import { ADMIN_KEY, admin, type Credential, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { createProject } from "../support/projects";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
@@ -51,7 +53,8 @@ describe("bootstrap path", () => {
     const as = { key: created.body.key };
     const project = await call("POST", `/api/backend/${tenant}/configuration/projects`, { as, body: { name: "p" } });
     expect(project.status).toBe(201);
-    expect(project.body.created_by).toBe(`api-key:${created.body.id}`);
+    // The administrator made the key and no ADMIN_EMAIL is configured: its name, not the key's id.
+    expect(project.body.created_by).toBe("platform-admin");
   });
 });
 
@@ -82,6 +85,88 @@ describe("created_by is the e-mail of the person behind the credential (issue 10
     expect(actorName(configured!)).toBe("ops@example.com");
     const unset = await resolvePrincipal({ ...env, ADMIN_EMAIL: "" }, db, headers, () => {});
     expect(actorName(unset!)).toBe("platform-admin");
+  });
+});
+
+/** Calls the app with ADMIN_EMAIL configured as `adminEmail` (the pool's Worker has it empty). */
+async function callWithAdminEmail(adminEmail: string, method: string, path: string, as: Credential, body?: unknown) {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (as && "key" in as) headers["x-svc-key"] = as.key;
+  if (as && "token" in as) headers.authorization = `Bearer ${as.token}`;
+  const ctx = createExecutionContext();
+  const res = await createApp().request(
+    path,
+    { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+    { ...env, ADMIN_EMAIL: adminEmail },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("created_by of what a key made by the platform administrator creates (issue 35, point 7)", () => {
+  const configured = "Ops@Example.com";
+
+  it("is ADMIN_EMAIL, on projects, connections and assets, by the key or a token exchanged for it", async () => {
+    const tenant = await createTenant();
+    const key = await callWithAdminEmail(configured, "POST", `/auth/${tenant}/apiKeys`, admin, { name: "ci" });
+    expect(key.status).toBe(201);
+    const token = await callWithAdminEmail(configured, "POST", "/auth/token", undefined, { api_key: key.body.key });
+    for (const as of [{ key: key.body.key }, { token: token.body.access_token }]) {
+      const post = (path: string, body: unknown) =>
+        callWithAdminEmail(configured, "POST", `/api/backend/${tenant}/configuration${path}`, as, body);
+      const project = await post("/projects", { name: unique("p") });
+      expect(project.body.created_by).toBe("ops@example.com");
+      const connection = await post(`/projects/${project.body.id}/connections`, {
+        name: "lake",
+        type: "S3",
+        payload: { bucket: "lake" },
+        credential: { type: "AWS", payload: { access_key: "AKIAEXAMPLE", secret_key: "secret" } },
+      });
+      expect(connection.body.created_by).toBe("ops@example.com");
+      const asset = await post(`/projects/${project.body.id}/assets`, {
+        name: "orders",
+        type: "S3",
+        connection_id: connection.body.id,
+        payload: { path: "orders/*.csv", format: "csv" },
+      });
+      expect(asset.body.created_by).toBe("ops@example.com");
+    }
+  });
+
+  it("is ADMIN_EMAIL once configured, for a key made while it was unset; platform-admin before", async () => {
+    const tenant = await createTenant();
+    const made = await call("POST", `/auth/${tenant}/apiKeys`, { as: admin, body: { name: "early" } });
+    const as = { key: made.body.key as string };
+    const before = await call("POST", `/api/backend/${tenant}/configuration/projects`, { as, body: { name: "p1" } });
+    expect(before.body.created_by).toBe("platform-admin");
+    const after = await callWithAdminEmail(configured, "POST", `/api/backend/${tenant}/configuration/projects`, as, {
+      name: "p2",
+    });
+    expect(after.body.created_by).toBe("ops@example.com");
+    // The audit log names the same person, and the key as the credential.
+    const audit = await call("GET", `/api/backend/${tenant}/audit`, { as: admin });
+    const actors = audit.body.map((e: { actor: string; credential: string }) => `${e.actor} ${e.credential}`);
+    expect(actors).toEqual(
+      expect.arrayContaining([`platform-admin api-key:${made.body.id}`, `ops@example.com api-key:${made.body.id}`]),
+    );
+  });
+
+  it("a key made by a key the administrator made acts for the administrator too", async () => {
+    const tenant = await createTenant();
+    const first = await call("POST", `/auth/${tenant}/apiKeys`, { as: admin, body: { name: "first" } });
+    const second = await call("POST", `/auth/${tenant}/apiKeys`, {
+      as: { key: first.body.key },
+      body: { name: "2nd" },
+    });
+    const project = await callWithAdminEmail(
+      configured,
+      "POST",
+      `/api/backend/${tenant}/configuration/projects`,
+      { key: second.body.key },
+      { name: "p" },
+    );
+    expect(project.body.created_by).toBe("ops@example.com");
   });
 });
 

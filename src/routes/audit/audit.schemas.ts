@@ -6,7 +6,10 @@ export const AuditEventSchema = z
   .object({
     id: z.number().int(),
     at: z.string().openapi({ description: "When the write was answered (ISO 8601 UTC)" }),
-    actor: z.string().openapi({ description: "The user's e-mail, or the credential when no person is known" }),
+    actor: z.string().openapi({
+      description:
+        "The e-mail of the person behind the credential; without one, the name created_by records (platform-admin, api-key:key_…)",
+    }),
     credential: z.string().openapi({ description: '"token", "api-key:key_…" or "platform-admin"; never a secret' }),
     method: z.enum(["POST", "PUT", "PATCH", "DELETE"]),
     route: z.string().openapi({

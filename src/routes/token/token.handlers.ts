@@ -20,7 +20,7 @@ export const issueToken: Handler<"issueToken"> = async (c) => {
     } else {
       const row = await findKeyBySecret(c.var.db, body.api_key);
       if (!row) throw new UnauthenticatedError("Invalid API key");
-      principal = keyPrincipal(row);
+      principal = keyPrincipal(row, adminPrincipal(c.env).email);
     }
   } else {
     const caller = await resolvePrincipal(c.env, c.var.db, { get: (n) => c.req.header(n) }, (p) =>
