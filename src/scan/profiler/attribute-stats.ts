@@ -15,11 +15,11 @@
 import type { DictionaryCodes } from "../formats/types";
 import type { AttributeProfile, ValueType } from "../profile";
 import { QUANTILE_POINTS } from "../profile";
-import type { ColumnCodes } from "./column-codes";
+import type { ColumnCodes, ColumnScratch } from "./column-codes";
 import { DistinctCounter } from "./distinct";
 import {
   combineHash,
-  HASH,
+  type HashScratch,
   hashBytes,
   hashNumber,
   hashString,
@@ -39,15 +39,14 @@ import {
   SLOT_NEGATIVE_DECIMAL,
   SLOT_NEGATIVE_INTEGER,
 } from "./patterns";
+import type { ProfileScratch } from "./scratch";
 import { rankByCount, SpaceSaving } from "./space-saving";
 import { StepTracker } from "./step";
 import {
   classifyText,
-  DECIMALS,
   fitsType,
   mapDeclaredType,
-  NUMBER_SHAPE,
-  PARSED,
+  type ParsedText,
   T_BOOLEAN,
   T_DATE,
   T_EMPTY,
@@ -55,7 +54,6 @@ import {
   T_NUMBER,
   T_STRING,
   T_TIMESTAMP,
-  TIME_SHAPE,
   TYPE_NAMES,
 } from "./value-types";
 
@@ -79,12 +77,6 @@ export const MAX_TOP_VALUE_LENGTH = 200;
  */
 export const PATTERN_SAMPLE = 8;
 export const PATTERN_SAMPLE_MIN_ROWS = 512;
-
-/** The type code and number (NaN when none) of the distinct value the last addDistinct profiled. */
-const DISTINCT_TYPE = new Uint8Array(1);
-const DISTINCT_NUMBER = new Float64Array(1);
-/** … and the shape of its text, when it is text (T_STRING). */
-let distinctShape: string | undefined;
 
 /**
  * What a top-value counter remembers of its value, turned into text only when reported: an
@@ -138,16 +130,24 @@ export class AttributeStats {
   private readonly patterns: PatternCounter;
   /** Text patterns sampled (see PATTERN_SAMPLE): the batch being added is mostly distinct. */
   private samplePatterns = false;
+  /** The scan's working memory (shared with its other attributes, never with another scan). */
+  private readonly hash: HashScratch;
+  private readonly parsed: ParsedText;
+  private readonly column: ColumnScratch;
 
-  constructor(name: string, options: AttributeOptions = {}) {
+  /** `scratch`: the scan's (ProfileScratch), which addColumn fills and returns. */
+  constructor(name: string, scratch: ProfileScratch, options: AttributeOptions = {}) {
     this.name = name;
-    hashString(name, NAME_SEED);
-    this.nameHi = HASH[0]!;
-    this.nameLo = HASH[1]!;
+    this.hash = scratch.hash;
+    this.parsed = scratch.parsed;
+    this.column = scratch.column;
+    hashString(name, NAME_SEED, this.hash);
+    this.nameHi = this.hash.out[0]!;
+    this.nameLo = this.hash.out[1]!;
     this.declaredType = options.declaredType;
     this.inferFromText = options.inferFromText ?? true;
-    this.values = new SpaceSaving<TopKey>(options.topCapacity);
-    this.patterns = new PatternCounter(options.topCapacity);
+    this.values = new SpaceSaving<TopKey>(options.topCapacity, scratch.fold);
+    this.patterns = new PatternCounter(scratch.patterns, options.topCapacity);
   }
 
   /** Records `rows` missing values at once (rows seen before the attribute first appeared). */
@@ -169,6 +169,8 @@ export class AttributeStats {
    * read without a Date per value, NaN an invalid one): profiled exactly as the Dates they stand for.
    * With `dictionary` the rows are also indexes into a dictionary of numbers or text (a Parquet
    * dictionary page): each dictionary value is hashed once per batch, not once per row.
+   *
+   * The codes returned are the scan's ColumnScratch: valid until the scan's next addColumn.
    */
   addColumn(
     values: ArrayLike<unknown>,
@@ -178,8 +180,11 @@ export class AttributeStats {
     timestamps = false,
     dictionary?: DictionaryCodes,
   ): ColumnCodes {
-    const batch = scratchFor(n);
+    const batch = this.column;
+    batch.reserve(n);
     const { hi, lo, counts, firsts, table, codes } = batch;
+    const hash = this.hash;
+    const out = hash.out;
     table.fill(0);
     let distinct = 0;
     let nulls = 0;
@@ -193,7 +198,7 @@ export class AttributeStats {
     if (coded) distinct = this.dedupeCoded(dictionary, n, batch);
     // A column of ASCII text (CSV) is hashed in one pass over its bytes (same hashes).
     const texts =
-      !coded && typed === null && !timestamps && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo);
+      !coded && typed === null && !timestamps && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo, hash);
     const { textHi, textLo } = batch;
     for (let i = coded ? n : 0; i < n; i++) {
       let h: number;
@@ -206,9 +211,9 @@ export class AttributeStats {
           others++;
           continue;
         }
-        hashNumber(x, numberSeed);
-        h = HASH[0]!;
-        l = HASH[1]!;
+        hashNumber(x, numberSeed, hash);
+        h = out[0]!;
+        l = out[1]!;
       } else {
         const v = values[i];
         if (v === null || v === undefined) {
@@ -220,12 +225,12 @@ export class AttributeStats {
           h = textHi[i]!;
           l = textLo[i]!;
         } else if (timestamps && typeof v === "number" && !Number.isNaN(v)) {
-          hashNumber(v, DATE_SEED);
-          h = HASH[0]!;
-          l = HASH[1]!;
-        } else if (!timestamps && hashScalar(v)) {
-          h = HASH[0]!;
-          l = HASH[1]!;
+          hashNumber(v, DATE_SEED, hash);
+          h = out[0]!;
+          l = out[1]!;
+        } else if (!timestamps && hashScalar(v, hash)) {
+          h = out[0]!;
+          l = out[1]!;
         } else {
           // Nested or binary values (rare): one by one, with their own identity.
           codes[i] = -2;
@@ -247,14 +252,14 @@ export class AttributeStats {
     this.values.reserve(distinct);
     this.values.uniqueUntilFlush();
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
-    const { types, numbers, shapes } = batch;
+    const { types, numbers, shapes, distinctType, distinctNumber } = batch;
     for (let d = 0; d < distinct; d++) {
-      distinctShape = undefined;
+      batch.distinctShape = undefined;
       if (timestamps) this.addInstant(values[firsts[d]!] as number, hi[d]!, lo[d]!, counts[d]!);
       else this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
-      types[d] = DISTINCT_TYPE[0]!;
-      numbers[d] = DISTINCT_NUMBER[0]!;
-      shapes[d] = distinctShape;
+      types[d] = distinctType[0]!;
+      numbers[d] = distinctNumber[0]!;
+      shapes[d] = batch.distinctShape;
     }
     // The batch's values missing from a full top-value summary go in together (and no slice of
     // the batch's text stays queued).
@@ -263,9 +268,9 @@ export class AttributeStats {
     if (rows) {
       // The row identity's share of each distinct value, mixed once per distinct value.
       for (let d = 0; d < distinct; d++) {
-        combineHash(this.nameHi, this.nameLo, hi[d]!, lo[d]!);
-        hi[d] = HASH[0]!;
-        lo[d] = HASH[1]!;
+        combineHash(this.nameHi, this.nameLo, hi[d]!, lo[d]!, hash);
+        hi[d] = out[0]!;
+        lo[d] = out[1]!;
       }
     }
     batch.distinct = distinct;
@@ -285,9 +290,9 @@ export class AttributeStats {
       } else if (d === -2) {
         this.addObject(timestamps ? new Date(Number.NaN) : (values[i] as object));
         if (rows && (this.valueHi | this.valueLo) !== 0) {
-          combineHash(this.nameHi, this.nameLo, this.valueHi, this.valueLo);
-          rowHi![i]! ^= HASH[0]!;
-          rowLo![i]! ^= HASH[1]!;
+          combineHash(this.nameHi, this.nameLo, this.valueHi, this.valueLo, hash);
+          rowHi![i]! ^= out[0]!;
+          rowLo![i]! ^= out[1]!;
         }
       }
     }
@@ -305,8 +310,11 @@ export class AttributeStats {
     const { counts, codes } = batch;
     const rows = dictionary.codes;
     const entries = dictionary.dictionary;
-    const seen = entrySlotsFor(entries.length);
-    const stamp = ++entryGeneration;
+    batch.reserveEntries(entries.length);
+    const { entryStamps: stamps, entrySlots: slots } = batch;
+    const stamp = ++batch.entryGeneration;
+    const hash = this.hash;
+    const out = hash.out;
     let distinct = 0;
     let nulls = 0;
     for (let i = 0; i < n; i++) {
@@ -316,21 +324,21 @@ export class AttributeStats {
         codes[i] = -1;
         continue;
       }
-      if (seen.stamps[c] === stamp) {
-        const d = seen.slots[c]!;
+      if (stamps[c] === stamp) {
+        const d = slots[c]!;
         counts[d]!++;
         codes[i] = d;
         continue;
       }
       // Numbers and text hash as the values themselves would (hashScalar; hashTexts agrees on ASCII).
       const v = entries[c];
-      if (typeof v === "number") hashNumber(v, VALUE_SEED);
-      else hashString(v as string, VALUE_SEED);
-      const d = intern(batch, HASH[0]!, HASH[1]!, i, distinct);
+      if (typeof v === "number") hashNumber(v, VALUE_SEED, hash);
+      else hashString(v as string, VALUE_SEED, hash);
+      const d = intern(batch, out[0]!, out[1]!, i, distinct);
       if (d === distinct) distinct++;
       codes[i] = d;
-      seen.stamps[c] = stamp;
-      seen.slots[c] = d;
+      stamps[c] = stamp;
+      slots[c] = d;
     }
     batch.nulls = nulls;
     return distinct;
@@ -369,36 +377,38 @@ export class AttributeStats {
     this.lengthCount += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s, w);
-    let t = classifyText(s);
-    DISTINCT_NUMBER[0] = Number.NaN;
+    const parsed = this.parsed;
+    const column = this.column;
+    let t = classifyText(s, parsed);
+    column.distinctNumber[0] = Number.NaN;
     if (t === T_EMPTY) {
-      DISTINCT_TYPE[0] = T_EMPTY;
+      column.distinctType[0] = T_EMPTY;
       this.empties += w;
       return;
     }
     if (!infer) t = T_STRING;
-    DISTINCT_TYPE[0] = t;
+    column.distinctType[0] = t;
     this.typeCounts[t]! += w;
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
-    if (t === T_INTEGER || t === T_NUMBER) this.patterns.tallyNumber(NUMBER_SHAPE[0]!, w);
-    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.tallyTime(TIME_SHAPE[0]!, w);
-    else if (!this.samplePatterns) distinctShape = this.patterns.addText(s, w);
-    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) distinctShape = this.patterns.addText(s, w * PATTERN_SAMPLE);
+    if (t === T_INTEGER || t === T_NUMBER) this.patterns.tallyNumber(parsed.numberShape[0]!, w);
+    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.tallyTime(parsed.timeShape[0]!, w);
+    else if (!this.samplePatterns) column.distinctShape = this.patterns.addText(s, w);
+    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) column.distinctShape = this.patterns.addText(s, w * PATTERN_SAMPLE);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {
-        const x = PARSED[0]!;
-        DISTINCT_NUMBER[0] = x;
+        const x = parsed.value[0]!;
+        column.distinctNumber[0] = x;
         this.addNumeric(x, w);
-        this.step.addDecimal(x, DECIMALS[0]!);
+        this.step.addDecimal(x, parsed.decimals[0]!);
         return;
       }
       case T_DATE:
       case T_TIMESTAMP:
-        this.addTime(PARSED[0]!);
+        this.addTime(parsed.value[0]!);
         return;
       case T_BOOLEAN:
-        this.trueCount += PARSED[0]! * w;
+        this.trueCount += parsed.value[0]! * w;
         return;
       default: {
         // The first code unit settles most comparisons of distinct text (s is not empty here).
@@ -419,8 +429,8 @@ export class AttributeStats {
 
   private addNumber(x: number, hi: number, lo: number, w: number): void {
     const integral = Number.isInteger(x);
-    DISTINCT_TYPE[0] = integral ? T_INTEGER : T_NUMBER;
-    DISTINCT_NUMBER[0] = x;
+    this.column.distinctType[0] = integral ? T_INTEGER : T_NUMBER;
+    this.column.distinctNumber[0] = x;
     this.typeCounts[integral ? T_INTEGER : T_NUMBER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, x === 0 ? 0 : x, w);
@@ -434,8 +444,8 @@ export class AttributeStats {
   }
 
   private addBoolean(b: boolean, hi: number, lo: number, w: number): void {
-    DISTINCT_TYPE[0] = T_BOOLEAN;
-    DISTINCT_NUMBER[0] = Number.NaN;
+    this.column.distinctType[0] = T_BOOLEAN;
+    this.column.distinctNumber[0] = Number.NaN;
     this.typeCounts[T_BOOLEAN]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, b ? "true" : "false", w);
@@ -445,8 +455,8 @@ export class AttributeStats {
 
   private addBigInt(v: bigint, hi: number, lo: number, w: number): void {
     const text = v.toString();
-    DISTINCT_TYPE[0] = T_INTEGER;
-    DISTINCT_NUMBER[0] = Number(v);
+    this.column.distinctType[0] = T_INTEGER;
+    this.column.distinctNumber[0] = Number(v);
     this.typeCounts[T_INTEGER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, text, w);
@@ -465,8 +475,8 @@ export class AttributeStats {
    * made or kept per value.
    */
   private addInstant(ms: number, hi: number, lo: number, w: number): void {
-    DISTINCT_TYPE[0] = T_TIMESTAMP;
-    DISTINCT_NUMBER[0] = Number.NaN;
+    this.column.distinctType[0] = T_TIMESTAMP;
+    this.column.distinctNumber[0] = Number.NaN;
     this.typeCounts[T_TIMESTAMP]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, ms, w);
@@ -486,16 +496,16 @@ export class AttributeStats {
     }
     this.addTextValue(bytesToHex(v));
     // The hex text stops at 64 bytes: the value's identity is all of its bytes.
-    hashBytes(v, VALUE_SEED);
-    this.valueHi = HASH[0]!;
-    this.valueLo = HASH[1]!;
+    hashBytes(v, VALUE_SEED, this.hash);
+    this.valueHi = this.hash.out[0]!;
+    this.valueLo = this.hash.out[1]!;
   }
 
   /** A text value (not inferred) with its hash as the value's identity. */
   private addTextValue(s: string): void {
-    hashString(s, VALUE_SEED);
-    const hi = HASH[0]!;
-    const lo = HASH[1]!;
+    hashString(s, VALUE_SEED, this.hash);
+    const hi = this.hash.out[0]!;
+    const lo = this.hash.out[1]!;
     this.valueHi = hi;
     this.valueLo = lo;
     this.addText(s, false, hi, lo, 1);
@@ -621,7 +631,7 @@ export class AttributeStats {
       if (typeof key === "string") texts.push(key);
       else {
         allText = false;
-        texts.push(isInstantKey(key, hi, lo) ? isoTime(key, false) : String(key));
+        texts.push(isInstantKey(key, hi, lo, this.hash) ? isoTime(key, false) : String(key));
       }
       counts.push(count);
     });
@@ -644,35 +654,35 @@ export class AttributeStats {
 const DATE_SEED = VALUE_SEED ^ 0x6461_7465;
 
 /** True when a number top-value key was an instant's (addInstant): its hash is the Date's. */
-function isInstantKey(key: number, hi: number, lo: number): boolean {
-  hashNumber(key, DATE_SEED);
-  return HASH[0] === hi && HASH[1] === lo;
+function isInstantKey(key: number, hi: number, lo: number, hash: HashScratch): boolean {
+  hashNumber(key, DATE_SEED, hash);
+  return hash.out[0] === hi && hash.out[1] === lo;
 }
 
 /**
- * Hashes a scalar value (VALUE_SEED) into HASH: strings by text, numbers by bits, booleans, bigints
- * by their decimal text (so 5n is "5"), valid dates by instant. False, with HASH untouched, for
- * anything else (nested, binary, an invalid date).
+ * Hashes a scalar value (VALUE_SEED) into hash.out: strings by text, numbers by bits, booleans,
+ * bigints by their decimal text (so 5n is "5"), valid dates by instant. False, with hash.out
+ * untouched, for anything else (nested, binary, an invalid date).
  */
-function hashScalar(v: unknown): boolean {
+function hashScalar(v: unknown, hash: HashScratch): boolean {
   switch (typeof v) {
     case "string":
-      hashString(v, VALUE_SEED);
+      hashString(v, VALUE_SEED, hash);
       return true;
     case "number":
-      hashNumber(v, VALUE_SEED);
+      hashNumber(v, VALUE_SEED, hash);
       return true;
     case "boolean":
-      hashWords(v ? 1 : 0, 0x626f_6f6c, VALUE_SEED);
+      hashWords(v ? 1 : 0, 0x626f_6f6c, VALUE_SEED, hash);
       return true;
     case "bigint":
-      hashString(v.toString(), VALUE_SEED);
+      hashString(v.toString(), VALUE_SEED, hash);
       return true;
     default: {
       if (!(v instanceof Date)) return false;
       const ms = v.getTime();
       if (Number.isNaN(ms)) return false;
-      hashNumber(ms, DATE_SEED);
+      hashNumber(ms, DATE_SEED, hash);
       return true;
     }
   }
@@ -690,22 +700,6 @@ function isNumberArray(values: ArrayLike<unknown>): values is ArrayLike<number> 
     values instanceof Int8Array
   );
 }
-
-/** Per-batch working arrays of addColumn, shared by all attributes (one column is added at a time). */
-interface ColumnScratch extends ColumnCodes {
-  /** Per distinct value of the batch: its hash (then its share of the row identity). */
-  hi: Int32Array;
-  lo: Int32Array;
-  /** Open addressing over the distinct values (index + 1, 0 empty), at a load of at most 1/2. */
-  table: Int32Array;
-  /** Per row: its text's hash, when hashTexts hashed the column. */
-  textHi: Int32Array;
-  textLo: Int32Array;
-  /** Null rows found by dedupeCoded. */
-  nulls: number;
-}
-
-let scratch: ColumnScratch | null = null;
 
 /**
  * The index of the batch's distinct value hashed (h, l), counted once more; a value not seen yet
@@ -731,44 +725,6 @@ function intern(batch: ColumnScratch, h: number, l: number, i: number, distinct:
     }
     cell = (cell + 1) & mask;
   }
-}
-
-/** Per dictionary index, the batch's distinct value (valid where its stamp is the current generation). */
-let entrySlots = { stamps: new Int32Array(0), slots: new Int32Array(0) };
-let entryGeneration = 0;
-
-function entrySlotsFor(size: number): typeof entrySlots {
-  if (entrySlots.stamps.length < size) {
-    const length = Math.max(size, 2 * entrySlots.stamps.length, 256);
-    entrySlots = { stamps: new Int32Array(length), slots: new Int32Array(length) };
-    entryGeneration = 0;
-  }
-  return entrySlots;
-}
-
-function scratchFor(n: number): ColumnScratch {
-  if (scratch !== null && scratch.codes.length >= n) return scratch;
-  const size = Math.max(n, 1024);
-  let cells = 16;
-  while (cells < size * 2) cells <<= 1;
-  scratch = {
-    hi: new Int32Array(size),
-    lo: new Int32Array(size),
-    counts: new Float64Array(size),
-    firsts: new Int32Array(size),
-    types: new Uint8Array(size),
-    numbers: new Float64Array(size),
-    shapes: new Array(size),
-    shapeWeight: 1,
-    timestamps: false,
-    nulls: 0,
-    codes: new Int32Array(size),
-    table: new Int32Array(cells),
-    textHi: new Int32Array(size),
-    textLo: new Int32Array(size),
-    distinct: 0,
-  };
-  return scratch;
 }
 
 /** ISO 8601 UTC text of epoch milliseconds (date only when `dateOnly`). */
