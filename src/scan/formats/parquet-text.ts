@@ -47,6 +47,10 @@ export function readPlainText(bytes: Uint8Array, count: number, scratch: PlainTe
   const out: string[] = new Array(count);
   const size = bytes.length;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // The scratch's arrays as locals, taken again when grown.
+  let buffer = scratch.bytes;
+  let into = scratch.view;
+  let ends = scratch.ends;
   let pos = 0;
   let i = 0;
   while (i < count) {
@@ -60,11 +64,17 @@ export function readPlainText(bytes: Uint8Array, count: number, scratch: PlainTe
       pos += 4;
       if (length > size - pos) throw new Error("parquet byte array runs past the page");
       // Up to 3 bytes past the value are written (the next one overwrites them).
-      if (q + length + 4 > scratch.bytes.length) scratch.grow(q + length + 4);
-      if (i - first === scratch.ends.length) scratch.growEnds();
+      if (q + length + 4 > buffer.length) {
+        scratch.grow(q + length + 4);
+        buffer = scratch.bytes;
+        into = scratch.view;
+      }
+      if (i - first === ends.length) {
+        scratch.growEnds();
+        ends = scratch.ends;
+      }
       if (pos + length + 3 <= size) {
         // Four bytes at a time; the last word's bytes past the value are masked off.
-        const into = scratch.view;
         let k = 0;
         for (; k + 4 <= length; k += 4) {
           const word = view.getInt32(pos + k, true);
@@ -79,17 +89,16 @@ export function readPlainText(bytes: Uint8Array, count: number, scratch: PlainTe
         pos += length;
         q += length;
       } else {
-        const buffer = scratch.bytes;
         for (const end = pos + length; pos < end; pos++) {
           const b = bytes[pos]!;
           buffer[q++] = b;
           high |= b;
         }
       }
-      scratch.ends[i - first] = q;
+      ends[i - first] = q;
       i++;
     }
-    cutSegment(scratch.bytes.subarray(0, q), scratch.ends, i - first, (high & 0x80808080) === 0, out, first);
+    cutSegment(buffer.subarray(0, q), ends, i - first, (high & 0x80808080) === 0, out, first);
   }
   return out;
 }

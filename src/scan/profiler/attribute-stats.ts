@@ -130,6 +130,8 @@ export class AttributeStats {
   private readonly patterns: PatternCounter;
   /** Text patterns sampled (see PATTERN_SAMPLE): the batch being added is mostly distinct. */
   private samplePatterns = false;
+  /** The shape addText found for the text it profiled last (undefined when it did not shape it). */
+  private textShape: string | undefined = undefined;
   /** The scan's working memory (shared with its other attributes, never with another scan). */
   private readonly hash: HashScratch;
   private readonly parsed: ParsedText;
@@ -252,14 +254,25 @@ export class AttributeStats {
     this.values.reserve(distinct);
     this.values.uniqueUntilFlush();
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
-    const { types, numbers, shapes, distinctType, distinctNumber } = batch;
+    const { types, numbers, shapes } = batch;
+    const parsed = this.parsed;
     for (let d = 0; d < distinct; d++) {
-      batch.distinctShape = undefined;
-      if (timestamps) this.addInstant(values[firsts[d]!] as number, hi[d]!, lo[d]!, counts[d]!);
-      else this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
-      types[d] = distinctType[0]!;
-      numbers[d] = distinctNumber[0]!;
-      shapes[d] = batch.distinctShape;
+      this.textShape = undefined;
+      const v = values[firsts[d]!];
+      const t = timestamps
+        ? this.addInstant(v as number, hi[d]!, lo[d]!, counts[d]!)
+        : this.addDistinct(v, hi[d]!, lo[d]!, counts[d]!);
+      types[d] = t;
+      // A number's value: the typed one, or what its text parsed to (addText left it in `parsed`).
+      numbers[d] =
+        t !== T_INTEGER && t !== T_NUMBER
+          ? Number.NaN
+          : typeof v === "number"
+            ? v
+            : typeof v === "bigint"
+              ? Number(v)
+              : parsed.value[0]!;
+      shapes[d] = this.textShape;
     }
     // The batch's values missing from a full top-value summary go in together (and no slice of
     // the batch's text stays queued).
@@ -352,64 +365,56 @@ export class AttributeStats {
     this.textRangeOwned = true;
   }
 
-  /** One distinct value (hashed into hi, lo by hashScalar) seen `w` times. */
-  private addDistinct(v: unknown, hi: number, lo: number, w: number): void {
+  /** One distinct value (hashed into hi, lo by hashScalar) seen `w` times; returns its type code. */
+  private addDistinct(v: unknown, hi: number, lo: number, w: number): number {
     switch (typeof v) {
       case "string":
-        this.addText(v, this.inferFromText, hi, lo, w);
-        return;
+        return this.addText(v, this.inferFromText, hi, lo, w);
       case "number":
-        this.addNumber(v, hi, lo, w);
-        return;
+        return this.addNumber(v, hi, lo, w);
       case "boolean":
-        this.addBoolean(v, hi, lo, w);
-        return;
+        return this.addBoolean(v, hi, lo, w);
       case "bigint":
-        this.addBigInt(v, hi, lo, w);
-        return;
+        return this.addBigInt(v, hi, lo, w);
       default:
-        this.addDate(v as Date, hi, lo, w);
+        return this.addDate(v as Date, hi, lo, w);
     }
   }
 
-  private addText(s: string, infer: boolean, hi: number, lo: number, w: number): void {
+  /** Returns the text's type code; a number's, date's … value stays in this.parsed, a text's shape in textShape. */
+  private addText(s: string, infer: boolean, hi: number, lo: number, w: number): number {
     this.lengthSum += s.length * w;
     this.lengthCount += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s, w);
     const parsed = this.parsed;
-    const column = this.column;
     let t = classifyText(s, parsed);
-    column.distinctNumber[0] = Number.NaN;
     if (t === T_EMPTY) {
-      column.distinctType[0] = T_EMPTY;
       this.empties += w;
-      return;
+      return T_EMPTY;
     }
     if (!infer) t = T_STRING;
-    column.distinctType[0] = t;
     this.typeCounts[t]! += w;
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
     if (t === T_INTEGER || t === T_NUMBER) this.patterns.tallyNumber(parsed.numberShape[0]!, w);
     else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.tallyTime(parsed.timeShape[0]!, w);
-    else if (!this.samplePatterns) column.distinctShape = this.patterns.addText(s, w);
-    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) column.distinctShape = this.patterns.addText(s, w * PATTERN_SAMPLE);
+    else if (!this.samplePatterns) this.textShape = this.patterns.addText(s, w);
+    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) this.textShape = this.patterns.addText(s, w * PATTERN_SAMPLE);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {
         const x = parsed.value[0]!;
-        column.distinctNumber[0] = x;
         this.addNumeric(x, w);
         this.step.addDecimal(x, parsed.decimals[0]!);
-        return;
+        return t;
       }
       case T_DATE:
       case T_TIMESTAMP:
         this.addTime(parsed.value[0]!);
-        return;
+        return t;
       case T_BOOLEAN:
         this.trueCount += parsed.value[0]! * w;
-        return;
+        return t;
       default: {
         // The first code unit settles most comparisons of distinct text (s is not empty here).
         const c = s.charCodeAt(0);
@@ -423,14 +428,13 @@ export class AttributeStats {
           this.textMaxFirst = c;
           this.textRangeOwned = false;
         }
+        return t;
       }
     }
   }
 
-  private addNumber(x: number, hi: number, lo: number, w: number): void {
+  private addNumber(x: number, hi: number, lo: number, w: number): number {
     const integral = Number.isInteger(x);
-    this.column.distinctType[0] = integral ? T_INTEGER : T_NUMBER;
-    this.column.distinctNumber[0] = x;
     this.typeCounts[integral ? T_INTEGER : T_NUMBER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, x === 0 ? 0 : x, w);
@@ -441,32 +445,31 @@ export class AttributeStats {
     else this.patterns.addText(String(x), w);
     this.addNumeric(x, w);
     this.step.addFloat(x);
+    return integral ? T_INTEGER : T_NUMBER;
   }
 
-  private addBoolean(b: boolean, hi: number, lo: number, w: number): void {
-    this.column.distinctType[0] = T_BOOLEAN;
-    this.column.distinctNumber[0] = Number.NaN;
+  private addBoolean(b: boolean, hi: number, lo: number, w: number): number {
     this.typeCounts[T_BOOLEAN]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, b ? "true" : "false", w);
     this.patterns.tally(SLOT_LETTERS, w);
     if (b) this.trueCount += w;
+    return T_BOOLEAN;
   }
 
-  private addBigInt(v: bigint, hi: number, lo: number, w: number): void {
+  private addBigInt(v: bigint, hi: number, lo: number, w: number): number {
     const text = v.toString();
-    this.column.distinctType[0] = T_INTEGER;
-    this.column.distinctNumber[0] = Number(v);
     this.typeCounts[T_INTEGER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, text, w);
     this.patterns.tally(v < 0n ? SLOT_NEGATIVE_INTEGER : SLOT_INTEGER, w);
     for (let k = 0; k < w; k++) this.addNumeric(Number(v), 1);
     this.step.addDecimal(Number(v), 0);
+    return T_INTEGER;
   }
 
-  private addDate(v: Date, hi: number, lo: number, w: number): void {
-    this.addInstant(v.getTime(), hi, lo, w);
+  private addDate(v: Date, hi: number, lo: number, w: number): number {
+    return this.addInstant(v.getTime(), hi, lo, w);
   }
 
   /**
@@ -474,14 +477,13 @@ export class AttributeStats {
    * is the number: topValues tells it from a plain number by its hash (DATE_SEED), so no Date is
    * made or kept per value.
    */
-  private addInstant(ms: number, hi: number, lo: number, w: number): void {
-    this.column.distinctType[0] = T_TIMESTAMP;
-    this.column.distinctNumber[0] = Number.NaN;
+  private addInstant(ms: number, hi: number, lo: number, w: number): number {
     this.typeCounts[T_TIMESTAMP]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, ms, w);
     this.patterns.tally(SLOT_ISO_TIMESTAMP, w);
     this.addTime(ms);
+    return T_TIMESTAMP;
   }
 
   /** Nested JSON, binary values and invalid dates: profiled as text, never inferred as a scalar type. */

@@ -54,11 +54,6 @@ export class ColumnScratch implements ColumnCodes {
   entryStamps = new Int32Array(0);
   entrySlots = new Int32Array(0);
   entryGeneration = 0;
-  /** The type code and number (NaN when none) of the distinct value profiled last … */
-  readonly distinctType = new Uint8Array(1);
-  readonly distinctNumber = new Float64Array(1);
-  /** … and the shape of its text, when it is text (T_STRING). */
-  distinctShape: string | undefined = undefined;
 
   /** Room for a batch of n rows. */
   reserve(n: number): void {
