@@ -264,14 +264,10 @@ export class AttributeStats {
         : this.addDistinct(v, hi[d]!, lo[d]!, counts[d]!);
       types[d] = t;
       // A number's value: the typed one, or what its text parsed to (addText left it in `parsed`).
-      numbers[d] =
-        t !== T_INTEGER && t !== T_NUMBER
-          ? Number.NaN
-          : typeof v === "number"
-            ? v
-            : typeof v === "bigint"
-              ? Number(v)
-              : parsed.value[0]!;
+      // One store per case: a float64 merged with tagged values would be boxed for each number.
+      if (t !== T_INTEGER && t !== T_NUMBER) numbers[d] = Number.NaN;
+      else if (typeof v === "string") numbers[d] = parsed.value[0]!;
+      else numbers[d] = Number(v);
       shapes[d] = this.textShape;
     }
     // The batch's values missing from a full top-value summary go in together (and no slice of
