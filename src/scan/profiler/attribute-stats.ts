@@ -132,6 +132,8 @@ export class AttributeStats {
   private samplePatterns = false;
   /** The shape addText found for the text it profiled last (undefined when it did not shape it). */
   private textShape: string | undefined = undefined;
+  /** The number the distinct value added last stands for (NaN when none): the scan's ColumnScratch.number. */
+  private readonly distinctNumber: Float64Array;
   /** The scan's working memory (shared with its other attributes, never with another scan). */
   private readonly hash: HashScratch;
   private readonly parsed: ParsedText;
@@ -143,6 +145,7 @@ export class AttributeStats {
     this.hash = scratch.hash;
     this.parsed = scratch.parsed;
     this.column = scratch.column;
+    this.distinctNumber = scratch.column.number;
     hashString(name, NAME_SEED, this.hash);
     this.nameHi = this.hash.out[0]!;
     this.nameLo = this.hash.out[1]!;
@@ -255,19 +258,13 @@ export class AttributeStats {
     this.values.uniqueUntilFlush();
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
     const { types, numbers, shapes } = batch;
-    const parsed = this.parsed;
+    const number = this.distinctNumber;
     for (let d = 0; d < distinct; d++) {
       this.textShape = undefined;
-      const v = values[firsts[d]!];
-      const t = timestamps
-        ? this.addInstant(v as number, hi[d]!, lo[d]!, counts[d]!)
-        : this.addDistinct(v, hi[d]!, lo[d]!, counts[d]!);
-      types[d] = t;
-      // A number's value: the typed one, or what its text parsed to (addText left it in `parsed`).
-      // One store per case: a float64 merged with tagged values would be boxed for each number.
-      if (t !== T_INTEGER && t !== T_NUMBER) numbers[d] = Number.NaN;
-      else if (typeof v === "string") numbers[d] = parsed.value[0]!;
-      else numbers[d] = Number(v);
+      number[0] = Number.NaN;
+      if (timestamps) types[d] = this.addInstant(values[firsts[d]!] as number, hi[d]!, lo[d]!, counts[d]!);
+      else types[d] = this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
+      numbers[d] = number[0]!;
       shapes[d] = this.textShape;
     }
     // The batch's values missing from a full top-value summary go in together (and no slice of
@@ -377,7 +374,7 @@ export class AttributeStats {
     }
   }
 
-  /** Returns the text's type code; a number's, date's … value stays in this.parsed, a text's shape in textShape. */
+  /** Returns the text's type code; a number's value goes to distinctNumber, a text's shape to textShape. */
   private addText(s: string, infer: boolean, hi: number, lo: number, w: number): number {
     this.lengthSum += s.length * w;
     this.lengthCount += w;
@@ -400,6 +397,7 @@ export class AttributeStats {
       case T_INTEGER:
       case T_NUMBER: {
         const x = parsed.value[0]!;
+        this.distinctNumber[0] = x;
         this.addNumeric(x, w);
         this.step.addDecimal(x, parsed.decimals[0]!);
         return t;
@@ -431,6 +429,7 @@ export class AttributeStats {
 
   private addNumber(x: number, hi: number, lo: number, w: number): number {
     const integral = Number.isInteger(x);
+    this.distinctNumber[0] = x;
     this.typeCounts[integral ? T_INTEGER : T_NUMBER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, x === 0 ? 0 : x, w);
@@ -455,6 +454,7 @@ export class AttributeStats {
 
   private addBigInt(v: bigint, hi: number, lo: number, w: number): number {
     const text = v.toString();
+    this.distinctNumber[0] = Number(v);
     this.typeCounts[T_INTEGER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, text, w);

@@ -36,7 +36,8 @@ export class ColumnScratch implements ColumnCodes {
   counts = new Float64Array(0);
   types = new Uint8Array(0);
   numbers = new Float64Array(0);
-  shapes: Array<string | undefined> = [];
+  // As reserve() makes it (a holey array), so the field keeps one kind of array.
+  shapes: Array<string | undefined> = new Array(0);
   shapeWeight = 1;
   timestamps = false;
   distinct = 0;
@@ -54,6 +55,8 @@ export class ColumnScratch implements ColumnCodes {
   entryStamps = new Int32Array(0);
   entrySlots = new Int32Array(0);
   entryGeneration = 0;
+  /** The number (NaN when none) of the distinct value addColumn profiled last. */
+  readonly number = new Float64Array(1);
 
   /** Room for a batch of n rows. */
   reserve(n: number): void {
