@@ -4,7 +4,7 @@
  */
 import { objectSource, readColumns } from "../../src/scan/formats";
 import { DistinctCounter } from "../../src/scan/profiler/distinct";
-import { HASH, hashTexts, hashValue, VALUE_SEED } from "../../src/scan/profiler/hash";
+import { HashScratch, hashTexts, hashValue, VALUE_SEED } from "../../src/scan/profiler/hash";
 import type { FileKind } from "./duckdb";
 import { FileStore } from "./file-store";
 
@@ -34,6 +34,8 @@ export async function readAndCount(path: string, format: FileKind): Promise<{ ro
   let counters: DistinctCounter[] = [];
   let hi = new Int32Array(0);
   let lo = new Int32Array(0);
+  const hash = new HashScratch();
+  const out = hash.out;
   for await (const batch of readColumns(objectSource(store, await store.object(path)), format, { batchSize: 2000 })) {
     const n = batch.length;
     rows += n;
@@ -47,17 +49,17 @@ export async function readAndCount(path: string, format: FileKind): Promise<{ ro
       const coded = batch.dictionaries?.[c];
       if (coded) {
         for (const v of Array.from(coded.dictionary)) {
-          hashValue(v, VALUE_SEED);
-          counter.add(HASH[0]!, HASH[1]!);
+          hashValue(v, VALUE_SEED, hash);
+          counter.add(out[0]!, out[1]!);
         }
-      } else if (hashTexts(values, n, VALUE_SEED, hi, lo)) {
+      } else if (hashTexts(values, n, VALUE_SEED, hi, lo, hash)) {
         for (let i = 0; i < n; i++) if (values[i] != null) counter.add(hi[i]!, lo[i]!);
       } else {
         for (let i = 0; i < n; i++) {
           const v = values[i];
           if (v == null) continue;
-          hashValue(v, VALUE_SEED);
-          counter.add(HASH[0]!, HASH[1]!);
+          hashValue(v, VALUE_SEED, hash);
+          counter.add(out[0]!, out[1]!);
         }
       }
     });

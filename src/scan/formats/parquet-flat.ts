@@ -19,7 +19,7 @@ import {
   HYBRID_VALUES,
   type MaxLevels,
 } from "./parquet-guard";
-import { readPlainText } from "./parquet-text";
+import { type PlainTextScratch, readPlainText } from "./parquet-text";
 
 /** True when a top-level column holds one value or null per row (its levels need no assembly). */
 export function isFlatTopLevel(node: SchemaTree): boolean {
@@ -51,7 +51,8 @@ export interface FlatRun {
  * The values of one flat column chunk of `rows` rows, as decoded runs (one per data page, nulls in
  * place): typed arrays stay typed where a page has no nulls. A timestamp column's values are Dates,
  * or with `timestampsAsMillis` epoch milliseconds (a Float64Array where a page has no nulls; NaN for
- * an instant a Date cannot hold): the same instants without an object per value.
+ * an instant a Date cannot hold): the same instants without an object per value. PLAIN text pages
+ * are gathered in `textScratch`, the file read's.
  */
 export function readFlatChunk(
   bytes: ArrayBuffer,
@@ -60,6 +61,7 @@ export function readFlatChunk(
   node: SchemaTree,
   rows: number,
   compressors: Compressors,
+  textScratch: PlainTextScratch,
   parsers?: Partial<ParquetParsers>,
   timestampsAsMillis = false,
 ): FlatRun[] {
@@ -133,7 +135,7 @@ export function readFlatChunk(
       const plain = decompressPage(page, Number(header.uncompressed_page_size), meta.codec, compressors);
       checkPageV1(plain, daph, maxLevels, meta.type === "BOOLEAN");
       if (text && daph.encoding === "PLAIN") {
-        ({ levels, values } = textPage(plain, daph, optional));
+        ({ levels, values } = textPage(plain, daph, optional, textScratch));
       } else {
         const decoded = readDataPage(plain, daph, decoder);
         levels = decoded.definitionLevels;
@@ -154,7 +156,7 @@ export function readFlatChunk(
         checkHybridValues(page.subarray(levelBytes), daph2.encoding, daph2.num_values - daph2.num_nulls, true);
       }
       if (text && daph2.encoding === "PLAIN") {
-        ({ levels, values } = textPageV2(page, header, optional && !skip, decoder));
+        ({ levels, values } = textPageV2(page, header, optional && !skip, decoder, textScratch));
       } else {
         const decoded = skip
           ? readDataPageV2(
@@ -259,15 +261,21 @@ function isPlainText(element: SchemaTree["element"]): boolean {
 }
 
 /** A PLAIN text page v1 (levels and values, decompressed): definition levels when optional, texts. */
-function textPage(plain: Uint8Array, daph: DataPageHeader, optional: boolean): TextPage {
+function textPage(plain: Uint8Array, daph: DataPageHeader, optional: boolean, scratch: PlainTextScratch): TextPage {
   const reader: DataReader = { view: new DataView(plain.buffer, plain.byteOffset, plain.byteLength), offset: 0 };
   const levels = optional ? definitionLevels(reader, daph.num_values) : undefined;
   const present = levels === undefined ? daph.num_values : countPresent(levels);
-  return { levels, values: readPlainText(plain.subarray(reader.offset), present) };
+  return { levels, values: readPlainText(plain.subarray(reader.offset), present, scratch) };
 }
 
 /** A PLAIN text page v2: levels stay uncompressed ahead of the values, read only when `withLevels`. */
-function textPageV2(page: Uint8Array, header: PageHeader, withLevels: boolean, decoder: ColumnDecoder): TextPage {
+function textPageV2(
+  page: Uint8Array,
+  header: PageHeader,
+  withLevels: boolean,
+  decoder: ColumnDecoder,
+  scratch: PlainTextScratch,
+): TextPage {
   const daph2 = header.data_page_header_v2!;
   const levelBytes = daph2.repetition_levels_byte_length + daph2.definition_levels_byte_length;
   let levels: number[] | undefined;
@@ -283,7 +291,7 @@ function textPageV2(page: Uint8Array, header: PageHeader, withLevels: boolean, d
   if (daph2.is_compressed !== false) {
     body = decompressPage(body, header.uncompressed_page_size - levelBytes, decoder.codec, decoder.compressors);
   }
-  return { levels, values: readPlainText(body, daph2.num_values - daph2.num_nulls) };
+  return { levels, values: readPlainText(body, daph2.num_values - daph2.num_nulls, scratch) };
 }
 
 interface TextPage {

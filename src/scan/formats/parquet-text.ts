@@ -14,15 +14,43 @@ const lenient = new TextDecoder();
 /** A whole segment: throws on bad bytes (then each value is decoded alone), keeps every BOM. */
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-let scratch: Uint8Array = new Uint8Array(2 * SEGMENT_BYTES);
-let scratchView = new DataView(scratch.buffer);
-let ends = new Int32Array(4096);
+/**
+ * readPlainText's working memory: a segment's bytes and its values' ends, grown as needed. One per
+ * file read (readParquetColumns), so two scans reading Parquet in one isolate never share it.
+ */
+export class PlainTextScratch {
+  bytes = new Uint8Array(2 * SEGMENT_BYTES);
+  view = new DataView(this.bytes.buffer);
+  ends = new Int32Array(4096);
 
-/** `count` PLAIN byte arrays (each a 4-byte little-endian length, then its bytes) as UTF-8 text. */
-export function readPlainText(bytes: Uint8Array, count: number): string[] {
+  /** Room for at least `least` bytes, the bytes so far kept. */
+  grow(least: number): void {
+    const more = new Uint8Array(Math.max(least, this.bytes.length * 2));
+    more.set(this.bytes);
+    this.bytes = more;
+    this.view = new DataView(more.buffer);
+  }
+
+  /** Twice the room for ends, the ends so far kept. */
+  growEnds(): void {
+    const more = new Int32Array(this.ends.length * 2);
+    more.set(this.ends);
+    this.ends = more;
+  }
+}
+
+/**
+ * `count` PLAIN byte arrays (each a 4-byte little-endian length, then its bytes) as UTF-8 text,
+ * gathered in `scratch` (the file read's).
+ */
+export function readPlainText(bytes: Uint8Array, count: number, scratch: PlainTextScratch): string[] {
   const out: string[] = new Array(count);
   const size = bytes.length;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // The scratch's arrays as locals, taken again when grown.
+  let buffer = scratch.bytes;
+  let into = scratch.view;
+  let ends = scratch.ends;
   let pos = 0;
   let i = 0;
   while (i < count) {
@@ -36,15 +64,17 @@ export function readPlainText(bytes: Uint8Array, count: number): string[] {
       pos += 4;
       if (length > size - pos) throw new Error("parquet byte array runs past the page");
       // Up to 3 bytes past the value are written (the next one overwrites them).
-      if (q + length + 4 > scratch.length) grow(q + length + 4);
+      if (q + length + 4 > buffer.length) {
+        scratch.grow(q + length + 4);
+        buffer = scratch.bytes;
+        into = scratch.view;
+      }
       if (i - first === ends.length) {
-        const more = new Int32Array(ends.length * 2);
-        more.set(ends);
-        ends = more;
+        scratch.growEnds();
+        ends = scratch.ends;
       }
       if (pos + length + 3 <= size) {
         // Four bytes at a time; the last word's bytes past the value are masked off.
-        const into = scratchView;
         let k = 0;
         for (; k + 4 <= length; k += 4) {
           const word = view.getInt32(pos + k, true);
@@ -59,7 +89,6 @@ export function readPlainText(bytes: Uint8Array, count: number): string[] {
         pos += length;
         q += length;
       } else {
-        const buffer = scratch;
         for (const end = pos + length; pos < end; pos++) {
           const b = bytes[pos]!;
           buffer[q++] = b;
@@ -69,20 +98,13 @@ export function readPlainText(bytes: Uint8Array, count: number): string[] {
       ends[i - first] = q;
       i++;
     }
-    cutSegment(scratch.subarray(0, q), i - first, (high & 0x80808080) === 0, out, first);
+    cutSegment(buffer.subarray(0, q), ends, i - first, (high & 0x80808080) === 0, out, first);
   }
   return out;
 }
 
-function grow(least: number): void {
-  const more = new Uint8Array(Math.max(least, scratch.length * 2));
-  more.set(scratch);
-  scratch = more;
-  scratchView = new DataView(more.buffer);
-}
-
 /** The `n` values of one segment (their ends in `ends`) into out[at…]. */
-function cutSegment(segment: Uint8Array, n: number, ascii: boolean, out: string[], at: number): void {
+function cutSegment(segment: Uint8Array, ends: Int32Array, n: number, ascii: boolean, out: string[], at: number): void {
   if (ascii) {
     // One byte, one character.
     const text = strict.decode(segment);
@@ -94,7 +116,7 @@ function cutSegment(segment: Uint8Array, n: number, ascii: boolean, out: string[
     }
     return;
   }
-  const text = splittable(segment, n) ? strictDecode(segment) : undefined;
+  const text = splittable(segment, ends, n) ? strictDecode(segment) : undefined;
   let start = 0;
   let chars = 0;
   for (let k = 0; k < n; k++) {
@@ -121,7 +143,7 @@ function cutSegment(segment: Uint8Array, n: number, ascii: boolean, out: string[
  * per-value decoder drops): then a segment that is valid UTF-8 as a whole has each value valid on
  * its own, and its text is their texts end to end.
  */
-function splittable(segment: Uint8Array, n: number): boolean {
+function splittable(segment: Uint8Array, ends: Int32Array, n: number): boolean {
   let start = 0;
   for (let k = 0; k < n; k++) {
     const end = ends[k]!;

@@ -21,6 +21,7 @@ import { compressors } from "./codecs";
 import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
 import { chunkRange, isFlatTopLevel, readFlatChunk, timestampUnit } from "./parquet-flat";
 import { checkChunkPages } from "./parquet-guard";
+import { PlainTextScratch } from "./parquet-text";
 import { where } from "./text";
 import {
   type ColumnRecordBatch,
@@ -354,6 +355,8 @@ export async function* readParquetColumns(
       })
     : undefined;
 
+  // This read's own: another scan's read of Parquet in the isolate never shares it.
+  const textScratch = new PlainTextScratch();
   let groupStart = 0;
   for (const rowGroup of metadata.row_groups) {
     const groupRows = Number(rowGroup.num_rows);
@@ -370,7 +373,17 @@ export async function* readParquetColumns(
         const bytes = await file.slice(start, end);
         let rowStart = groupStart;
         const node = byName.get(name)!;
-        for (const run of readFlatChunk(bytes, chunk, root, node, groupRows, compressors, undefined, forProfiler)) {
+        for (const run of readFlatChunk(
+          bytes,
+          chunk,
+          root,
+          node,
+          groupRows,
+          compressors,
+          textScratch,
+          undefined,
+          forProfiler,
+        )) {
           const raw = run.data;
           const data = raw instanceof BigInt64Array || raw instanceof BigUint64Array ? (safeNumbers(raw) ?? raw) : raw;
           columns.get(name)!.runs.push({ rowStart, data, codes: run.codes, dictionary: run.dictionary });

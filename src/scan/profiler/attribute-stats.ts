@@ -15,11 +15,11 @@
 import type { DictionaryCodes } from "../formats/types";
 import type { AttributeProfile, ValueType } from "../profile";
 import { QUANTILE_POINTS } from "../profile";
-import type { ColumnCodes } from "./column-codes";
+import type { ColumnCodes, ColumnScratch } from "./column-codes";
 import { DistinctCounter } from "./distinct";
 import {
   combineHash,
-  HASH,
+  type HashScratch,
   hashBytes,
   hashNumber,
   hashString,
@@ -39,15 +39,14 @@ import {
   SLOT_NEGATIVE_DECIMAL,
   SLOT_NEGATIVE_INTEGER,
 } from "./patterns";
+import type { ProfileScratch } from "./scratch";
 import { rankByCount, SpaceSaving } from "./space-saving";
 import { StepTracker } from "./step";
 import {
   classifyText,
-  DECIMALS,
   fitsType,
   mapDeclaredType,
-  NUMBER_SHAPE,
-  PARSED,
+  type ParsedText,
   T_BOOLEAN,
   T_DATE,
   T_EMPTY,
@@ -55,7 +54,6 @@ import {
   T_NUMBER,
   T_STRING,
   T_TIMESTAMP,
-  TIME_SHAPE,
   TYPE_NAMES,
 } from "./value-types";
 
@@ -79,12 +77,6 @@ export const MAX_TOP_VALUE_LENGTH = 200;
  */
 export const PATTERN_SAMPLE = 8;
 export const PATTERN_SAMPLE_MIN_ROWS = 512;
-
-/** The type code and number (NaN when none) of the distinct value the last addDistinct profiled. */
-const DISTINCT_TYPE = new Uint8Array(1);
-const DISTINCT_NUMBER = new Float64Array(1);
-/** … and the shape of its text, when it is text (T_STRING). */
-let distinctShape: string | undefined;
 
 /**
  * What a top-value counter remembers of its value, turned into text only when reported: an
@@ -138,16 +130,29 @@ export class AttributeStats {
   private readonly patterns: PatternCounter;
   /** Text patterns sampled (see PATTERN_SAMPLE): the batch being added is mostly distinct. */
   private samplePatterns = false;
+  /** The shape addText found for the text it profiled last (undefined when it did not shape it). */
+  private textShape: string | undefined = undefined;
+  /** The number the distinct value added last stands for (NaN when none): the scan's ColumnScratch.number. */
+  private readonly distinctNumber: Float64Array;
+  /** The scan's working memory (shared with its other attributes, never with another scan). */
+  private readonly hash: HashScratch;
+  private readonly parsed: ParsedText;
+  private readonly column: ColumnScratch;
 
-  constructor(name: string, options: AttributeOptions = {}) {
+  /** `scratch`: the scan's (ProfileScratch), which addColumn fills and returns. */
+  constructor(name: string, scratch: ProfileScratch, options: AttributeOptions = {}) {
     this.name = name;
-    hashString(name, NAME_SEED);
-    this.nameHi = HASH[0]!;
-    this.nameLo = HASH[1]!;
+    this.hash = scratch.hash;
+    this.parsed = scratch.parsed;
+    this.column = scratch.column;
+    this.distinctNumber = scratch.column.number;
+    hashString(name, NAME_SEED, this.hash);
+    this.nameHi = this.hash.out[0]!;
+    this.nameLo = this.hash.out[1]!;
     this.declaredType = options.declaredType;
     this.inferFromText = options.inferFromText ?? true;
-    this.values = new SpaceSaving<TopKey>(options.topCapacity);
-    this.patterns = new PatternCounter(options.topCapacity);
+    this.values = new SpaceSaving<TopKey>(options.topCapacity, scratch.fold);
+    this.patterns = new PatternCounter(scratch.patterns, options.topCapacity);
   }
 
   /** Records `rows` missing values at once (rows seen before the attribute first appeared). */
@@ -169,6 +174,8 @@ export class AttributeStats {
    * read without a Date per value, NaN an invalid one): profiled exactly as the Dates they stand for.
    * With `dictionary` the rows are also indexes into a dictionary of numbers or text (a Parquet
    * dictionary page): each dictionary value is hashed once per batch, not once per row.
+   *
+   * The codes returned are the scan's ColumnScratch: valid until the scan's next addColumn.
    */
   addColumn(
     values: ArrayLike<unknown>,
@@ -178,8 +185,11 @@ export class AttributeStats {
     timestamps = false,
     dictionary?: DictionaryCodes,
   ): ColumnCodes {
-    const batch = scratchFor(n);
+    const batch = this.column;
+    batch.reserve(n);
     const { hi, lo, counts, firsts, table, codes } = batch;
+    const hash = this.hash;
+    const out = hash.out;
     table.fill(0);
     let distinct = 0;
     let nulls = 0;
@@ -193,7 +203,7 @@ export class AttributeStats {
     if (coded) distinct = this.dedupeCoded(dictionary, n, batch);
     // A column of ASCII text (CSV) is hashed in one pass over its bytes (same hashes).
     const texts =
-      !coded && typed === null && !timestamps && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo);
+      !coded && typed === null && !timestamps && hashTexts(values, n, VALUE_SEED, batch.textHi, batch.textLo, hash);
     const { textHi, textLo } = batch;
     for (let i = coded ? n : 0; i < n; i++) {
       let h: number;
@@ -206,9 +216,9 @@ export class AttributeStats {
           others++;
           continue;
         }
-        hashNumber(x, numberSeed);
-        h = HASH[0]!;
-        l = HASH[1]!;
+        hashNumber(x, numberSeed, hash);
+        h = out[0]!;
+        l = out[1]!;
       } else {
         const v = values[i];
         if (v === null || v === undefined) {
@@ -220,12 +230,12 @@ export class AttributeStats {
           h = textHi[i]!;
           l = textLo[i]!;
         } else if (timestamps && typeof v === "number" && !Number.isNaN(v)) {
-          hashNumber(v, DATE_SEED);
-          h = HASH[0]!;
-          l = HASH[1]!;
-        } else if (!timestamps && hashScalar(v)) {
-          h = HASH[0]!;
-          l = HASH[1]!;
+          hashNumber(v, DATE_SEED, hash);
+          h = out[0]!;
+          l = out[1]!;
+        } else if (!timestamps && hashScalar(v, hash)) {
+          h = out[0]!;
+          l = out[1]!;
         } else {
           // Nested or binary values (rare): one by one, with their own identity.
           codes[i] = -2;
@@ -248,13 +258,14 @@ export class AttributeStats {
     this.values.uniqueUntilFlush();
     // Count by count, in order of first appearance (ties in the sketches stay deterministic).
     const { types, numbers, shapes } = batch;
+    const number = this.distinctNumber;
     for (let d = 0; d < distinct; d++) {
-      distinctShape = undefined;
-      if (timestamps) this.addInstant(values[firsts[d]!] as number, hi[d]!, lo[d]!, counts[d]!);
-      else this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
-      types[d] = DISTINCT_TYPE[0]!;
-      numbers[d] = DISTINCT_NUMBER[0]!;
-      shapes[d] = distinctShape;
+      this.textShape = undefined;
+      number[0] = Number.NaN;
+      if (timestamps) types[d] = this.addInstant(values[firsts[d]!] as number, hi[d]!, lo[d]!, counts[d]!);
+      else types[d] = this.addDistinct(values[firsts[d]!], hi[d]!, lo[d]!, counts[d]!);
+      numbers[d] = number[0]!;
+      shapes[d] = this.textShape;
     }
     // The batch's values missing from a full top-value summary go in together (and no slice of
     // the batch's text stays queued).
@@ -263,9 +274,9 @@ export class AttributeStats {
     if (rows) {
       // The row identity's share of each distinct value, mixed once per distinct value.
       for (let d = 0; d < distinct; d++) {
-        combineHash(this.nameHi, this.nameLo, hi[d]!, lo[d]!);
-        hi[d] = HASH[0]!;
-        lo[d] = HASH[1]!;
+        combineHash(this.nameHi, this.nameLo, hi[d]!, lo[d]!, hash);
+        hi[d] = out[0]!;
+        lo[d] = out[1]!;
       }
     }
     batch.distinct = distinct;
@@ -285,9 +296,9 @@ export class AttributeStats {
       } else if (d === -2) {
         this.addObject(timestamps ? new Date(Number.NaN) : (values[i] as object));
         if (rows && (this.valueHi | this.valueLo) !== 0) {
-          combineHash(this.nameHi, this.nameLo, this.valueHi, this.valueLo);
-          rowHi![i]! ^= HASH[0]!;
-          rowLo![i]! ^= HASH[1]!;
+          combineHash(this.nameHi, this.nameLo, this.valueHi, this.valueLo, hash);
+          rowHi![i]! ^= out[0]!;
+          rowLo![i]! ^= out[1]!;
         }
       }
     }
@@ -305,8 +316,11 @@ export class AttributeStats {
     const { counts, codes } = batch;
     const rows = dictionary.codes;
     const entries = dictionary.dictionary;
-    const seen = entrySlotsFor(entries.length);
-    const stamp = ++entryGeneration;
+    batch.reserveEntries(entries.length);
+    const { entryStamps: stamps, entrySlots: slots } = batch;
+    const stamp = ++batch.entryGeneration;
+    const hash = this.hash;
+    const out = hash.out;
     let distinct = 0;
     let nulls = 0;
     for (let i = 0; i < n; i++) {
@@ -316,21 +330,21 @@ export class AttributeStats {
         codes[i] = -1;
         continue;
       }
-      if (seen.stamps[c] === stamp) {
-        const d = seen.slots[c]!;
+      if (stamps[c] === stamp) {
+        const d = slots[c]!;
         counts[d]!++;
         codes[i] = d;
         continue;
       }
       // Numbers and text hash as the values themselves would (hashScalar; hashTexts agrees on ASCII).
       const v = entries[c];
-      if (typeof v === "number") hashNumber(v, VALUE_SEED);
-      else hashString(v as string, VALUE_SEED);
-      const d = intern(batch, HASH[0]!, HASH[1]!, i, distinct);
+      if (typeof v === "number") hashNumber(v, VALUE_SEED, hash);
+      else hashString(v as string, VALUE_SEED, hash);
+      const d = intern(batch, out[0]!, out[1]!, i, distinct);
       if (d === distinct) distinct++;
       codes[i] = d;
-      seen.stamps[c] = stamp;
-      seen.slots[c] = d;
+      stamps[c] = stamp;
+      slots[c] = d;
     }
     batch.nulls = nulls;
     return distinct;
@@ -344,62 +358,57 @@ export class AttributeStats {
     this.textRangeOwned = true;
   }
 
-  /** One distinct value (hashed into hi, lo by hashScalar) seen `w` times. */
-  private addDistinct(v: unknown, hi: number, lo: number, w: number): void {
+  /** One distinct value (hashed into hi, lo by hashScalar) seen `w` times; returns its type code. */
+  private addDistinct(v: unknown, hi: number, lo: number, w: number): number {
     switch (typeof v) {
       case "string":
-        this.addText(v, this.inferFromText, hi, lo, w);
-        return;
+        return this.addText(v, this.inferFromText, hi, lo, w);
       case "number":
-        this.addNumber(v, hi, lo, w);
-        return;
+        return this.addNumber(v, hi, lo, w);
       case "boolean":
-        this.addBoolean(v, hi, lo, w);
-        return;
+        return this.addBoolean(v, hi, lo, w);
       case "bigint":
-        this.addBigInt(v, hi, lo, w);
-        return;
+        return this.addBigInt(v, hi, lo, w);
       default:
-        this.addDate(v as Date, hi, lo, w);
+        return this.addDate(v as Date, hi, lo, w);
     }
   }
 
-  private addText(s: string, infer: boolean, hi: number, lo: number, w: number): void {
+  /** Returns the text's type code; a number's value goes to distinctNumber, a text's shape to textShape. */
+  private addText(s: string, infer: boolean, hi: number, lo: number, w: number): number {
     this.lengthSum += s.length * w;
     this.lengthCount += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, s.length > MAX_TOP_VALUE_LENGTH ? `${s.slice(0, MAX_TOP_VALUE_LENGTH)}…` : s, w);
-    let t = classifyText(s);
-    DISTINCT_NUMBER[0] = Number.NaN;
+    const parsed = this.parsed;
+    let t = classifyText(s, parsed);
     if (t === T_EMPTY) {
-      DISTINCT_TYPE[0] = T_EMPTY;
       this.empties += w;
-      return;
+      return T_EMPTY;
     }
     if (!infer) t = T_STRING;
-    DISTINCT_TYPE[0] = t;
     this.typeCounts[t]! += w;
     // Numbers, dates and timestamps: the shape their parse found, no second pass over the text.
-    if (t === T_INTEGER || t === T_NUMBER) this.patterns.tallyNumber(NUMBER_SHAPE[0]!, w);
-    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.tallyTime(TIME_SHAPE[0]!, w);
-    else if (!this.samplePatterns) distinctShape = this.patterns.addText(s, w);
-    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) distinctShape = this.patterns.addText(s, w * PATTERN_SAMPLE);
+    if (t === T_INTEGER || t === T_NUMBER) this.patterns.tallyNumber(parsed.numberShape[0]!, w);
+    else if (t === T_DATE || t === T_TIMESTAMP) this.patterns.tallyTime(parsed.timeShape[0]!, w);
+    else if (!this.samplePatterns) this.textShape = this.patterns.addText(s, w);
+    else if ((hi & (PATTERN_SAMPLE - 1)) === 0) this.textShape = this.patterns.addText(s, w * PATTERN_SAMPLE);
     switch (t) {
       case T_INTEGER:
       case T_NUMBER: {
-        const x = PARSED[0]!;
-        DISTINCT_NUMBER[0] = x;
+        const x = parsed.value[0]!;
+        this.distinctNumber[0] = x;
         this.addNumeric(x, w);
-        this.step.addDecimal(x, DECIMALS[0]!);
-        return;
+        this.step.addDecimal(x, parsed.decimals[0]!);
+        return t;
       }
       case T_DATE:
       case T_TIMESTAMP:
-        this.addTime(PARSED[0]!);
-        return;
+        this.addTime(parsed.value[0]!);
+        return t;
       case T_BOOLEAN:
-        this.trueCount += PARSED[0]! * w;
-        return;
+        this.trueCount += parsed.value[0]! * w;
+        return t;
       default: {
         // The first code unit settles most comparisons of distinct text (s is not empty here).
         const c = s.charCodeAt(0);
@@ -413,14 +422,14 @@ export class AttributeStats {
           this.textMaxFirst = c;
           this.textRangeOwned = false;
         }
+        return t;
       }
     }
   }
 
-  private addNumber(x: number, hi: number, lo: number, w: number): void {
+  private addNumber(x: number, hi: number, lo: number, w: number): number {
     const integral = Number.isInteger(x);
-    DISTINCT_TYPE[0] = integral ? T_INTEGER : T_NUMBER;
-    DISTINCT_NUMBER[0] = x;
+    this.distinctNumber[0] = x;
     this.typeCounts[integral ? T_INTEGER : T_NUMBER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, x === 0 ? 0 : x, w);
@@ -431,32 +440,32 @@ export class AttributeStats {
     else this.patterns.addText(String(x), w);
     this.addNumeric(x, w);
     this.step.addFloat(x);
+    return integral ? T_INTEGER : T_NUMBER;
   }
 
-  private addBoolean(b: boolean, hi: number, lo: number, w: number): void {
-    DISTINCT_TYPE[0] = T_BOOLEAN;
-    DISTINCT_NUMBER[0] = Number.NaN;
+  private addBoolean(b: boolean, hi: number, lo: number, w: number): number {
     this.typeCounts[T_BOOLEAN]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, b ? "true" : "false", w);
     this.patterns.tally(SLOT_LETTERS, w);
     if (b) this.trueCount += w;
+    return T_BOOLEAN;
   }
 
-  private addBigInt(v: bigint, hi: number, lo: number, w: number): void {
+  private addBigInt(v: bigint, hi: number, lo: number, w: number): number {
     const text = v.toString();
-    DISTINCT_TYPE[0] = T_INTEGER;
-    DISTINCT_NUMBER[0] = Number(v);
+    this.distinctNumber[0] = Number(v);
     this.typeCounts[T_INTEGER]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, text, w);
     this.patterns.tally(v < 0n ? SLOT_NEGATIVE_INTEGER : SLOT_INTEGER, w);
     for (let k = 0; k < w; k++) this.addNumeric(Number(v), 1);
     this.step.addDecimal(Number(v), 0);
+    return T_INTEGER;
   }
 
-  private addDate(v: Date, hi: number, lo: number, w: number): void {
-    this.addInstant(v.getTime(), hi, lo, w);
+  private addDate(v: Date, hi: number, lo: number, w: number): number {
+    return this.addInstant(v.getTime(), hi, lo, w);
   }
 
   /**
@@ -464,14 +473,13 @@ export class AttributeStats {
    * is the number: topValues tells it from a plain number by its hash (DATE_SEED), so no Date is
    * made or kept per value.
    */
-  private addInstant(ms: number, hi: number, lo: number, w: number): void {
-    DISTINCT_TYPE[0] = T_TIMESTAMP;
-    DISTINCT_NUMBER[0] = Number.NaN;
+  private addInstant(ms: number, hi: number, lo: number, w: number): number {
     this.typeCounts[T_TIMESTAMP]! += w;
     this.distinct.add(hi, lo);
     this.values.add(hi, lo, ms, w);
     this.patterns.tally(SLOT_ISO_TIMESTAMP, w);
     this.addTime(ms);
+    return T_TIMESTAMP;
   }
 
   /** Nested JSON, binary values and invalid dates: profiled as text, never inferred as a scalar type. */
@@ -486,16 +494,16 @@ export class AttributeStats {
     }
     this.addTextValue(bytesToHex(v));
     // The hex text stops at 64 bytes: the value's identity is all of its bytes.
-    hashBytes(v, VALUE_SEED);
-    this.valueHi = HASH[0]!;
-    this.valueLo = HASH[1]!;
+    hashBytes(v, VALUE_SEED, this.hash);
+    this.valueHi = this.hash.out[0]!;
+    this.valueLo = this.hash.out[1]!;
   }
 
   /** A text value (not inferred) with its hash as the value's identity. */
   private addTextValue(s: string): void {
-    hashString(s, VALUE_SEED);
-    const hi = HASH[0]!;
-    const lo = HASH[1]!;
+    hashString(s, VALUE_SEED, this.hash);
+    const hi = this.hash.out[0]!;
+    const lo = this.hash.out[1]!;
     this.valueHi = hi;
     this.valueLo = lo;
     this.addText(s, false, hi, lo, 1);
@@ -621,7 +629,7 @@ export class AttributeStats {
       if (typeof key === "string") texts.push(key);
       else {
         allText = false;
-        texts.push(isInstantKey(key, hi, lo) ? isoTime(key, false) : String(key));
+        texts.push(isInstantKey(key, hi, lo, this.hash) ? isoTime(key, false) : String(key));
       }
       counts.push(count);
     });
@@ -644,35 +652,35 @@ export class AttributeStats {
 const DATE_SEED = VALUE_SEED ^ 0x6461_7465;
 
 /** True when a number top-value key was an instant's (addInstant): its hash is the Date's. */
-function isInstantKey(key: number, hi: number, lo: number): boolean {
-  hashNumber(key, DATE_SEED);
-  return HASH[0] === hi && HASH[1] === lo;
+function isInstantKey(key: number, hi: number, lo: number, hash: HashScratch): boolean {
+  hashNumber(key, DATE_SEED, hash);
+  return hash.out[0] === hi && hash.out[1] === lo;
 }
 
 /**
- * Hashes a scalar value (VALUE_SEED) into HASH: strings by text, numbers by bits, booleans, bigints
- * by their decimal text (so 5n is "5"), valid dates by instant. False, with HASH untouched, for
- * anything else (nested, binary, an invalid date).
+ * Hashes a scalar value (VALUE_SEED) into hash.out: strings by text, numbers by bits, booleans,
+ * bigints by their decimal text (so 5n is "5"), valid dates by instant. False, with hash.out
+ * untouched, for anything else (nested, binary, an invalid date).
  */
-function hashScalar(v: unknown): boolean {
+function hashScalar(v: unknown, hash: HashScratch): boolean {
   switch (typeof v) {
     case "string":
-      hashString(v, VALUE_SEED);
+      hashString(v, VALUE_SEED, hash);
       return true;
     case "number":
-      hashNumber(v, VALUE_SEED);
+      hashNumber(v, VALUE_SEED, hash);
       return true;
     case "boolean":
-      hashWords(v ? 1 : 0, 0x626f_6f6c, VALUE_SEED);
+      hashWords(v ? 1 : 0, 0x626f_6f6c, VALUE_SEED, hash);
       return true;
     case "bigint":
-      hashString(v.toString(), VALUE_SEED);
+      hashString(v.toString(), VALUE_SEED, hash);
       return true;
     default: {
       if (!(v instanceof Date)) return false;
       const ms = v.getTime();
       if (Number.isNaN(ms)) return false;
-      hashNumber(ms, DATE_SEED);
+      hashNumber(ms, DATE_SEED, hash);
       return true;
     }
   }
@@ -690,22 +698,6 @@ function isNumberArray(values: ArrayLike<unknown>): values is ArrayLike<number> 
     values instanceof Int8Array
   );
 }
-
-/** Per-batch working arrays of addColumn, shared by all attributes (one column is added at a time). */
-interface ColumnScratch extends ColumnCodes {
-  /** Per distinct value of the batch: its hash (then its share of the row identity). */
-  hi: Int32Array;
-  lo: Int32Array;
-  /** Open addressing over the distinct values (index + 1, 0 empty), at a load of at most 1/2. */
-  table: Int32Array;
-  /** Per row: its text's hash, when hashTexts hashed the column. */
-  textHi: Int32Array;
-  textLo: Int32Array;
-  /** Null rows found by dedupeCoded. */
-  nulls: number;
-}
-
-let scratch: ColumnScratch | null = null;
 
 /**
  * The index of the batch's distinct value hashed (h, l), counted once more; a value not seen yet
@@ -731,44 +723,6 @@ function intern(batch: ColumnScratch, h: number, l: number, i: number, distinct:
     }
     cell = (cell + 1) & mask;
   }
-}
-
-/** Per dictionary index, the batch's distinct value (valid where its stamp is the current generation). */
-let entrySlots = { stamps: new Int32Array(0), slots: new Int32Array(0) };
-let entryGeneration = 0;
-
-function entrySlotsFor(size: number): typeof entrySlots {
-  if (entrySlots.stamps.length < size) {
-    const length = Math.max(size, 2 * entrySlots.stamps.length, 256);
-    entrySlots = { stamps: new Int32Array(length), slots: new Int32Array(length) };
-    entryGeneration = 0;
-  }
-  return entrySlots;
-}
-
-function scratchFor(n: number): ColumnScratch {
-  if (scratch !== null && scratch.codes.length >= n) return scratch;
-  const size = Math.max(n, 1024);
-  let cells = 16;
-  while (cells < size * 2) cells <<= 1;
-  scratch = {
-    hi: new Int32Array(size),
-    lo: new Int32Array(size),
-    counts: new Float64Array(size),
-    firsts: new Int32Array(size),
-    types: new Uint8Array(size),
-    numbers: new Float64Array(size),
-    shapes: new Array(size),
-    shapeWeight: 1,
-    timestamps: false,
-    nulls: 0,
-    codes: new Int32Array(size),
-    table: new Int32Array(cells),
-    textHi: new Int32Array(size),
-    textLo: new Int32Array(size),
-    distinct: 0,
-  };
-  return scratch;
 }
 
 /** ISO 8601 UTC text of epoch milliseconds (date only when `dateOnly`). */

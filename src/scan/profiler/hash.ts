@@ -4,12 +4,23 @@
  * Two 32-bit lanes run over the same 32-bit blocks: lane A is MurmurHash3 x86_32, lane B an
  * xxHash32 round; each gets its own avalanche finalizer, then the lanes are cross-mixed as in
  * MurmurHash3 x64_128. Strings are hashed over their UTF-16 code units two at a time (no
- * UTF-8 encoding, no allocation). The result lands in HASH (hi, lo) instead of a fresh
- * object, so hot loops allocate nothing.
+ * UTF-8 encoding, no allocation). The result lands in a HashScratch's `out` (hi, lo) instead of a
+ * fresh object, so hot loops allocate nothing.
  */
 
-/** Output of the last hash call: [hi, lo] as signed 32-bit words. */
-export const HASH = new Int32Array(2);
+/**
+ * Where the hash functions leave their result, and their working memory. Each scan has its own
+ * (ProfileScratch), so no other scan can overwrite a result before it is read.
+ */
+export class HashScratch {
+  /** The last hash: [hi, lo] as signed 32-bit words. */
+  readonly out = new Int32Array(2);
+  /** A number's IEEE-754 bits, read as two words (hashNumber). */
+  readonly number = new Float64Array(1);
+  readonly numberWords = new Int32Array(this.number.buffer);
+  /** UTF-8 of a column's text (hashTexts), grown on first use and as needed. */
+  textBytes = new Uint8Array(0);
+}
 
 /** Seed for value identities (distinct counts, id tuples). */
 export const VALUE_SEED = 0x2f6b_1d3a;
@@ -24,9 +35,6 @@ const P1 = 0x9e3779b1 | 0;
 const P2 = 0x85ebca77 | 0;
 const P3 = 0xc2b2ae3d | 0;
 const C3 = 0xc2b2ae35 | 0;
-
-const f64 = new Float64Array(1);
-const f64Words = new Int32Array(f64.buffer);
 
 function roundA(a: number, block: number): number {
   let k = Math.imul(block, C1);
@@ -58,17 +66,17 @@ function fmixB(h: number): number {
   return h ^ (h >>> 16);
 }
 
-function finish(a: number, b: number, len: number): void {
+function finish(a: number, b: number, len: number, out: Int32Array): void {
   a = fmixA(a ^ len);
   b = fmixB((b + len) | 0);
   a = (a + b) | 0;
   b = (b + a) | 0;
-  HASH[0] = a;
-  HASH[1] = b;
+  out[0] = a;
+  out[1] = b;
 }
 
-/** Hashes a string's UTF-16 code units into HASH. */
-export function hashString(s: string, seed: number): void {
+/** Hashes a string's UTF-16 code units into scratch.out. */
+export function hashString(s: string, seed: number, scratch: HashScratch): void {
   const len = s.length;
   let a = seed;
   let b = (seed + P1) | 0;
@@ -85,11 +93,9 @@ export function hashString(s: string, seed: number): void {
     a ^= Math.imul(k, C2);
     b = roundB(b, block ^ 0x7f4a_7c15);
   }
-  finish(a, b, len << 1);
+  finish(a, b, len << 1, scratch.out);
 }
 
-/** UTF-8 of a column's text (hashTexts), grown as needed and shared. */
-let textBytes = new Uint8Array(1 << 16);
 const textEncoder = new TextEncoder();
 
 /**
@@ -105,6 +111,7 @@ export function hashTexts(
   seed: number,
   hi: Int32Array,
   lo: Int32Array,
+  scratch: HashScratch,
 ): boolean {
   if (!Array.isArray(values)) return false;
   let chars = 0;
@@ -115,8 +122,10 @@ export function hashTexts(
   }
   const text = n === values.length ? values.join("") : values.slice(0, n).join("");
   if (text.length !== chars) return false;
-  if (textBytes.length < chars) textBytes = new Uint8Array(Math.max(chars, 2 * textBytes.length));
-  const bytes = textBytes;
+  if (scratch.textBytes.length < chars)
+    scratch.textBytes = new Uint8Array(Math.max(chars, 2 * scratch.textBytes.length, 1 << 16));
+  const bytes = scratch.textBytes;
+  const out = scratch.out;
   const { read, written } = textEncoder.encodeInto(text, bytes);
   if (read !== chars || written !== chars) return false;
   let p = 0;
@@ -140,28 +149,29 @@ export function hashTexts(
       b = roundB(b, block ^ 0x7f4a_7c15);
       p++;
     }
-    finish(a, b, len << 1);
-    hi[i] = HASH[0]!;
-    lo[i] = HASH[1]!;
+    finish(a, b, len << 1, out);
+    hi[i] = out[0]!;
+    lo[i] = out[1]!;
   }
   return true;
 }
 
-/** Hashes a number by its IEEE-754 bits (0 and -0 alike) into HASH. */
-export function hashNumber(x: number, seed: number): void {
-  f64[0] = x === 0 ? 0 : x;
-  const w0 = f64Words[0]!;
-  const w1 = f64Words[1]!;
+/** Hashes a number by its IEEE-754 bits (0 and -0 alike) into scratch.out. */
+export function hashNumber(x: number, seed: number, scratch: HashScratch): void {
+  scratch.number[0] = x === 0 ? 0 : x;
+  const words = scratch.numberWords;
+  const w0 = words[0]!;
+  const w1 = words[1]!;
   // The distinct tag keeps a number from colliding systematically with a 4-char string.
   let a = roundA(seed ^ 0x6e75_6d62, w0);
   let b = roundB((seed + P1) ^ 0x6e75_6d62, w0);
   a = roundA(a, w1);
   b = roundB(b, w1);
-  finish(a, b, 9);
+  finish(a, b, 9, scratch.out);
 }
 
-/** Hashes all bytes of a binary value into HASH. */
-export function hashBytes(view: ArrayBufferView, seed: number): void {
+/** Hashes all bytes of a binary value into scratch.out. */
+export function hashBytes(view: ArrayBufferView, seed: number, scratch: HashScratch): void {
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   const len = bytes.length;
   // The distinct tag keeps bytes from colliding systematically with text of the same code units.
@@ -177,48 +187,48 @@ export function hashBytes(view: ArrayBufferView, seed: number): void {
   for (let shift = 0; i < len; i++, shift += 8) tail |= bytes[i]! << shift;
   a = roundA(a, tail);
   b = roundB(b, tail);
-  finish(a, b, len);
+  finish(a, b, len, scratch.out);
 }
 
-/** Hashes two 32-bit words (e.g. a row position) into HASH. */
-export function hashWords(w0: number, w1: number, seed: number): void {
+/** Hashes two 32-bit words (e.g. a row position) into scratch.out. */
+export function hashWords(w0: number, w1: number, seed: number, scratch: HashScratch): void {
   let a = roundA(seed ^ 0x776f_7264, w0);
   let b = roundB((seed + P1) ^ 0x776f_7264, w0);
   a = roundA(a, w1);
   b = roundB(b, w1);
-  finish(a, b, 10);
+  finish(a, b, 10, scratch.out);
 }
 
-/** Folds a 64-bit hash (hi, lo) into a running 64-bit state (stateHi, stateLo); result in HASH. */
-export function combineHash(stateHi: number, stateLo: number, hi: number, lo: number): void {
+/** Folds a 64-bit hash (hi, lo) into a running 64-bit state (stateHi, stateLo); result in scratch.out. */
+export function combineHash(stateHi: number, stateLo: number, hi: number, lo: number, scratch: HashScratch): void {
   let a = roundA(stateHi, hi);
   let b = roundB(stateLo, hi);
   a = roundA(a, lo);
   b = roundB(b, lo);
-  finish(a, b, 16);
+  finish(a, b, 16, scratch.out);
 }
 
-/** Hashes any profiled value into HASH: strings by text, numbers by bits, others by a canonical form. */
-export function hashValue(v: unknown, seed: number): void {
+/** Hashes any profiled value into scratch.out: strings by text, numbers by bits, others by a canonical form. */
+export function hashValue(v: unknown, seed: number, scratch: HashScratch): void {
   switch (typeof v) {
     case "string":
-      hashString(v, seed);
+      hashString(v, seed, scratch);
       return;
     case "number":
-      hashNumber(v, seed);
+      hashNumber(v, seed, scratch);
       return;
     case "boolean":
-      hashWords(v ? 1 : 0, 0x626f_6f6c, seed);
+      hashWords(v ? 1 : 0, 0x626f_6f6c, seed, scratch);
       return;
     case "bigint":
-      hashString(v.toString(), seed ^ 0x6269_6769);
+      hashString(v.toString(), seed ^ 0x6269_6769, scratch);
       return;
     case "undefined":
-      hashWords(0, 0x6e75_6c6c, seed);
+      hashWords(0, 0x6e75_6c6c, seed, scratch);
       return;
     default:
-      if (v === null) hashWords(0, 0x6e75_6c6c, seed);
-      else if (v instanceof Date) hashNumber(v.getTime(), seed ^ 0x6461_7465);
-      else hashString(String(v), seed);
+      if (v === null) hashWords(0, 0x6e75_6c6c, seed, scratch);
+      else if (v instanceof Date) hashNumber(v.getTime(), seed ^ 0x6461_7465, scratch);
+      else hashString(String(v), seed, scratch);
   }
 }

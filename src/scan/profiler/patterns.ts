@@ -7,11 +7,13 @@
  * The shape is written into a reusable buffer and interned through a small hash table, so a
  * value whose shape was seen before costs one pass over its characters and no allocation.
  * Shares come from a SpaceSaving summary over the interned shapes (keyed by their 64-bit
- * hash, computed once per interned shape).
+ * hash, computed once per interned shape). The buffer, the table and the tally (see
+ * PatternCounter.tally) are a scan's (PatternScratch, in its ProfileScratch), shared by the
+ * counters of its attributes.
  */
 
-import { HASH, hashString } from "./hash";
-import { rankByCount, SpaceSaving, type SpaceSavingState } from "./space-saving";
+import { HashScratch, hashString } from "./hash";
+import { FoldScratch, rankByCount, SpaceSaving, type SpaceSavingState } from "./space-saving";
 
 /** Longest shape kept, in characters (before the ellipsis). */
 export const MAX_PATTERN_LENGTH = 64;
@@ -20,7 +22,12 @@ const LOWER = 0x61;
 const UPPER = 0x41;
 const DIGIT = 0x39;
 
-/** Class of each non-ASCII BMP code unit, filled on first use (0 = not computed yet). */
+/**
+ * Class of each non-ASCII BMP code unit, filled on first use (0 = not computed yet). The one table
+ * of the module that is written to, shared by every scan: an entry is a function of its code unit
+ * alone, so whoever fills it writes the same value (computing all 65,536 at start-up would cost
+ * the Worker's start).
+ */
 const wideClass = new Uint16Array(0x10000);
 
 /** Class of each ASCII code unit. */
@@ -42,12 +49,16 @@ function classOf(c: number): number {
   return cls;
 }
 
-const buffer = new Uint16Array(MAX_PATTERN_LENGTH + 1);
-let bufferLength = 0;
-let bufferHash = 0;
+/** A shape being built: its characters, length and FNV-1a hash (shapeInto). */
+class ShapeBuffer {
+  readonly chars = new Uint16Array(MAX_PATTERN_LENGTH + 1);
+  /** [length, hash]. */
+  readonly state = new Int32Array(2);
+}
 
-/** Writes the shape of s into the shared buffer; returns its length. */
-function shapeIntoBuffer(s: string): number {
+/** Writes the shape of s into `into`; returns its length. */
+function shapeInto(s: string, into: ShapeBuffer): number {
+  const buffer = into.chars;
   let length = 0;
   let previous = -1;
   let hash = 0x811c9dc5 | 0;
@@ -64,15 +75,16 @@ function shapeIntoBuffer(s: string): number {
     buffer[length++] = cls;
     hash = Math.imul(hash ^ cls, 0x01000193);
   }
-  bufferLength = length;
-  bufferHash = hash;
+  into.state[0] = length;
+  into.state[1] = hash;
   return length;
 }
 
 /** The shape of one value, as a new string (for tests and one-off use). */
 export function shapeOf(s: string): string {
-  const length = shapeIntoBuffer(s);
-  return String.fromCharCode(...buffer.subarray(0, length));
+  const into = new ShapeBuffer();
+  const length = shapeInto(s, into);
+  return String.fromCharCode(...into.chars.subarray(0, length));
 }
 
 const INTERN_SIZE = 4096;
@@ -87,14 +99,15 @@ class ShapeInterner {
   private wideLo = new Int32Array(INTERN_SIZE);
   private used = 0;
 
-  /** Interns the shape in the buffer; returns its cell (see stringAt, hiAt, loAt). */
-  intern(): number {
+  /** Interns the shape in `shape`; returns its cell (see stringAt, hiAt, loAt). */
+  intern(shape: ShapeBuffer, hash: HashScratch): number {
     const mask = INTERN_SIZE - 1;
+    const bufferHash = shape.state[1]!;
     let i = bufferHash & mask;
     for (;;) {
       const candidate = this.strings[i];
       if (candidate === undefined) break;
-      if (this.hashes[i] === bufferHash && sameAsBuffer(candidate)) return i;
+      if (this.hashes[i] === bufferHash && sameAs(candidate, shape)) return i;
       i = (i + 1) & mask;
     }
     // A cache only: when half full, start over rather than grow.
@@ -103,12 +116,12 @@ class ShapeInterner {
       this.used = 0;
       i = bufferHash & mask;
     }
-    const made = String.fromCharCode.apply(null, buffer.subarray(0, bufferLength) as unknown as number[]);
+    const made = String.fromCharCode.apply(null, shape.chars.subarray(0, shape.state[0]!) as unknown as number[]);
     this.strings[i] = made;
     this.hashes[i] = bufferHash;
-    hashString(made, PATTERN_SEED);
-    this.wideHi[i] = HASH[0]!;
-    this.wideLo[i] = HASH[1]!;
+    hashString(made, PATTERN_SEED, hash);
+    this.wideHi[i] = hash.out[0]!;
+    this.wideLo[i] = hash.out[1]!;
     this.used++;
     return i;
   }
@@ -126,13 +139,13 @@ class ShapeInterner {
   }
 }
 
-function sameAsBuffer(candidate: string): boolean {
-  if (candidate.length !== bufferLength) return false;
-  for (let i = 0; i < bufferLength; i++) if (candidate.charCodeAt(i) !== buffer[i]) return false;
+function sameAs(candidate: string, shape: ShapeBuffer): boolean {
+  const length = shape.state[0]!;
+  if (candidate.length !== length) return false;
+  const chars = shape.chars;
+  for (let i = 0; i < length; i++) if (candidate.charCodeAt(i) !== chars[i]) return false;
   return true;
 }
-
-const interner = new ShapeInterner();
 
 /** The shape a NUMBER_SHAPE code stands for (what shapeOf gives the number's text). */
 function numberShape(code: number): string {
@@ -156,11 +169,6 @@ function timeShape(code: number): string {
   return `9-9-9${separator}9:9${seconds}${fraction}${offset}`;
 }
 
-/** The shape addShape hashed last, and its hash. */
-let lastShape: string | null = null;
-let lastHi = 0;
-let lastLo = 0;
-
 export interface PatternState {
   total: number;
   summary: SpaceSavingState;
@@ -183,39 +191,58 @@ export const SLOT_NEGATIVE_DECIMAL = 22;
 export const SLOT_ISO_TIMESTAMP = NUMBER_CODES + 28;
 export const SLOT_LETTERS = NUMBER_CODES + TIME_CODES;
 
-/** Per tally slot, its shape and the shape's hash, made on first use. */
-const slotShapes: Array<string | undefined> = new Array(TALLY_SLOTS);
-const slotHi = new Int32Array(TALLY_SLOTS);
-const slotLo = new Int32Array(TALLY_SLOTS);
-
-function slotShape(slot: number): string {
-  let shape = slotShapes[slot];
-  if (shape === undefined) {
-    shape = slot < NUMBER_CODES ? numberShape(slot) : slot < SLOT_LETTERS ? timeShape(slot - NUMBER_CODES) : "a";
-    hashString(shape, PATTERN_SEED);
-    slotHi[slot] = HASH[0]!;
-    slotLo[slot] = HASH[1]!;
-    slotShapes[slot] = shape;
-  }
-  return shape;
-}
-
 /**
- * The tally (see PatternCounter.tally): one for all counters, since the profiler adds one column at a
- * time (4 KB per attribute otherwise, times every segment's attributes). The counter whose shapes it
- * holds flushes them before another one tallies, or before it is read.
+ * What the pattern counters of one scan share (one per ProfileScratch): the shape buffer and the
+ * interned shapes, the last known shape's hash, and the tally. Counters add one column at a time,
+ * so one of each serves all of a scan's attributes; another scan has its own, so nothing here is
+ * ever touched by two scans.
  */
-const tallies = new Float64Array(TALLY_SLOTS);
-const tallied = new Int32Array(TALLY_SLOTS);
-let talliedCount = 0;
-let tallyOwner: PatternCounter | null = null;
+export class PatternScratch {
+  readonly shape = new ShapeBuffer();
+  readonly interner = new ShapeInterner();
+  readonly hash = new HashScratch();
+  /** Working arrays of the counters' summaries when they fold (SpaceSaving). */
+  readonly fold = new FoldScratch();
+  /** The shape addShape hashed last, and its hash. */
+  lastShape: string | null = null;
+  readonly lastHash = new Int32Array(2);
+  /** Per tally slot, its shape and the shape's hash, made on first use. */
+  private readonly slotShapes: Array<string | undefined> = new Array(TALLY_SLOTS);
+  readonly slotHi = new Int32Array(TALLY_SLOTS);
+  readonly slotLo = new Int32Array(TALLY_SLOTS);
+  /**
+   * The tally (see PatternCounter.tally): one for all of the scan's counters (4 KB per attribute
+   * otherwise, times every segment's attributes). The counter whose shapes it holds flushes them
+   * before another one tallies, or before it is read.
+   */
+  readonly tallies = new Float64Array(TALLY_SLOTS);
+  readonly tallied = new Int32Array(TALLY_SLOTS);
+  talliedCount = 0;
+  tallyOwner: PatternCounter | null = null;
+
+  /** The shape of a tally slot (its hash in slotHi, slotLo). */
+  slotShape(slot: number): string {
+    let shape = this.slotShapes[slot];
+    if (shape === undefined) {
+      shape = slot < NUMBER_CODES ? numberShape(slot) : slot < SLOT_LETTERS ? timeShape(slot - NUMBER_CODES) : "a";
+      hashString(shape, PATTERN_SEED, this.hash);
+      this.slotHi[slot] = this.hash.out[0]!;
+      this.slotLo[slot] = this.hash.out[1]!;
+      this.slotShapes[slot] = shape;
+    }
+    return shape;
+  }
+}
 
 /** Counts value shapes; shares are over the values counted here. */
 export class PatternCounter {
   private summary: SpaceSaving<string>;
+  private readonly scratch: PatternScratch;
 
-  constructor(capacity?: number) {
-    this.summary = new SpaceSaving<string>(capacity);
+  /** `scratch`: the scan's (ProfileScratch.patterns), shared by its counters. */
+  constructor(scratch: PatternScratch, capacity?: number) {
+    this.scratch = scratch;
+    this.summary = new SpaceSaving<string>(capacity, scratch.fold);
   }
 
   /**
@@ -224,11 +251,13 @@ export class PatternCounter {
    * shape, not per value. The same counts as adding each at once, unless the summary evicts.
    */
   tally(slot: number, weight: number): void {
-    if (tallyOwner !== this) {
-      tallyOwner?.flushTally();
-      tallyOwner = this;
+    const scratch = this.scratch;
+    if (scratch.tallyOwner !== this) {
+      scratch.tallyOwner?.flushTally();
+      scratch.tallyOwner = this;
     }
-    if (tallies[slot] === 0) tallied[talliedCount++] = slot;
+    const tallies = scratch.tallies;
+    if (tallies[slot] === 0) scratch.tallied[scratch.talliedCount++] = slot;
     tallies[slot]! += weight;
   }
 
@@ -244,21 +273,25 @@ export class PatternCounter {
 
   /** Adds the tallied shapes to the summary, in the order first tallied. */
   flushTally(): void {
-    if (tallyOwner !== this) return;
-    tallyOwner = null;
-    for (let k = 0; k < talliedCount; k++) {
+    const scratch = this.scratch;
+    if (scratch.tallyOwner !== this) return;
+    scratch.tallyOwner = null;
+    const { tallies, tallied, slotHi, slotLo } = scratch;
+    for (let k = 0; k < scratch.talliedCount; k++) {
       const slot = tallied[k]!;
-      const shape = slotShape(slot);
+      const shape = scratch.slotShape(slot);
       this.summary.add(slotHi[slot]!, slotLo[slot]!, shape, tallies[slot]!);
       tallies[slot] = 0;
     }
-    talliedCount = 0;
+    scratch.talliedCount = 0;
   }
 
   /** Counts the shape of a text value seen `weight` times; returns the shape. */
   addText(s: string, weight = 1): string {
-    shapeIntoBuffer(s);
-    const cell = interner.intern();
+    const scratch = this.scratch;
+    shapeInto(s, scratch.shape);
+    const interner = scratch.interner;
+    const cell = interner.intern(scratch.shape, scratch.hash);
     const shape = interner.stringAt(cell);
     this.summary.add(interner.hiAt(cell), interner.loAt(cell), shape, weight);
     return shape;
@@ -266,14 +299,16 @@ export class PatternCounter {
 
   /** Counts an already known shape (typed values: "9", "9.9", …) seen `weight` times. */
   addShape(shape: string, weight = 1): void {
+    const scratch = this.scratch;
+    const last = scratch.lastHash;
     // A column repeats its shape: the last one's hash is kept (one comparison, no rehash).
-    if (shape !== lastShape) {
-      hashString(shape, PATTERN_SEED);
-      lastShape = shape;
-      lastHi = HASH[0]!;
-      lastLo = HASH[1]!;
+    if (shape !== scratch.lastShape) {
+      hashString(shape, PATTERN_SEED, scratch.hash);
+      scratch.lastShape = shape;
+      last[0] = scratch.hash.out[0]!;
+      last[1] = scratch.hash.out[1]!;
     }
-    this.summary.add(lastHi, lastLo, shape, weight);
+    this.summary.add(last[0]!, last[1]!, shape, weight);
   }
 
   /** Values counted. */
@@ -309,10 +344,10 @@ export class PatternCounter {
     return { total: this.summary.total, summary: this.summary.toState() };
   }
 
-  /** Rebuilds a counter from toState(). */
-  static fromState(state: PatternState): PatternCounter {
-    const counter = new PatternCounter();
-    counter.summary = SpaceSaving.fromState<string>(state.summary, state.total);
+  /** Rebuilds a counter from toState(), sharing `scratch` (a scan's) as the constructor does. */
+  static fromState(state: PatternState, scratch: PatternScratch): PatternCounter {
+    const counter = new PatternCounter(scratch);
+    counter.summary = SpaceSaving.fromState<string>(state.summary, state.total, scratch.fold);
     return counter;
   }
 }

@@ -14,8 +14,9 @@ import { type AssetProfile, OTHER_SEGMENT, type SchemaField } from "../profile";
 import { AttributeStats, isoTime } from "./attribute-stats";
 import { Breakdown } from "./breakdown";
 import { DuplicateCounter } from "./duplicates";
-import { combineHash, HASH, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
-import { classifyText, PARSED, T_DATE, T_INTEGER, T_NUMBER, T_TIMESTAMP } from "./value-types";
+import { combineHash, type HashScratch, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
+import { ProfileScratch } from "./scratch";
+import { classifyText, type ParsedText, T_DATE, T_INTEGER, T_NUMBER, T_TIMESTAMP } from "./value-types";
 
 export interface ProfileBuilderOptions {
   /** Attributes whose tuple identifies a row: duplicates are counted over it. */
@@ -105,9 +106,16 @@ export class ProfileBuilder {
   private batchStats: AttributeStats[] = [];
   /** Keep a row when the high word of its sample hash is below this. */
   private readonly sampleThreshold: number;
+  /** The scan's working memory, handed to every attribute's sketches. */
+  private readonly scratch: ProfileScratch;
 
-  constructor(options: ProfileBuilderOptions = {}) {
+  /**
+   * A builder for one scan. `scratch` is for a builder inside a scan (a segment's, which shares its
+   * parent's); a scan's own builder makes its own, so no two scans share one.
+   */
+  constructor(options: ProfileBuilderOptions = {}, scratch: ProfileScratch = new ProfileScratch()) {
     this.options = options;
+    this.scratch = scratch;
     const fraction = options.sampleFraction ?? 100;
     if (!(fraction > 0 && fraction <= 100)) throw new RangeError("sampleFraction must be in (0, 100]");
     this.sampleThreshold = fraction >= 100 ? TWO_POW_32 : Math.floor((fraction / 100) * TWO_POW_32);
@@ -121,7 +129,12 @@ export class ProfileBuilder {
       for (const raw of values) {
         const value = String(raw);
         if (byValue.has(value)) continue;
-        const segment: Segment = { attribute, value, builder: new ProfileBuilder(this.segmentOptions()), pending: [] };
+        const segment: Segment = {
+          attribute,
+          value,
+          builder: new ProfileBuilder(this.segmentOptions(), scratch),
+          pending: [],
+        };
         byValue.set(value, segment);
         this.segments.push(segment);
       }
@@ -129,7 +142,7 @@ export class ProfileBuilder {
       const other: Segment = {
         attribute,
         value: OTHER_SEGMENT,
-        builder: new ProfileBuilder(this.segmentOptions()),
+        builder: new ProfileBuilder(this.segmentOptions(), scratch),
         pending: [],
       };
       this.segments.push(other);
@@ -233,10 +246,12 @@ export class ProfileBuilder {
     if (this.duplicates !== null) {
       const ids = this.columnsOf(this.options.idAttributes!, stats, columns, timestamps);
       const repeated = breakdown !== null ? this.duplicateRows(n) : null;
+      const hash = this.scratch.hash;
+      const out = hash.out;
       let count = 0;
       for (let i = 0; i < n; i++) {
-        idHash(ids, i, VALUE_SEED);
-        if (this.duplicates.add(HASH[0]!, HASH[1]!) && repeated !== null) repeated[count++] = i;
+        idHash(ids, i, VALUE_SEED, hash);
+        if (this.duplicates.add(out[0]!, out[1]!) && repeated !== null) repeated[count++] = i;
       }
       if (count > 0) breakdown?.addDuplicates("duplicate_ids", repeated!, count);
     }
@@ -246,10 +261,11 @@ export class ProfileBuilder {
       // Epoch milliseconds already where the column holds instants (NaN is never above max).
       const [times] = this.columnsOf([timestamp], stats, columns);
       const instants = timestamps?.[stats.findIndex((s) => s.name === timestamp)] === true;
+      const parsed = this.scratch.parsed;
       let max = this.freshnessMs;
       if (times !== undefined) {
         for (let i = 0; i < n; i++) {
-          const ms = instants ? ((times[i] as number | null) ?? Number.NaN) : epochMillis(times[i]);
+          const ms = instants ? ((times[i] as number | null) ?? Number.NaN) : epochMillis(times[i], parsed);
           if (ms > max) max = ms;
         }
       }
@@ -330,14 +346,15 @@ export class ProfileBuilder {
     const offset = this.options.rowOffset ?? 0;
     const sampling = this.sampleThreshold < TWO_POW_32;
     const ids = this.options.idAttributes?.length ? this.options.idAttributes : null;
+    const hash = this.scratch.hash;
     let selected = 0;
     for (let i = 0; i < n; i++) {
       const position = offset + this.rowsRead + i;
       if (sampling) {
         // By id tuple when there is one (stable under reordering), else by position.
-        if (ids !== null) rowIdHash(rows[i]!, ids, SAMPLE_SEED);
-        else hashWords(position | 0, Math.floor(position / TWO_POW_32), SAMPLE_SEED);
-        if (HASH[0]! >>> 0 >= this.sampleThreshold) continue;
+        if (ids !== null) rowIdHash(rows[i]!, ids, SAMPLE_SEED, hash);
+        else hashWords(position | 0, Math.floor(position / TWO_POW_32), SAMPLE_SEED, hash);
+        if (hash.out[0]! >>> 0 >= this.sampleThreshold) continue;
       }
       if (selected >= room) {
         this.truncated = true;
@@ -350,7 +367,7 @@ export class ProfileBuilder {
   }
 
   private attribute(name: string, declaredType?: string): AttributeStats {
-    const stats = new AttributeStats(name, {
+    const stats = new AttributeStats(name, this.scratch, {
       declaredType,
       inferFromText: this.options.inferFromText,
       topCapacity: this.options.topCapacity,
@@ -419,27 +436,29 @@ export class ProfileBuilder {
   }
 }
 
-/** Hashes the id tuple of row i of the id columns into HASH. */
-function idHash(ids: ReadonlyArray<ArrayLike<unknown> | undefined>, i: number, seed: number): void {
+/** Hashes the id tuple of row i of the id columns into hash.out. */
+function idHash(ids: ReadonlyArray<ArrayLike<unknown> | undefined>, i: number, seed: number, hash: HashScratch): void {
+  const out = hash.out;
   let hi = seed;
   let lo = ~seed;
   for (let k = 0; k < ids.length; k++) {
-    hashValue(ids[k]?.[i], seed);
-    combineHash(hi, lo, HASH[0]!, HASH[1]!);
-    hi = HASH[0]!;
-    lo = HASH[1]!;
+    hashValue(ids[k]?.[i], seed, hash);
+    combineHash(hi, lo, out[0]!, out[1]!, hash);
+    hi = out[0]!;
+    lo = out[1]!;
   }
 }
 
-/** Hashes a row's id tuple into HASH (as idHash does for columns). */
-function rowIdHash(row: Row, ids: string[], seed: number): void {
+/** Hashes a row's id tuple into hash.out (as idHash does for columns). */
+function rowIdHash(row: Row, ids: string[], seed: number, hash: HashScratch): void {
+  const out = hash.out;
   let hi = seed;
   let lo = ~seed;
   for (let k = 0; k < ids.length; k++) {
-    hashValue(row[ids[k]!], seed);
-    combineHash(hi, lo, HASH[0]!, HASH[1]!);
-    hi = HASH[0]!;
-    lo = HASH[1]!;
+    hashValue(row[ids[k]!], seed, hash);
+    combineHash(hi, lo, out[0]!, out[1]!, hash);
+    hi = out[0]!;
+    lo = out[1]!;
   }
 }
 
@@ -461,17 +480,17 @@ function instantsAsDates(column: ArrayLike<unknown>): unknown[] {
 }
 
 /**
- * Epoch milliseconds of a timestamp value: Date, ISO text, or a number (epoch seconds below
- * 1e11, milliseconds above); NaN when it is none of these.
+ * Epoch milliseconds of a timestamp value: Date, ISO text (parsed into `parsed`, the scan's), or a
+ * number (epoch seconds below 1e11, milliseconds above); NaN when it is none of these.
  */
-export function epochMillis(v: unknown): number {
+export function epochMillis(v: unknown, parsed: ParsedText): number {
   if (v === null || v === undefined) return Number.NaN;
   if (v instanceof Date) return v.getTime();
   if (typeof v === "bigint") v = Number(v);
   if (typeof v === "number") return Math.abs(v) < 1e11 ? v * 1000 : v;
   if (typeof v !== "string") return Number.NaN;
-  const t = classifyText(v);
-  if (t === T_DATE || t === T_TIMESTAMP) return PARSED[0]!;
-  if (t === T_INTEGER || t === T_NUMBER) return epochMillis(PARSED[0]!);
+  const t = classifyText(v, parsed);
+  if (t === T_DATE || t === T_TIMESTAMP) return parsed.value[0]!;
+  if (t === T_INTEGER || t === T_NUMBER) return epochMillis(parsed.value[0]!, parsed);
   return Number.NaN;
 }

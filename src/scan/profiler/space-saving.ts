@@ -82,9 +82,12 @@ export class SpaceSaving<K = SummaryKey> {
   private pendingIndexed = false;
   /** Until the next flush each key comes at most once (see uniqueUntilFlush): no pending lookup. */
   private uniqueKeys = false;
+  /** foldPending's working arrays: the scan's (ProfileScratch), else this summary's own. */
+  private readonly fold: FoldScratch;
 
-  constructor(capacity = SPACE_SAVING_DEFAULT_CAPACITY) {
+  constructor(capacity = SPACE_SAVING_DEFAULT_CAPACITY, fold: FoldScratch = new FoldScratch()) {
     this.capacity = capacity;
+    this.fold = fold;
     const initial = Math.min(capacity, 16);
     this.hashHi = new Int32Array(initial);
     this.hashLo = new Int32Array(initial);
@@ -228,8 +231,9 @@ export class SpaceSaving<K = SummaryKey> {
     const fmask = filter.length - 1;
     let min = Number.POSITIVE_INFINITY;
     for (let i = 0; i < k; i++) if (counts[i]! < min) min = counts[i]!;
-    const bidCount = scratchFloat(0, n);
-    const bidIndex = scratchInt(n);
+    const fold = this.fold;
+    const bidCount = fold.bidCounts(n);
+    const bidIndex = fold.bidIndexes(n);
     let bids = 0;
     for (let p = 0; p < n; p++) {
       const bucket = this.pendingHi![p]! & fmask;
@@ -243,7 +247,7 @@ export class SpaceSaving<K = SummaryKey> {
     }
     if (bids === 0) return;
     // The capacity-th largest of counters and bids: counters above it stay, and at it first.
-    const all = scratchFloat(1, k + bids);
+    const all = fold.counts(k + bids);
     all.set(counts.subarray(0, k));
     all.set(bidCount.subarray(0, bids), k);
     const threshold = kthLargest(all, k + bids, k);
@@ -409,9 +413,9 @@ export class SpaceSaving<K = SummaryKey> {
   }
 
   /** Rebuilds a summary from toState(); `total` is the weight sum kept by the caller. */
-  static fromState<K = SummaryKey>(state: SpaceSavingState, total: number): SpaceSaving<K> {
+  static fromState<K = SummaryKey>(state: SpaceSavingState, total: number, fold?: FoldScratch): SpaceSaving<K> {
     const filter = state.filter !== undefined ? base64ToFloat64(state.filter) : null;
-    const summary = new SpaceSaving<K>(state.capacity);
+    const summary = new SpaceSaving<K>(state.capacity, fold);
     summary.load(
       state.keys.map((key, i) => ({
         hi: state.hashes[2 * i]!,
@@ -602,19 +606,32 @@ export function rankByCount(texts: string[], counts: number[], limit: number): A
 /** A fold runs for at least capacity / FOLD_FRACTION pending keys; fewer go one by one. */
 const FOLD_FRACTION = 8;
 
-/** Scratch arrays of foldPending, shared by all summaries (grown as needed). */
-const floatScratch: Float64Array[] = [new Float64Array(0), new Float64Array(0)];
-let intScratch = new Int32Array(0);
+/**
+ * Working arrays of foldPending, grown as needed: shared by the summaries of one scan
+ * (ProfileScratch), which fold one at a time, rather than kept by each summary.
+ */
+export class FoldScratch {
+  private bids = new Float64Array(0);
+  private indexes = new Int32Array(0);
+  private all = new Float64Array(0);
 
-function scratchFloat(which: number, n: number): Float64Array {
-  if (floatScratch[which]!.length < n)
-    floatScratch[which] = new Float64Array(Math.max(n, 2 * floatScratch[which]!.length));
-  return floatScratch[which]!;
-}
+  /** Room for n bids' counts. */
+  bidCounts(n: number): Float64Array {
+    if (this.bids.length < n) this.bids = new Float64Array(Math.max(n, 2 * this.bids.length));
+    return this.bids;
+  }
 
-function scratchInt(n: number): Int32Array {
-  if (intScratch.length < n) intScratch = new Int32Array(Math.max(n, 2 * intScratch.length));
-  return intScratch;
+  /** Room for n bids' pending indexes. */
+  bidIndexes(n: number): Int32Array {
+    if (this.indexes.length < n) this.indexes = new Int32Array(Math.max(n, 2 * this.indexes.length));
+    return this.indexes;
+  }
+
+  /** Room for n counts of counters and bids together. */
+  counts(n: number): Float64Array {
+    if (this.all.length < n) this.all = new Float64Array(Math.max(n, 2 * this.all.length));
+    return this.all;
+  }
 }
 
 /**

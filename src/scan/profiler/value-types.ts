@@ -1,8 +1,8 @@
 /**
  * Type inference from text (CSV fields) and mapping of declared database types, with
- * char-code loops only: no regex, no allocation per value. Parsed values land in PARSED[0]
- * (the number, or epoch milliseconds for dates and timestamps, 1/0 for booleans), and a number's
- * decimal places in DECIMALS[0].
+ * char-code loops only: no regex, no allocation per value. What a parse finds lands in a
+ * ParsedText of the caller's scan (the number, or epoch milliseconds for dates and timestamps,
+ * 1/0 for booleans; a number's decimal places; the text's shape).
  */
 
 import type { ValueType } from "../profile";
@@ -19,31 +19,34 @@ export const T_EMPTY = 6;
 /** Type codes in VALUE_TYPES order. */
 export const TYPE_NAMES: readonly ValueType[] = ["integer", "number", "boolean", "date", "timestamp", "string"];
 
-/** The value parsed by the last classifyText call. */
-export const PARSED = new Float64Array(1);
-
 /**
- * Decimal places of the number the last classifyText call parsed (T_INTEGER, T_NUMBER): the
- * fraction's digits up to its last non-zero one, less the exponent, at least 0. "2.50" → 1,
- * "1.5e-3" → 4, "1.5e3" → 0. What the numeric step (step.ts) needs, known from the text itself.
+ * What the last classifyText call given it parsed. Each scan has its own (ProfileScratch), so no
+ * other scan's parse can overwrite it before it is read.
  */
-export const DECIMALS = new Float64Array(1);
-
-/**
- * The value shape (patterns.ts) of the number text the last classifyText call parsed (T_INTEGER,
- * T_NUMBER), as a code: sign (0 none, 1 "-", 2 "+") + 3 × integer digits (0/1) + 6 × point (0/1)
- * + 12 × fraction digits (0/1) + 24 × exponent letter (0 none, 1 "e", 2 "E") + 72 × exponent sign.
- * So "-12.5" → "-9.9" needs no second pass over the text.
- */
-export const NUMBER_SHAPE = new Int32Array(1);
-
-/**
- * The value shape of the date or timestamp text the last classifyText call parsed (T_DATE,
- * T_TIMESTAMP), as a code: 0 a date ("9-9-9"); else 1 + separator (0 "T", 1 "t", 2 " ") + 3 ×
- * seconds (0/1) + 6 × fraction (0 none, 1 ".", 2 ",") + 18 × offset (0 none, 1 "Z", 2 "z", 3 "+hh"
- * or "+hhmm", 4 the same with "-", 5 "+hh:mm", 6 "-hh:mm").
- */
-export const TIME_SHAPE = new Int32Array(1);
+export class ParsedText {
+  /** The value parsed. */
+  readonly value = new Float64Array(1);
+  /**
+   * Decimal places of the number parsed (T_INTEGER, T_NUMBER): the fraction's digits up to its last
+   * non-zero one, less the exponent, at least 0. "2.50" → 1, "1.5e-3" → 4, "1.5e3" → 0. What the
+   * numeric step (step.ts) needs, known from the text itself.
+   */
+  readonly decimals = new Float64Array(1);
+  /**
+   * The value shape (patterns.ts) of the number text parsed (T_INTEGER, T_NUMBER), as a code: sign
+   * (0 none, 1 "-", 2 "+") + 3 × integer digits (0/1) + 6 × point (0/1) + 12 × fraction digits (0/1)
+   * + 24 × exponent letter (0 none, 1 "e", 2 "E") + 72 × exponent sign. So "-12.5" → "-9.9" needs no
+   * second pass over the text.
+   */
+  readonly numberShape = new Int32Array(1);
+  /**
+   * The value shape of the date or timestamp text parsed (T_DATE, T_TIMESTAMP), as a code: 0 a date
+   * ("9-9-9"); else 1 + separator (0 "T", 1 "t", 2 " ") + 3 × seconds (0/1) + 6 × fraction (0 none,
+   * 1 ".", 2 ",") + 18 × offset (0 none, 1 "Z", 2 "z", 3 "+hh" or "+hhmm", 4 the same with "-", 5
+   * "+hh:mm", 6 "-hh:mm").
+   */
+  readonly timeShape = new Int32Array(1);
+}
 
 const MS_PER_DAY = 86_400_000;
 
@@ -83,8 +86,8 @@ function daysInMonth(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
-/** Parses "YYYY-MM-DD" or an ISO timestamp; returns T_DATE, T_TIMESTAMP or -1. */
-function parseDateTime(s: string): number {
+/** Parses "YYYY-MM-DD" or an ISO timestamp into `out`; returns T_DATE, T_TIMESTAMP or -1. */
+function parseDateTime(s: string, out: ParsedText): number {
   const n = s.length;
   const y1 = twoDigits(s, 0);
   const y2 = twoDigits(s, 2);
@@ -95,8 +98,8 @@ function parseDateTime(s: string): number {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return -1;
   const days = daysFromCivil(year, month, day);
   if (n === 10) {
-    PARSED[0] = days * MS_PER_DAY;
-    TIME_SHAPE[0] = 0;
+    out.value[0] = days * MS_PER_DAY;
+    out.timeShape[0] = 0;
     return T_DATE;
   }
   const sep = s.charCodeAt(10);
@@ -154,13 +157,14 @@ function parseDateTime(s: string): number {
       return -1;
     }
   }
-  TIME_SHAPE[0] = shape;
-  PARSED[0] = days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offsetMinutes * 60_000;
+  out.timeShape[0] = shape;
+  out.value[0] =
+    days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis - offsetMinutes * 60_000;
   return T_TIMESTAMP;
 }
 
-/** Parses an integer or decimal (with exponent); returns T_INTEGER, T_NUMBER or T_STRING. */
-function parseNumber(s: string): number {
+/** Parses an integer or decimal (with exponent) into `out`; returns T_INTEGER, T_NUMBER or T_STRING. */
+function parseNumber(s: string, out: ParsedText): number {
   const n = s.length;
   let i = 0;
   const c0 = s.charCodeAt(0);
@@ -212,22 +216,22 @@ function parseNumber(s: string): number {
     if (exponentDigits === 0 || i !== n) return T_STRING;
     places += sign === 45 ? exponent : -exponent;
   }
-  NUMBER_SHAPE[0] = shape;
+  out.numberShape[0] = shape;
   if (integral) {
     // Up to 15 digits the running value is exact; beyond, let the engine round correctly.
-    PARSED[0] = digits <= 15 ? (negative ? -value : value) : Number(s);
-    DECIMALS[0] = 0;
+    out.value[0] = digits <= 15 ? (negative ? -value : value) : Number(s);
+    out.decimals[0] = 0;
     return T_INTEGER;
   }
   // Both operands exact doubles, one correctly rounded division: the same double Number(s) gives
   // (Clinger's fast path); longer mantissas and exponents go to the engine.
   if (plain && digits + fraction <= 15) {
     const x = mantissa / POWERS_OF_TEN[fraction]!;
-    PARSED[0] = negative ? -x : x;
+    out.value[0] = negative ? -x : x;
   } else {
-    PARSED[0] = Number(s);
+    out.value[0] = Number(s);
   }
-  DECIMALS[0] = Math.max(places, 0);
+  out.decimals[0] = Math.max(places, 0);
   return T_NUMBER;
 }
 
@@ -237,8 +241,8 @@ function isWord(s: string, word: string): boolean {
   return true;
 }
 
-/** Classifies text as one of the T_* codes (T_EMPTY for blank text), parsing into PARSED. */
-export function classifyText(s: string): number {
+/** Classifies text as one of the T_* codes (T_EMPTY for blank text), parsing into `out`. */
+export function classifyText(s: string, out: ParsedText): number {
   const n = s.length;
   if (n === 0) return T_EMPTY;
   const c0 = s.charCodeAt(0);
@@ -248,19 +252,19 @@ export function classifyText(s: string): number {
   }
   if ((c0 >= 48 && c0 <= 57) || c0 === 45 || c0 === 43 || c0 === 46) {
     if (n >= 10 && c0 !== 45 && c0 !== 43 && c0 !== 46 && s.charCodeAt(4) === 45) {
-      const t = parseDateTime(s);
+      const t = parseDateTime(s, out);
       if (t >= 0) return t;
     }
-    return parseNumber(s);
+    return parseNumber(s, out);
   }
   if (c0 === 116 || c0 === 84) {
     if (isWord(s, "true")) {
-      PARSED[0] = 1;
+      out.value[0] = 1;
       return T_BOOLEAN;
     }
   } else if (c0 === 102 || c0 === 70) {
     if (isWord(s, "false")) {
-      PARSED[0] = 0;
+      out.value[0] = 0;
       return T_BOOLEAN;
     }
   }

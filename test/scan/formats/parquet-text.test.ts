@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readPlainText } from "../../../src/scan/formats/parquet-text";
+import { PlainTextScratch, readPlainText } from "../../../src/scan/formats/parquet-text";
 
 /** Byte arrays as a PLAIN page holds them: each a 4-byte little-endian length, then its bytes. */
 function plain(values: Uint8Array[]): Uint8Array {
@@ -20,7 +20,7 @@ const bytes = (...b: number[]) => new Uint8Array(b);
 const perValue = (values: Uint8Array[]) => values.map((value) => new TextDecoder().decode(value));
 
 function expectAsPerValue(values: Uint8Array[]): void {
-  const read = readPlainText(plain(values), values.length);
+  const read = readPlainText(plain(values), values.length, new PlainTextScratch());
   expect(read).toEqual(perValue(values));
 }
 
@@ -76,7 +76,7 @@ describe("readPlainText", () => {
 
   it("fails on a length that runs past the page", () => {
     const page = plain([utf8("abc")]);
-    expect(() => readPlainText(page.subarray(0, 5), 1)).toThrow(/past the page/);
-    expect(() => readPlainText(page, 2)).toThrow(/past the page/);
+    expect(() => readPlainText(page.subarray(0, 5), 1, new PlainTextScratch())).toThrow(/past the page/);
+    expect(() => readPlainText(page, 2, new PlainTextScratch())).toThrow(/past the page/);
   });
 });

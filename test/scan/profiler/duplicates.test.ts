@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { DuplicateCounter } from "../../../src/scan/profiler/duplicates";
-import { HASH, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
+import { HashScratch, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
 import { HashSet64 } from "../../../src/scan/profiler/hash-set64";
 import { MAX_DISTINCT_ROWS } from "../../../src/scan/profiler/profile-builder";
 
+const scratch = new HashScratch();
+const out = scratch.out;
+
 function addId(counter: DuplicateCounter, id: string): void {
-  hashString(id, VALUE_SEED);
-  counter.add(HASH[0]!, HASH[1]!);
+  hashString(id, VALUE_SEED, scratch);
+  counter.add(out[0]!, out[1]!);
 }
 
 describe("HashSet64", () => {

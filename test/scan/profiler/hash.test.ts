@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { HASH, hashNumber, hashString, hashTexts, hashValue, VALUE_SEED } from "../../../src/scan/profiler/hash";
+import { HashScratch, hashNumber, hashString, hashTexts, hashValue, VALUE_SEED } from "../../../src/scan/profiler/hash";
+
+const scratch = new HashScratch();
+const out = scratch.out;
 
 function hashOf(s: string, seed = VALUE_SEED): [number, number] {
-  hashString(s, seed);
-  return [HASH[0]!, HASH[1]!];
+  hashString(s, seed, scratch);
+  return [out[0]!, out[1]!];
 }
 
 describe("64-bit hash", () => {
@@ -27,31 +30,31 @@ describe("64-bit hash", () => {
     const n = column.length;
     const hi = new Int32Array(n);
     const lo = new Int32Array(n);
-    expect(hashTexts(column, n, VALUE_SEED, hi, lo)).toBe(true);
+    expect(hashTexts(column, n, VALUE_SEED, hi, lo, scratch)).toBe(true);
     column.forEach((v, i) => {
       if (typeof v === "string") expect([hi[i], lo[i]]).toEqual(hashOf(v));
     });
     // A prefix of the column only.
     hi.fill(0);
-    expect(hashTexts(column, 20, VALUE_SEED, hi, lo)).toBe(true);
+    expect(hashTexts(column, 20, VALUE_SEED, hi, lo, scratch)).toBe(true);
     expect([hi[19], lo[19]]).toEqual(hashOf(column[19]!));
     expect(hi[20]).toBe(0);
     // Non-ASCII text, a number among the strings, a typed array: declined (hashed value by value).
-    expect(hashTexts(["a", "é"], 2, VALUE_SEED, hi, lo)).toBe(false);
-    expect(hashTexts(["a", "\u{1f600}"], 2, VALUE_SEED, hi, lo)).toBe(false);
-    expect(hashTexts(["a", 5], 2, VALUE_SEED, hi, lo)).toBe(false);
-    expect(hashTexts(new Float64Array(2), 2, VALUE_SEED, hi, lo)).toBe(false);
+    expect(hashTexts(["a", "é"], 2, VALUE_SEED, hi, lo, scratch)).toBe(false);
+    expect(hashTexts(["a", "\u{1f600}"], 2, VALUE_SEED, hi, lo, scratch)).toBe(false);
+    expect(hashTexts(["a", 5], 2, VALUE_SEED, hi, lo, scratch)).toBe(false);
+    expect(hashTexts(new Float64Array(2), 2, VALUE_SEED, hi, lo, scratch)).toBe(false);
   });
 
   it("hashes numbers by value, 0 and -0 alike", () => {
-    hashNumber(0, VALUE_SEED);
-    const zero = [HASH[0], HASH[1]];
-    hashNumber(-0, VALUE_SEED);
-    expect([HASH[0], HASH[1]]).toEqual(zero);
-    hashValue(1.5, VALUE_SEED);
-    const a = [HASH[0], HASH[1]];
-    hashValue(1.5000000000000002, VALUE_SEED);
-    expect([HASH[0], HASH[1]]).not.toEqual(a);
+    hashNumber(0, VALUE_SEED, scratch);
+    const zero = [out[0], out[1]];
+    hashNumber(-0, VALUE_SEED, scratch);
+    expect([out[0], out[1]]).toEqual(zero);
+    hashValue(1.5, VALUE_SEED, scratch);
+    const a = [out[0], out[1]];
+    hashValue(1.5000000000000002, VALUE_SEED, scratch);
+    expect([out[0], out[1]]).not.toEqual(a);
   });
 
   it("sets every output bit about half the time, even for near-identical keys", () => {
@@ -59,9 +62,9 @@ describe("64-bit hash", () => {
     const ones = new Array(64).fill(0);
     const seen = new Set<string>();
     for (let i = 0; i < n; i++) {
-      hashString(`key-${i}`, VALUE_SEED);
-      const hi = HASH[0]!;
-      const lo = HASH[1]!;
+      hashString(`key-${i}`, VALUE_SEED, scratch);
+      const hi = out[0]!;
+      const lo = out[1]!;
       seen.add(`${hi}:${lo}`);
       for (let b = 0; b < 32; b++) {
         ones[b] += (hi >>> b) & 1;

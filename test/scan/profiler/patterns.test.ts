@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   MAX_PATTERN_LENGTH,
   PatternCounter,
+  PatternScratch,
   SLOT_DECIMAL,
   SLOT_INTEGER,
   SLOT_ISO_TIMESTAMP,
@@ -12,12 +13,11 @@ import {
 } from "../../../src/scan/profiler/patterns";
 import {
   classifyText,
-  NUMBER_SHAPE,
+  ParsedText,
   T_DATE,
   T_INTEGER,
   T_NUMBER,
   T_TIMESTAMP,
-  TIME_SHAPE,
 } from "../../../src/scan/profiler/value-types";
 import { viaJson } from "./via-json";
 
@@ -35,9 +35,10 @@ describe("shapeOf", () => {
   it("gives number text the shape its parse found, as shapeOf does", () => {
     const texts = ["0", "42", "-7", "+3", "3.25", "-0.5", "+.5", ".5", "5.", "1e5", "1E-5", "-1.5e+3", "007", "12.50"];
     for (const text of texts) {
-      expect([T_INTEGER, T_NUMBER]).toContain(classifyText(text));
-      const counter = new PatternCounter();
-      counter.tallyNumber(NUMBER_SHAPE[0]!, 2);
+      const parsed = new ParsedText();
+      expect([T_INTEGER, T_NUMBER]).toContain(classifyText(text, parsed));
+      const counter = new PatternCounter(new PatternScratch());
+      counter.tallyNumber(parsed.numberShape[0]!, 2);
       counter.flushTally();
       expect(counter.top(1), text).toEqual([{ pattern: shapeOf(text), share: 1 }]);
     }
@@ -57,9 +58,10 @@ describe("shapeOf", () => {
       "2024-01-02 10:00-05:00",
     ];
     for (const text of texts) {
-      expect([T_DATE, T_TIMESTAMP]).toContain(classifyText(text));
-      const counter = new PatternCounter();
-      counter.tallyTime(TIME_SHAPE[0]!, 1);
+      const parsed = new ParsedText();
+      expect([T_DATE, T_TIMESTAMP]).toContain(classifyText(text, parsed));
+      const counter = new PatternCounter(new PatternScratch());
+      counter.tallyTime(parsed.timeShape[0]!, 1);
       counter.flushTally();
       expect(counter.top(1), text).toEqual([{ pattern: shapeOf(text), share: 1 }]);
     }
@@ -74,12 +76,13 @@ describe("shapeOf", () => {
       [SLOT_ISO_TIMESTAMP, shapeOf(new Date(0).toISOString())],
       [SLOT_LETTERS, shapeOf("true")],
     ];
-    const counter = new PatternCounter();
+    const scratch = new PatternScratch();
+    const counter = new PatternCounter(scratch);
     shapes.forEach(([slot], k) => {
       counter.tally(slot, k + 1);
     });
-    // The tally is shared: another counter's tally first hands this one's shapes to its summary.
-    const other = new PatternCounter();
+    // The tally is shared within a scan: another counter's tally first hands this one's shapes to its summary.
+    const other = new PatternCounter(scratch);
     other.tally(SLOT_INTEGER, 5);
     expect(other.top(10)).toEqual([{ pattern: "9", share: 1 }]);
     expect(counter.top(10)).toEqual(
@@ -96,7 +99,7 @@ describe("shapeOf", () => {
 
 describe("PatternCounter", () => {
   it("reports the shares of the top shapes", () => {
-    const counter = new PatternCounter();
+    const counter = new PatternCounter(new PatternScratch());
     for (const v of ["a@b.com", "x@y.org", "AB-12", "CD-34", "EF-56", "free text"]) counter.addText(v);
     expect(counter.top(20)).toEqual([
       { pattern: "A-9", share: 0.5 },
@@ -106,15 +109,16 @@ describe("PatternCounter", () => {
   });
 
   it("merges and round-trips", () => {
-    const a = new PatternCounter();
-    const b = new PatternCounter();
-    const whole = new PatternCounter();
+    const scratch = new PatternScratch();
+    const a = new PatternCounter(scratch);
+    const b = new PatternCounter(scratch);
+    const whole = new PatternCounter(scratch);
     ["AB-1", "ab", "AB-2", "12", "x.y"].forEach((v, i) => {
       (i % 2 ? a : b).addText(v);
       whole.addText(v);
     });
     a.merge(b);
     expect(a.top(20)).toEqual(whole.top(20));
-    expect(PatternCounter.fromState(viaJson(a.toState())).top(20)).toEqual(whole.top(20));
+    expect(PatternCounter.fromState(viaJson(a.toState()), scratch).top(20)).toEqual(whole.top(20));
   });
 });

@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { HASH, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
+import { HashScratch, hashString, VALUE_SEED } from "../../../src/scan/profiler/hash";
 import { kthLargest, rankByCount, SpaceSaving } from "../../../src/scan/profiler/space-saving";
 import { prng } from "../../support/random";
 import { viaJson } from "./via-json";
 
+const scratch = new HashScratch();
+const out = scratch.out;
+
 function add(summary: SpaceSaving<string>, key: string): void {
-  hashString(key, VALUE_SEED);
-  summary.add(HASH[0]!, HASH[1]!, key);
+  hashString(key, VALUE_SEED, scratch);
+  summary.add(out[0]!, out[1]!, key);
 }
 
 function asRecord(summary: SpaceSaving<string>, limit: number): Record<string, number> {
@@ -106,8 +109,8 @@ describe("SpaceSaving", () => {
       for (const k of stream.slice(start, start + 2000)) batch.set(k, (batch.get(k) ?? 0) + 1);
       for (const [k, w] of batch) {
         exact.set(k, (exact.get(k) ?? 0) + w);
-        hashString(k, VALUE_SEED);
-        summary.add(HASH[0]!, HASH[1]!, k, w);
+        hashString(k, VALUE_SEED, scratch);
+        summary.add(out[0]!, out[1]!, k, w);
       }
       summary.flush();
     }
@@ -142,8 +145,8 @@ describe("SpaceSaving", () => {
       for (const k of keys) add(a, k);
       for (const k of keys) add(a, k);
       for (const k of keys) {
-        hashString(k, VALUE_SEED);
-        b.add(HASH[0]!, HASH[1]!, k, 2);
+        hashString(k, VALUE_SEED, scratch);
+        b.add(out[0]!, out[1]!, k, 2);
       }
       a.flush();
       b.flush();
@@ -164,9 +167,9 @@ describe("SpaceSaving", () => {
       for (const k of stream.slice(start, start + 5000)) batch.set(k, (batch.get(k) ?? 0) + 1);
       unique.uniqueUntilFlush();
       for (const [k, w] of batch) {
-        hashString(k, VALUE_SEED);
-        plain.add(HASH[0]!, HASH[1]!, k, w);
-        unique.add(HASH[0]!, HASH[1]!, k, w);
+        hashString(k, VALUE_SEED, scratch);
+        plain.add(out[0]!, out[1]!, k, w);
+        unique.add(out[0]!, out[1]!, k, w);
       }
       plain.flush();
       unique.flush();

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { MAX_SCALED, StepTracker } from "../../../src/scan/profiler/step";
-import { classifyText, DECIMALS, PARSED } from "../../../src/scan/profiler/value-types";
+import { classifyText, ParsedText } from "../../../src/scan/profiler/value-types";
 
 /** The step of decimal texts, parsed as the CSV profiler parses them. */
 function textStep(texts: string[]): number | undefined {
   const tracker = new StepTracker();
+  const parsed = new ParsedText();
   for (const text of texts) {
-    classifyText(text);
-    tracker.addDecimal(PARSED[0]!, DECIMALS[0]!);
+    classifyText(text, parsed);
+    tracker.addDecimal(parsed.value[0]!, parsed.decimals[0]!);
   }
   return tracker.step;
 }

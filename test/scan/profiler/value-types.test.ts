@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
   classifyText,
-  DECIMALS,
   mapDeclaredType,
-  PARSED,
+  ParsedText,
   T_BOOLEAN,
   T_DATE,
   T_EMPTY,
@@ -14,9 +13,11 @@ import {
 } from "../../../src/scan/profiler/value-types";
 import { prng } from "../../support/random";
 
+const parsed = new ParsedText();
+
 function parse(text: string): [number, number] {
-  const t = classifyText(text);
-  return [t, PARSED[0]!];
+  const t = classifyText(text, parsed);
+  return [t, parsed.value[0]!];
 }
 
 describe("classifyText", () => {
@@ -51,15 +52,15 @@ describe("classifyText", () => {
       texts.push(text);
     }
     for (const text of texts) {
-      expect([T_INTEGER, T_NUMBER]).toContain(classifyText(text));
-      expect(Object.is(PARSED[0], Number(text)), text).toBe(true);
+      expect([T_INTEGER, T_NUMBER]).toContain(classifyText(text, parsed));
+      expect(Object.is(parsed.value[0], Number(text)), text).toBe(true);
     }
   });
 
   it("reports the decimal places a number's text shows", () => {
     const places = (text: string) => {
-      classifyText(text);
-      return DECIMALS[0];
+      classifyText(text, parsed);
+      return parsed.decimals[0];
     };
     expect(places("42")).toBe(0);
     expect(places("12345678901234567890")).toBe(0);
@@ -100,9 +101,9 @@ describe("classifyText", () => {
       "0x1F",
       "NaN",
     ]) {
-      expect(classifyText(text), text).toBe(T_STRING);
+      expect(classifyText(text, parsed), text).toBe(T_STRING);
     }
-    for (const text of ["", " ", "\t \n"]) expect(classifyText(text)).toBe(T_EMPTY);
+    for (const text of ["", " ", "\t \n"]) expect(classifyText(text, parsed)).toBe(T_EMPTY);
   });
 });
 
