@@ -65,7 +65,7 @@ function wrangler(args: string[], opts: { input?: string; allowFailure?: boolean
   });
   const output = `${r.stdout ?? ""}${r.stderr ?? ""}`;
   if (r.status !== 0 && !opts.allowFailure) {
-    throw new DeployError(`wrangler ${args[0]} ${args[1] ?? ""} failed (exit ${r.status}):\n${output.trim()}`);
+    throw new DeployError(`wrangler ${args.join(" ")} failed (exit ${r.status}):\n${output.trim()}`);
   }
   return { ok: r.status === 0, stdout: r.stdout ?? "", output };
 }

@@ -356,7 +356,7 @@ export class CloudflareApiStandIn {
         ...(b.primary_location_hint ? { primary_location_hint: b.primary_location_hint } : {}),
       };
       this.databases.set(record.uuid, record);
-      await this.runtime.addDatabase(record.uuid);
+      this.runtime.addDatabase(record.uuid);
       return { result: this.d1View(record) };
     });
     this.route("GET", `${A}/d1/database/:uuid`, "d1.database.get", ({ params }) => ({
@@ -407,7 +407,7 @@ export class CloudflareApiStandIn {
         ...(b.locationHint ? { location: b.locationHint.toUpperCase() } : {}),
       };
       this.buckets.set(b.name, bucket);
-      await this.runtime.addBucket(b.name);
+      this.runtime.addBucket(b.name);
       return { result: bucket };
     });
     this.route("GET", `${A}/r2/buckets/:name`, "r2.buckets.get", ({ params }) => {
@@ -464,7 +464,7 @@ export class CloudflareApiStandIn {
         ...(b.dead_letter_queue ? { dead_letter_queue: b.dead_letter_queue } : {}),
       };
       queue.consumers.push(consumer);
-      await this.runtime.setConsumers(this.consumersByScript());
+      this.runtime.setConsumers(this.consumersByScript());
       return { result: this.consumerView(consumer, queue.queue_id) };
     });
     this.route("PUT", `${A}/queues/:id/consumers/:consumer`, "queues.consumers.update", async ({ params, body }) => {
@@ -477,7 +477,7 @@ export class CloudflareApiStandIn {
       consumer.settings = b.settings ?? {};
       if (b.dead_letter_queue) consumer.dead_letter_queue = b.dead_letter_queue;
       else delete consumer.dead_letter_queue;
-      await this.runtime.setConsumers(this.consumersByScript());
+      this.runtime.setConsumers(this.consumersByScript());
       return { result: this.consumerView(consumer, queue.queue_id) };
     });
 

@@ -62,17 +62,19 @@ export class WorkersRuntime {
   private readonly bucketNames: string[] = [];
   private readonly deployed = new Map<string, DeployedVersion>();
   private consumers = new Map<string, QueueConsumer[]>();
+  /** Resources were added since workerd last started: restart it before it is next used. */
+  private stale = true;
 
   constructor(private readonly stateDir: string) {}
 
-  async addDatabase(uuid: string) {
+  addDatabase(uuid: string) {
     this.databases.push(uuid);
-    await this.reload();
+    this.stale = true;
   }
 
-  async addBucket(name: string) {
+  addBucket(name: string) {
     this.bucketNames.push(name);
-    await this.reload();
+    this.stale = true;
   }
 
   async deploy(version: DeployedVersion) {
@@ -89,9 +91,9 @@ export class WorkersRuntime {
     }
   }
 
-  async setConsumers(consumers: Map<string, QueueConsumer[]>) {
+  setConsumers(consumers: Map<string, QueueConsumer[]>) {
     this.consumers = consumers;
-    if (this.deployed.size > 0) await this.reload();
+    this.stale = true;
   }
 
   /**
@@ -99,7 +101,7 @@ export class WorkersRuntime {
    * one batch (D1 runs a request's statements as a transaction: a failing one rolls back the rest).
    */
   async query(uuid: string, sql: string, params: unknown[], raw: boolean) {
-    const db = await this.mf!.getD1Database(`D1_${this.databases.indexOf(uuid)}`, HOST);
+    const db = await (await this.started()).getD1Database(`D1_${this.databases.indexOf(uuid)}`, HOST);
     const statements = params.length === 0 ? splitSqlQuery(sql) : [sql];
     const prepared = statements.map((s) => db.prepare(s).bind(...params));
     if (raw) {
@@ -113,7 +115,7 @@ export class WorkersRuntime {
 
   /** A request to a deployed Worker, as its workers.dev address would receive it. */
   async fetch(script: string, url: string, init: { method: string; headers: Array<[string, string]>; body?: Buffer }) {
-    const worker = await this.mf!.getWorker(script);
+    const worker = await (await this.started()).getWorker(script);
     return worker.fetch(url, {
       method: init.method,
       headers: init.headers.filter(([k]) => k.toLowerCase() !== "host"),
@@ -125,7 +127,13 @@ export class WorkersRuntime {
     await this.mf?.dispose();
   }
 
+  private async started(): Promise<MiniflareInstance> {
+    if (this.stale || !this.mf) await this.reload();
+    return this.mf!;
+  }
+
   private async reload() {
+    this.stale = false;
     const workers: WorkerOptions[] = [
       {
         name: HOST,
