@@ -20,14 +20,13 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { experimental_readRawConfig } from "wrangler";
-import { QUEUE_KINDS, queueName } from "../src/jobs/queues";
 import { LOCAL_ONLY_SETTINGS } from "../src/lib/environment";
+import { checkSection, DeployError, type EnvSection, queuesOf, readEnvSection, setTomlValue } from "./deploy-config";
 
 /** The secrets a deployment cannot serve without, and how a fresh one is made. */
 const GENERATED_SECRETS = {
@@ -35,20 +34,6 @@ const GENERATED_SECRETS = {
   TOKEN_SIGNING_SECRET: () => randomBytes(48).toString("base64url"),
   ENCRYPTION_KEYS: () => `k1:${randomBytes(32).toString("base64")}`,
 } as const;
-
-class DeployError extends Error {}
-
-interface EnvSection {
-  name?: string;
-  vars?: Record<string, string>;
-  d1_databases?: Array<{ binding: string; database_name: string; database_id?: string }>;
-  r2_buckets?: Array<{ binding: string; bucket_name: string }>;
-  queues?: {
-    producers?: Array<{ binding: string; queue: string }>;
-    consumers?: Array<{ queue: string; dead_letter_queue?: string }>;
-  };
-  assets?: { directory?: string };
-}
 
 const log = (line: string) => console.log(line);
 
@@ -75,47 +60,6 @@ function jsonOf<T>(stdout: string): T {
   const start = stdout.search(/^[[{]/m);
   if (start < 0) throw new DeployError(`expected JSON from wrangler, got:\n${stdout}`);
   return JSON.parse(stdout.slice(start)) as T;
-}
-
-// ---------------------------------------------------------------------------------------------
-// wrangler.toml: read through wrangler, edited in place (only the lines this script owns)
-
-function readEnvSection(configPath: string, env: string): { top: Record<string, unknown>; section: EnvSection } {
-  const { rawConfig } = experimental_readRawConfig({ config: configPath });
-  const raw = rawConfig as Record<string, unknown> & { env?: Record<string, EnvSection> };
-  const section = raw.env?.[env];
-  if (!section) {
-    const known = Object.keys(raw.env ?? {}).join(", ") || "none";
-    throw new DeployError(`wrangler.toml has no environment "${env}" (environments: ${known})`);
-  }
-  const { env: _all, ...top } = raw;
-  return { top, section };
-}
-
-/**
- * Sets `key = "value"` inside the table that starts at the line `header` and, for arrays of tables,
- * holds `match`. Returns whether the file changed.
- */
-function setTomlValue(configPath: string, header: string, match: string | undefined, key: string, value: string) {
-  const lines = readFileSync(configPath, "utf8").split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.trim() !== header) continue;
-    let end = i + 1;
-    while (end < lines.length && !/^\s*\[/.test(lines[end]!)) end++;
-    const body = lines.slice(i + 1, end);
-    if (match !== undefined && !body.some((l) => l.trim() === match)) continue;
-    const wanted = `${key} = ${JSON.stringify(value)}`;
-    const at = body.findIndex((l) => new RegExp(`^\\s*${key}\\s*=`).test(l));
-    if (at >= 0) {
-      if (body[at]!.trim() === wanted) return false;
-      lines[i + 1 + at] = wanted;
-    } else {
-      lines.splice(i + 1 + body.filter((l) => l.trim() !== "").length, 0, wanted);
-    }
-    writeFileSync(configPath, lines.join("\n"));
-    return true;
-  }
-  throw new DeployError(`wrangler.toml: no table ${header}${match ? ` with ${match}` : ""}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,17 +102,6 @@ function ensureBuckets(section: EnvSection) {
       log(`created R2 bucket ${name}`);
     }
   }
-}
-
-/** Every queue of the environment: producers', consumers' and their dead-letter queues. */
-function queuesOf(section: EnvSection): string[] {
-  const names = new Set<string>();
-  for (const p of section.queues?.producers ?? []) names.add(p.queue);
-  for (const c of section.queues?.consumers ?? []) {
-    names.add(c.queue);
-    if (c.dead_letter_queue) names.add(c.dead_letter_queue);
-  }
-  return [...names];
 }
 
 function listQueues(): Set<string> {
@@ -439,31 +372,6 @@ async function main() {
   const baseUrl = readEnvSection(configPath, env).section.vars?.PUBLIC_BASE_URL;
   await smokeCheck(baseUrl!, connectTo);
   log(`\n${env} is deployed at ${baseUrl}`);
-}
-
-/** What must hold before anything is created: the environment is one the Worker can run as. */
-function checkSection(env: string, top: Record<string, unknown>, section: EnvSection) {
-  const vars = section.vars ?? {};
-  if (vars.ENVIRONMENT !== env) {
-    throw new DeployError(
-      `[env.${env}.vars] must set ENVIRONMENT = "${env}" (it names the queues and guards the Worker)`,
-    );
-  }
-  for (const name of LOCAL_ONLY_SETTINGS) {
-    if (name in vars) throw new DeployError(`[env.${env}.vars] has ${name}: a setting of local development only`);
-  }
-  const expected = new Set(QUEUE_KINDS.map((k) => queueName(k, { ENVIRONMENT: env })));
-  for (const name of queuesOf(section)) {
-    if (!expected.has(name)) {
-      throw new DeployError(
-        `queue ${name} of [env.${env}] is not one the Worker consumes (${[...expected].join(", ")})`,
-      );
-    }
-  }
-  const assetsDir = (top.assets as { directory?: string } | undefined)?.directory;
-  if (assetsDir && !existsSync(resolve(assetsDir))) {
-    throw new DeployError(`${assetsDir} is missing: run npm install (it builds the static assets) first`);
-  }
 }
 
 main().catch((err: unknown) => {
