@@ -3,18 +3,23 @@
  * created or built: a local-only setting, an environment the Worker would not know itself as,
  * queues the Worker does not consume. And the committed wrangler.toml passes.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { checkSection, environments, readEnvSection, setTomlValue } from "../scripts/deploy-config";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const committed = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 /** wrangler.toml with `edit` applied, in a directory of its own (its assets directory resolved from the tree). */
 function configWith(edit: (toml: string) => string): string {
   const dir = mkdtempSync(join(tmpdir(), "dq-config-"));
+  made.push(dir);
   const path = join(dir, "wrangler.toml");
   writeFileSync(path, edit(committed).replace('directory = "./public"', `directory = "${join(ROOT, "public")}"`));
   return path;

@@ -23,6 +23,7 @@ const QUEUE_KINDS = [
 const MIGRATIONS = readdirSync(join(ROOT, "migrations")).filter((f) => f.endsWith(".sql"));
 
 let work: string;
+let cloudflareState: string;
 let cloudflare: CloudflareApiStandIn;
 
 /** A fresh clone as a platform team has it after `npm install`: the tree, its built assets, its node_modules. */
@@ -78,13 +79,14 @@ const section = (toml: string, env: string) => toml.slice(toml.indexOf(`[env.${e
 beforeAll(async () => {
   work = freshCopy();
   mkdirSync(join(work, ".wrangler"), { recursive: true });
-  cloudflare = new CloudflareApiStandIn(mkdtempSync(join(tmpdir(), "dq-cloudflare-")));
+  cloudflareState = mkdtempSync(join(tmpdir(), "dq-cloudflare-"));
+  cloudflare = new CloudflareApiStandIn(cloudflareState);
   await cloudflare.start();
 });
 
 afterAll(async () => {
   await cloudflare?.stop();
-  if (work) rmSync(work, { recursive: true, force: true });
+  for (const dir of [work, cloudflareState]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("npm run deploy -- --env staging", () => {
