@@ -6,6 +6,7 @@ import { createDb } from "./db";
 import { meteredD1, newD1Meter, serverTiming } from "./db/metered";
 import { requestScopedD1, withRequestD1 } from "./db/request-d1";
 import { BOOKMARK_HEADER, isBookmark, RequestSessions, sessionAsDatabase } from "./db/sessions";
+import { deployedEnvironment, localOnlySettingsDeployed } from "./lib/environment";
 import { exampleSecretsInUse } from "./lib/example-secrets";
 import { alertsRouter } from "./routes/alerts/alerts.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
@@ -81,19 +82,20 @@ export function createApp() {
   const app = createRouter();
 
   app.use("*", requestId());
-  // Deployed with an example secret: refuse everything but the health check, naming the variables.
+  // Deployed with an example secret, or with a setting of local development: refuse everything but
+  // the health check, naming the variables.
   app.use("*", async (c, next) => {
     const unsafe = exampleSecretsInUse(c.env);
-    if (unsafe.length === 0 || c.req.path === "/health") return next();
-    console.error(JSON.stringify({ event: "example_secrets_deployed", variables: unsafe }));
-    return problemResponse(
-      c,
-      new ApiError(
-        503,
-        "misconfigured",
+    const localOnly = localOnlySettingsDeployed(c.env);
+    if ((unsafe.length === 0 && localOnly.length === 0) || c.req.path === "/health") return next();
+    console.error(JSON.stringify({ event: "misconfigured_deployment", variables: [...unsafe, ...localOnly] }));
+    const details = [
+      unsafe.length > 0 &&
         `The service is deployed with the example value of ${unsafe.join(", ")} (from .dev.vars.example); set each with \`wrangler secret put\`.`,
-      ),
-    );
+      localOnly.length > 0 &&
+        `The ${deployedEnvironment(c.env)} deployment has ${localOnly.join(", ")}, a setting of local development only; remove it with \`wrangler secret delete\`.`,
+    ];
+    return problemResponse(c, new ApiError(503, "misconfigured", details.filter(Boolean).join(" ")));
   });
   app.use("*", async (c, next) => {
     const meter = newD1Meter();

@@ -36,6 +36,8 @@ export interface Env {
   OIDC_JWKS_URL: string;
   /** Comma-separated JWS algorithms accepted from the OIDC issuer (never "none", never HS*). */
   OIDC_ALGORITHMS: string;
+  /** "development" (wrangler dev, tests), "staging" or "production": see lib/environment.ts. */
+  ENVIRONMENT?: string;
   /** "true" only in local development and tests: credentials may go to private/loopback targets. */
   ALLOW_PRIVATE_TARGETS?: string;
   /** The service's public origin (e.g. https://dq.example.com): links in notifications. */

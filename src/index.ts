@@ -4,6 +4,7 @@ import type { Env } from "./env";
 import { retryPendingTickets } from "./integrations/tickets";
 import type { ScanQueueMessage, ScanResultMessage } from "./jobs/messages";
 import { consumeNotifications, markDeadNotifications } from "./jobs/notification-consumer";
+import { queueKind } from "./jobs/queues";
 import { consumeScanJobs, failDeadScanJobs, finishScanJob } from "./jobs/scan-consumer";
 import { consumeScanResults, failDeadScanResults } from "./jobs/scan-results";
 import { dispatchDueSchedules } from "./jobs/schedules";
@@ -37,9 +38,12 @@ export default {
     }
   },
 
-  /** Queue consumers: scan jobs and notifications, and their dead letters (messages that exhausted their retries). */
+  /**
+   * Queue consumers: scan jobs, scan results and notifications, and their dead letters (messages
+   * that exhausted their retries), told apart by kind whatever the deployment names them.
+   */
   async queue(batch, env) {
-    switch (batch.queue) {
+    switch (queueKind(batch.queue, env)) {
       case "scan-jobs":
         return consumeScanJobs(batch as MessageBatch<ScanQueueMessage>, env);
       case "scan-jobs-dlq":

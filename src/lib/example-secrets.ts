@@ -4,6 +4,7 @@
  * credentials). A deployed Worker (private targets not allowed, see outbound.ts) that still has one
  * of them refuses to serve; keep these in step with .dev.vars.example.
  */
+import type { EnvironmentEnv } from "./environment";
 import { outboundPolicy } from "./outbound";
 
 export const EXAMPLE_SECRETS = {
@@ -12,7 +13,7 @@ export const EXAMPLE_SECRETS = {
   ENCRYPTION_KEYS: "k1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
 } as const;
 
-type SecretsEnv = Partial<Record<keyof typeof EXAMPLE_SECRETS, string>> & { ALLOW_PRIVATE_TARGETS?: string };
+type SecretsEnv = Partial<Record<keyof typeof EXAMPLE_SECRETS, string>> & EnvironmentEnv;
 
 /** The names of the secrets that still hold their example value, when deployed; [] in local development. */
 export function exampleSecretsInUse(env: SecretsEnv): string[] {

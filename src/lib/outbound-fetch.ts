@@ -5,11 +5,12 @@
  */
 
 import { env } from "cloudflare:workers";
+import type { EnvironmentEnv } from "./environment";
 import { checkOutboundUrl, type OutboundPolicy, OutboundTargetError, outboundPolicy } from "./outbound";
 
-/** The deployment's policy (ALLOW_PRIVATE_TARGETS of the Worker's env), for callers not handed one. */
+/** The deployment's policy (ALLOW_PRIVATE_TARGETS and ENVIRONMENT of the Worker's env), for callers not handed one. */
 export function deploymentOutboundPolicy(): OutboundPolicy {
-  return outboundPolicy(env as { ALLOW_PRIVATE_TARGETS?: string });
+  return outboundPolicy(env as EnvironmentEnv);
 }
 
 export const MAX_REDIRECTS = 5;

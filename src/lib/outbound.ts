@@ -6,18 +6,21 @@
  *
  * Deployed, credentials go only to public addresses over TLS. Local development and the tests
  * talk to emulators and fakes on this machine, so `ALLOW_PRIVATE_TARGETS = "true"` (set in
- * `.dev.vars` and the test bindings, never in wrangler.toml) lifts the restriction.
+ * `.dev.vars` and the test bindings, never in wrangler.toml) lifts the restriction, and only
+ * there: a deployed environment (ENVIRONMENT staging or production, environment.ts) ignores it.
  *
  * Names are checked as written, not resolved: a Worker cannot resolve DNS itself, and Cloudflare's
  * egress does not reach private or loopback addresses from a deployed Worker in any case.
  */
+import { deployedEnvironment, type EnvironmentEnv } from "./environment";
+
 export interface OutboundPolicy {
   /** Loopback/private addresses, plain http and non-default provider endpoints (token URIs) are allowed. */
   allowPrivateTargets: boolean;
 }
 
-export function outboundPolicy(env: { ALLOW_PRIVATE_TARGETS?: string | undefined }): OutboundPolicy {
-  return { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS === "true" };
+export function outboundPolicy(env: EnvironmentEnv): OutboundPolicy {
+  return { allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS === "true" && deployedEnvironment(env) === undefined };
 }
 
 /** Google's OAuth token endpoint: the only place a service-account JWT is sent when deployed. */
