@@ -73,7 +73,7 @@ export interface Figures {
   doKeptPerAsset: number;
   objects: number;
   /** Tables whose growth retention did not remove (bytes per scan each). */
-  notRemoved: Array<{ table: string; perScan: number }>;
+  notRemoved: Array<{ table: string; perScan: number; perAlertingScan: number }>;
   retentionRuns: number;
   retentionStatementsPerAsset: number;
   /** The tables growing most per scan (D1): bytes in use per clean scan, extra per alerting scan, share kept by retention. */
@@ -121,10 +121,15 @@ export function figuresOf(s: SampleResult, sampleAssets: number): Figures {
     return { table, perScan, perAlertingScan, kept: grown > 0 ? Math.max(0, left) / grown : 0 };
   });
   tables.sort((a, b) => b.perScan + 0.02 * b.perAlertingScan - (a.perScan + 0.02 * a.perAlertingScan));
-  // Tables that grow by more than 10 bytes a scan and of whose growth retention left more than half.
+  // Tables that grow (by more than 10 bytes a scan, or 100 an alerting scan) and of whose growth
+  // retention left more than half: their share left grows without bound.
   const notRemoved = tables
-    .filter((t) => t.perScan > 10 && t.kept > 0.5)
-    .map((t) => ({ table: t.table, perScan: t.perScan * t.kept }));
+    .filter((t) => (t.perScan > 10 || t.perAlertingScan > 100) && t.kept > 0.5)
+    .map((t) => ({
+      table: t.table,
+      perScan: Math.max(0, t.perScan) * t.kept,
+      perAlertingScan: Math.max(0, t.perAlertingScan) * t.kept,
+    }));
 
   const scanOrigins = new Map<string, D1Counts>();
   for (const [key, c] of Object.entries(s.clean.counts)) {
@@ -192,6 +197,8 @@ export interface Capacity {
   alertingScansKept: number;
   d1PerTenant: number;
   tenantsBySize: number;
+  /** D1 bytes a tenant adds per year that retention does not remove (on top of the steady state). */
+  notRemovedPerYear: number;
   /** One tenant's scan-path statements per second (and writes among them), averaged over the day. */
   statementsPerSecond: number;
   writesPerSecond: number;
@@ -225,6 +232,10 @@ export function capacityOf(f: Figures, w: Workload): Capacity {
     alertingScansKept,
     d1PerTenant,
     tenantsBySize: (D1_MAX_BYTES - f.d1Schema) / d1PerTenant,
+    notRemovedPerYear:
+      scansPerDayPerTenant *
+      365 *
+      f.notRemoved.reduce((sum, t) => sum + t.perScan + w.alertRate * t.perAlertingScan, 0),
     statementsPerSecond,
     writesPerSecond,
     d1StatementsPerSecond,

@@ -194,6 +194,7 @@ function report(sides: Side[]) {
       bytes(s.capacity.d1PerTenant),
     ),
     row(`tenants per D1 by size (${bytes(D1_MAX_BYTES)})`, (s) => count(s.capacity.tenantsBySize)),
+    row("  D1 per tenant per year that retention does not remove", (s) => bytes(s.capacity.notRemovedPerYear)),
     row(
       "D1 statements per second per tenant (writes)",
       (s) => `${num(s.capacity.statementsPerSecond, 2)} (${num(s.capacity.writesPerSecond, 2)})`,
@@ -216,15 +217,16 @@ function report(sides: Side[]) {
     lines.push(
       `${s.label}: D1 tables and indexes growing most (bytes in use per scan, extra per alerting scan, share of their growth left after retention)`,
     );
-    for (const t of f.tables.slice(0, 10)) {
-      if (t.perScan === 0 && t.perAlertingScan === 0) continue;
+    for (const t of f.tables
+      .filter((x) => Math.abs(x.perScan) >= 1 || Math.abs(x.perAlertingScan) >= 50)
+      .slice(0, 16)) {
       lines.push(
         `    ${t.table.padEnd(44)} ${bytes(t.perScan).padStart(9)} ${bytes(t.perAlertingScan).padStart(9)} ${(100 * t.kept).toFixed(0).padStart(4)} %`,
       );
     }
     if (f.notRemoved.length > 0) {
       lines.push(
-        `  not removed by retention (grows without bound): ${f.notRemoved.map((t) => `${t.table} ${bytes(t.perScan)}/scan`).join(", ")}`,
+        `  not removed by retention (grows without bound): ${f.notRemoved.map((t) => `${t.table} ${bytes(t.perScan)}/scan, ${bytes(t.perAlertingScan)}/alerting scan`).join("; ")}`,
       );
     }
     const warnings = [
@@ -232,10 +234,12 @@ function report(sides: Side[]) {
       f.pollShare > 0
         ? `the bench's job polls made Durable Objects or queues issue D1 statements: up to ${num(f.pollShare, 2)} of the statements per scan are theirs`
         : "",
-      f.openIncidents > 0 ? `${f.openIncidents} incidents still open after the alert phase (retention keeps them)` : "",
+      f.openIncidents > 0
+        ? `incidents still open after the alert phase: ${f.openIncidents} (retention keeps an open incident and its asset's alerts)`
+        : "",
       f.replayFailures > 0 ? `${f.replayFailures} replayed calls failed (${f.replayError})` : "",
     ].filter(Boolean);
-    for (const warning of warnings) lines.push(`  warning: ${warning}`);
+    for (const warning of warnings) lines.push(`  note: ${warning}`);
   }
   lines.push(
     "",
