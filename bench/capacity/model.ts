@@ -33,6 +33,8 @@ export interface Figures {
   alertsPerAlertingScan: number;
   alertsPerCleanScan: number;
   failedJobs: number;
+  /** Write statements of the bench's own requests during the phases (0: the bytes are the scans'). */
+  benchWrites: number;
   /** Scan-path D1 statements per scan that the bench's own polls may have caused (control × polls per scan). */
   pollShare: number;
   openIncidents: number;
@@ -149,6 +151,7 @@ export function figuresOf(s: SampleResult, sampleAssets: number): Figures {
     alertsPerAlertingScan,
     alertsPerCleanScan,
     failedJobs: s.clean.failed + s.alert.failed,
+    benchWrites: s.clean.benchWrites + s.alert.benchWrites,
     pollShare: (s.pollControl * s.clean.polls) / cleanScans,
     openIncidents: s.openIncidents,
     d1PerScan,

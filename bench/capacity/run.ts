@@ -231,6 +231,9 @@ function report(sides: Side[]) {
     }
     const warnings = [
       f.failedJobs > 0 ? `${f.failedJobs} scan jobs did not succeed` : "",
+      f.benchWrites > 0
+        ? `the bench's own requests wrote ${f.benchWrites} statements to D1 during the phases: their bytes count as the scans'`
+        : "",
       f.pollShare > 0
         ? `the bench's job polls made Durable Objects or queues issue D1 statements: up to ${num(f.pollShare, 2)} of the statements per scan are theirs`
         : "",

@@ -52,6 +52,8 @@ export interface PhaseResult {
   counts: Record<string, D1Counts>;
   /** D1 calls the bench's own reads (job polls) made meanwhile: not part of the scan path. */
   benchReads: number;
+  /** Write statements among them: 0, or the phase's bytes hold some of the bench's own. */
+  benchWrites: number;
   /** The bench's polls of the phase's jobs. */
   polls: number;
   jobs: Array<{ asset: number; job: string }>;
@@ -202,33 +204,38 @@ export async function measureSample(root: string, persist: string, opts: SampleO
     for (let i = 0; i < opts.warmup; i++) await round(false);
     snapshots.warm = await snap("warm");
 
-    /** Runs rounds (broken or not) with the statements captured; then counts the alerts they raised. */
-    const phase = async (plan: boolean[], before: Snapshot): Promise<PhaseResult> => {
+    /**
+     * Runs rounds (broken or not) with the statements captured, and snapshots the state at its end:
+     * the meter's window and the bytes' window are the same (from the previous snapshot), and hold
+     * the scans and the bench's polls only (the alerts are listed at the end: a listing is a POST,
+     * which the service records as an audit event).
+     */
+    const phase = async (plan: boolean[], before: Snapshot, name: "clean" | "alert"): Promise<PhaseResult> => {
       await meter.reset(true);
       polls = 0;
       const jobs: Array<{ asset: Asset; job: string; status: string }> = [];
       for (const broken of plan) jobs.push(...(await round(broken)));
-      await settle(meter, persist);
+      snapshots[name] = await snap(name);
       const report = await meter.read(true);
-      let alerts = 0;
-      await pool(jobs, 8, async ({ asset, job }) => {
-        const raised = await admin.alerts(asset.id, job);
-        alerts += raised.length;
-      });
       const scanPath: Record<string, D1Counts> = {};
       let benchReads = 0;
+      let benchWrites = 0;
       for (const [k, c] of Object.entries(report.counts)) {
         if (isScanPath(originOf(k))) scanPath[k] = c;
-        else benchReads += c.calls;
+        else {
+          benchReads += c.calls;
+          benchWrites += c.writes;
+        }
       }
       const statements: CapturedStatement[] = report.captured.filter((s) => isScanPath(s.origin));
       return {
         scans: jobs.length,
         alerting: plan.filter(Boolean).length * assets.length,
-        alerts,
+        alerts: 0,
         failed: jobs.filter((j) => j.status !== "SUCCEEDED").length,
         counts: scanPath,
         benchReads,
+        benchWrites,
         polls,
         jobs: jobs.map(({ asset, job }) => ({ asset: asset.id, job })),
         replay: replay(before.d1Copies, statements, opts.replays),
@@ -239,13 +246,19 @@ export async function measureSample(root: string, persist: string, opts: SampleO
     const clean = await phase(
       Array.from({ length: opts.clean }, () => false),
       snapshots.warm,
+      "clean",
     );
-    snapshots.clean = await snap("clean");
-
     log(`  alert phase: a broken batch to every asset, then ${opts.follow} clean rounds`);
-    const alert = await phase([true, ...Array.from({ length: opts.follow }, () => false)], snapshots.clean);
-    snapshots.alert = await snap("alert");
+    const alert = await phase([true, ...Array.from({ length: opts.follow }, () => false)], snapshots.clean, "alert");
     const incidents = await incidentStates(base, worker.adminKey);
+    // The alerts each job raised, now that the phases' bytes are measured (retention removes what the
+    // listings record).
+    for (const p of [clean, alert]) {
+      await pool(p.jobs, 8, async ({ asset, job }) => {
+        const raised = await admin.alerts(asset, job);
+        p.alerts += raised.length;
+      });
+    }
 
     // The control: the bench's polls alone, once per job of the last phase. Whatever D1 statements
     // the Durable Objects issue meanwhile are the polls' doing, and were counted as the scans' above.
