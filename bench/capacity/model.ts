@@ -123,11 +123,11 @@ export function figuresOf(s: SampleResult, sampleAssets: number): Figures {
     return { table, perScan, perAlertingScan, kept: grown > 0 ? Math.max(0, left) / grown : 0 };
   });
   tables.sort((a, b) => b.perScan + 0.02 * b.perAlertingScan - (a.perScan + 0.02 * a.perAlertingScan));
-  // Tables that grow (by a byte a scan, or 10 an alerting scan) and of whose growth retention left
-  // more than half: that share grows without bound. (Less is what an incident still open keeps: its
-  // rows, its asset's later alerts, its rollups.)
+  // Tables that grow (by 10 bytes a scan, or 100 an alerting scan) and of whose growth retention left
+  // more than half: that share grows without bound. Below that, rows an incident still open keeps
+  // (its own, its rollups, its asset's later alerts) would read as growth: they are bounded.
   const notRemoved = tables
-    .filter((t) => (t.perScan >= 1 || t.perAlertingScan >= 10) && t.kept > 0.5)
+    .filter((t) => (t.perScan >= 10 || t.perAlertingScan >= 100) && t.kept > 0.5)
     .map((t) => ({
       table: t.table,
       perScan: Math.max(0, t.perScan) * t.kept,
