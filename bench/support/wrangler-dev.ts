@@ -36,10 +36,13 @@ export function dropStateDir(dir: string, keep: boolean) {
   else rmSync(dir, { recursive: true, force: true });
 }
 
-/** Applies the D1 migrations to the local database under `persist` (wrangler d1 migrations apply). */
-export function applyMigrations(persist: string) {
+/**
+ * Applies the D1 migrations to the local database under `persist` (wrangler d1 migrations apply),
+ * those of the tree at `root` (this one by default).
+ */
+export function applyMigrations(persist: string, root = ROOT) {
   const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
-    cwd: ROOT,
+    cwd: root,
     env: WRANGLER_ENV,
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -88,9 +91,9 @@ export interface WorkerProcess {
  * the middle of a run (and fail its requests meanwhile); on the bundle, a run measures one version
  * of the code, the one of its start.
  */
-export function bundleWorker(outDir: string): string {
+export function bundleWorker(outDir: string, root = ROOT): string {
   const r = spawnSync("wrangler", ["deploy", "--dry-run", "--outdir", outDir], {
-    cwd: ROOT,
+    cwd: root,
     env: WRANGLER_ENV,
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -101,16 +104,28 @@ export function bundleWorker(outDir: string): string {
 /**
  * Starts the Worker with `wrangler dev --local` on the state in `persist` (migrated already) and
  * waits for /health: by default on a bundle of the code made now (see bundleWorker), with `live`
- * on src/ as it changes. Its output goes to stderr only with `verbose`.
+ * on src/ as it changes. Its output goes to stderr only with `verbose`. `root` is the tree whose
+ * code and wrangler.toml run (this one by default); `wrap` may put an entry module of its own
+ * around the bundle (it gets the bundle's directory and returns its entry's path).
  */
 export async function startWorker(
   persist: string,
-  opts: { verbose?: boolean; live?: boolean; args?: string[] } = {},
+  opts: {
+    verbose?: boolean;
+    live?: boolean;
+    args?: string[];
+    root?: string;
+    wrap?: (bundleDir: string) => string;
+  } = {},
 ): Promise<WorkerProcess> {
+  const root = opts.root ?? ROOT;
+  const bundle = () => {
+    const dir = join(persist, "worker-bundle");
+    const entry = bundleWorker(dir, root);
+    return opts.wrap ? opts.wrap(dir) : entry;
+  };
   // With a script named, wrangler looks for its config next to it: name ours.
-  const script = opts.live
-    ? []
-    : [bundleWorker(join(persist, "worker-bundle")), "--no-bundle", "--config", join(ROOT, "wrangler.toml")];
+  const script = opts.live ? [] : [bundle(), "--no-bundle", "--config", join(root, "wrangler.toml")];
   const dev = await launchWranglerDev(
     [
       ...script,
@@ -125,7 +140,7 @@ export async function startWorker(
       "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
       ...(opts.args ?? []),
     ],
-    { verbose: opts.verbose ?? false, healthPath: "/health" },
+    { verbose: opts.verbose ?? false, healthPath: "/health", cwd: root },
   );
   return { ...dev, adminKey: BENCH_ADMIN_KEY };
 }
@@ -136,7 +151,7 @@ export async function startWorker(
  */
 export async function launchWranglerDev(
   args: string[],
-  opts: { verbose: boolean; healthPath: string },
+  opts: { verbose: boolean; healthPath: string; cwd?: string },
 ): Promise<Omit<WorkerProcess, "adminKey">> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -144,7 +159,12 @@ export async function launchWranglerDev(
     "wrangler",
     ["dev", ...args, "--port", String(port), "--ip", "127.0.0.1", "--show-interactive-dev-session=false"],
     // Its own process group, so stop() reaches workerd too.
-    { cwd: ROOT, env: WRANGLER_ENV, stdio: ["ignore", "ignore", opts.verbose ? "inherit" : "ignore"], detached: true },
+    {
+      cwd: opts.cwd ?? ROOT,
+      env: WRANGLER_ENV,
+      stdio: ["ignore", "ignore", opts.verbose ? "inherit" : "ignore"],
+      detached: true,
+    },
   );
   // Ctrl-C or a kill of the benchmark stops the Worker too (its process group is not ours).
   const onSignal = () => {
