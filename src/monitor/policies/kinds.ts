@@ -19,6 +19,7 @@
  */
 import type { AttributeKind } from "../../db/schema";
 import type { AttributeProfile } from "../../scan/profile";
+import { hasValues } from "./metrics";
 import type { AssetRef } from "./types";
 
 /** Integers with at most this many distinct values are codes (payment types, ratings, flags). */
@@ -114,6 +115,9 @@ export function resolveKinds(
     const before = known[a.name];
     if (set) {
       out[a.name] = { kind: set, source: "user", type: a.inferred_type, scans: (before?.scans ?? 0) + 1 };
+    } else if (before && !hasValues(a)) {
+      // A scan with no value of the attribute says nothing of its kind (nor of its type).
+      out[a.name] = before;
     } else if (
       before &&
       before.source === "inferred" &&

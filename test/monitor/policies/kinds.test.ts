@@ -84,6 +84,13 @@ describe("resolveKinds", () => {
     });
   });
 
+  it("keeps the kind through a scan with no value, which would read as an empty string column", () => {
+    let known = resolveKinds([fare], {}, {}, {});
+    for (let i = 0; i < 3; i++) known = resolveKinds([fare], {}, known, {});
+    const empty = { ...fare, inferred_type: "string" as const, nulls: 10_000, distinct: 0 };
+    expect(resolveKinds([empty], {}, known, {}).fare).toEqual(known.fare);
+  });
+
   it("a user's kind wins", () => {
     expect(resolveKinds([fare], {}, {}, { fare: "quantity" }).fare).toMatchObject({ kind: "quantity", source: "user" });
   });

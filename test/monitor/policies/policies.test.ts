@@ -9,6 +9,7 @@ import {
   resolvePolicies,
 } from "../../../src/monitor/policies";
 import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
+import { attributeProfile } from "../../support/profiles";
 import { prng } from "../../support/random";
 import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, runOrders } from "./fixtures";
 
@@ -612,19 +613,7 @@ describe("evaluate", () => {
     const e = evaluate({ asset: ORDERS, job_id: "e", scan_time: "2025-01-01T00:00:00Z", profile: empty, history: {} });
     expect(e.alerts).toEqual([]);
     expect(e.points).toEqual([{ metric: "row_count", value: 0, excluded: false }]);
-    const blank: AttributeProfile = {
-      name: "x",
-      inferred_type: "string",
-      count: 0,
-      nulls: 0,
-      empties: 0,
-      distinct: 0,
-      distinct_exact: true,
-      top_values: [],
-      type_counts: {},
-      type_mismatches: 0,
-      patterns: [],
-    };
+    const blank = attributeProfile("x");
     const one = evaluate({
       asset: { id: 1, name: "t", type: "CSV" },
       job_id: "e",
