@@ -186,19 +186,25 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
     metricTime: r.scanTime,
     createTime: r.createdAt,
     saveTime: r.savedAt,
-    details: {
-      observed: a.observed,
-      ...(a.expected !== undefined ? { expected: a.expected } : {}),
-      ...(a.strategy ? { strategy: a.strategy } : {}),
-      ...(a.training_window ? { training_window: a.training_window } : {}),
-      ...(a.training_size !== undefined ? { training_size: a.training_size } : {}),
-      ...(a.attribute_kind ? { attribute_kind: a.attribute_kind } : {}),
-      ...(a.values ? { values: a.values } : {}),
-      ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
-      ...(a.investigation ? { investigation: a.investigation } : {}),
-      ...(a.segment ? { segment: a.segment } : {}),
-      dimension: a.dimension,
-    },
+    details: alertDetails(a),
+  };
+}
+
+/** An alert's `details`: what the alert objects of the API carry beside its text. */
+export function alertDetails(a: PolicyAlert): Record<string, unknown> {
+  return {
+    observed: a.observed,
+    ...(a.expected !== undefined ? { expected: a.expected } : {}),
+    ...(a.unit ? { unit: a.unit } : {}),
+    ...(a.strategy ? { strategy: a.strategy } : {}),
+    ...(a.training_window ? { training_window: a.training_window } : {}),
+    ...(a.training_size !== undefined ? { training_size: a.training_size } : {}),
+    ...(a.attribute_kind ? { attribute_kind: a.attribute_kind } : {}),
+    ...(a.values ? { values: a.values } : {}),
+    ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
+    ...(a.investigation ? { investigation: a.investigation } : {}),
+    ...(a.segment ? { segment: a.segment } : {}),
+    dimension: a.dimension,
   };
 }
 

@@ -123,6 +123,13 @@ export const schemaChange: Check<"schema_change"> = (ctx, p) => {
 const MAX_LISTED = 20;
 const MAX_VALUES = 200;
 
+/** An age of days or years in those words too: " (16.5 days)", " (45.2 years)"; nothing under two days. */
+function inDays(hours: number): string {
+  const days = hours / 24;
+  if (days < 2) return "";
+  return days < 730 ? ` (${days.toFixed(1)} days)` : ` (${(days / 365.25).toFixed(1)} years)`;
+}
+
 export const freshness: Check<"freshness"> = (ctx, p) => {
   const ts = ctx.input.asset.timestamp_attribute;
   if (!ts) return { findings: [], training: [] };
@@ -137,6 +144,7 @@ export const freshness: Check<"freshness"> = (ctx, p) => {
           observed: "unknown",
           metric_value: "unknown",
           expected: { low: 0, high: p.max_age_hours },
+          unit: "hours",
           description: `Timestamp attribute ${ts} of ${assetName(ctx)} has no values, so the data's age is unknown; expected at most ${fmt(p.max_age_hours)} h.`,
           strategy: "threshold",
           adaptable: false,
@@ -157,7 +165,8 @@ export const freshness: Check<"freshness"> = (ctx, p) => {
         observed: round(age),
         metric_value: fmt(age),
         expected: { low: 0, high: p.max_age_hours },
-        description: `The newest ${ts} in ${assetName(ctx)} is ${newest}, ${fmt(age)} h before the scan at ${ctx.input.scan_time}; expected at most ${fmt(p.max_age_hours)} h.`,
+        unit: "hours",
+        description: `The newest ${ts} in ${assetName(ctx)} is ${newest}, ${fmt(age)} h${inDays(age)} before the scan at ${ctx.input.scan_time}; expected at most ${fmt(p.max_age_hours)} h.`,
         strategy: "threshold",
         adaptable: false,
         exclude: ["freshness_age_hours"],
