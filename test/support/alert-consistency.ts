@@ -90,7 +90,10 @@ export function disagreements(alert: AlertLike): string[] {
     out.push("the text names a Poisson test no value passed");
   const top = (d.investigation ?? [])[0] as Record<string, number> | undefined;
   if (top) {
-    for (const n of [top.share_of_problem, top.share_of_rows, top.lift]) {
+    const numbers = [top.share_of_problem, top.share_of_rows, top.lift, top.share_of_metric].filter(
+      (n) => n !== undefined,
+    );
+    for (const n of numbers) {
       if (!quoted(figures, n!)) out.push(`investigation figure ${n} is not quoted`);
     }
   }

@@ -163,6 +163,11 @@ export interface InvestigationEntry {
   /** problem_rows ÷ all problem rows; rows ÷ all rows. */
   share_of_problem: number;
   share_of_rows: number;
+  /**
+   * Quantity shifts: the value's share of the quantity before the move (Σ rows × |mean|), which a
+   * change by a factor spread at random would give it of the move.
+   */
+  share_of_metric?: number;
   /** share_of_problem ÷ share_of_rows. */
   lift: number;
 }

@@ -5,12 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { CORRUPTION_IDS, corrupt, corruptionTargets, FRACTIONS } from "../../../bench/detection/corruptions";
-import { BIRD_COLUMNS, BIRD_SWAPS, toCsv } from "../../../bench/detection/tables";
-import birdstrikesCsv from "../../../node_modules/vega-datasets/data/birdstrikes.csv?raw";
+import { BIRD_COLUMNS, BIRD_SWAPS } from "../../../bench/detection/tables";
 import { alertDetails } from "../../../src/monitor/d1-store";
-import type { AssetRef, Evaluation, PolicyAlert } from "../../../src/monitor/policies";
+import type { Evaluation, PolicyAlert } from "../../../src/monitor/policies";
 import { type AlertLike, disagreements } from "../../support/alert-consistency";
-import { profileCsv } from "../../support/profiles";
+import { BIRDSTRIKES, birdstrikeYears, profileBirdstrikes } from "../../support/birdstrikes";
 import { cleanOrders, PROBLEMS, ReplayMonitor, runOrders } from "./fixtures";
 
 /** A policy's alert as the API shows it. */
@@ -29,24 +28,6 @@ function contradictions(alerts: readonly PolicyAlert[]) {
   });
 }
 
-/** Birdstrikes, the columns bench/detection keeps, one batch per year in date order. */
-function birdstrikeYears(): Array<{ key: string; rows: string[][] }> {
-  const [header, ...lines] = birdstrikesCsv.trim().split(/\r?\n/);
-  const names = header!.split(",");
-  const at = BIRD_COLUMNS.map((c) => names.indexOf(c.source));
-  const rows = lines
-    .map((line) => line.split(","))
-    .map((cells) => at.map((i) => cells[i] ?? ""))
-    .sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0));
-  const years = new Map<string, string[][]>();
-  for (const row of rows) {
-    const year = row[0]!.slice(0, 4);
-    years.set(year, [...(years.get(year) ?? []), row]);
-  }
-  return [...years].map(([key, yearRows]) => ({ key, rows: yearRows }));
-}
-
-const BIRDSTRIKES: AssetRef = { id: 1, name: "birdstrikes", type: "S3", timestamp_attribute: "flight_date" };
 const TABLE = { columns: BIRD_COLUMNS, swapPairs: BIRD_SWAPS };
 
 describe("alert texts agree with their details", () => {
@@ -63,9 +44,7 @@ describe("alert texts agree with their details", () => {
     const years = birdstrikeYears();
     expect(years).toHaveLength(13);
     const profiles = [];
-    const profileOf = (rows: string[][]) =>
-      profileCsv(toCsv(BIRD_COLUMNS, rows), { timestampAttribute: "flight_date" });
-    for (const year of years) profiles.push(await profileOf(year.rows));
+    for (const year of years) profiles.push(await profileBirdstrikes(year.rows));
     const alerts: PolicyAlert[] = [];
     const keep = (e: Evaluation) => alerts.push(...e.alerts);
     // The whole history in order, then scenarios as bench/detection runs them: trained on 8 years,
@@ -79,7 +58,7 @@ describe("alert texts agree with their details", () => {
       for (const { type, target } of corruptionTargets(TABLE, CORRUPTION_IDS)) {
         for (const fraction of FRACTIONS) {
           const rows = corrupt(TABLE, test.rows, type, target, fraction, `${type}/${target}/${fraction}/${start}`);
-          keep(monitor.peek(await profileOf(rows)).evaluation);
+          keep(monitor.peek(await profileBirdstrikes(rows)).evaluation);
         }
       }
     }

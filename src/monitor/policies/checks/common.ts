@@ -166,8 +166,9 @@ export function withInvestigation(
   entries: InvestigationEntry[],
   problem: string,
   exclude: string[] = [],
+  quantity?: string,
 ): Finding {
-  const sentence = investigationSentence(entries, problem, problem.startsWith("move") ? "comes" : "come");
+  const sentence = investigationSentence(entries, problem, problem.startsWith("move") ? "comes" : "come", quantity);
   const excluded = exclude.length ? { ...finding, exclude: [...finding.exclude, ...exclude] } : finding;
   if (!sentence) return excluded;
   return { ...excluded, description: `${finding.description} ${sentence}`, investigation: entries };

@@ -152,7 +152,7 @@ export function withShift(ctx: CheckContext, finding: Finding, a: AttributeProfi
   const means = (ctx.profile.breakdown ?? []).flatMap((b) =>
     b.values.filter((v) => v.numeric?.[a.name]).map((v) => meanByMetric(a.name, b.attribute, v.value)),
   );
-  return withInvestigation(finding, entries, `move of ${a.name}`, means);
+  return withInvestigation(finding, entries, `move of ${a.name}`, means, a.name);
 }
 
 /** The attribute's minimums in its last `window` scans (of the baseline). */
