@@ -61,6 +61,12 @@ describe("inferKind", () => {
       [{ name: "tip_amount", inferred_type: "number", distinct: 8 }, "quantity"],
       [{ name: "wildlife_size", inferred_type: "string", distinct: 3, mean_length: 6 }, "code"],
       [{ name: "size_code", inferred_type: "integer", distinct: 4 }, "code"],
+      // Running times of the first 4 films that have one: 4 values, none repeating, are no categories.
+      [
+        { name: "running_time_min", inferred_type: "integer", nulls: 9_996, distinct: 4, min: 90, max: 140 },
+        "quantity",
+      ],
+      [{ name: "rating", inferred_type: "integer", nulls: 9_990, distinct: 4, min: 1, max: 4 }, "code"],
     ];
     for (const [a, kind] of cases) expect(inferKind(attribute(a), asset), a.name).toBe(kind);
   });
