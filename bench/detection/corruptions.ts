@@ -7,8 +7,8 @@
  * f is the fraction of the batch's rows that change (rounded; at least one row), picked among
  * the rows where the corruption can apply (a value present), except where a type says otherwise.
  */
-import { seededRandom } from "../profile/dataset";
-import type { ColumnSpec } from "./data";
+import { seededRandom } from "../support/seeded-random";
+import type { ColumnSpec } from "./tables";
 
 /** A corruption type: what it does, and which targets of a table it applies to. */
 interface CorruptionType {

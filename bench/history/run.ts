@@ -78,7 +78,7 @@ function recordScan(store: HistoryStore, scan: number, scans: number): void {
     scanTime: timeOf(scan),
     appliedAt: timeOf(scan),
     points,
-    profile: { row_count: 0, schema: [], attributes: [], sampled: false },
+    schema: [],
     training: [],
     kinds: {},
     result: {},

@@ -6,6 +6,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { type ColumnSource, fileWriter, ParquetWriter, schemaFromColumnData } from "hyparquet-writer";
+import { seededRandom } from "../support/seeded-random";
 
 /** Bump when the generated values change, so cached files are regenerated. */
 const GENERATOR_VERSION = 1;
@@ -21,31 +22,6 @@ export interface DataSet {
   parquet: string;
   /** Seconds spent generating, or 0 when both files came from the cache. */
   generatedSeconds: number;
-}
-
-/** sfc32 seeded through splitmix32: fast, and the same sequence on every machine. */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  const next32 = () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-  let a = next32();
-  let b = next32();
-  let c = next32();
-  let d = next32();
-  return () => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
 }
 
 const FIRST =

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
-import { seededRandom } from "./dataset";
+import { seededRandom } from "../support/seeded-random";
 import { grouped, parseCount } from "./table";
 
 const { values: args } = parseArgs({

@@ -1408,7 +1408,7 @@ export interface components {
             attribute: string | null;
             segment: components["schemas"]["Segment"];
             metric: string;
-            /** @description observed, expected band, strategy, training window and size, dimension; values (categorical policies), schema_changes, investigation (where the problem concentrates) */
+            /** @description observed, expected band, unit (when the metric's name does not say it: freshness in hours), strategy, training window and size, dimension; values (categorical policies: each moved value, with the test that found it and its p-value), schema_changes, investigation (where the problem concentrates) */
             details: {
                 [key: string]: unknown;
             };

@@ -50,6 +50,7 @@ import {
   planIncidents,
   type TransitionRefusal,
 } from "./incident-planner";
+import { rememberedSchema, seenSchema } from "./policies/checks/schema";
 import { evaluate } from "./policies/evaluate";
 import { resolveKinds } from "./policies/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
@@ -239,7 +240,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       scanTime: input.scanTime,
       appliedAt: savedAt,
       points: evaluation.points,
-      profile,
+      schema: rememberedSchema(this.store.lastSchema, seenSchema(profile)),
       training: evaluation.training,
       kinds,
       result: { ...result, replay: false },

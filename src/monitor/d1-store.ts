@@ -25,6 +25,7 @@ import { inJsonList } from "../lib/sql";
 import type { AssetProfile, AttributeProfile } from "../scan/profile";
 import type { DqScore } from "./dq-score";
 import { type IncidentAlert, type IncidentDecision, incidentKey, type OpenIncident } from "./incident-planner";
+import { seenSchema, UNKNOWN_TYPE } from "./policies/checks/schema";
 import type { KnownKind } from "./policies/kinds";
 import { segmentKey } from "./policies/segments";
 import type { PolicyAlert } from "./policies/types";
@@ -98,7 +99,7 @@ export function attributesStatement(
   scanTime: string,
 ): BatchItem<"sqlite"> {
   const profiled = new Map(profile.attributes.map((a) => [a.name, a]));
-  const attributes: AssetAttribute[] = profile.schema.map((f) => {
+  const attributes: AssetAttribute[] = seenSchema(profile).map((f) => {
     const k = kinds[f.name];
     const a = profiled.get(f.name);
     return {
@@ -106,7 +107,7 @@ export function attributesStatement(
       type: f.type,
       nullable: f.nullable,
       ...(k ? { kind: k.kind, kind_source: k.source } : {}),
-      ...(a ? { stats: statsOf(a, scanTime) } : {}),
+      ...(a ? { stats: statsOf(a, scanTime, f.type === UNKNOWN_TYPE) } : {}),
     };
   });
   return db
@@ -118,7 +119,8 @@ export function attributesStatement(
 /** Top values shown per attribute (the profile keeps 20). */
 const STATS_TOP_VALUES = 10;
 
-function statsOf(a: AttributeProfile, scanTime: string): AttributeStats {
+/** `untyped`: the attribute had no value to type (seenSchema), so it has no inferred type either. */
+function statsOf(a: AttributeProfile, scanTime: string, untyped: boolean): AttributeStats {
   return {
     scanned_at: scanTime,
     count: a.count,
@@ -126,7 +128,7 @@ function statsOf(a: AttributeProfile, scanTime: string): AttributeStats {
     empties: a.empties,
     distinct: a.distinct,
     distinct_exact: a.distinct_exact,
-    inferred_type: a.inferred_type,
+    inferred_type: untyped ? UNKNOWN_TYPE : a.inferred_type,
     type_mismatches: a.type_mismatches,
     ...(a.min !== undefined ? { min: a.min } : {}),
     ...(a.max !== undefined ? { max: a.max } : {}),
@@ -184,19 +186,25 @@ function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {
     metricTime: r.scanTime,
     createTime: r.createdAt,
     saveTime: r.savedAt,
-    details: {
-      observed: a.observed,
-      ...(a.expected !== undefined ? { expected: a.expected } : {}),
-      ...(a.strategy ? { strategy: a.strategy } : {}),
-      ...(a.training_window ? { training_window: a.training_window } : {}),
-      ...(a.training_size !== undefined ? { training_size: a.training_size } : {}),
-      ...(a.attribute_kind ? { attribute_kind: a.attribute_kind } : {}),
-      ...(a.values ? { values: a.values } : {}),
-      ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
-      ...(a.investigation ? { investigation: a.investigation } : {}),
-      ...(a.segment ? { segment: a.segment } : {}),
-      dimension: a.dimension,
-    },
+    details: alertDetails(a),
+  };
+}
+
+/** An alert's `details`: what the alert objects of the API carry beside its text. */
+export function alertDetails(a: PolicyAlert): Record<string, unknown> {
+  return {
+    observed: a.observed,
+    ...(a.expected !== undefined ? { expected: a.expected } : {}),
+    ...(a.unit ? { unit: a.unit } : {}),
+    ...(a.strategy ? { strategy: a.strategy } : {}),
+    ...(a.training_window ? { training_window: a.training_window } : {}),
+    ...(a.training_size !== undefined ? { training_size: a.training_size } : {}),
+    ...(a.attribute_kind ? { attribute_kind: a.attribute_kind } : {}),
+    ...(a.values ? { values: a.values } : {}),
+    ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
+    ...(a.investigation ? { investigation: a.investigation } : {}),
+    ...(a.segment ? { segment: a.segment } : {}),
+    dimension: a.dimension,
   };
 }
 

@@ -10,7 +10,7 @@
  * not exist before has no old points to move.
  */
 
-import type { AssetProfile, SchemaField } from "../scan/profile";
+import type { SchemaField } from "../scan/profile";
 import { type ChangePoint, KeptHistory } from "./kept-history";
 import { median } from "./policies/anomaly";
 import type { KnownKind } from "./policies/kinds";
@@ -216,7 +216,8 @@ export class HistoryStore {
     scanTime: string;
     appliedAt: string;
     points: EvaluatedPoint[];
-    profile: AssetProfile;
+    /** The schema the next scan is compared with (each attribute's last known type). */
+    schema: SchemaField[];
     training: TrainingState[];
     kinds: Record<string, KnownKind>;
     result: unknown;
@@ -244,7 +245,7 @@ export class HistoryStore {
           ),
         );
       }
-      this.setState("last_schema", scan.profile.schema);
+      this.setState("last_schema", scan.schema);
       this.setState("training", scan.training);
       this.setState("kinds", scan.kinds);
       this.sql.exec(

@@ -3,24 +3,12 @@ import { computeDqScore } from "../../src/monitor/dq-score";
 import type { PolicyAlert } from "../../src/monitor/policies";
 import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
 import { defaultDqScoreConfig } from "../../src/settings/dq-score";
+import { attributeProfile } from "../support/profiles";
 
 const SCAN = "2025-03-10T12:00:00.000Z";
 
 function attribute(name: string, over: Partial<AttributeProfile>): AttributeProfile {
-  return {
-    name,
-    inferred_type: "integer",
-    count: 100,
-    nulls: 0,
-    empties: 0,
-    distinct: 100,
-    distinct_exact: true,
-    top_values: [],
-    type_counts: {},
-    type_mismatches: 0,
-    patterns: [],
-    ...over,
-  };
+  return attributeProfile(name, { inferred_type: "integer", count: 100, distinct: 100, ...over });
 }
 
 // a: 10 nulls, 5 empties, 2 mismatches among its 90 non-null values; b: clean.

@@ -48,7 +48,7 @@ function record(store: HistoryStore, jobId: string, time: string, points: Evalua
     scanTime: time,
     appliedAt: time,
     points,
-    profile: { row_count: 0, schema: [], attributes: [], sampled: false },
+    schema: [],
     training: [],
     kinds: {},
     result: { jobId, alerts: 0, dqScore: null, replay: false },

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { corrupt } from "../../bench/detection/corruptions";
+import { BIRD_COLUMNS, BIRD_SWAPS } from "../../bench/detection/tables";
 import {
   investigateDuplicates,
   investigateMismatches,
@@ -16,10 +18,12 @@ import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { DATABASES, runnerFor, uniqueTable } from "../scan/sql/support/databases";
 import { admin, call } from "../support/api";
 import { csvAsset } from "../support/assets";
+import { BIRDSTRIKES, birdstrikeYears, profileBirdstrikes } from "../support/birdstrikes";
 import { createProject } from "../support/projects";
 import { prng } from "../support/random";
 import { scanJob, uploadCsv } from "../support/scans";
 import { createTenant } from "../support/tenants";
+import { ReplayMonitor } from "./policies/fixtures";
 
 const COUNTRIES = ["FR", "DE", "US", "GB", "ES", "IT"];
 
@@ -275,6 +279,57 @@ describe("investigateShift", () => {
   it("names nothing when every value moved alike, or none beyond its noise", () => {
     expect(shift({ FR: 80, DE: 81, US: 79, GB: 80, ES: 82, IT: 80 })).toEqual([]);
     expect(shift({ FR: 57, DE: 60, US: 54, GB: 55, ES: 52, IT: 56 })).toEqual([]);
+  });
+});
+
+describe("investigateShift on a real table (birdstrikes, one batch a year)", { timeout: 60_000 }, () => {
+  const table = { columns: BIRD_COLUMNS, swapPairs: BIRD_SWAPS };
+  const SPEED = BIRD_COLUMNS.findIndex((c) => c.name === "speed");
+  const PHASE = BIRD_COLUMNS.findIndex((c) => c.name === "phase");
+
+  /** Trained on 1990–1997; the 1998 batch to corrupt, and what the investigator says of speed in it. */
+  async function trained() {
+    const years = birdstrikeYears();
+    const monitor = new ReplayMonitor(BIRDSTRIKES);
+    for (const year of years.slice(0, 8)) monitor.judge(await profileBirdstrikes(year.rows));
+    const where = async (rows: string[][]) =>
+      investigateShift(await profileBirdstrikes(rows), monitor.history, "now", "speed");
+    return { rows: years[8]!.rows, where };
+  }
+
+  /** Mean speed by phase of flight in some rows. */
+  function meanSpeeds(rows: string[][]): Map<string, number> {
+    const sums = new Map<string, [number, number]>();
+    for (const r of rows) {
+      if (r[SPEED] === "") continue;
+      const [s, n] = sums.get(r[PHASE]!) ?? [0, 0];
+      sums.set(r[PHASE]!, [s + Number(r[SPEED]), n + 1]);
+    }
+    return new Map([...sums].filter(([, [, n]]) => n >= 20).map(([phase, [s, n]]) => [phase, s / n]));
+  }
+
+  it("names no phase for speed × 100 on 2 % of the rows chosen at random, though phases differ in speed", async () => {
+    const { rows, where } = await trained();
+    // The faster phases carry most of any move by a factor: descending aircraft fly twice as fast as rolling ones.
+    const speeds = [...meanSpeeds(rows).values()];
+    expect(Math.max(...speeds) / Math.min(...speeds)).toBeGreaterThan(1.8);
+    for (let seed = 1; seed <= 10; seed++) {
+      const corrupted = corrupt(table, rows, "scale_x100", "speed", 0.02, `investigate-random-${seed}`);
+      expect(await where(corrupted), `seed ${seed}`).toEqual([]);
+    }
+  });
+
+  it("names the phase when the × 100 is on a tenth of its rows only", async () => {
+    const { rows, where } = await trained();
+    for (const phase of ["Climb", "Approach"]) {
+      const rand = prng(phase.length);
+      const corrupted = rows.map((r) =>
+        r[PHASE] === phase && r[SPEED] !== "" && rand() < 0.1 ? r.with(SPEED, String(Number(r[SPEED]) * 100)) : r,
+      );
+      const [top] = await where(corrupted);
+      expect(top, phase).toMatchObject({ attribute: "phase", value: phase });
+      expect(top!.share_of_problem).toBeGreaterThan(1.5 * Math.max(top!.share_of_rows, top!.share_of_metric!));
+    }
   });
 });
 

@@ -120,14 +120,51 @@ function investigateCounts(
 /** Past scans a value's mean needs before a quantity shift is split by value. */
 export const MIN_SHIFT_HISTORY = 3;
 
+/** A breakdown value's mean of a quantity now, against its own past means. */
+interface ValueMove {
+  value: string;
+  rows: number;
+  /** Its baseline mean (median of its past means) and its move from it. */
+  base: number;
+  move: number;
+  /** The move's standard error: this scan's sampling and the spread of its past means. */
+  noise: number;
+}
+
+/**
+ * How far `v` moved beyond the other values, in standard errors, read both ways a change spread
+ * at random over the rows moves them: by the same amount (an offset: each value's mean moves
+ * alike) and by the same factor (a unit error, × 100 on random rows: each value's mean moves in
+ * proportion to it, so the values with the largest means carry most of the move). The smaller
+ * of the two, signed as v's move: a value is only as concentrated as the reading that explains it best.
+ */
+function beyondTheRest(v: ValueMove, rest: readonly ValueMove[]): number {
+  const rows = rest.reduce((s, u) => s + u.rows, 0);
+  const mass = rest.reduce((s, u) => s + u.rows * Math.abs(u.base), 0);
+  const moved = rest.reduce((s, u) => s + u.rows * u.move, 0);
+  const noise = Math.sqrt(rest.reduce((s, u) => s + (u.rows * u.noise) ** 2, 0));
+  const sign = Math.sign(v.move);
+  const z = (gap: number, se: number) => (se > 0 ? (sign * gap) / se : sign * gap > 0 ? Number.POSITIVE_INFINITY : 0);
+  const offset = rows > 0 ? z(v.move - moved / rows, Math.hypot(v.noise, noise / rows)) : Number.POSITIVE_INFINITY;
+  // A value whose mean was 0 cannot have moved by a factor; nor can a rest without a level.
+  const factor =
+    mass > 0 && v.base !== 0
+      ? z(v.move / Math.abs(v.base) - moved / mass, Math.hypot(v.noise / Math.abs(v.base), noise / mass))
+      : Number.POSITIVE_INFINITY;
+  return Math.min(offset, factor);
+}
+
 /**
  * Which values moved a quantity: for each breakdown attribute, each value's mean of `attribute`
  * now (from the breakdown) against its own baseline (the median of its `mean_by` metric over the
- * last ROW_BASELINE_SCANS scans). A value moved when its move stands MIN_Z standard errors above
- * the noise: its mean's standard error in this scan and the spread of its past means (1.4826 ×
- * their median absolute deviation), together. Its share of the problem is its share of the whole
- * displacement, Σ over the values of rows × |mean move|; `problem_rows` are the rows of a value
- * that moved. Reported like the counts above: enough rows, a lift of MIN_LIFT, strongest first.
+ * last ROW_BASELINE_SCANS scans). A value is named when its move stands MIN_Z standard errors
+ * beyond the noise (its mean's standard error in this scan and the spread of its past means,
+ * together) and MIN_Z beyond the other values' moves, whether those are read as an offset or as a
+ * factor (beyondTheRest): a change spread at random over the rows names no value, not even the
+ * one with the largest values. Its share of the problem is its share of the whole displacement,
+ * Σ over the values of rows × |mean move|; it must be MIN_LIFT times both its share of the rows and
+ * its share of the metric (Σ rows × |mean| before the move, `share_of_metric`); `problem_rows`
+ * are the rows of a value that moved. Strongest first.
  */
 export function investigateShift(
   profile: AssetProfile,
@@ -138,7 +175,7 @@ export function investigateShift(
   const found: Candidate[] = [];
   for (const b of profile.breakdown ?? []) {
     if (b.attribute === attribute) continue;
-    const moves = b.values.flatMap((v) => {
+    const moves = b.values.flatMap((v): ValueMove[] => {
       const now = v.numeric?.[attribute];
       if (!now || now.count <= 0) return [];
       const past = baselinePoints(history[meanByMetric(attribute, b.attribute, v.value)], jobId)
@@ -148,19 +185,27 @@ export function investigateShift(
       const base = median(past);
       const spread = 1.4826 * median(past.map((x) => Math.abs(x - base)));
       const noise = Math.sqrt(now.variance / now.count + spread * spread);
-      const move = now.mean - base;
-      const moved = noise > 0 ? Math.abs(move) / noise >= MIN_Z : move !== 0;
-      return [{ value: v.value, rows: now.count, displacement: now.count * Math.abs(move), moved }];
+      return [{ value: v.value, rows: now.count, base, move: now.mean - base, noise }];
     });
     const rows = moves.reduce((s, m) => s + m.rows, 0);
-    const displacement = moves.reduce((s, m) => s + m.displacement, 0);
+    const mass = moves.reduce((s, m) => s + m.rows * Math.abs(m.base), 0);
+    const displacement = moves.reduce((s, m) => s + m.rows * Math.abs(m.move), 0);
     if (rows <= 0 || displacement <= 0) continue;
     for (const m of moves) {
-      if (!m.moved || m.rows < MIN_PROBLEM_ROWS) continue;
-      const shareOfProblem = m.displacement / displacement;
+      if (m.rows < MIN_PROBLEM_ROWS) continue;
+      const moved = m.noise > 0 ? Math.abs(m.move) / m.noise >= MIN_Z : m.move !== 0;
+      if (
+        !moved ||
+        beyondTheRest(
+          m,
+          moves.filter((u) => u !== m),
+        ) < MIN_Z
+      )
+        continue;
+      const shareOfProblem = (m.rows * Math.abs(m.move)) / displacement;
       const shareOfRows = m.rows / rows;
-      const lift = shareOfProblem / shareOfRows;
-      if (lift < MIN_LIFT) continue;
+      const shareOfMetric = mass > 0 ? (m.rows * Math.abs(m.base)) / mass : shareOfRows;
+      if (shareOfProblem < MIN_LIFT * Math.max(shareOfRows, shareOfMetric)) continue;
       found.push({
         attribute: b.attribute,
         value: m.value,
@@ -168,8 +213,9 @@ export function investigateShift(
         problem_rows: m.rows,
         share_of_problem: round(shareOfProblem, 4),
         share_of_rows: round(shareOfRows, 4),
-        lift: round(lift, 2),
-        excess: shareOfProblem - shareOfRows,
+        share_of_metric: round(shareOfMetric, 4),
+        lift: round(shareOfProblem / shareOfRows, 2),
+        excess: shareOfProblem - Math.max(shareOfRows, shareOfMetric),
       });
     }
   }
@@ -211,13 +257,21 @@ export function investigateRowDrop(profile: AssetProfile, history: MetricHistory
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
 
-/** The sentence a person can act on, for the strongest entry; `verb` agrees with `problem`. */
+/**
+ * The sentence a person can act on, for the strongest entry; `verb` agrees with `problem`, and
+ * `quantity` names what a shift's `share_of_metric` is a share of.
+ */
 export function investigationSentence(
   entries: InvestigationEntry[],
   problem: string,
   verb = "come",
+  quantity?: string,
 ): string | undefined {
   const top = entries[0];
   if (!top) return undefined;
-  return `${percent(top.share_of_problem)} of the ${problem} ${verb} from ${top.attribute} = ${top.value}, which holds ${percent(top.share_of_rows)} of the rows (lift ${top.lift}).`;
+  const metric =
+    top.share_of_metric !== undefined && quantity
+      ? ` and ${percent(top.share_of_metric)} of the sum of ${quantity}`
+      : "";
+  return `${percent(top.share_of_problem)} of the ${problem} ${verb} from ${top.attribute} = ${top.value}, which holds ${percent(top.share_of_rows)} of the rows${metric} (lift ${top.lift}).`;
 }

@@ -11,7 +11,7 @@
  * - a name ending in a category word (code, type, status, category, class, kind) → code
  * - numbers whose name holds an amount word (cost, amount, price, total, speed, distance, delay…)
  *   → quantity, however few values they have (a cost that is 0 in most rows)
- * - integers: at most MAX_CODE_VALUES distinct values → code; nearly all distinct and dense
+ * - integers: at most MAX_CODE_VALUES distinct values, each twice on average → code; nearly all distinct and dense
  *   (max − min < 2 × count) → identifier (a sequence); else quantity
  * - other numbers → quantity
  * - text: nearly all distinct → free text when long or with spaces, else identifier; long values
@@ -19,6 +19,7 @@
  */
 import type { AttributeKind } from "../../db/schema";
 import type { AttributeProfile } from "../../scan/profile";
+import { hasValues } from "./metrics";
 import type { AssetRef } from "./types";
 
 /** Integers with at most this many distinct values are codes (payment types, ratings, flags). */
@@ -74,7 +75,9 @@ export function inferKind(
   const numeric = a.inferred_type === "integer" || a.inferred_type === "number";
   if (numeric && words(a.name).some((w) => QUANTITY_WORDS.has(w))) return "quantity";
   if (a.inferred_type === "integer") {
-    if (a.distinct <= MAX_CODE_VALUES) return "code";
+    // A code's values repeat: 4 distinct values in 4 rows (a column that has just begun to fill)
+    // say nothing of categories.
+    if (a.distinct <= MAX_CODE_VALUES && present >= 2 * a.distinct) return "code";
     const span = typeof a.max === "number" && typeof a.min === "number" ? a.max - a.min : Number.POSITIVE_INFINITY;
     return nearlyUnique && span < 2 * present ? "identifier" : "quantity";
   }
@@ -114,6 +117,9 @@ export function resolveKinds(
     const before = known[a.name];
     if (set) {
       out[a.name] = { kind: set, source: "user", type: a.inferred_type, scans: (before?.scans ?? 0) + 1 };
+    } else if (before && !hasValues(a)) {
+      // A scan with no value of the attribute says nothing of its kind (nor of its type).
+      out[a.name] = before;
     } else if (
       before &&
       before.source === "inferred" &&

@@ -83,6 +83,11 @@ export function nonNull(a: AttributeProfile): number {
   return Math.max(0, a.count - a.nulls);
 }
 
+/** Whether the attribute had a value to type: one neither null nor empty. */
+export function hasValues(a: AttributeProfile): boolean {
+  return a.count - a.nulls - a.empties > 0;
+}
+
 /**
  * Categorical: few distinct values, exactly counted, every one of them in top_values, so their
  * shares are the whole distribution (and a quantile profile of tied values would be jumpy).

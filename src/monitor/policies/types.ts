@@ -68,6 +68,8 @@ export interface PolicyAlert {
   metric_value: string;
   observed: number | string;
   expected?: Band | string;
+  /** The unit of observed and expected, where the metric's name does not say it (freshness: hours). */
+  unit?: string;
   /** The detection strategy that decided, for anomaly policies. */
   strategy?: string;
   /** Time span of the baseline, for anomaly policies. */
@@ -118,6 +120,13 @@ export interface MovedValue {
   /** Share in this scan (0 for a vanished category). */
   observed: number;
   change: "new" | "vanished" | "up" | "down";
+  /**
+   * The test that found a moved share (up, down): the G-test over all the shares, or, for a value
+   * rare in the baseline, a Poisson test of its count; with its p-value. New and vanished values
+   * are judged by their shares alone.
+   */
+  test?: "g_test" | "poisson";
+  p_value?: number;
 }
 
 /** An anomaly policy that cannot judge a metric yet: it has `points` of the `needed` past scans. */
@@ -154,6 +163,11 @@ export interface InvestigationEntry {
   /** problem_rows ÷ all problem rows; rows ÷ all rows. */
   share_of_problem: number;
   share_of_rows: number;
+  /**
+   * Quantity shifts: the value's share of the quantity before the move (Σ rows × |mean|), which a
+   * change by a factor spread at random would give it of the move.
+   */
+  share_of_metric?: number;
   /** share_of_problem ÷ share_of_rows. */
   lift: number;
 }

@@ -15,6 +15,10 @@
 import { HashScratch, hashString } from "./hash";
 import { FoldScratch, rankByCount, SpaceSaving, type SpaceSavingState } from "./space-saving";
 
+/** The notation of shapes in words, for the alerts that show them. */
+export const PATTERN_LEGEND =
+  'A = upper-case letters, a = lower-case letters, 9 = digits (each a run of one or more); any other character stands for itself; "…" ends a cut shape';
+
 /** Longest shape kept, in characters (before the ellipsis). */
 export const MAX_PATTERN_LENGTH = 64;
 const ELLIPSIS = 0x2026;

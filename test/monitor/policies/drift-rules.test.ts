@@ -159,7 +159,12 @@ describe("share rules on real-data shapes", () => {
     };
     const surged = run(airports(32), history, "code");
     expect(alertKeys(surged)).toEqual(["distribution_drift:origin"]);
-    expect(surged.alerts[0]!.values).toEqual([{ value: "TVC", expected: 0.00035, observed: 0.0032, change: "up" }]);
+    const [tvc] = surged.alerts[0]!.values!;
+    expect(surged.alerts[0]!.values).toHaveLength(1);
+    expect(tvc).toMatchObject({ value: "TVC", expected: 0.00035, observed: 0.0032, change: "up", test: "poisson" });
+    expect(tvc!.p_value).toBeLessThan(1e-6);
+    // The text names the test that fired, with the count it judged, not the G-test of the rest.
+    expect(surged.alerts[0]!.description).toMatch(/"TVC" 0\.035% -> 0\.32% \(32 rows, Poisson p = \d\.\de-\d+\)\.$/);
     // Its usual day, and a day at twice its usual count, are no news.
     expect(alertKeys(run(airports(4), history, "code"))).toEqual([]);
     expect(alertKeys(run(airports(7), history, "code"))).toEqual([]);

@@ -12,8 +12,15 @@ import {
   type HistoryPoint,
   type MetricHistory,
 } from "../../../src/monitor/policies";
-import { resolveKinds } from "../../../src/monitor/policies/kinds";
-import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS, type ValueType } from "../../../src/scan/profile";
+import { rememberedSchema, seenSchema } from "../../../src/monitor/policies/checks/schema";
+import { type KnownKind, resolveKinds } from "../../../src/monitor/policies/kinds";
+import {
+  type AssetProfile,
+  type AttributeProfile,
+  QUANTILE_POINTS,
+  type SchemaField,
+  type ValueType,
+} from "../../../src/scan/profile";
 import { normal, prng } from "../../support/random";
 
 export type Cell = string | number | null;
@@ -283,4 +290,46 @@ export function cleanOrders(n: number) {
     previous = r.scan;
   }
   return { history, previous: previous!, evaluations };
+}
+
+/**
+ * An asset's monitor in process: each profile judged by evaluate() against the history, the kinds
+ * and the schema the AssetMonitor keeps (one scan a day), which it then keeps too. `peek` judges a
+ * profile without keeping it: a scenario's corrupted batch against the same training.
+ */
+export class ReplayMonitor {
+  history: MetricHistory = {};
+  kinds: Record<string, KnownKind> = {};
+  schema: SchemaField[] | undefined;
+  scans = 0;
+
+  constructor(
+    readonly asset: AssetRef,
+    private readonly start = Date.parse("2025-01-01T06:00:00.000Z"),
+  ) {}
+
+  /** Judges the next scan and keeps it. */
+  judge(profile: AssetProfile): Evaluation {
+    const { evaluation, kinds, job } = this.peek(profile);
+    this.history = record(this.history, job, evaluation);
+    this.kinds = kinds;
+    this.schema = rememberedSchema(this.schema, seenSchema(profile));
+    this.scans += 1;
+    return evaluation;
+  }
+
+  /** Judges the next scan without keeping it. */
+  peek(profile: AssetProfile) {
+    const job = { job_id: `replay-${this.scans}`, scan_time: new Date(this.start + this.scans * DAY_MS).toISOString() };
+    const kinds = resolveKinds(profile.attributes, this.asset, this.kinds, {});
+    const evaluation = evaluate({
+      asset: this.asset,
+      ...job,
+      profile,
+      previous_schema: this.schema,
+      history: this.history,
+      kinds: Object.fromEntries(Object.entries(kinds).map(([name, k]) => [name, k.kind])),
+    });
+    return { evaluation, kinds, job };
+  }
 }

@@ -61,6 +61,12 @@ describe("inferKind", () => {
       [{ name: "tip_amount", inferred_type: "number", distinct: 8 }, "quantity"],
       [{ name: "wildlife_size", inferred_type: "string", distinct: 3, mean_length: 6 }, "code"],
       [{ name: "size_code", inferred_type: "integer", distinct: 4 }, "code"],
+      // Running times of the first 4 films that have one: 4 values, none repeating, are no categories.
+      [
+        { name: "running_time_min", inferred_type: "integer", nulls: 9_996, distinct: 4, min: 90, max: 140 },
+        "quantity",
+      ],
+      [{ name: "rating", inferred_type: "integer", nulls: 9_990, distinct: 4, min: 1, max: 4 }, "code"],
     ];
     for (const [a, kind] of cases) expect(inferKind(attribute(a), asset), a.name).toBe(kind);
   });
@@ -82,6 +88,13 @@ describe("resolveKinds", () => {
       kind: "quantity",
       scans: 1,
     });
+  });
+
+  it("keeps the kind through a scan with no value, which would read as an empty string column", () => {
+    let known = resolveKinds([fare], {}, {}, {});
+    for (let i = 0; i < 3; i++) known = resolveKinds([fare], {}, known, {});
+    const empty = { ...fare, inferred_type: "string" as const, nulls: 10_000, distinct: 0 };
+    expect(resolveKinds([empty], {}, known, {}).fare).toEqual(known.fare);
   });
 
   it("a user's kind wins", () => {

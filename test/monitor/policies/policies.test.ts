@@ -9,6 +9,7 @@ import {
   resolvePolicies,
 } from "../../../src/monitor/policies";
 import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
+import { attributeProfile } from "../../support/profiles";
 import { prng } from "../../support/random";
 import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, runOrders } from "./fixtures";
 
@@ -510,6 +511,45 @@ describe("anomaly policies", () => {
     expect(alertKeys(halved)).toEqual(["completeness:amount"]);
   });
 
+  it("cardinality_drift: a count's band stays in whole values from 0; an attribute with no values yet is not judged", () => {
+    // Storm diameters: empty in 8 scans, then measured (47 values); or a few values, then 47.
+    const diameter = (distinct: number) =>
+      attributeProfile("diameter", { inferred_type: "integer", count: 300, distinct, type_counts: { integer: 300 } });
+    const scanOf = (history: MetricHistory) =>
+      evaluate({
+        asset: { id: 1, name: "storms", type: "S3" },
+        job_id: "now",
+        scan_time: "2025-02-01T00:00:00.000Z",
+        profile: { row_count: 300, schema: [], attributes: [diameter(47)], sampled: false },
+        history,
+        kinds: { diameter: "quantity" },
+      }).alerts.filter((a) => a.policy === "cardinality_drift");
+    const history = (distinct: number[], nonNull: number[]): MetricHistory => ({
+      "attr:diameter:distinct": pastPoints(distinct),
+      "attr:diameter:non_null": pastPoints(nonNull),
+    });
+    expect(scanOf(history([0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]))).toEqual([]);
+    const [few] = scanOf(history([2, 3, 2, 2, 3, 2, 2, 3], [300, 300, 300, 300, 300, 300, 300, 300]));
+    expect(few).toMatchObject({ observed: 47, expected: { low: 0 } });
+    expect(Number.isInteger((few!.expected as { high: number }).high)).toBe(true);
+    expect(few!.description).toMatch(/has 47 distinct values, outside the expected 0 to \d+ \(/);
+  });
+
+  it("freshness: the text quotes the age as details keep it, with its unit", () => {
+    const scan = ordersScan(0);
+    scan.profile.freshness = "1975-06-27T00:00:00.000Z";
+    const [alert] = evaluate({
+      asset: ORDERS,
+      job_id: "x",
+      scan_time: "2020-10-01T22:20:00.000Z",
+      profile: scan.profile,
+      history: {},
+    }).alerts.filter((a) => a.policy === "freshness");
+    // 396814.33 h: quoted whole, kept to a tenth; never "396800 h" beside 396814.
+    expect(alert).toMatchObject({ observed: 396814.3, metric_value: "396814", unit: "hours" });
+    expect(alert!.description).toContain(", 396814 h (45.3 years) before the scan at 2020-10-01T22:20:00.000Z;");
+  });
+
   it("reports training per metric until min_history past scans exist", () => {
     const two = cleanOrders(2);
     const e = runOrders(two.history, 2, two.previous).evaluation;
@@ -612,19 +652,7 @@ describe("evaluate", () => {
     const e = evaluate({ asset: ORDERS, job_id: "e", scan_time: "2025-01-01T00:00:00Z", profile: empty, history: {} });
     expect(e.alerts).toEqual([]);
     expect(e.points).toEqual([{ metric: "row_count", value: 0, excluded: false }]);
-    const blank: AttributeProfile = {
-      name: "x",
-      inferred_type: "string",
-      count: 0,
-      nulls: 0,
-      empties: 0,
-      distinct: 0,
-      distinct_exact: true,
-      top_values: [],
-      type_counts: {},
-      type_mismatches: 0,
-      patterns: [],
-    };
+    const blank = attributeProfile("x");
     const one = evaluate({
       asset: { id: 1, name: "t", type: "CSV" },
       job_id: "e",

@@ -20,6 +20,7 @@
  * The values that moved are named in the alert (`values`).
  */
 import type { AttributeProfile } from "../../../scan/profile";
+import { PATTERN_LEGEND } from "../../../scan/profiler/patterns";
 import { baselinePoints, detect, median, shareBaseline } from "../anomaly";
 import { componentBaseline } from "../divergence";
 import { investigatePatterns } from "../investigate";
@@ -43,14 +44,16 @@ import {
   type Check,
   type CheckContext,
   type CheckResult,
+  countBand,
   deviationFrom,
   type Finding,
+  fmt,
   ignored,
   investigating,
   kindOf,
   pct,
+  pText,
   round,
-  roundBand,
   SPREAD_Z,
   trainingWindow,
   withInvestigation,
@@ -68,6 +71,8 @@ interface ShareJudgement {
   deviation: number;
   p: number;
   scans: number;
+  /** Never-seen values each too rare to count that together are new (typos): how many, and their share. */
+  scattered?: { values: number; share: number };
   from?: string;
   to?: string;
 }
@@ -167,8 +172,16 @@ function judgeShares(
     if (complete && baseComplete && from < p.min_share) {
       // Its usual count at the top of the history's drift, and the chance of this many or more.
       const high = (from + level.allowed) * total;
-      if (count - high >= p.min_count && poissonTail(count, high) < p.alpha) {
-        surged.push({ value, expected: round(from), observed: round(share), change: "up" });
+      const tail = count - high >= p.min_count ? poissonTail(count, high) : 1;
+      if (tail < p.alpha) {
+        surged.push({
+          value,
+          expected: round(from),
+          observed: round(share),
+          change: "up",
+          test: "poisson",
+          p_value: round(tail),
+        });
         deviation = Math.max(deviation, count / Math.max(high, p.min_count));
       }
       continue;
@@ -189,7 +202,9 @@ function judgeShares(
       deviation = Math.max(deviation, Math.abs(share - from) / allowed);
     }
   }
-  if (scatteredCount >= p.min_count && scatteredCount / total >= p.min_share && scattered.length > novel.values) {
+  const scatteredNew =
+    scatteredCount >= p.min_count && scatteredCount / total >= p.min_share && scattered.length > novel.values;
+  if (scatteredNew) {
     scattered.sort((u, v) => v.observed - u.observed);
     moved.push(...scattered.slice(0, MAX_SCATTERED_LISTED));
     deviation = Math.max(deviation, scatteredCount / total / p.min_share);
@@ -201,28 +216,63 @@ function judgeShares(
   expected.push(Math.max(0.5 / total, 1 - expected.reduce((s, v) => s + v, 0)));
   const { g, df } = gStatistic(observed, expected);
   const pValue = chiSquareTail(g, df);
-  const shifts = moved.filter((m) => m.change === "up" || m.change === "down");
-  // A shift must also be more than the row count explains; new and vanished values speak for themselves.
-  const kept = [...(pValue < p.alpha ? moved : moved.filter((m) => !shifts.includes(m))), ...surged];
+  // A shift must also be more than the row count explains (the G-test); new and vanished values
+  // speak for themselves, and rare values' surges passed their own test.
+  const kept: MovedValue[] = [...surged];
+  for (const m of moved) {
+    if (m.change !== "up" && m.change !== "down") kept.push(m);
+    else if (pValue < p.alpha) kept.push({ ...m, test: "g_test", p_value: round(pValue) });
+  }
   if (kept.length === 0) return { moved: [], deviation: 0, p: pValue, scans: base.scans };
   kept.sort((u, v) => Math.abs(v.observed - v.expected) - Math.abs(u.observed - u.expected));
-  return { moved: kept, deviation, p: pValue, scans: base.scans, from: base.from, to: base.to };
+  return {
+    moved: kept,
+    deviation,
+    p: pValue,
+    scans: base.scans,
+    ...(scatteredNew ? { scattered: { values: scattered.length, share: scatteredCount / total } } : {}),
+    from: base.from,
+    to: base.to,
+  };
 }
 
-function movedText(moved: readonly MovedValue[]): string {
-  const shown = moved.slice(0, 5).map((m) => {
+/** The moved values an alert names in its text; the rest are counted. */
+const MAX_SHOWN = 5;
+
+/** The moved values in words, each with what found it; the G-test, shared by the shares it moved, once at the end. */
+function movedText(judged: ShareJudgement, total: number): string {
+  const { moved } = judged;
+  const shown = moved.slice(0, MAX_SHOWN).map((m) => {
     const name = `"${m.value}"`;
     switch (m.change) {
       case "new":
         return `new ${name} at ${pct(m.observed)}`;
       case "vanished":
         return `${name} gone (was ${pct(m.expected)})`;
-      default:
-        return `${name} ${pct(m.expected)} -> ${pct(m.observed)}`;
+      default: {
+        const move = `${name} ${pct(m.expected)} -> ${pct(m.observed)}`;
+        // A rare value's count: the text gives its rows, since its shares alone read as nothing.
+        return m.test === "poisson"
+          ? `${move} (${Math.round(m.observed * total)} rows, Poisson ${pText(m.p_value!)})`
+          : move;
+      }
     }
   });
-  return shown.join(", ") + (moved.length > shown.length ? ` and ${moved.length - shown.length} more` : "");
+  const more = moved.length > shown.length ? ` and ${moved.length - shown.length} more` : "";
+  const notes: string[] = [];
+  if (moved.slice(0, MAX_SHOWN).some((m) => m.test === "g_test")) {
+    notes.push(`shares moved: G-test ${pText(judged.p)} on ${total} values`);
+  }
+  if (judged.scattered && moved.slice(0, MAX_SHOWN).some((m) => m.change === "new")) {
+    const { values, share } = judged.scattered;
+    notes.push(`${values} never-seen values, ${pct(share)} together`);
+  } else if (moved.slice(0, MAX_SHOWN).some((m) => m.change === "new")) {
+    notes.push(`never seen in the last ${judged.scans} scans`);
+  }
+  return `${shown.join(", ")}${more}${notes.length ? ` (${notes.join("; ")})` : ""}`;
 }
+
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 function codeDrift(
   ctx: CheckContext,
@@ -241,9 +291,9 @@ function codeDrift(
       attribute: a.name,
       metric,
       observed: judged.moved.length,
-      metric_value: movedText(judged.moved),
+      metric_value: movedText(judged, nonNull(a)),
       expected: `the category shares of the last ${judged.scans} scans`,
-      description: `The categories of attribute ${a.name} (code) in ${assetName(ctx)} changed from its baseline of the last ${judged.scans} scans: ${movedText(judged.moved)} (G-test p = ${judged.p.toExponential(1)} on ${nonNull(a)} values).`,
+      description: `The categories of attribute ${a.name} (code) in ${assetName(ctx)} changed from its baseline of the last ${judged.scans} scans, ${counted(judged.moved.length, "value")}: ${movedText(judged, nonNull(a))}.`,
       strategy: "category_shares",
       training_size: judged.scans,
       ...trainingWindow(judged.from, judged.to),
@@ -306,9 +356,9 @@ export const patternDrift: Check<"pattern_drift"> = (ctx, p) => {
       attribute: a.name,
       metric,
       observed: judged.moved.length,
-      metric_value: movedText(judged.moved),
+      metric_value: movedText(judged, total),
       expected: `the value patterns of the last ${judged.scans} scans`,
-      description: `The value patterns of attribute ${a.name} (${kind}) in ${assetName(ctx)} changed from its baseline of the last ${judged.scans} scans: ${movedText(judged.moved)} (G-test p = ${judged.p.toExponential(1)} on ${total} values).`,
+      description: `The value patterns of attribute ${a.name} (${kind}) in ${assetName(ctx)} changed from its baseline of the last ${judged.scans} scans, ${counted(judged.moved.length, "pattern")}: ${movedText(judged, total)}. Patterns: ${PATTERN_LEGEND}.`,
       strategy: "pattern_shares",
       training_size: judged.scans,
       ...trainingWindow(judged.from, judged.to),
@@ -348,17 +398,24 @@ export const cardinalityDrift: Check<"cardinality_drift"> = (ctx, p, earlier) =>
       .slice(-Math.max(p.window, p.min_history))
       .map((h) => h.value);
     const usualValues = pastValues.length > 0 ? median(pastValues) : nonNull(a);
-    const f = usualValues > 0 ? nonNull(a) / usualValues : 1;
+    // An attribute that usually has no value (empty in its first batches) has no distinct count
+    // to compare with: its first values are not a change of cardinality.
+    if (!(usualValues > 0)) continue;
+    const f = nonNull(a) / usualValues;
     const half = (r.expected.high - r.expected.low) / 2;
-    const band = { low: Math.min(1, f) * r.baseline - half, high: Math.max(1, f) * r.baseline + half };
+    // Whole counts, never below 0 nor above the values there are.
+    const band = countBand(
+      { low: Math.min(1, f) * r.baseline - half, high: Math.max(1, f) * r.baseline + half },
+      nonNull(a),
+    );
     if (a.distinct >= band.low && a.distinct <= band.high) continue;
     const { strategyText: how, ...fields } = anomalyFields(r, p);
-    const scaled = f === 1 ? "" : `, scaled to ${nonNull(a)} non-null values against the usual ${usualValues}`;
+    const scaled = f === 1 ? "" : `, scaled to ${nonNull(a)} non-null values against the usual ${fmt(usualValues)}`;
     findings.push({
       attribute: a.name,
       metric,
       observed: a.distinct,
-      expected: roundBand(band),
+      expected: band,
       description: `Attribute ${a.name} (${kind}) of ${assetName(ctx)} has ${a.distinct} distinct values, outside the expected ${bandText(band)} (${how}${scaled}).`,
       ...fields,
       deviation: deviationFrom(a.distinct, band),

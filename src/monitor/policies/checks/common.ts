@@ -39,6 +39,8 @@ export interface Finding {
   observed: number | string;
   metric_value?: string;
   expected?: Band | string;
+  /** The unit of observed and expected, where the metric's name does not say it (freshness: hours). */
+  unit?: string;
   description: string;
   strategy?: string;
   training_window?: { from: string; to: string };
@@ -75,10 +77,14 @@ export const NOTHING: CheckResult = { findings: [], training: [] };
 /** Standard deviations of a metric's own history that are still ordinary (the anomaly policies' default threshold). */
 export const SPREAD_Z = 3.5;
 
-/** A number as a reader wants it: integers whole, others to 4 significant digits. */
+/**
+ * A number as a reader wants it: integers whole, others to 4 significant digits but never fewer
+ * than their whole part (396358 h, not 396400 h: the text must not round what `details` keeps).
+ */
 export function fmt(n: number): string {
   if (!Number.isFinite(n)) return String(n);
-  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(4)));
+  if (Number.isInteger(n) || Math.abs(n) >= 1000) return String(Math.round(n));
+  return String(Number(n.toPrecision(4)));
 }
 
 export function pct(rate: number): string {
@@ -86,8 +92,25 @@ export function pct(rate: number): string {
   return `${(rate * 100).toFixed(digits)}%`;
 }
 
-export const round = (n: number) => Number(n.toPrecision(6));
+/** A number for `details`: 6 significant digits, never fewer than its whole part (what fmt quotes stays a rounding of it). */
+export const round = (n: number) => (Math.abs(n) >= 1e5 ? Math.round(n * 10) / 10 : Number(n.toPrecision(6)));
 export const roundBand = (b: Band): Band => ({ low: round(b.low), high: round(b.high) });
+
+/**
+ * The band of a count (rows, distinct values): the whole numbers inside it, never below 0 nor
+ * above `max` (distinct values are at most the values). A whole count is outside it exactly when
+ * it is outside the band it comes from, so the band the text quotes is the one that decided.
+ */
+export function countBand(b: Band, max = Number.POSITIVE_INFINITY): Band {
+  const high = Math.min(max, Math.floor(b.high));
+  // A band beyond `max` asks for more than can be: the most there can be is all it can ask.
+  return { low: Math.min(high, Math.max(0, Math.ceil(b.low))), high };
+}
+
+/** A p-value as the texts quote it: "p = 2.1e-9", or "p < 1e-300" when it underflows. */
+export function pText(p: number): string {
+  return p < 1e-300 ? "p < 1e-300" : `p = ${p.toExponential(1)}`;
+}
 
 export function bandText(b: Band): string {
   return `${fmt(b.low)} to ${fmt(b.high)}`;
@@ -143,8 +166,9 @@ export function withInvestigation(
   entries: InvestigationEntry[],
   problem: string,
   exclude: string[] = [],
+  quantity?: string,
 ): Finding {
-  const sentence = investigationSentence(entries, problem, problem.startsWith("move") ? "comes" : "come");
+  const sentence = investigationSentence(entries, problem, problem.startsWith("move") ? "comes" : "come", quantity);
   const excluded = exclude.length ? { ...finding, exclude: [...finding.exclude, ...exclude] } : finding;
   if (!sentence) return excluded;
   return { ...excluded, description: `${finding.description} ${sentence}`, investigation: entries };

@@ -20,7 +20,7 @@ import { componentBaseline, quantileCdf } from "../divergence";
 import { investigateShift } from "../investigate";
 import { attrMetric, isNumeric, meanByMetric, nonNull, QUANTILE_STATS } from "../metrics";
 import { ksCritical } from "../stats";
-import type { HistoryPoint, MetricHistory } from "../types";
+import type { Band, HistoryPoint, MetricHistory } from "../types";
 import {
   anomalyFields,
   assetName,
@@ -152,7 +152,12 @@ export function withShift(ctx: CheckContext, finding: Finding, a: AttributeProfi
   const means = (ctx.profile.breakdown ?? []).flatMap((b) =>
     b.values.filter((v) => v.numeric?.[a.name]).map((v) => meanByMetric(a.name, b.attribute, v.value)),
   );
-  return withInvestigation(finding, entries, `move of ${a.name}`, means);
+  return withInvestigation(finding, entries, `move of ${a.name}`, means, a.name);
+}
+
+/** The attribute's minimums in its last `window` scans (of the baseline). */
+function pastMinimums(ctx: CheckContext, a: AttributeProfile, window: number): HistoryPoint[] {
+  return baselinePoints(ctx.history[attrMetric(a.name, "min")], ctx.input.job_id).slice(-window);
 }
 
 /** Band stats of value_range: judged against their own history's band. */
@@ -163,7 +168,10 @@ export const valueRange: Check<"value_range"> = (ctx, p) => {
   const training: CheckResult["training"] = [];
   for (const a of ctx.profile.attributes) {
     if (ignored(p, a) || !isQuantity(ctx, a)) continue;
-    const out: Array<{ stat: string; metric: string; x: number; r: ReturnType<typeof detect> }> = [];
+    const out: Array<{ stat: string; metric: string; x: number; r: ReturnType<typeof detect>; expected: Band }> = [];
+    // A quantity never below zero in its past scans has no mean or median below zero to expect.
+    const minimums = pastMinimums(ctx, a, p.window);
+    const nonNegative = minimums.length > 0 && minimums.every((h) => h.value >= 0);
     for (const stat of p.stats) {
       if (!BAND_STATS.has(stat)) continue;
       const metric = attrMetric(a.name, stat);
@@ -175,21 +183,26 @@ export const valueRange: Check<"value_range"> = (ctx, p) => {
         ...p,
         min_abs_change: Math.max(p.min_abs_change, floor),
       });
-      if (r.state === "training") training.push({ metric, attribute: a.name, points: r.window_size, needed: r.needed });
-      else if (r.anomalous) out.push({ stat, metric, x, r });
+      if (r.state === "training") {
+        training.push({ metric, attribute: a.name, points: r.window_size, needed: r.needed });
+        continue;
+      }
+      if (!r.expected) continue;
+      const expected = nonNegative ? { low: Math.max(0, r.expected.low), high: r.expected.high } : r.expected;
+      if (x < expected.low || x > expected.high) out.push({ stat, metric, x, r, expected });
     }
     if (out.length > 0) {
       out.sort((u, v) => v.r.score - u.r.score);
       const [first, ...rest] = out as [(typeof out)[number], ...typeof out];
       const { strategyText: how, ...fields } = anomalyFields(first.r, p);
-      const also = rest.map((o) => `; also ${o.stat} ${fmt(o.x)} (expected ${bandText(o.r.expected!)})`).join("");
+      const also = rest.map((o) => `; also ${o.stat} ${fmt(o.x)} (expected ${bandText(o.expected)})`).join("");
       const band: Finding = {
         attribute: a.name,
         metric: first.metric,
         observed: round(first.x),
         metric_value: fmt(first.x),
-        expected: roundBand(first.r.expected!),
-        description: `The ${first.stat} of attribute ${a.name} (quantity) in ${assetName(ctx)} is ${fmt(first.x)}, outside the expected ${bandText(first.r.expected!)} (${how})${also}.`,
+        expected: roundBand(first.expected),
+        description: `The ${first.stat} of attribute ${a.name} (quantity) in ${assetName(ctx)} is ${fmt(first.x)}, outside the expected ${bandText(first.expected)} (${how})${also}.`,
         ...fields,
         deviation: deviationFrom(first.x, first.r.expected!),
         adaptable: true,
@@ -218,7 +231,7 @@ function signFinding(
 ): Finding | undefined {
   if (!p.stats.includes("min") || typeof a.min !== "number" || !(a.min < 0)) return undefined;
   const metric = attrMetric(a.name, "min");
-  const past = baselinePoints(ctx.history[metric], ctx.input.job_id).slice(-p.window);
+  const past = pastMinimums(ctx, a, p.window);
   if (past.length < p.min_history || past.some((h) => h.value < 0)) return undefined;
   const expected = { low: 0, high: round(Math.max(...past.map((h) => h.value))) };
   return {
@@ -227,7 +240,7 @@ function signFinding(
     observed: round(a.min),
     metric_value: fmt(a.min),
     expected,
-    description: `Attribute ${a.name} (quantity) of ${assetName(ctx)} has values below zero (min ${fmt(a.min)}); it had none in its last ${past.length} scans (every minimum 0 or more). It may be one record: a LOW observation.`,
+    description: `Attribute ${a.name} (quantity) of ${assetName(ctx)} has values below zero (min ${fmt(a.min)}); it had none in its last ${past.length} scans (their minimums were 0 to ${fmt(expected.high)}). It may be one record: a LOW observation.`,
     strategy: "sign",
     training_size: past.length,
     ...trainingWindow(past[0]?.time, past[past.length - 1]?.time),

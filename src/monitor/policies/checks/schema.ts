@@ -1,15 +1,49 @@
 /** schema_change and freshness: fixed rules that need no baseline. */
+import type { AssetProfile, SchemaField } from "../../../scan/profile";
+import { hasValues } from "../metrics";
 import type { SchemaChange } from "../types";
 import { assetName, type Check, type Finding, fmt, NOTHING, round } from "./common";
 
 /**
+ * The type of an attribute that has had nothing to type yet: no declared type, and every value
+ * null or empty. A file's column that is empty in the first batches is not a string column.
+ */
+export const UNKNOWN_TYPE = "unknown";
+
+/** The schema as a scan saw it: an attribute without a declared type or a value has no type yet. */
+export function seenSchema(profile: Pick<AssetProfile, "schema" | "attributes">): SchemaField[] {
+  const untyped = new Set(
+    profile.attributes.filter((a) => a.declared_type === undefined && !hasValues(a)).map((a) => a.name),
+  );
+  if (untyped.size === 0) return profile.schema;
+  return profile.schema.map((f) => (untyped.has(f.name) ? { ...f, type: UNKNOWN_TYPE } : f));
+}
+
+/**
+ * The schema the next scan is compared with: this scan's, where each attribute with no type now
+ * keeps the type it last had, so integer → (a batch of nulls) → integer is no change, and
+ * integer → (nulls) → string still is.
+ */
+export function rememberedSchema(previous: readonly SchemaField[] | undefined, seen: SchemaField[]): SchemaField[] {
+  const known = new Map((previous ?? []).filter((f) => f.type !== UNKNOWN_TYPE).map((f) => [f.name, f.type]));
+  return seen.map((f) => {
+    const type = f.type === UNKNOWN_TYPE ? known.get(f.name) : undefined;
+    return type ? { ...f, type } : f;
+  });
+}
+
+const typeText = (type: string) => (type === UNKNOWN_TYPE ? "no values yet" : type);
+
+/**
  * One finding per scan, however many attributes changed: it names the attribute when one changed,
  * else it is asset-level and lists them (`values`), so a flood of new columns is one incident.
+ * An attribute's first typed values are not a change of type: it had none (UNKNOWN_TYPE).
  */
 export const schemaChange: Check<"schema_change"> = (ctx, p) => {
   const before = ctx.input.previous_schema;
   if (!before) return NOTHING;
-  const now = new Map(ctx.profile.schema.map((f) => [f.name, f]));
+  const schema = seenSchema(ctx.profile);
+  const now = new Map(schema.map((f) => [f.name, f]));
   const was = new Map(before.map((f) => [f.name, f]));
   const changes: Array<SchemaChange & { text: string; observed: string; expected: string; value: string }> = [];
   for (const f of before) {
@@ -19,12 +53,12 @@ export const schemaChange: Check<"schema_change"> = (ctx, p) => {
         attribute: f.name,
         change: "removed",
         type: f.type,
-        text: `${f.name} (${f.type}) was removed`,
+        text: `${f.name} (${typeText(f.type)}) was removed`,
         observed: "removed",
         expected: `present (${f.type})`,
         value: "removed",
       });
-    } else if (g && g.type !== f.type && p.type_changed) {
+    } else if (g && g.type !== f.type && g.type !== UNKNOWN_TYPE && f.type !== UNKNOWN_TYPE && p.type_changed) {
       changes.push({
         attribute: f.name,
         change: "retyped",
@@ -37,13 +71,13 @@ export const schemaChange: Check<"schema_change"> = (ctx, p) => {
       });
     }
   }
-  for (const g of ctx.profile.schema) {
+  for (const g of schema) {
     if (was.has(g.name) || !p.added) continue;
     changes.push({
       attribute: g.name,
       change: "added",
       type: g.type,
-      text: `${g.name} (${g.type}) was added`,
+      text: `${g.name} (${typeText(g.type)}) was added`,
       observed: `added (${g.type})`,
       expected: "absent",
       value: "added",
@@ -89,6 +123,13 @@ export const schemaChange: Check<"schema_change"> = (ctx, p) => {
 const MAX_LISTED = 20;
 const MAX_VALUES = 200;
 
+/** An age of days or years in those words too: " (16.5 days)", " (45.2 years)"; nothing under two days. */
+function inDays(hours: number): string {
+  const days = hours / 24;
+  if (days < 2) return "";
+  return days < 730 ? ` (${days.toFixed(1)} days)` : ` (${(days / 365.25).toFixed(1)} years)`;
+}
+
 export const freshness: Check<"freshness"> = (ctx, p) => {
   const ts = ctx.input.asset.timestamp_attribute;
   if (!ts) return { findings: [], training: [] };
@@ -103,6 +144,7 @@ export const freshness: Check<"freshness"> = (ctx, p) => {
           observed: "unknown",
           metric_value: "unknown",
           expected: { low: 0, high: p.max_age_hours },
+          unit: "hours",
           description: `Timestamp attribute ${ts} of ${assetName(ctx)} has no values, so the data's age is unknown; expected at most ${fmt(p.max_age_hours)} h.`,
           strategy: "threshold",
           adaptable: false,
@@ -123,7 +165,8 @@ export const freshness: Check<"freshness"> = (ctx, p) => {
         observed: round(age),
         metric_value: fmt(age),
         expected: { low: 0, high: p.max_age_hours },
-        description: `The newest ${ts} in ${assetName(ctx)} is ${newest}, ${fmt(age)} h before the scan at ${ctx.input.scan_time}; expected at most ${fmt(p.max_age_hours)} h.`,
+        unit: "hours",
+        description: `The newest ${ts} in ${assetName(ctx)} is ${newest}, ${fmt(age)} h${inDays(age)} before the scan at ${ctx.input.scan_time}; expected at most ${fmt(p.max_age_hours)} h.`,
         strategy: "threshold",
         adaptable: false,
         exclude: ["freshness_age_hours"],

@@ -10,6 +10,7 @@ import {
   assetName,
   bandText,
   type Check,
+  countBand,
   deviationFrom,
   type Finding,
   fmt,
@@ -17,7 +18,6 @@ import {
   investigating,
   pct,
   round,
-  roundBand,
   shareTest,
   trainingWindow,
   withInvestigation,
@@ -30,17 +30,19 @@ export const rowCountAnomaly: Check<"row_count_anomaly"> = (ctx, p) => {
     return { findings: [], training: [{ metric: "row_count", points: r.window_size, needed: r.needed }] };
   }
   if (!r.anomalous || !r.expected) return { findings: [], training: [] };
+  const band = countBand(r.expected);
+  if (x >= band.low && x <= band.high) return { findings: [], training: [] };
   const { strategyText: how, ...fields } = anomalyFields(r, p);
   // A drop: which values lost the rows (the investigator, from the category shares in history).
   const investigation =
-    x < r.expected.low && investigating(ctx) ? investigateRowDrop(ctx.profile, ctx.history, ctx.input.job_id) : [];
+    x < band.low && investigating(ctx) ? investigateRowDrop(ctx.profile, ctx.history, ctx.input.job_id) : [];
   const finding: Finding = {
     metric: "row_count",
     observed: x,
-    expected: roundBand(r.expected),
-    description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(r.expected)} (${how}).`,
+    expected: band,
+    description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(band)} (${how}).`,
     ...fields,
-    deviation: deviationFrom(x, r.expected),
+    deviation: deviationFrom(x, band),
     adaptable: true,
     exclude: ["row_count"],
   };
@@ -118,7 +120,7 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
       observed: round(ratio),
       metric_value: fmt(ratio),
       expected: { low: 1 - tolerance, high: 1 },
-      description: `Attribute ${a.name} (identifier) of ${assetName(ctx)} was unique in the last ${past.length} scans and now has ${a.distinct} distinct values among ${present} (${pct(ratio)} unique).`,
+      description: `Attribute ${a.name} (identifier) of ${assetName(ctx)} was unique in the last ${past.length} scans and now has ${a.distinct} distinct values among ${present} (${pct(ratio)} unique${tolerance > 0 ? `, expected at least ${pct(1 - tolerance)}: its distinct count is an estimate` : ""}).`,
       strategy: "threshold",
       training_size: past.length,
       ...trainingWindow(past[0]?.time, past[past.length - 1]?.time),
