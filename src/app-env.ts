@@ -15,5 +15,7 @@ export type AppEnv = {
     /** Set by the authenticate middleware on authenticated routes. */
     principal: Principal;
     access: Access;
+    /** The route's access check (src/routes/access.ts): settled before any answer leaves. */
+    verdict: Promise<void>;
   };
 };

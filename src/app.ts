@@ -7,6 +7,7 @@ import { meteredD1, newD1Meter, serverTiming } from "./db/metered";
 import { requestScopedD1, withRequestD1 } from "./db/request-d1";
 import { BOOKMARK_HEADER, isBookmark, RequestSessions, sessionAsDatabase } from "./db/sessions";
 import { exampleSecretsInUse } from "./lib/example-secrets";
+import { accessRefusal } from "./routes/access";
 import { alertsRouter } from "./routes/alerts/alerts.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { assetsRouter } from "./routes/assets/assets.index";
@@ -21,7 +22,7 @@ import { membersRouter } from "./routes/members/members.index";
 import { metricsRouter } from "./routes/metrics/metrics.index";
 import { notificationChannelsRouter } from "./routes/notification-channels/notification-channels.index";
 import { registerWebhooks } from "./routes/notification-channels/notification-channels.webhooks";
-import { checkInput, createRouter, documentSessionBookmark } from "./routes/openapi";
+import { createRouter, documentSessionBookmark } from "./routes/openapi";
 import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
@@ -120,7 +121,7 @@ export function createApp() {
       if (seen) c.header(BOOKMARK_HEADER, seen);
     }
   });
-  app.use("*", checkInput);
+  // The input checks (checkInput) are each route's middleware, after its access check.
   app.use("*", auditWrites);
 
   // One router per resource (src/routes/<resource>/). Order matters where two paths can match one
@@ -177,8 +178,10 @@ export function createApp() {
     problemResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
   );
 
-  app.onError((err, c) => {
-    const apiError = toApiError(err, c.req.method);
+  app.onError(async (err, c) => {
+    // The route's access check answers first: a caller without access learns nothing from how its
+    // input or the handler failed (src/routes/access.ts).
+    const apiError = toApiError((await accessRefusal(c)) ?? err, c.req.method);
     if (apiError.status >= 500) {
       // The stack goes to the log, keyed by request id; never to the client.
       console.error(JSON.stringify({ request_id: c.var.requestId, error: String(err), stack: (err as Error)?.stack }));

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inProject, inTenant } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -16,6 +17,7 @@ const credentialNote = "The credential is encrypted at rest and never returned."
 
 export const createProjectConnection = authedRoute({
   operationId: "createProjectConnection",
+  access: inProject("PROJECT_EDITOR"),
   method: "post",
   path: `${base}/projects/{projectId}/connections`,
   tags,
@@ -27,6 +29,7 @@ export const createProjectConnection = authedRoute({
 
 export const createGlobalConnection = authedRoute({
   operationId: "createGlobalConnection",
+  access: inTenant("TENANT_ADMIN"),
   method: "post",
   path: `${base}/connections`,
   tags,
@@ -38,6 +41,7 @@ export const createGlobalConnection = authedRoute({
 
 export const updateProjectConnection = authedRoute({
   operationId: "updateProjectConnection",
+  access: inProject("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -51,6 +55,7 @@ export const updateProjectConnection = authedRoute({
 
 export const updateConnection = authedRoute({
   operationId: "updateConnection",
+  access: inTenant("TENANT_ADMIN"),
   method: "put",
   path: `${base}/connections/{connectionId}`,
   tags,
@@ -64,6 +69,7 @@ export const updateConnection = authedRoute({
 
 export const listProjectConnections = authedRoute({
   operationId: "listProjectConnections",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/connections`,
   tags,
@@ -74,6 +80,7 @@ export const listProjectConnections = authedRoute({
 
 export const listConnections = authedRoute({
   operationId: "listConnections",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/connections`,
   tags,
@@ -87,6 +94,7 @@ export const listConnections = authedRoute({
 
 export const getProjectConnection = authedRoute({
   operationId: "getProjectConnection",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -98,6 +106,7 @@ export const getProjectConnection = authedRoute({
 
 export const getConnection = authedRoute({
   operationId: "getConnection",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/connections/{connectionId}`,
   tags,

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inTenant } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { IntId, TenantParams } from "../params";
 import {
@@ -16,6 +17,7 @@ const ChannelParams = TenantParams.extend({ channelId: IntId("channelId") });
 
 export const createChannel = authedRoute({
   operationId: "createChannel",
+  access: inTenant("TENANT_ADMIN"),
   method: "post",
   path: base,
   tags,
@@ -29,6 +31,7 @@ export const createChannel = authedRoute({
 
 export const listChannels = authedRoute({
   operationId: "listChannels",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: base,
   tags,
@@ -39,6 +42,7 @@ export const listChannels = authedRoute({
 
 export const getChannel = authedRoute({
   operationId: "getChannel",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/{channelId}`,
   tags,
@@ -49,6 +53,7 @@ export const getChannel = authedRoute({
 
 export const replaceChannel = authedRoute({
   operationId: "replaceChannel",
+  access: inTenant("TENANT_ADMIN"),
   method: "put",
   path: `${base}/{channelId}`,
   tags,
@@ -62,6 +67,7 @@ export const replaceChannel = authedRoute({
 
 export const deleteChannel = authedRoute({
   operationId: "deleteChannel",
+  access: inTenant("TENANT_ADMIN"),
   method: "delete",
   path: `${base}/{channelId}`,
   tags,
@@ -72,6 +78,7 @@ export const deleteChannel = authedRoute({
 
 export const testChannel = authedRoute({
   operationId: "testChannel",
+  access: inTenant("TENANT_ADMIN"),
   method: "post",
   path: `${base}/{channelId}/test`,
   tags,
@@ -82,6 +89,7 @@ export const testChannel = authedRoute({
 
 export const listDeliveries = authedRoute({
   operationId: "listDeliveries",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/{channelId}/deliveries`,
   tags,
