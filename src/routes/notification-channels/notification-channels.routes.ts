@@ -9,6 +9,7 @@ import {
   ChannelWithSecretSchema,
   DeliveriesQuery,
   DeliverySchema,
+  ReplaceChannelBody,
 } from "./notification-channels.schemas";
 
 const tags = ["Notifications"];
@@ -31,22 +32,22 @@ export const createChannel = authedRoute({
 
 export const listChannels = authedRoute({
   operationId: "listChannels",
-  access: inTenant("TENANT_MEMBER"),
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: base,
   tags,
-  summary: "The tenant's notification channels (TENANT_MEMBER)",
+  summary: "The tenant's notification channels, their URLs shown as scheme and host (TENANT_ADMIN)",
   request: { params: TenantParams },
   responses: { 200: jsonResponse(z.array(ChannelSchema), "Channels") },
 });
 
 export const getChannel = authedRoute({
   operationId: "getChannel",
-  access: inTenant("TENANT_MEMBER"),
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: `${base}/{channelId}`,
   tags,
-  summary: "A notification channel, without its secrets (TENANT_MEMBER)",
+  summary: "A notification channel, without its secrets: its URL as scheme and host (TENANT_ADMIN)",
   request: { params: ChannelParams },
   responses: { 200: jsonResponse(ChannelSchema, "The channel") },
 });
@@ -59,9 +60,11 @@ export const replaceChannel = authedRoute({
   tags,
   summary: "Replace a notification channel (TENANT_ADMIN)",
   description:
-    "Every field as on create; omitted optional fields take their defaults. A WEBHOOK keeps its signing secret " +
-    "when `secret` is omitted (a former SLACK channel gets a generated one, returned once).",
-  request: { params: ChannelParams, body: jsonBody(ChannelBody) },
+    "Every field as on create; omitted optional fields take their defaults. `url` left out, or sent as read (scheme " +
+    "and host), keeps the stored URL; another `url` replaces it whole. A WEBHOOK keeps its signing secret when " +
+    "`secret` is omitted, unless its URL's host changes (then `secret` must be sent: a 400 otherwise); a former " +
+    "SLACK channel gets a generated one, returned once.",
+  request: { params: ChannelParams, body: jsonBody(ReplaceChannelBody) },
   responses: { 200: jsonResponse(ChannelWithSecretSchema, "Replaced"), ...CONFLICT_RESPONSE },
 });
 
@@ -89,11 +92,11 @@ export const testChannel = authedRoute({
 
 export const listDeliveries = authedRoute({
   operationId: "listDeliveries",
-  access: inTenant("TENANT_MEMBER"),
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: `${base}/{channelId}/deliveries`,
   tags,
-  summary: "The channel's delivery log, newest first (TENANT_MEMBER)",
+  summary: "The channel's delivery log, newest first (TENANT_ADMIN)",
   description: "Each event sent to the channel: its status, attempts and the receiver's last answer (a short excerpt).",
   request: { params: ChannelParams, query: DeliveriesQuery },
   responses: { 200: jsonResponse(z.array(DeliverySchema), "Deliveries") },
