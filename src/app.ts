@@ -22,7 +22,7 @@ import { membersRouter } from "./routes/members/members.index";
 import { metricsRouter } from "./routes/metrics/metrics.index";
 import { notificationChannelsRouter } from "./routes/notification-channels/notification-channels.index";
 import { registerWebhooks } from "./routes/notification-channels/notification-channels.webhooks";
-import { createRouter, documentSessionBookmark } from "./routes/openapi";
+import { checkUrl, createRouter, documentSessionBookmark } from "./routes/openapi";
 import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
@@ -174,9 +174,14 @@ export function createApp() {
   app.get("/app/*", (c) => c.env.ASSETS.fetch(c.req.raw));
   app.get("/health", (c) => c.json({ status: "ok" }));
 
-  app.notFound((c) =>
-    problemResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
-  );
+  app.notFound((c) => {
+    // A URL that is not even percent-encoded UTF-8 is a 400, whichever route it was meant for.
+    checkUrl(c);
+    return problemResponse(
+      c,
+      new ApiError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`),
+    );
+  });
 
   app.onError(async (err, c) => {
     // The route's access check answers first: a caller without access learns nothing from how its

@@ -100,14 +100,10 @@ async function checkJsonBody(c: Context<AppEnv>, body: ReadableStream<Uint8Array
 }
 
 /**
- * Refuses, before any handler runs, input that must not reach the domain (src/lib/input.ts): a
- * path or query string that is not percent-encoded UTF-8, and a JSON body over MAX_JSON_BODY_BYTES
- * (413), with a Content-Encoding (415), nested deeper than MAX_JSON_DEPTH or holding a lone
- * surrogate (400). Each 400 names its fields (`path.tenant`, `query.delimiter`, `body.payload.path`).
- * A route's middleware: on an authenticated route it runs after the access check, so a caller
- * without access never has its input read.
+ * Refuses a path or query string that is not percent-encoded UTF-8, naming each parameter (the
+ * path as a whole on a URL no route answers).
  */
-export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+export function checkUrl(c: Context<AppEnv>): void {
   const url = new URL(c.req.url);
   // The route that will answer names the path's parameters (middleware routes are method ALL).
   const template = matchedRoutes(c).find((route) => route.method !== "ALL")?.path;
@@ -116,6 +112,18 @@ export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
     ...fieldErrors("query", queryProblems(url.search)),
   ];
   if (errors.length > 0) throw ApiError.badRequest("The URL is not valid percent-encoded UTF-8; see errors", errors);
+}
+
+/**
+ * Refuses, before any handler runs, input that must not reach the domain (src/lib/input.ts): a
+ * path or query string that is not percent-encoded UTF-8, and a JSON body over MAX_JSON_BODY_BYTES
+ * (413), with a Content-Encoding (415), nested deeper than MAX_JSON_DEPTH or holding a lone
+ * surrogate (400). Each 400 names its fields (`path.tenant`, `query.delimiter`, `body.payload.path`).
+ * A route's middleware: on an authenticated route it runs after the access check, so a caller
+ * without access never has its input read.
+ */
+export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+  checkUrl(c);
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
   if (c.req.raw.body && JSON_MEDIA_TYPE.test(type)) await checkJsonBody(c, c.req.raw.body);
   await next();
