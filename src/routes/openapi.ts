@@ -51,7 +51,11 @@ export function validationProblem(error: ZodError, target: string): ApiError {
   const prefix = TARGET_PREFIX[target] ?? target;
   const errors: FieldError[] = error.issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].join("."),
-    message: issue.message,
+    // A record key's own problems, not zod's "Invalid key in record".
+    message:
+      issue.code === "invalid_key" && issue.issues.length > 0
+        ? issue.issues.map((inner) => inner.message).join("; ")
+        : issue.message,
   }));
   return ApiError.badRequest("The request is invalid; see errors", errors);
 }

@@ -173,6 +173,9 @@ function kindOf(code: string): ConnectorError["kind"] {
   if (code === "28P01" || code === "28000" || code === "42501") return "auth";
   if (code === "3D000" || code === "42P01" || code === "3F000" || code === "42703" || code === "42883")
     return "not_found";
+  // A protocol violation (e.g. a NUL in a statement's text) is the statement's, not the network's:
+  // sent again, it fails again.
+  if (code === "08P01") return "invalid";
   if (
     code === "40001" ||
     code === "40P01" ||
