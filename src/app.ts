@@ -112,6 +112,7 @@ export function createApp() {
     // statements run on this request's metered session (src/db/request-d1.ts).
     c.set("db", createDb(requestScopedD1));
     c.set("dbFromPrimary", () => createDb(metered(sessions.fromPrimary())));
+    c.set("bookmarks", { sent: bookmark, seen: () => sessions.bookmark() });
     try {
       await withRequestD1(metered(sessions.main), next);
     } finally {

@@ -62,6 +62,14 @@ const SERVES: Record<AssetRead, readonly AssetRead[]> = {
  * can see but lacks the role to change is a 403. The platform administrator and tenant admins
  * hold every project role in their tenants.
  */
+/** The request's D1 bookmarks (src/db/sessions.ts): what the client has seen, and what the request has. */
+export interface SessionBookmarks {
+  /** The bookmark the client sent: the request must not read an older state. */
+  readonly sent?: string | undefined;
+  /** The newest state the request's queries have seen so far. */
+  seen(): string | undefined;
+}
+
 export class Access {
   private readonly tenantCache = new Map<string, Promise<TenantAccess>>();
   /** The projects the calling user is a member of, per tenant, read with the tenant access. */
@@ -76,6 +84,7 @@ export class Access {
   constructor(
     private readonly db: Db,
     readonly principal: Principal,
+    private readonly bookmarks?: SessionBookmarks,
   ) {}
 
   /** The platform administrator only (403 for anyone else). */
@@ -114,7 +123,7 @@ export class Access {
     const notFound = () => new NotFoundError("Tenant");
     if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound();
     const email = p.kind === "user" ? p.email : undefined;
-    const cached = recallAccess(tenantId, email) ?? (await this.readAccess(tenantId, email));
+    const cached = recallAccess(tenantId, email, this.bookmarks?.sent) ?? (await this.readAccess(tenantId, email));
     if (!cached) throw notFound();
     this.memberOf.set(tenantId, cached.projectIds);
     return { tenantId, role: cached.role, principal: p };
@@ -142,7 +151,7 @@ export class Access {
       ]);
       access = row ? { role: row.role, projectIds: projectRows.map((r) => r.id) } : undefined;
     }
-    if (access) rememberAccess(tenantId, email, access, readAt);
+    if (access) rememberAccess(tenantId, email, access, readAt, this.bookmarks?.seen());
     return access;
   }
 
