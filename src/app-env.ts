@@ -1,4 +1,4 @@
-import type { Access } from "./auth/access";
+import type { Access, SessionBookmarks } from "./auth/access";
 import type { Principal } from "./auth/principal";
 import type { Db } from "./db";
 import type { Env } from "./env";
@@ -12,8 +12,12 @@ export type AppEnv = {
     db: Db;
     /** A database whose first query reads the primary: to read a write a Durable Object just made. */
     dbFromPrimary: () => Db;
+    /** The bookmark the client sent and the newest state the request has seen (src/db/sessions.ts). */
+    bookmarks: SessionBookmarks;
     /** Set by the authenticate middleware on authenticated routes. */
     principal: Principal;
     access: Access;
+    /** The route's access check (src/routes/access.ts): settled before any answer leaves. */
+    verdict: Promise<void>;
   };
 };

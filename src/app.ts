@@ -8,6 +8,7 @@ import { requestScopedD1, withRequestD1 } from "./db/request-d1";
 import { BOOKMARK_HEADER, isBookmark, RequestSessions, sessionAsDatabase } from "./db/sessions";
 import { deployedEnvironment, localOnlySettingsDeployed } from "./lib/environment";
 import { exampleSecretsInUse } from "./lib/example-secrets";
+import { accessRefusal } from "./routes/access";
 import { alertsRouter } from "./routes/alerts/alerts.index";
 import { apiKeysRouter } from "./routes/api-keys/api-keys.index";
 import { assetsRouter } from "./routes/assets/assets.index";
@@ -22,7 +23,7 @@ import { membersRouter } from "./routes/members/members.index";
 import { metricsRouter } from "./routes/metrics/metrics.index";
 import { notificationChannelsRouter } from "./routes/notification-channels/notification-channels.index";
 import { registerWebhooks } from "./routes/notification-channels/notification-channels.webhooks";
-import { checkInput, createRouter, documentSessionBookmark } from "./routes/openapi";
+import { checkUrl, createRouter, documentSessionBookmark } from "./routes/openapi";
 import { policiesRouter } from "./routes/policies/policies.index";
 import { ApiError, toApiError, toProblem } from "./routes/problems";
 import { projectsRouter } from "./routes/projects/projects.index";
@@ -113,6 +114,7 @@ export function createApp() {
     // statements run on this request's metered session (src/db/request-d1.ts).
     c.set("db", createDb(requestScopedD1));
     c.set("dbFromPrimary", () => createDb(metered(sessions.fromPrimary())));
+    c.set("bookmarks", { sent: bookmark, seen: () => sessions.bookmark() });
     try {
       await withRequestD1(metered(sessions.main), next);
     } finally {
@@ -122,7 +124,7 @@ export function createApp() {
       if (seen) c.header(BOOKMARK_HEADER, seen);
     }
   });
-  app.use("*", checkInput);
+  // The input checks (checkInput) are each route's middleware, after its access check.
   app.use("*", auditWrites);
 
   // One router per resource (src/routes/<resource>/). Order matters where two paths can match one
@@ -175,12 +177,19 @@ export function createApp() {
   app.get("/app/*", (c) => c.env.ASSETS.fetch(c.req.raw));
   app.get("/health", (c) => c.json({ status: "ok" }));
 
-  app.notFound((c) =>
-    problemResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
-  );
+  app.notFound((c) => {
+    // A URL that is not even percent-encoded UTF-8 is a 400, whichever route it was meant for.
+    checkUrl(c);
+    return problemResponse(
+      c,
+      new ApiError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`),
+    );
+  });
 
-  app.onError((err, c) => {
-    const apiError = toApiError(err, c.req.method);
+  app.onError(async (err, c) => {
+    // The route's access check answers first: a caller without access learns nothing from how its
+    // input or the handler failed (src/routes/access.ts).
+    const apiError = toApiError((await accessRefusal(c)) ?? err, c.req.method);
     if (apiError.status >= 500) {
       // The stack goes to the log, keyed by request id; never to the client.
       console.error(JSON.stringify({ request_id: c.var.requestId, error: String(err), stack: (err as Error)?.stack }));

@@ -1139,7 +1139,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's notification channels (TENANT_MEMBER) */
+        /** The tenant's notification channels, their URLs shown as scheme and host (TENANT_ADMIN) */
         get: operations["listChannels"];
         put?: never;
         /**
@@ -1160,11 +1160,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A notification channel, without its secrets (TENANT_MEMBER) */
+        /** A notification channel, without its secrets: its URL as scheme and host (TENANT_ADMIN) */
         get: operations["getChannel"];
         /**
          * Replace a notification channel (TENANT_ADMIN)
-         * @description Every field as on create; omitted optional fields take their defaults. A WEBHOOK keeps its signing secret when `secret` is omitted (a former SLACK channel gets a generated one, returned once).
+         * @description Every field as on create; omitted optional fields take their defaults. `url` left out, or sent as read (scheme and host), keeps the stored URL; another `url` replaces it whole. A WEBHOOK keeps its signing secret when `secret` is omitted, unless its URL's host changes (then `secret` must be sent: a 400 otherwise); a former SLACK channel gets a generated one, returned once.
          */
         put: operations["replaceChannel"];
         post?: never;
@@ -1200,7 +1200,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The channel's delivery log, newest first (TENANT_MEMBER)
+         * The channel's delivery log, newest first (TENANT_ADMIN)
          * @description Each event sent to the channel: its status, attempts and the receiver's last answer (a short excerpt).
          */
         get: operations["listDeliveries"];
@@ -3250,7 +3250,10 @@ export interface components {
             name: string;
             /** @enum {string} */
             type: "WEBHOOK" | "SLACK";
-            /** @description The receiver's URL, its secret parts masked (a Slack URL's path, query values) */
+            /**
+             * @description The receiver's scheme and host only: its path and query may hold the credential (a Slack URL's path), and are stored sealed, never shown
+             * @example https://hooks.example.com
+             */
             url: string;
             events: ("incident.opened" | "incident.escalated" | "incident.closed" | "scan.failed")[];
             /** @enum {string} */
@@ -3288,6 +3291,41 @@ export interface components {
              * @example https://hooks.example.com/dq
              */
             url: string;
+            /** @description WEBHOOK only: the signing secret, whsec_ + base64 of 24-64 random bytes. Write-only, stored encrypted. Omitted on create: one is generated and returned once; omitted on replace: the stored one is kept. */
+            secret?: string;
+            /** @description Default: incident.opened and incident.escalated */
+            events?: ("incident.opened" | "incident.escalated" | "incident.closed" | "scan.failed")[];
+            /**
+             * @description Incident events below this severity are not sent (default LOW); scan.failed is always sent
+             * @enum {string}
+             */
+            min_severity?: "LOW" | "MEDIUM" | "HIGH";
+            /** @description Only events of these projects; empty or omitted: every project */
+            project_ids?: number[];
+            /** @description Default true */
+            enabled?: boolean;
+        };
+        /**
+         * @example {
+         *       "name": "data-oncall",
+         *       "type": "WEBHOOK",
+         *       "url": "https://hooks.example.com",
+         *       "min_severity": "HIGH"
+         *     }
+         */
+        NotificationChannelReplace: {
+            name: string;
+            /**
+             * @description WEBHOOK: a Standard Webhooks receiver (signed); SLACK: a Slack incoming-webhook URL (Block Kit)
+             * @enum {string}
+             */
+            type: "WEBHOOK" | "SLACK";
+            /**
+             * Format: uri
+             * @description The receiver, whole. Left out, or sent as read (scheme and host only), the stored URL is kept; a WEBHOOK whose host changes needs `secret` too
+             * @example https://hooks.example.com/dq-v2
+             */
+            url?: string;
             /** @description WEBHOOK only: the signing secret, whsec_ + base64 of 24-64 random bytes. Write-only, stored encrypted. Omitted on create: one is generated and returned once; omitted on replace: the stored one is kept. */
             secret?: string;
             /** @description Default: incident.opened and incident.escalated */
@@ -11150,7 +11188,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["NotificationChannelBody"];
+                "application/json": components["schemas"]["NotificationChannelReplace"];
             };
         };
         responses: {

@@ -5,6 +5,7 @@ import {
   assetHeadColumns,
   assets,
   connections,
+  incidents,
   type ProjectRole,
   projectMembers,
   projects,
@@ -18,7 +19,7 @@ import type { Principal } from "./principal";
 
 const PROJECT_RANK: Record<ProjectRole, number> = { PROJECT_VIEWER: 1, PROJECT_EDITOR: 2, PROJECT_ADMIN: 3 };
 
-import type { AssetHead, AssetRow, ProjectRow } from "../db/schema";
+import type { AssetHead, AssetRow, IncidentRow, ProjectRow } from "../db/schema";
 
 /** What the caller may do in a tenant. */
 export interface TenantAccess {
@@ -38,6 +39,20 @@ export interface AssetAccess<A extends AssetHead = AssetRow> extends ProjectAcce
   asset: A;
 }
 
+/** What the caller may do with an incident (through its asset's project). */
+export interface IncidentAccess extends ProjectAccess {
+  incident: IncidentRow;
+}
+
+/** How much of an asset an access check reads: its head, its whole row, or its row with its connection's db_type. */
+type AssetRead = "head" | "row" | "connectionType";
+/** The reads that answer for each: a fuller read serves a leaner one. */
+const SERVES: Record<AssetRead, readonly AssetRead[]> = {
+  head: ["head", "row", "connectionType"],
+  row: ["row", "connectionType"],
+  connectionType: ["connectionType"],
+};
+
 /**
  * The permission checks of one request, one line per route:
  * `await c.var.access.project(tenant, projectId, "PROJECT_EDITOR")`.
@@ -47,14 +62,29 @@ export interface AssetAccess<A extends AssetHead = AssetRow> extends ProjectAcce
  * can see but lacks the role to change is a 403. The platform administrator and tenant admins
  * hold every project role in their tenants.
  */
+/** The request's D1 bookmarks (src/db/sessions.ts): what the client has seen, and what the request has. */
+export interface SessionBookmarks {
+  /** The bookmark the client sent: the request must not read an older state. */
+  readonly sent?: string | undefined;
+  /** The newest state the request's queries have seen so far. */
+  seen(): string | undefined;
+}
+
 export class Access {
   private readonly tenantCache = new Map<string, Promise<TenantAccess>>();
   /** The projects the calling user is a member of, per tenant, read with the tenant access. */
   private readonly memberOf = new Map<string, readonly number[]>();
+  /**
+   * The resource reads of this request's checks, by what they read: the route's access check runs
+   * before its input is validated (src/routes/access.ts), and the handler's own check of the same
+   * resource then costs no second round trip.
+   */
+  private readonly reads = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly db: Db,
     readonly principal: Principal,
+    private readonly bookmarks?: SessionBookmarks,
   ) {}
 
   /** The platform administrator only (403 for anyone else). */
@@ -93,7 +123,7 @@ export class Access {
     const notFound = () => new NotFoundError("Tenant");
     if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw notFound();
     const email = p.kind === "user" ? p.email : undefined;
-    const cached = recallAccess(tenantId, email) ?? (await this.readAccess(tenantId, email));
+    const cached = recallAccess(tenantId, email, this.bookmarks?.sent) ?? (await this.readAccess(tenantId, email));
     if (!cached) throw notFound();
     this.memberOf.set(tenantId, cached.projectIds);
     return { tenantId, role: cached.role, principal: p };
@@ -121,7 +151,7 @@ export class Access {
       ]);
       access = row ? { role: row.role, projectIds: projectRows.map((r) => r.id) } : undefined;
     }
-    if (access) rememberAccess(tenantId, email, access, readAt);
+    if (access) rememberAccess(tenantId, email, access, readAt, this.bookmarks?.seen());
     return access;
   }
 
@@ -164,7 +194,9 @@ export class Access {
     );
     const [t, rows] = await Promise.all([
       this.tenant(tenantId),
-      query.all({ tenant: tenantId, id: projectId, email: this.memberEmail() }),
+      this.readOnce(`project\n${tenantId}\n${projectId}`, () =>
+        query.all({ tenant: tenantId, id: projectId, email: this.memberEmail() }),
+      ),
     ]);
     const row = rows[0];
     const missing = () => new NotFoundError("Project");
@@ -179,7 +211,7 @@ export class Access {
    * are one query, read together with the tenant.
    */
   async asset(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess> {
-    return this.assetWith(tenantId, assetId, need, assets);
+    return this.assetWith(tenantId, assetId, need, "row");
   }
 
   /**
@@ -187,7 +219,7 @@ export class Access {
    * not show them (uploads, scan jobs), which need not read and parse the latest scan's statistics.
    */
   async assetHead(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess<AssetHead>> {
-    return this.assetWith(tenantId, assetId, need, assetHeadColumns);
+    return this.assetWith(tenantId, assetId, need, "head");
   }
 
   /**
@@ -195,17 +227,33 @@ export class Access {
    * same query: one D1 call, where a second query beside the check cost a call more.
    */
   async assetWithConnectionType(tenantId: string, assetId: number, need: ProjectRole): Promise<AssetAccess> {
-    return this.assetWith(tenantId, assetId, need, assets, true);
+    return this.assetWith(tenantId, assetId, need, "connectionType");
   }
 
   private async assetWith<A extends AssetHead>(
     tenantId: string,
     assetId: number,
     need: ProjectRole,
-    columns: typeof assets | typeof assetHeadColumns,
-    connectionType = false,
+    read: AssetRead,
   ): Promise<AssetAccess<A>> {
-    const key = `${columns === assets ? "access.asset" : "access.assetHead"}${connectionType ? ".dbType" : ""}`;
+    const at = (r: AssetRead) => `asset.${r}\n${tenantId}\n${assetId}`;
+    const done = SERVES[read].map(at).find((key) => this.reads.has(key));
+    const [t, rows] = await Promise.all([
+      this.tenant(tenantId),
+      this.readOnce(done ?? at(read), () => this.readAsset(tenantId, assetId, read)),
+    ]);
+    const row = rows[0];
+    const missing = () => new NotFoundError("Asset");
+    if (!row) throw missing();
+    const asset = (row.connectionId === null ? row.asset : { ...row.asset, dbType: row.connectionDbType }) as A;
+    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset };
+  }
+
+  /** The asset with its project and the caller's membership, in one query. */
+  private readAsset(tenantId: string, assetId: number, read: AssetRead) {
+    const columns = read === "head" ? assetHeadColumns : assets;
+    const connectionType = read === "connectionType";
+    const key = `${read === "head" ? "access.assetHead" : "access.asset"}${connectionType ? ".dbType" : ""}`;
     const query = preparedOnce(this.db, key, () => {
       const byId = this.db
         .select({
@@ -230,15 +278,46 @@ export class Access {
         .limit(1)
         .prepare();
     });
+    return query.all({ tenant: tenantId, id: assetId, email: this.memberEmail() });
+  }
+
+  /**
+   * The caller's access to an incident: it must be the tenant's, and the caller needs `need` in
+   * its project; one it cannot see is a 404 like one that does not exist. The incident, its
+   * project and the membership are one query.
+   */
+  async incident(tenantId: string, incidentId: number, need: ProjectRole): Promise<IncidentAccess> {
+    const query = preparedOnce(this.db, "access.incident", () =>
+      this.db
+        .select({ incident: incidents, project: projects, role: projectMembers.role })
+        .from(incidents)
+        .innerJoin(projects, and(eq(projects.tenantId, incidents.tenantId), eq(projects.id, incidents.projectId)))
+        .leftJoin(projectMembers, membershipOn)
+        .where(and(eq(incidents.tenantId, sql.placeholder("tenant")), eq(incidents.id, sql.placeholder("id"))))
+        .limit(1)
+        .prepare(),
+    );
     const [t, rows] = await Promise.all([
       this.tenant(tenantId),
-      query.all({ tenant: tenantId, id: assetId, email: this.memberEmail() }),
+      this.readOnce(`incident\n${tenantId}\n${incidentId}`, () =>
+        query.all({ tenant: tenantId, id: incidentId, email: this.memberEmail() }),
+      ),
     ]);
     const row = rows[0];
-    const missing = () => new NotFoundError("Asset");
+    const missing = () => new NotFoundError("Incident");
     if (!row) throw missing();
-    const asset = (row.connectionId === null ? row.asset : { ...row.asset, dbType: row.connectionDbType }) as A;
-    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing), asset };
+    const projectRole = this.projectRole(t, row.role, need, missing);
+    return { ...t, project: row.project, projectRole, incident: row.incident };
+  }
+
+  /** A read of this request's checks, made once: a second check of the same resource shares it. */
+  private readOnce<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let pending = this.reads.get(key) as Promise<T> | undefined;
+    if (!pending) {
+      pending = read();
+      this.reads.set(key, pending);
+    }
+    return pending;
   }
 
   /**

@@ -60,6 +60,6 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   }
   await spendPrincipalRequest(c.env, "standard", principal);
   c.set("principal", principal);
-  c.set("access", new Access(c.var.db, principal));
+  c.set("access", new Access(c.var.db, principal, c.var.bookmarks));
   await next();
 });

@@ -10,6 +10,7 @@ import { inJsonList, inJsonPlaceholder } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { followMove } from "../monitor/d1-store";
 import { MAX_SEGMENT_VALUES } from "../monitor/policies/segments";
+import { controlCharacterProblem, dialectOfDbType, identifierProblem, valueProblem } from "../scan/sql/identifiers";
 import { findVisibleConnection } from "./connections";
 
 type ProjectRef = { tenantId: string; id: number };
@@ -17,7 +18,17 @@ type ProjectRef = { tenantId: string; id: number };
 // ---------------------------------------------------------------------------------------------
 // What an asset may hold: payload per type, options, schedule.
 
-const identifier = z.string().trim().min(1).max(1024);
+/** A name no store can hold (a NUL, a control character) is refused whatever the database. */
+const holdableName = (name: string, ctx: z.core.$RefinementCtx) => {
+  const problem = controlCharacterProblem(name);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+};
+
+/** A database, catalog, schema, dataset or table name; what its database cannot hold is checked with its connection. */
+export const identifier = z.string().trim().min(1).max(1024).superRefine(holdableName);
+
+/** An attribute (column) named by the options. */
+const attributeName = z.string().min(1).superRefine(holdableName);
 
 /** Payload of an asset, per type: where its table or files are, relative to the connection. */
 export const ASSET_PAYLOADS = {
@@ -48,17 +59,17 @@ function filePayload() {
 export const LIGHT_SCAN_TYPES: readonly ConnectionType[] = ["SNOWFLAKE", "DELTALAKE", "BIGQUERY"];
 
 const boolString = z.enum(["true", "false"]);
-const filterValues = z.record(z.string().min(1), z.array(z.union([z.string(), z.number(), z.boolean()])).max(1000));
+const filterValues = z.record(attributeName, z.array(z.union([z.string(), z.number(), z.boolean()])).max(1000));
 
 /** Asset options (2.3); all optional, unknown keys refused. */
 export const AssetOptions = z.strictObject({
-  id_attributes: z.array(z.string().min(1)).max(100).optional(),
+  id_attributes: z.array(attributeName).max(100).optional(),
   /** One character: the field separator of delimited files (e.g. "," or "\t"). */
   separator: z.string().length(1).optional(),
   sample_fraction: z.number().int().min(1).max(100).optional(),
   skip_investigator: boolString.optional(),
   delta_only: boolString.optional(),
-  timestamp_attribute: z.string().min(1).optional(),
+  timestamp_attribute: attributeName.optional(),
   limit: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   filter: filterValues.optional(),
   /** Each listed value is profiled and judged apart, and the rest of the attribute's rows as "(other)". */
@@ -219,6 +230,42 @@ function invalid(errors: FieldProblem[]): never {
   throw new InvalidInputError(errors);
 }
 
+/** The payload's parts that name a table (and where it is): database, catalog, dataset, schema, table. */
+const TABLE_PARTS = ["database", "catalog", "dataset", "schema", "table"] as const;
+
+/**
+ * The names of a payload and options that the database behind `dbType` cannot hold
+ * (src/scan/sql/identifiers.ts): too long for PostgreSQL, a MySQL name ending in a space, a NUL in
+ * a PostgreSQL filter value… Refused when saved, so a scan never sends them.
+ */
+export function namesTheDatabaseCannotHold(
+  dbType: string | null,
+  payload: Record<string, unknown>,
+  options: AssetOptions,
+  fieldOf: (part: string) => string = (part) => `payload.${part}`,
+): FieldProblem[] {
+  const dialect = dialectOfDbType(dbType);
+  if (!dialect) return [];
+  const problems: FieldProblem[] = [];
+  const check = (field: string, name: unknown) => {
+    const message = typeof name === "string" ? identifierProblem(name, dialect) : undefined;
+    if (message) problems.push({ field, message });
+  };
+  for (const part of TABLE_PARTS) check(fieldOf(part), payload[part]);
+  for (const [i, name] of (options.id_attributes ?? []).entries()) check(`options.id_attributes.${i}`, name);
+  check("options.timestamp_attribute", options.timestamp_attribute);
+  for (const kind of ["filter", "segments"] as const) {
+    for (const [attribute, values] of Object.entries(options[kind] ?? {})) {
+      check(`options.${kind}.${attribute}`, attribute);
+      values.forEach((value, i) => {
+        const message = valueProblem(value, dialect);
+        if (message) problems.push({ field: `options.${kind}.${attribute}.${i}`, message });
+      });
+    }
+  }
+  return problems;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reads.
 
@@ -295,6 +342,7 @@ export async function createAsset(
   const payload = checkShape(input, sent, errors);
   checkSchedule(input.type, Boolean(input.scheduled_upload), errors);
   const connection = await checkConnection(db, project, input.connection_id, input.type, sent, errors);
+  if (connection) errors.push(...namesTheDatabaseCannotHold(connection.dbType, payload, input.options));
   if (errors.length > 0 || !connection) invalid(errors);
   const now = nowIso();
   const [row] = await db
@@ -359,6 +407,10 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
       set.connectionId = connection.id;
       set.dbType = connection.dbType;
     }
+  }
+  if (set.payload !== undefined || set.connectionId !== undefined) {
+    const payload = set.payload ?? asset.payload;
+    errors.push(...namesTheDatabaseCannotHold(set.dbType ?? asset.dbType, payload, shape.options));
   }
   if (errors.length > 0) invalid(errors);
   if (changes.name !== undefined) set.name = changes.name;

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, isNull, notExists, or, type SQL, sql } from "drizzle-
 import type { Db } from "../db";
 import type { ConnectionRow } from "../db/schema";
 import { assets, type ConnectionType, connections } from "../db/schema";
-import { claimUnique, conflictOf, uniqueViolation } from "../db/unique";
+import { claimUnique, conflictOf, insertWithNextId } from "../db/unique";
 import type { SealedSecret, SecretBox } from "../lib/crypto";
 import { ConflictError, type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../lib/outbound";
@@ -181,18 +181,10 @@ function credentialFor(type: ConnectionType, given: CredentialInput | undefined)
 }
 
 /** Whether a failed insert collided on the primary key (another request took the id first). */
-function isIdClash(err: unknown): boolean {
-  const violation = uniqueViolation(err);
-  return violation?.table === "connections" && violation.columns.join() === "id";
-}
-
-const ID_ATTEMPTS = 8;
-
 /**
  * Creates a connection (projectId null = GLOBAL) with its credential sealed. The aad names the
- * row id, so the id is chosen before the one INSERT (max + 1) and the insert retried on a clash
- * with a concurrent create: nothing is ever written half-done. A concurrent create of the same
- * name loses on the unique index: 409.
+ * row id, so the id is chosen before the one INSERT (insertWithNextId): nothing is ever written
+ * half-done. A concurrent create of the same name loses on the unique index: 409.
  */
 export async function createConnection(
   db: Db,
@@ -208,12 +200,12 @@ export async function createConnection(
   assertCredentialTargets(credential, policy);
   await assertNameFree(db, tenantId, projectId, input.name);
   const now = nowIso();
-  for (let attempt = 1; ; attempt++) {
+  const nextId = async () => {
     const [next] = await db.select({ id: sql<number>`coalesce(max(${connections.id}), 0) + 1` }).from(connections);
-    // After a clash, skip a random few ids so concurrent creates stop picking the same one.
-    const id = next!.id + (attempt === 1 ? 0 : Math.floor(Math.random() * 4 * attempt));
-    const credentialSecret = await sealCredential(box, tenantId, id, credential);
-    try {
+    return next!.id;
+  };
+  try {
+    return await insertWithNextId("connections", nextId, async (id) => {
       const [row] = await db
         .insert(connections)
         .values({
@@ -225,17 +217,16 @@ export async function createConnection(
           payload,
           dbType: deriveDbType(input.type, payload),
           credentialType: credential.type,
-          credentialSecret,
+          credentialSecret: await sealCredential(box, tenantId, id, credential),
           createdBy,
           createdAt: now,
           updatedAt: now,
         })
         .returning();
       return row!;
-    } catch (err) {
-      if (attempt < ID_ATTEMPTS && isIdClash(err)) continue;
-      throw conflictOf(err, nameTaken(input.name)) ?? err;
-    }
+    });
+  } catch (err) {
+    throw conflictOf(err, nameTaken(input.name)) ?? err;
   }
 }
 

@@ -12,12 +12,16 @@ import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/erro
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { followMove } from "../monitor/d1-store";
-import { checkConnection, LIGHT_SCAN_TYPES, projectScopedConnections } from "./assets";
+import {
+  checkConnection,
+  identifier,
+  LIGHT_SCAN_TYPES,
+  namesTheDatabaseCannotHold,
+  projectScopedConnections,
+} from "./assets";
 import { findVisibleConnection } from "./connections";
 export type SourceGroupType = (typeof SOURCE_GROUP_TYPES)[number];
 type ProjectRef = { tenantId: string; id: number };
-
-const identifier = z.string().trim().min(1).max(1024);
 
 /** Payload of a group, per type: what its assets share; each asset adds its `table`. */
 export const GROUP_PAYLOADS = {
@@ -75,6 +79,26 @@ function checkShape(shape: GroupShape, payloadSent: boolean, errors: FieldProble
 
 function invalid(errors: FieldProblem[]): never {
   throw new InvalidInputError(errors);
+}
+
+/**
+ * The names of a group's payload and of its entries' tables that the database behind `dbType`
+ * cannot hold (catalog/assets.ts, namesTheDatabaseCannotHold), at their fields in the request.
+ */
+function groupNameProblems(
+  dbType: string | null,
+  payload: Record<string, unknown>,
+  entries: GroupAssetEntry[],
+  entriesField: string,
+): FieldProblem[] {
+  return [
+    ...namesTheDatabaseCannotHold(dbType, payload, {}),
+    ...entries.flatMap((entry, i) =>
+      namesTheDatabaseCannotHold(dbType, { table: entry.table_or_file_name }, {}, () => {
+        return `${entriesField}.${i}.table_or_file_name`;
+      }),
+    ),
+  ];
 }
 
 /** A group of a project; 404 when absent, of another project or of another tenant. */
@@ -226,6 +250,7 @@ export async function createSourceGroup(
     { type: true, connection: true },
     errors,
   );
+  if (connection) errors.push(...groupNameProblems(connection.dbType, payload, input.assets, "assets"));
   if (errors.length > 0 || !connection) invalid(errors);
 
   const now = nowIso();
@@ -336,6 +361,8 @@ async function checkUpdate(db: Db, group: SourceGroupRow, changes: UpdateSourceG
   };
   const payload = checkShape(shape, changes.payload !== undefined, errors);
   const connection = await checkChangedConnection(db, group, changes, shape.type, errors);
+  const dbType = connection ? connection.dbType : group.dbType;
+  errors.push(...groupNameProblems(dbType, payload, changes.assets_to_add ?? [], "assets_to_add"));
   const toDelete = [...new Set(changes.assets_to_delete ?? [])];
   await checkAssetsToDelete(db, group, changes.assets_to_delete, toDelete, errors);
   if (errors.length > 0) invalid(errors);

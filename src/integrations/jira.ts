@@ -4,6 +4,7 @@
  * https://developer.atlassian.com/cloud/jira/platform/rest/v3/api-group-issues/#api-rest-api-3-issue-post
  */
 
+import { logNetworkFailure, networkFailure } from "../lib/network-errors";
 import { type OutboundPolicy, OutboundTargetError } from "../lib/outbound";
 import { outboundFetch } from "../lib/outbound-fetch";
 import { basicAuthSecrets, EXCERPT_MAX, excerpt, logUpstreamFailure } from "../lib/redact";
@@ -159,10 +160,15 @@ export async function createJiraIssue(
       // Retrying changes nothing: the integration's base_url must change.
       return { kind: "rejected", status: null, error: error(`Jira base_url refused: ${err.message}`, null) };
     }
+    logNetworkFailure(
+      { source: "jira", request_id: options.requestId },
+      err,
+      basicAuthSecrets(creds.email, creds.apiToken),
+    );
     return {
       kind: "retry",
       status: null,
-      error: error(`Jira unreachable: ${(err as Error).message}`, null),
+      error: error(`Jira unreachable: ${networkFailure(err)}`, null),
       retryAfterSeconds: null,
     };
   }

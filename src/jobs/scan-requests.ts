@@ -2,6 +2,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { type AssetHead, CONNECTION_TYPES, type ScanJobRow, scanJobs } from "../db/schema";
 import { ConflictError, InvalidInputError, LimitExceededError } from "../lib/errors";
+import { dialectOfDbType, identifierProblem } from "../scan/sql/identifiers";
 import { storeCompressed, storeInflated } from "./inflate-upload";
 import type { ScanJobMessage } from "./messages";
 import { createScanJob, enqueueScanJobs } from "./scan-jobs";
@@ -68,6 +69,8 @@ export async function queueScan(
       { field: request.table ? "table" : "query", message: `the asset is ${asset.type} files` },
     ]);
   }
+  const tableProblem = request.table && identifierProblem(request.table, dialectOfDbType(asset.dbType));
+  if (tableProblem) throw new InvalidInputError([{ field: "table", message: tableProblem }]);
   const job = await createScanJob(db, {
     tenantId: asset.tenantId,
     assetId: asset.id,

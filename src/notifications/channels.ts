@@ -1,11 +1,13 @@
 /**
  * A tenant's notification channels: where incident events go (a Standard Webhooks receiver or a
  * Slack incoming webhook), which events, from which projects and from which severity up. The
- * receiver's URL and the signing secret are sealed at rest; the secret leaves only once, in the
- * answer to the request that made it.
+ * receiver's URL is a credential (a Slack incoming-webhook URL, a token in a path or query lets
+ * whoever holds it post into the channel): it is sealed at rest like the signing secret, and only
+ * its scheme and host are kept in clear, which is all any read shows. The signing secret leaves
+ * only once, in the answer to the request that made it.
  */
 
-import { and, desc, eq, lt, or } from "drizzle-orm";
+import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import {
   type ChannelType,
@@ -14,7 +16,7 @@ import {
   notificationDeliveries,
   projects,
 } from "../db/schema";
-import { claimUnique } from "../db/unique";
+import { claimUnique, conflictOf, insertWithNextId } from "../db/unique";
 import type { SealedSecret, SecretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, NotFoundError } from "../lib/errors";
 import { checkOutboundUrl, type OutboundPolicy, OutboundTargetError } from "../lib/outbound";
@@ -33,7 +35,8 @@ export const MAX_CHANNELS_PER_TENANT = 50;
 export interface ChannelInput {
   name: string;
   type: ChannelType;
-  url: string;
+  /** Replace: left out, or sent as read (scheme and host), the stored URL is kept. */
+  url?: string | undefined;
   secret?: string | undefined;
   events?: NotificationEvent[] | undefined;
   min_severity?: Severity | undefined;
@@ -46,19 +49,12 @@ const urlAad = (id: number) => `notification_channel:${id}:url`;
 const secretAad = (id: number) => `notification_channel:${id}:secret`;
 
 /**
- * The URL as readers see it: a Slack incoming-webhook URL is itself the credential, so its path
- * past the first segment is masked; a webhook's query values are masked (tokens ride there).
+ * What a channel shows of its URL, and keeps in clear: the scheme and host (with a port). The
+ * path, query and user info may hold the credential, and are only in the sealed URL.
  */
-export function shownUrl(type: ChannelType, url: string): string {
+export function urlHost(url: string): string {
   const u = new URL(url);
-  if (type === "SLACK") {
-    const [first] = u.pathname.split("/").filter(Boolean);
-    return `${u.origin}/${first ?? ""}/…`;
-  }
-  for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, "…");
-  u.username = "";
-  u.password = "";
-  return u.toString();
+  return `${u.protocol}//${u.host}`;
 }
 
 /** Checks the receiver's URL against the deployment's outbound policy (https, public host), naming the field. */
@@ -91,10 +87,11 @@ function checkSecret(secret: string | undefined): void {
 }
 
 export async function listChannels(db: Db, tenantId: string): Promise<ChannelRow[]> {
-  return db.query.notificationChannels.findMany({
+  const rows = await db.query.notificationChannels.findMany({
     where: eq(notificationChannels.tenantId, tenantId),
     orderBy: notificationChannels.id,
   });
+  return hostOnly(db, rows);
 }
 
 export async function getChannel(db: Db, tenantId: string, id: number): Promise<ChannelRow> {
@@ -102,19 +99,36 @@ export async function getChannel(db: Db, tenantId: string, id: number): Promise<
     where: and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)),
   });
   if (!row) throw new NotFoundError("Notification channel");
-  return row;
+  return (await hostOnly(db, [row]))[0]!;
+}
+
+/**
+ * The rows with only the scheme and host of their URL in clear. Migration 0012 cut every stored
+ * URL down so; a row written meanwhile by a Worker of the version before (an upgrade rolls out
+ * after the migration) still holds its path, and is cut down at rest when it is first read.
+ */
+async function hostOnly(db: Db, rows: ChannelRow[]): Promise<ChannelRow[]> {
+  const stale = rows.filter((r) => urlHost(r.url) !== r.url);
+  for (const row of stale) {
+    await db
+      .update(notificationChannels)
+      .set({ url: urlHost(row.url) })
+      .where(and(eq(notificationChannels.tenantId, row.tenantId), eq(notificationChannels.id, row.id)));
+  }
+  return stale.length === 0 ? rows : rows.map((r) => ({ ...r, url: urlHost(r.url) }));
 }
 
 /**
  * Creates a channel. A WEBHOOK channel without a secret gets a generated one; `secret` in the
- * result is the only time it is shown (undefined for Slack).
+ * result is the only time it is shown (undefined for Slack). The row is written whole in one
+ * INSERT, its URL and secret already sealed for its id (insertWithNextId).
  */
 export async function createChannel(
   db: Db,
   box: SecretBox,
   policy: OutboundPolicy,
   tenantId: string,
-  input: ChannelInput,
+  input: ChannelInput & { url: string },
   actor: string,
 ): Promise<{ row: ChannelRow; secret?: string }> {
   const url = checkUrl(input.url, policy);
@@ -127,43 +141,46 @@ export async function createChannel(
   if (existing.length >= MAX_CHANNELS_PER_TENANT) {
     throw new ConflictError(`A tenant has at most ${MAX_CHANNELS_PER_TENANT} notification channels`);
   }
-  if (existing.some((c) => c.name === input.name)) {
-    throw new ConflictError("A notification channel with this name already exists");
-  }
+  if (existing.some((c) => c.name === input.name)) throw new ConflictError(NAME_TAKEN);
   const secret = input.type === "WEBHOOK" ? (input.secret ?? generateSigningSecret()) : undefined;
   const now = nowIso();
-  // The id is the sealing's additional data, so the row is made first with placeholders.
-  const [created] = await claimUnique(
-    db
-      .insert(notificationChannels)
-      .values({
-        tenantId,
-        name: input.name,
-        type: input.type,
-        url: shownUrl(input.type, url),
-        urlSecret: "",
-        signingSecret: null,
-        events: input.events ?? DEFAULT_EVENTS,
-        minSeverity: input.min_severity ?? "LOW",
-        projectIds: input.project_ids ?? [],
-        enabled: input.enabled ?? true,
-        createdBy: actor,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning(),
-    "A notification channel with this name already exists",
-  );
-  const row = created!;
-  const sealed = await sealSecrets(box, row.id, url, secret);
-  const [updated] = await db
-    .update(notificationChannels)
-    .set(sealed)
-    .where(eq(notificationChannels.id, row.id))
-    .returning();
-  return { row: updated ?? { ...row, ...sealed }, ...(input.type === "WEBHOOK" && !input.secret ? { secret } : {}) };
+  const nextId = async () => {
+    const [next] = await db
+      .select({ id: sql<number>`coalesce(max(${notificationChannels.id}), 0) + 1` })
+      .from(notificationChannels);
+    return next!.id;
+  };
+  try {
+    const row = await insertWithNextId("notification_channels", nextId, async (id) => {
+      const [created] = await db
+        .insert(notificationChannels)
+        .values({
+          id,
+          tenantId,
+          name: input.name,
+          type: input.type,
+          url: urlHost(url),
+          ...(await sealSecrets(box, id, url, secret)),
+          events: input.events ?? DEFAULT_EVENTS,
+          minSeverity: input.min_severity ?? "LOW",
+          projectIds: input.project_ids ?? [],
+          enabled: input.enabled ?? true,
+          createdBy: actor,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      return created!;
+    });
+    return { row, ...(input.type === "WEBHOOK" && !input.secret ? { secret } : {}) };
+  } catch (err) {
+    throw conflictOf(err, NAME_TAKEN) ?? err;
+  }
 }
 
+const NAME_TAKEN = "A notification channel with this name already exists";
+
+/** The URL and the signing secret sealed for the row `id` (its additional data). */
 async function sealSecrets(box: SecretBox, id: number, url: string, secret: string | undefined) {
   return {
     urlSecret: JSON.stringify(await box.seal(url, urlAad(id))),
@@ -172,8 +189,11 @@ async function sealSecrets(box: SecretBox, id: number, url: string, secret: stri
 }
 
 /**
- * Replaces a channel. A WEBHOOK keeps its secret when none is sent, unless it was a Slack channel
- * before: then one is generated and returned once, as on create.
+ * Replaces a channel. Its URL is kept when `url` is left out or sent as read (scheme and host);
+ * any other `url` replaces it whole, so a stored path or query never goes to another host. A
+ * WEBHOOK keeps its secret when none is sent, unless its host changes (the secret must be sent
+ * again, as a connection's credential must) or it was a Slack channel before (one is generated
+ * and returned once, as on create).
  */
 export async function replaceChannel(
   db: Db,
@@ -184,7 +204,17 @@ export async function replaceChannel(
   input: ChannelInput,
 ): Promise<{ row: ChannelRow; secret?: string }> {
   const current = await getChannel(db, tenantId, id);
-  const url = checkUrl(input.url, policy);
+  let stored: { url: string; secret?: string } | undefined;
+  const opened = async () => {
+    try {
+      stored ??= await openChannel(box, current);
+      return stored;
+    } catch {
+      throw InvalidInputError.field("url", "the stored URL and secret can no longer be opened: send them again");
+    }
+  };
+  const keepUrl = input.url === undefined || input.url === current.url;
+  const url = keepUrl ? (await opened()).url : checkUrl(input.url!, policy);
   if (input.type === "SLACK" && input.secret !== undefined) {
     throw InvalidInputError.field("secret", "a Slack channel has no signing secret");
   }
@@ -195,7 +225,13 @@ export async function replaceChannel(
   if (input.type === "WEBHOOK") {
     if (input.secret !== undefined) secret = input.secret;
     else if (current.type === "WEBHOOK" && current.signingSecret) {
-      secret = await box.open<string>(JSON.parse(current.signingSecret) as SealedSecret, secretAad(id));
+      if (urlHost(url) !== current.url) {
+        throw InvalidInputError.field(
+          "secret",
+          `must be sent again when the URL's host changes (from ${current.url}): a stored secret never follows a channel to another host`,
+        );
+      }
+      secret = (await opened()).secret;
     } else {
       secret = generateSigningSecret();
       generated = true;
@@ -207,7 +243,7 @@ export async function replaceChannel(
       .set({
         name: input.name,
         type: input.type,
-        url: shownUrl(input.type, url),
+        url: urlHost(url),
         ...(await sealSecrets(box, id, url, secret)),
         events: input.events ?? DEFAULT_EVENTS,
         minSeverity: input.min_severity ?? "LOW",
@@ -217,7 +253,7 @@ export async function replaceChannel(
       })
       .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
       .returning(),
-    "A notification channel with this name already exists",
+    NAME_TAKEN,
   );
   if (!row) throw new NotFoundError("Notification channel");
   return { row, ...(generated ? { secret } : {}) };

@@ -9,6 +9,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db";
 import { notificationDeliveries } from "../db/schema";
 import { type SecretBox, secretBox } from "../lib/crypto";
+import { logNetworkFailure, networkFailure } from "../lib/network-errors";
 import { type OutboundPolicy, OutboundTargetError, outboundPolicy } from "../lib/outbound";
 import { outboundFetch } from "../lib/outbound-fetch";
 import { excerpt, logUpstreamFailure } from "../lib/redact";
@@ -101,8 +102,14 @@ export async function sendToChannel(
       return { statusCode: null, delivered: false, transient: false, error: excerpt(err.message, secrets) };
     }
     const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    const error = timeout ? `no answer within ${SEND_TIMEOUT_MS / 1000} s` : `network error: ${String(err)}`;
-    return { statusCode: null, delivered: false, transient: true, error: excerpt(error, secrets) };
+    if (!timeout)
+      logNetworkFailure(
+        { source: "notification_channel", request_id: webhookId, channel_id: channel.id },
+        err,
+        secrets,
+      );
+    const error = timeout ? `no answer within ${SEND_TIMEOUT_MS / 1000} s` : `network error: ${networkFailure(err)}`;
+    return { statusCode: null, delivered: false, transient: true, error };
   }
   const text = await res.text().catch(() => "");
   if (res.ok) return { statusCode: res.status, delivered: true, transient: false, error: null };

@@ -8,6 +8,7 @@ import { BOOKMARK_HEADER } from "../db/sessions";
 import type { FieldProblem } from "../lib/errors";
 import { jsonValueProblems, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, pathProblems, queryProblems } from "../lib/input";
 import { readBytes } from "../lib/streams";
+import { authorize, documentedGrant, type Grant } from "./access";
 import { ApiError, type FieldError } from "./problems";
 
 export const ProblemSchema = z
@@ -50,7 +51,11 @@ export function validationProblem(error: ZodError, target: string): ApiError {
   const prefix = TARGET_PREFIX[target] ?? target;
   const errors: FieldError[] = error.issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].join("."),
-    message: issue.message,
+    // A record key's own problems, not zod's "Invalid key in record".
+    message:
+      issue.code === "invalid_key" && issue.issues.length > 0
+        ? issue.issues.map((inner) => inner.message).join("; ")
+        : issue.message,
   }));
   return ApiError.badRequest("The request is invalid; see errors", errors);
 }
@@ -99,12 +104,10 @@ async function checkJsonBody(c: Context<AppEnv>, body: ReadableStream<Uint8Array
 }
 
 /**
- * Refuses, before any handler runs, input that must not reach the domain (src/lib/input.ts): a
- * path or query string that is not percent-encoded UTF-8, and a JSON body over MAX_JSON_BODY_BYTES
- * (413), with a Content-Encoding (415), nested deeper than MAX_JSON_DEPTH or holding a lone
- * surrogate (400). Each 400 names its fields (`path.tenant`, `query.delimiter`, `body.payload.path`).
+ * Refuses a path or query string that is not percent-encoded UTF-8, naming each parameter (the
+ * path as a whole on a URL no route answers).
  */
-export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+export function checkUrl(c: Context<AppEnv>): void {
   const url = new URL(c.req.url);
   // The route that will answer names the path's parameters (middleware routes are method ALL).
   const template = matchedRoutes(c).find((route) => route.method !== "ALL")?.path;
@@ -113,6 +116,18 @@ export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
     ...fieldErrors("query", queryProblems(url.search)),
   ];
   if (errors.length > 0) throw ApiError.badRequest("The URL is not valid percent-encoded UTF-8; see errors", errors);
+}
+
+/**
+ * Refuses, before any handler runs, input that must not reach the domain (src/lib/input.ts): a
+ * path or query string that is not percent-encoded UTF-8, and a JSON body over MAX_JSON_BODY_BYTES
+ * (413), with a Content-Encoding (415), nested deeper than MAX_JSON_DEPTH or holding a lone
+ * surrogate (400). Each 400 names its fields (`path.tenant`, `query.delimiter`, `body.payload.path`).
+ * A route's middleware: on an authenticated route it runs after the access check, so a caller
+ * without access never has its input read.
+ */
+export const checkInput: MiddlewareHandler<AppEnv> = async (c, next) => {
+  checkUrl(c);
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim();
   if (c.req.raw.body && JSON_MEDIA_TYPE.test(type)) await checkJsonBody(c, c.req.raw.body);
   await next();
@@ -162,14 +177,27 @@ export function documentSessionBookmark(doc: Document): Document {
   return doc;
 }
 
-/** A route that requires credentials: adds security, the authenticate middleware and the error responses. */
-export function authedRoute<const R extends Omit<RouteConfig, "middleware" | "security">>(config: R) {
+/**
+ * A route that requires credentials and says who may call it (`access`, src/routes/access.ts):
+ * adds security, the error responses and the middleware that authenticates, checks that access,
+ * and only then reads the input (checkInput, then the route's validators).
+ */
+export function authedRoute<const R extends Omit<RouteConfig, "middleware" | "security"> & { access: Grant }>(
+  config: R,
+) {
+  const { access, ...route } = config;
   return createRoute({
-    ...config,
+    ...route,
     security: SECURITY,
-    middleware: [authenticate] as const,
-    responses: { ...ERROR_RESPONSES, ...config.responses },
+    "x-access": documentedGrant(access),
+    middleware: [authenticate, authorize(access), checkInput] as const,
+    responses: { ...ERROR_RESPONSES, ...route.responses },
   });
+}
+
+/** A route anyone may call (its handler checks what it needs): the input checks of every route. */
+export function publicRoute<const R extends Omit<RouteConfig, "middleware">>(config: R) {
+  return createRoute({ ...config, middleware: [checkInput] as const });
 }
 
 /** JSON request body, required. */

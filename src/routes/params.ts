@@ -38,14 +38,18 @@ const tenantParam = TenantId.openapi({ param: { name: "tenant", in: "path" } });
 
 export const TenantParams = z.object({ tenant: tenantParam });
 
-/** A positive integer id in a path. */
+/**
+ * A positive integer id in a path, written as one: decimal digits, no sign, exponent, leading
+ * zero or space. Number() would read "1e0", "0x1", " 1" or "1." as 1, so a malformed id could
+ * reach (and delete) a real resource; it is a 400 instead.
+ */
 export const IntId = (name: string) =>
-  z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name, in: "path" }, example: 1 });
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, "must be a positive integer, written in decimal digits")
+    .transform(Number)
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+    .openapi({ param: { name, in: "path" }, type: "integer", minimum: 1, example: 1 });
 
 export const ProjectParams = z.object({ tenant: tenantParam, projectId: IntId("projectId") });
 

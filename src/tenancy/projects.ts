@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, notExists, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, notExists, sql } from "drizzle-orm";
 import { forgetTenantAccess } from "../auth/access-cache";
 import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
@@ -31,7 +31,14 @@ async function assertNameFree(db: Db, tenantId: string, name: string, exceptId?:
   if (clash && clash.id !== exceptId) throw new ConflictError(nameTaken(name));
 }
 
-/** Creates a project (a taken name is a 409); a creating user becomes its PROJECT_ADMIN. */
+/**
+ * Creates a project (a taken name is a 409); a creating user becomes its PROJECT_ADMIN. The
+ * project and its admin are one batch, and both are written only if the creator is still a
+ * member of the tenant then: the access check before it may have read a membership removed
+ * since (concurrently, or in another isolate within the access cache's 30 s), and a project must
+ * never be created for, nor be administered by, someone outside the tenant. Such a create
+ * writes nothing and is the tenant's 404.
+ */
 export async function createProject(
   db: Db,
   tenantId: string,
@@ -41,12 +48,38 @@ export async function createProject(
 ): Promise<ProjectRow> {
   await assertNameFree(db, tenantId, input.name);
   const now = nowIso();
+  if (!adminEmail) {
+    const insert = db
+      .insert(projects)
+      .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
+      .returning();
+    return (await claimUnique(insert, nameTaken(input.name)))[0]!;
+  }
+  const stillMember = exists(
+    db
+      .select({ one: sql`1` })
+      .from(tenantMembers)
+      .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, adminEmail))),
+  );
   const insert = db
     .insert(projects)
-    .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
+    .select(
+      db
+        .select({
+          id: sql<null>`null`.as("id"),
+          tenantId: sql<string>`${tenantId}`.as("tenant_id"),
+          name: sql<string>`${input.name}`.as("name"),
+          description: sql<string>`${input.description}`.as("description"),
+          createdBy: sql<string>`${createdBy}`.as("created_by"),
+          createdAt: sql<string>`${now}`.as("created_at"),
+          updatedAt: sql<string>`${now}`.as("updated_at"),
+        })
+        .from(sql`(select 1)`)
+        .where(stillMember),
+    )
     .returning();
-  if (!adminEmail) return (await claimUnique(insert, nameTaken(input.name)))[0]!;
-  // The project and its creator's membership in one batch: a project never exists without its admin.
+  // Only the project just inserted has this name in the tenant (the name is unique), and only if
+  // the creator was still a member: the same condition, in the same transaction.
   const member = db.insert(projectMembers).select(
     db
       .select({
@@ -57,11 +90,12 @@ export async function createProject(
         createdAt: sql<string>`${now}`.as("created_at"),
       })
       .from(projects)
-      .where(and(eq(projects.tenantId, tenantId), eq(projects.name, input.name))),
+      .where(and(eq(projects.tenantId, tenantId), eq(projects.name, input.name), stillMember)),
   );
   const [rows] = await claimUnique(db.batch([insert, member]), nameTaken(input.name));
   forgetTenantAccess(tenantId);
-  return rows[0]!;
+  if (!rows[0]) throw new NotFoundError("Tenant");
+  return rows[0];
 }
 
 /** One page of a tenant's projects in id order, restricted to `ids` when given (`limit + 1` rows). */

@@ -35,8 +35,8 @@ describeAuthMatrix(
       body: (_w, x) => ({ name: unique("m"), type: "WEBHOOK", url: x.url }),
       role: "TENANT_ADMIN",
     },
-    { method: "GET", path: (w) => channelsPath(w.tenant), role: "TENANT_MEMBER" },
-    { method: "GET", path: (w, x) => `${channelsPath(w.tenant)}/${x.channelId}`, role: "TENANT_MEMBER" },
+    { method: "GET", path: (w) => channelsPath(w.tenant), role: "TENANT_ADMIN" },
+    { method: "GET", path: (w, x) => `${channelsPath(w.tenant)}/${x.channelId}`, role: "TENANT_ADMIN" },
     {
       method: "PUT",
       path: (w, x) => `${channelsPath(w.tenant)}/${x.channelId}`,
@@ -45,7 +45,7 @@ describeAuthMatrix(
     },
     { method: "DELETE", path: (w, x) => `${channelsPath(w.tenant)}/${x.channelId}`, role: "TENANT_ADMIN" },
     { method: "POST", path: (w, x) => `${channelsPath(w.tenant)}/${x.channelId}/test`, role: "TENANT_ADMIN" },
-    { method: "GET", path: (w, x) => `${channelsPath(w.tenant)}/${x.channelId}/deliveries`, role: "TENANT_MEMBER" },
+    { method: "GET", path: (w, x) => `${channelsPath(w.tenant)}/${x.channelId}/deliveries`, role: "TENANT_ADMIN" },
   ],
 );
 
@@ -65,8 +65,8 @@ describe("notification channels", () => {
       created_by: "platform-admin",
     });
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    // The query's token is masked; the secret never comes back.
-    expect(res.body.url).not.toContain("abc123secret");
+    // Only the scheme and host of the URL are shown; the secret never comes back.
+    expect(res.body.url).toBe(new URL(r.url).origin);
     const got = await call("GET", `${channelsPath(tenant)}/${res.body.id}`, { as: admin });
     expect(got.status).toBe(200);
     expect(got.body.secret).toBeUndefined();
@@ -103,7 +103,7 @@ describe("notification channels", () => {
     expect(JSON.parse(row!.signing_secret!)).toHaveProperty("ct");
   });
 
-  it("a member reads channels; a member may not create one", async () => {
+  it("a member neither reads channels nor their deliveries, nor creates or tests one", async () => {
     const tenant = await createTenant();
     const email = `${unique("m")}@example.com`;
     await tenantMember(tenant, email, "TENANT_MEMBER");
@@ -111,13 +111,23 @@ describe("notification channels", () => {
     const r = await receiver();
     const made = await createChannel(tenant, { type: "SLACK", url: r.url });
     expect(made.status).toBe(201);
-    expect(made.body.url).not.toContain("XXXX");
-    expect((await call("GET", channelsPath(tenant), { as: member })).status).toBe(200);
+    const path = `${channelsPath(tenant)}/${made.body.id}`;
+    for (const [method, url] of [
+      ["GET", channelsPath(tenant)],
+      ["GET", path],
+      ["GET", `${path}/deliveries`],
+      ["POST", `${path}/test`],
+    ] as const) {
+      const res = await call(method, url, { as: member });
+      expect(res.status, `${method} ${url}`).toBe(403);
+      expect(JSON.stringify(res.body)).not.toContain("127.0.0.1");
+    }
     const refused = await call("POST", channelsPath(tenant), {
       as: member,
       body: { name: "x", type: "SLACK", url: r.url },
     });
     expect(refused.status).toBe(403);
+    expect(await r.requests()).toEqual([]);
   });
 
   it("validates the body, naming each field, and writes nothing", async () => {
@@ -307,5 +317,107 @@ describe("the OpenAPI document", () => {
       "incident",
       "link",
     ]);
+  });
+});
+
+describe("a channel's URL is a credential (issue 42)", () => {
+  const row = (id: number) =>
+    env.DB.prepare("select * from notification_channels where id = ?").bind(id).first<Record<string, string>>();
+
+  it("every read shows its scheme and host only; at rest it is sealed, only its host in clear", async () => {
+    const tenant = await createTenant();
+    const hook = await receiver();
+    const slack = await receiver("slack");
+    const made = [
+      await createChannel(tenant, { type: "WEBHOOK", url: `${hook.url}?token=abc123secret` }),
+      await createChannel(tenant, { type: "SLACK", url: slack.url }),
+    ];
+    const origin = new URL(hook.url).origin;
+    const list = await call("GET", channelsPath(tenant), { as: admin });
+    for (const res of made) {
+      expect(res.status).toBe(201);
+      expect(res.body.url).toBe(origin);
+      const got = await call("GET", `${channelsPath(tenant)}/${res.body.id}`, { as: admin });
+      expect(got.body.url).toBe(origin);
+      const stored = await row(res.body.id);
+      expect(stored!.url).toBe(origin);
+      for (const secretPart of ["hooks/", "services/", "abc123secret", "XXXX"]) {
+        expect(JSON.stringify(stored)).not.toContain(secretPart);
+        expect(JSON.stringify(list.body)).not.toContain(secretPart);
+      }
+    }
+    expect(list.body.map((c: { url: string }) => c.url)).toEqual([origin, origin]);
+    // Deliveries still go to the whole URL.
+    expect((await call("POST", `${channelsPath(tenant)}/${made[1]!.body.id}/test`, { as: admin })).body).toMatchObject({
+      delivered: true,
+    });
+    expect(await slack.requests()).toHaveLength(1);
+  });
+
+  it("a replace keeps the stored URL when url is left out or sent back as read", async () => {
+    const tenant = await createTenant();
+    const r = await receiver();
+    const made = await createChannel(tenant, { name: "ops", type: "WEBHOOK", url: r.url });
+    await r.trust(made.body.secret);
+    const path = `${channelsPath(tenant)}/${made.body.id}`;
+    const read = (await call("GET", path, { as: admin })).body;
+    const asRead = await call("PUT", path, {
+      as: admin,
+      body: { name: read.name, type: read.type, url: read.url, min_severity: "HIGH" },
+    });
+    expect(asRead.status).toBe(200);
+    expect(asRead.body).toMatchObject({ url: new URL(r.url).origin, min_severity: "HIGH" });
+    const leftOut = await call("PUT", path, { as: admin, body: { name: "ops-2", type: "WEBHOOK" } });
+    expect(leftOut.status).toBe(200);
+    const sent = await call("POST", `${path}/test`, { as: admin });
+    expect(sent.body).toMatchObject({ delivered: true, status_code: 200 });
+    const [seen] = await r.requests();
+    expect(seen!.verified).toBe(true);
+  });
+
+  it("a new host needs the whole URL and, for a webhook, its secret again; nothing changes without it", async () => {
+    const tenant = await createTenant();
+    const r = await receiver();
+    const made = await createChannel(tenant, { name: "ops", type: "WEBHOOK", url: r.url });
+    const path = `${channelsPath(tenant)}/${made.body.id}`;
+    const before = await row(made.body.id);
+    // The same receiver under another host name: a new host.
+    const moved = r.url.replace("127.0.0.1", "localhost");
+    const refused = await call("PUT", path, { as: admin, body: { name: "ops", type: "WEBHOOK", url: moved } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ path: "body.secret", message: expect.stringMatching(/host changes/) }]);
+    expect(await row(made.body.id)).toEqual(before);
+    const secret = `whsec_${btoa("n".repeat(32))}`;
+    await r.trust(secret);
+    const ok = await call("PUT", path, { as: admin, body: { name: "ops", type: "WEBHOOK", url: moved, secret } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.url).toBe(new URL(moved).origin);
+    const sent = await call("POST", `${path}/test`, { as: admin });
+    expect(sent.body).toMatchObject({ delivered: true });
+    expect((await r.requests())[0]!.verified).toBe(true);
+  });
+
+  it("upgrades: rows stored before lose the path kept in clear, and still deliver", async () => {
+    const tenant = await createTenant();
+    const r = await receiver();
+    const made = await createChannel(tenant, { type: "WEBHOOK", url: `${r.url}?x=1` });
+    await r.trust(made.body.secret);
+    // As the version before stored it: the URL with its path, query values masked.
+    const old = `${r.url}?x=%E2%80%A6`;
+    const setOld = () =>
+      env.DB.prepare("update notification_channels set url = ? where id = ?").bind(old, made.body.id).run();
+    await setOld();
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0012_channel_url_host"));
+    for (const query of migration!.queries) await env.DB.prepare(query).run();
+    expect((await row(made.body.id))!.url).toBe(new URL(r.url).origin);
+    // A row the version before writes after the migration ran is cut down when first read.
+    await setOld();
+    const list = await call("GET", channelsPath(tenant), { as: admin });
+    expect(list.body[0].url).toBe(new URL(r.url).origin);
+    expect((await row(made.body.id))!.url).toBe(new URL(r.url).origin);
+    const sent = await call("POST", `${channelsPath(tenant)}/${made.body.id}/test`, { as: admin });
+    expect(sent.body).toMatchObject({ delivered: true });
+    // The receiver answers only at its whole URL (path included).
+    expect(await r.requests()).toHaveLength(1);
   });
 });

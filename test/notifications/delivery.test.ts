@@ -149,11 +149,18 @@ describe("the notifications queue", () => {
 
   it("retries a receiver that cannot be reached", async () => {
     const d = await pendingDelivery();
-    // Point the sealed URL at a closed port: replace the channel with another URL.
-    await call("PUT", `${channelsPath(d.tenant)}/${d.channelId}`, {
+    // Point the sealed URL at a closed port: replace the channel with another URL (another host
+    // and port: its secret is sent again).
+    const moved = await call("PUT", `${channelsPath(d.tenant)}/${d.channelId}`, {
       as: admin,
-      body: { name: unique("ch"), type: "WEBHOOK", url: "http://127.0.0.1:9/hook" },
+      body: {
+        name: unique("ch"),
+        type: "WEBHOOK",
+        url: "http://127.0.0.1:9/hook",
+        secret: `whsec_${btoa("s".repeat(32))}`,
+      },
     });
+    expect(moved.status).toBe(200);
     const result = await consume("notifications", d, 1);
     expect(result.retryMessages).toEqual([{ msgId: "q-1", delaySeconds: 30 }]);
     expect((await logOf(d))[0]).toMatchObject({ status: "PENDING", attempts: 1, last_status_code: null });

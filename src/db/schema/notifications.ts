@@ -9,8 +9,9 @@ export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
 /**
  * Where a tenant's incident events are sent. The webhook signing secret is sealed
- * (lib/crypto SealedSecret JSON) and never returned after the create response; a Slack
- * incoming-webhook URL is itself a credential, so it is sealed too (urlSecret) and shown masked.
+ * (lib/crypto SealedSecret JSON) and never returned after the create response; the receiver's
+ * URL is a credential too (a Slack incoming-webhook URL, a token in a path or query), so it is
+ * sealed whole (urlSecret) and only its scheme and host are kept in clear.
  */
 export const notificationChannels = sqliteTable(
   "notification_channels",
@@ -21,7 +22,7 @@ export const notificationChannels = sqliteTable(
       .references(() => tenants.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     type: text("type", { enum: CHANNEL_TYPES }).notNull(),
-    /** The receiver's URL as shown to readers (a Slack URL is shown without its path secret). */
+    /** The receiver's scheme and host (`https://hooks.slack.com`): all of the URL kept in clear, and shown. */
     url: text("url").notNull(),
     /** The full URL, sealed; the one delivery uses. */
     urlSecret: text("url_secret").notNull(),

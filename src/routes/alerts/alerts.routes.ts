@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inTenant, onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { IntId, TenantId, TenantParams } from "../params";
 import { AlertSchema, AlertsByFiltersBody } from "./alerts.schemas";
@@ -9,6 +10,7 @@ const tenant = TenantId.openapi({ param: { name: "tenant", in: "path" } });
 
 export const scanAlerts = authedRoute({
   operationId: "scanAlerts",
+  access: onAsset("PROJECT_VIEWER", { param: "sourceID" }),
   method: "post",
   path: "/api/backend/{tenant}/configuration/sources/{sourceID}/alerts",
   tags: scanTags,
@@ -23,6 +25,7 @@ export const scanAlerts = authedRoute({
 
 export const alertsByFilters = authedRoute({
   operationId: "alertsByFilters",
+  access: inTenant("TENANT_MEMBER"),
   method: "post",
   path: "/api/backend/{tenant}/configuration/alerts/by_filters",
   tags: incidentTags,

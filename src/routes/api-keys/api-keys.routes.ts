@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ANY_USER, inTenant } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { TenantId } from "../params";
@@ -10,6 +11,7 @@ const userKeyParams = z.object({ keyId: KeyIdParam });
 
 export const listUserKeys = authedRoute({
   operationId: "listUserKeys",
+  access: ANY_USER,
   method: "get",
   path: "/auth/api_keys",
   tags,
@@ -20,6 +22,7 @@ export const listUserKeys = authedRoute({
 
 export const createUserKey = authedRoute({
   operationId: "createUserKey",
+  access: ANY_USER,
   method: "post",
   path: "/auth/api_keys",
   tags,
@@ -30,6 +33,7 @@ export const createUserKey = authedRoute({
 
 export const getUserKey = authedRoute({
   operationId: "getUserKey",
+  access: ANY_USER,
   method: "get",
   path: "/auth/api_keys/{keyId}",
   tags,
@@ -40,6 +44,7 @@ export const getUserKey = authedRoute({
 
 export const deleteUserKey = authedRoute({
   operationId: "deleteUserKey",
+  access: ANY_USER,
   method: "delete",
   path: "/auth/api_keys/{keyId}",
   tags,
@@ -54,6 +59,7 @@ const deprecatedNote = "Deprecated: use the user-scoped keys under /auth/api_key
 
 export const listTenantKeys = authedRoute({
   operationId: "listTenantKeys",
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: "/auth/{tenant}/apiKeys",
   tags,
@@ -66,6 +72,7 @@ export const listTenantKeys = authedRoute({
 
 export const createTenantKey = authedRoute({
   operationId: "createTenantKey",
+  access: inTenant("TENANT_ADMIN"),
   method: "post",
   path: "/auth/{tenant}/apiKeys",
   tags,
@@ -78,6 +85,7 @@ export const createTenantKey = authedRoute({
 
 export const getTenantKey = authedRoute({
   operationId: "getTenantKey",
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: "/auth/{tenant}/apiKeys/{keyId}",
   tags,
@@ -90,6 +98,7 @@ export const getTenantKey = authedRoute({
 
 export const deleteTenantKey = authedRoute({
   operationId: "deleteTenantKey",
+  access: inTenant("TENANT_ADMIN"),
   method: "delete",
   path: "/auth/{tenant}/apiKeys/{keyId}",
   tags,

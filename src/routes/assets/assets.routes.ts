@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inProject, inTenant, onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema, problem } from "../openapi";
 import { IntId, MoveParams, ProjectParams, TenantParams } from "../params";
 import {
@@ -23,6 +24,7 @@ const validation =
 
 export const createAsset = authedRoute({
   operationId: "createAsset",
+  access: inProject("PROJECT_EDITOR"),
   method: "post",
   path: `${base}/projects/{projectId}/assets`,
   tags,
@@ -34,6 +36,7 @@ export const createAsset = authedRoute({
 
 export const updateAsset = authedRoute({
   operationId: "updateAsset",
+  access: inProject("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,
@@ -45,6 +48,7 @@ export const updateAsset = authedRoute({
 
 export const listAllAssets = authedRoute({
   operationId: "listAllAssets",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/assets`,
   tags,
@@ -55,6 +59,7 @@ export const listAllAssets = authedRoute({
 
 export const listProjectAssets = authedRoute({
   operationId: "listProjectAssets",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/assets`,
   tags,
@@ -65,6 +70,7 @@ export const listProjectAssets = authedRoute({
 
 export const getAsset = authedRoute({
   operationId: "getAsset",
+  access: onAsset("PROJECT_VIEWER", { read: "connectionType" }),
   method: "get",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,
@@ -75,6 +81,7 @@ export const getAsset = authedRoute({
 
 export const deleteAsset = authedRoute({
   operationId: "deleteAsset",
+  access: inProject("PROJECT_EDITOR"),
   method: "delete",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,
@@ -85,6 +92,7 @@ export const deleteAsset = authedRoute({
 
 export const setAssetLineage = authedRoute({
   operationId: "setAssetLineage",
+  access: inProject("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/assets/{assetId}/lineage`,
   tags,
@@ -99,6 +107,7 @@ export const setAssetLineage = authedRoute({
 
 export const moveAssets = authedRoute({
   operationId: "moveAssets",
+  access: inProject("PROJECT_EDITOR", "targetProjectId"),
   method: "post",
   path: `${base}/projects/{targetProjectId}/assets/move`,
   tags,
@@ -114,6 +123,7 @@ export const moveAssets = authedRoute({
 
 export const loadSchema = authedRoute({
   operationId: "loadSchema",
+  access: onAsset("PROJECT_EDITOR"),
   method: "post",
   path: "/api/data/{tenant}/assets/{assetId}/schema",
   tags: ["Assets"],

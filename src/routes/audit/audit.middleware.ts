@@ -2,15 +2,25 @@ import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../app-env";
 import { recordWrite } from "../../audit/audit-log";
+import { TENANT_ID_PATTERN } from "../params";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
-/** The tenant a route's `:tenant` segment names in `path`, if the route has one. */
+/**
+ * The tenant a route's `:tenant` segment names in `path`, if the route has one and the segment is
+ * a tenant id (one that is not, or not even percent-encoded UTF-8, names no tenant to log in).
+ */
 function tenantOf(template: string, path: string): string | undefined {
   const at = template.split("/").indexOf(":tenant");
   if (at < 0) return undefined;
   const segment = path.split("/")[at];
-  return segment ? decodeURIComponent(segment) : undefined;
+  if (!segment) return undefined;
+  try {
+    const tenant = decodeURIComponent(segment);
+    return TENANT_ID_PATTERN.test(tenant) ? tenant : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { inTenant } from "../access";
 import { authedRoute, jsonResponse } from "../openapi";
 import { TenantId } from "../params";
 import { AuditEventSchema, AuditQuery } from "./audit.schemas";
 
 export const listAuditEvents = authedRoute({
   operationId: "listAuditEvents",
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: "/api/backend/{tenant}/audit",
   tags: ["Audit"],

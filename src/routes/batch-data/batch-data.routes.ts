@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inTenant, onAsset } from "../access";
 import { authedRoute, jsonResponse, problem } from "../openapi";
 import { IntId, TenantId } from "../params";
 import { ScanAcceptedSchema, ScanRequestBody, ScanRequestFields } from "../scans/scans.schemas";
@@ -41,6 +42,7 @@ const uploadResponses = {
 
 export const uploadBatch = authedRoute({
   operationId: "uploadBatch",
+  access: onAsset("PROJECT_EDITOR", { param: "source_id", read: "head" }),
   method: "post",
   path: "/v2/{tenant}/sources/{source_id}/batch_data",
   tags,
@@ -65,6 +67,7 @@ const deprecatedWithSource = <P extends string>(operationId: string, path: P) =>
     ...deprecation,
     operationId,
     path,
+    access: onAsset("PROJECT_EDITOR", { param: "source", read: "head" }),
     description: `Deprecated: use ${successor}.`,
     request: { params: withSource, query: uploadQuery, body: uploadBody },
   });
@@ -77,6 +80,8 @@ const deprecatedTenantOnly = <P extends string>(operationId: string, path: P) =>
     ...deprecation,
     operationId,
     path,
+    // The asset is named by the input itself: its project's role is checked once it is read.
+    access: inTenant("TENANT_MEMBER"),
     description:
       `Deprecated: use ${successor}. The asset is named by source_id: the query parameter, or (JSON ` +
       "requests) a body field; when both are sent they must agree.",

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inProject, inTenant } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -18,6 +19,7 @@ const credentialNote =
 
 export const createProjectConnection = authedRoute({
   operationId: "createProjectConnection",
+  access: inProject("PROJECT_EDITOR"),
   method: "post",
   path: `${base}/projects/{projectId}/connections`,
   tags,
@@ -29,6 +31,7 @@ export const createProjectConnection = authedRoute({
 
 export const createGlobalConnection = authedRoute({
   operationId: "createGlobalConnection",
+  access: inTenant("TENANT_ADMIN"),
   method: "post",
   path: `${base}/connections`,
   tags,
@@ -40,6 +43,7 @@ export const createGlobalConnection = authedRoute({
 
 export const updateProjectConnection = authedRoute({
   operationId: "updateProjectConnection",
+  access: inProject("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -53,6 +57,7 @@ export const updateProjectConnection = authedRoute({
 
 export const updateConnection = authedRoute({
   operationId: "updateConnection",
+  access: inTenant("TENANT_ADMIN"),
   method: "put",
   path: `${base}/connections/{connectionId}`,
   tags,
@@ -66,6 +71,7 @@ export const updateConnection = authedRoute({
 
 export const listProjectConnections = authedRoute({
   operationId: "listProjectConnections",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/connections`,
   tags,
@@ -76,6 +82,7 @@ export const listProjectConnections = authedRoute({
 
 export const listConnections = authedRoute({
   operationId: "listConnections",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/connections`,
   tags,
@@ -89,6 +96,7 @@ export const listConnections = authedRoute({
 
 export const getProjectConnection = authedRoute({
   operationId: "getProjectConnection",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -100,6 +108,7 @@ export const getProjectConnection = authedRoute({
 
 export const getConnection = authedRoute({
   operationId: "getConnection",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/connections/{connectionId}`,
   tags,

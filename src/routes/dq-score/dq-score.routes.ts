@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantParams } from "../params";
@@ -10,6 +11,7 @@ const params = TenantParams.extend({ assetId: IntId("assetId") });
 
 export const getDqScoreConfig = authedRoute({
   operationId: "getDqScoreConfig",
+  access: onAsset("PROJECT_VIEWER"),
   method: "get",
   path,
   tags,
@@ -20,6 +22,7 @@ export const getDqScoreConfig = authedRoute({
 
 export const putDqScoreConfig = authedRoute({
   operationId: "putDqScoreConfig",
+  access: onAsset("PROJECT_EDITOR"),
   method: "put",
   path,
   tags,
@@ -30,6 +33,7 @@ export const putDqScoreConfig = authedRoute({
 
 export const deleteDqScoreConfig = authedRoute({
   operationId: "deleteDqScoreConfig",
+  access: onAsset("PROJECT_EDITOR"),
   method: "delete",
   path,
   tags,
@@ -42,6 +46,7 @@ const historyTags = ["Policies and DQ score"];
 
 export const dqScoreHistory = authedRoute({
   operationId: "dqScoreHistory",
+  access: onAsset("PROJECT_VIEWER"),
   method: "get",
   path: `${path}/history`,
   tags: historyTags,

@@ -1,9 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import type { Access } from "../../auth/access";
 import { actorName } from "../../auth/principal";
-import type { Db } from "../../db";
-import type { ProjectRole } from "../../db/schema";
 import { getBackfillJob, startBackfill as recordBackfill } from "../../incidents/backfill";
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
@@ -16,19 +13,6 @@ import type * as routes from "./incidents.routes";
 import { incidentDetailView, incidentView } from "./incidents.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
-
-/** An incident of the tenant in a project where the caller holds `need`; 404 when they cannot see it. */
-export async function incidentWithAccess(access: Access, db: Db, tenant: string, id: number, need: ProjectRole) {
-  await access.tenant(tenant);
-  const row = await incidents.getIncident(db, tenant, id);
-  try {
-    await access.project(tenant, row.projectId, need);
-  } catch (err) {
-    if (err instanceof NotFoundError) throw new NotFoundError("Incident");
-    throw err;
-  }
-  return row;
-}
 
 function listCursor(cursor: string | undefined) {
   if (cursor === undefined) return undefined;
@@ -94,16 +78,16 @@ export const getBackfill: Handler<"getBackfill"> = async (c) => {
 
 export const getIncident: Handler<"getIncident"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
-  const row = await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_VIEWER");
-  return c.json(incidentDetailView(await incidents.incidentDetail(c.var.db, row)), 200);
+  const { incident } = await c.var.access.incident(tenant, incidentId, "PROJECT_VIEWER");
+  return c.json(incidentDetailView(await incidents.incidentDetail(c.var.db, incident)), 200);
 };
 
 export const updateIncident: Handler<"updateIncident"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
-  const row = await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_EDITOR");
+  const { incident } = await c.var.access.incident(tenant, incidentId, "PROJECT_EDITOR");
   const { state, note, reason } = c.req.valid("json");
   // The AssetMonitor alone writes incidents: the change is applied there, serially with its scans.
-  const result = await assetMonitor(c.env, tenant, row.assetId).setIncidentState({
+  const result = await assetMonitor(c.env, tenant, incident.assetId).setIncidentState({
     tenantId: tenant,
     incidentId,
     state,

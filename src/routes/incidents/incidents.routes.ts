@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inTenant, onIncident } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantParams } from "../params";
@@ -19,6 +20,7 @@ const incidentParams = TenantParams.extend({ incidentId: IntId("incidentId") });
 
 export const listIncidents = authedRoute({
   operationId: "listIncidents",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: base,
   tags,
@@ -32,6 +34,7 @@ export const listIncidents = authedRoute({
 
 export const incidentDistribution = authedRoute({
   operationId: "incidentDistribution",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/distribution`,
   tags,
@@ -42,6 +45,7 @@ export const incidentDistribution = authedRoute({
 
 export const incidentSummary = authedRoute({
   operationId: "incidentSummary",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/summary`,
   tags,
@@ -53,6 +57,7 @@ export const incidentSummary = authedRoute({
 
 export const startBackfill = authedRoute({
   operationId: "startBackfill",
+  access: inTenant("TENANT_ADMIN"),
   method: "post",
   path: `${base}/historical`,
   tags,
@@ -64,6 +69,7 @@ export const startBackfill = authedRoute({
 
 export const getBackfill = authedRoute({
   operationId: "getBackfill",
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: `${base}/historical/{jobId}`,
   tags,
@@ -81,6 +87,7 @@ export const getBackfill = authedRoute({
 
 export const getIncident = authedRoute({
   operationId: "getIncident",
+  access: onIncident("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/{incidentId}`,
   tags,
@@ -91,6 +98,7 @@ export const getIncident = authedRoute({
 
 export const updateIncident = authedRoute({
   operationId: "updateIncident",
+  access: onIncident("PROJECT_EDITOR"),
   method: "patch",
   path: `${base}/{incidentId}`,
   tags,

@@ -1,3 +1,4 @@
+import { inTenant } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { TenantParams } from "../params";
 import { JiraIntegrationSchema, PutJiraIntegrationBody } from "./jira.schemas";
@@ -7,6 +8,7 @@ const jiraPath = "/api/backend/{tenant}/configuration/integrations/jira";
 
 export const putJiraIntegration = authedRoute({
   operationId: "putJiraIntegration",
+  access: inTenant("TENANT_ADMIN"),
   method: "put",
   path: jiraPath,
   tags,
@@ -20,6 +22,7 @@ export const putJiraIntegration = authedRoute({
 
 export const getJiraIntegration = authedRoute({
   operationId: "getJiraIntegration",
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: jiraPath,
   tags,
@@ -30,6 +33,7 @@ export const getJiraIntegration = authedRoute({
 
 export const deleteJiraIntegration = authedRoute({
   operationId: "deleteJiraIntegration",
+  access: inTenant("TENANT_ADMIN"),
   method: "delete",
   path: jiraPath,
   tags,

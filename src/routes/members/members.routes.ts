@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inProject, inTenant } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -18,6 +19,7 @@ const memberParams = ProjectParams.extend({ email: EmailParam });
 
 export const listProjectMembers = authedRoute({
   operationId: "listProjectMembers",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/members`,
   tags,
@@ -28,6 +30,7 @@ export const listProjectMembers = authedRoute({
 
 export const addProjectMember = authedRoute({
   operationId: "addProjectMember",
+  access: inProject("PROJECT_ADMIN"),
   method: "post",
   path: `${base}/projects/{projectId}/members`,
   tags,
@@ -38,6 +41,7 @@ export const addProjectMember = authedRoute({
 
 export const changeProjectMember = authedRoute({
   operationId: "changeProjectMember",
+  access: inProject("PROJECT_ADMIN"),
   method: "put",
   path: `${base}/projects/{projectId}/members/{email}`,
   tags,
@@ -48,6 +52,7 @@ export const changeProjectMember = authedRoute({
 
 export const removeProjectMember = authedRoute({
   operationId: "removeProjectMember",
+  access: inProject("PROJECT_ADMIN"),
   method: "delete",
   path: `${base}/projects/{projectId}/members/{email}`,
   tags,
@@ -61,6 +66,7 @@ const memberTags = ["Tenant members"];
 
 export const listTenantMembers = authedRoute({
   operationId: "listTenantMembers",
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path: `${base}/members`,
   tags: memberTags,
@@ -71,6 +77,7 @@ export const listTenantMembers = authedRoute({
 
 export const putTenantMember = authedRoute({
   operationId: "putTenantMember",
+  access: inTenant("TENANT_ADMIN"),
   method: "put",
   path: `${base}/members/{email}`,
   tags: memberTags,
@@ -86,6 +93,7 @@ export const putTenantMember = authedRoute({
 
 export const removeTenantMember = authedRoute({
   operationId: "removeTenantMember",
+  access: inTenant("TENANT_ADMIN"),
   method: "delete",
   path: `${base}/members/{email}`,
   tags: memberTags,

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { onAsset } from "../access";
 import { authedRoute, jsonResponse } from "../openapi";
 import { IntId, TenantParams } from "../params";
 
@@ -10,6 +11,7 @@ const BandSchema = z.object({ low: z.number(), high: z.number() }).openapi("Band
 
 export const listMetrics = authedRoute({
   operationId: "listMetrics",
+  access: onAsset("PROJECT_VIEWER"),
   method: "get",
   path: base,
   tags,
@@ -42,6 +44,7 @@ export const listMetrics = authedRoute({
 
 export const metricHistory = authedRoute({
   operationId: "metricHistory",
+  access: onAsset("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/history`,
   tags,

@@ -29,13 +29,13 @@ export const createChannel: Handler<"createChannel"> = async (c) => {
 
 export const listChannels: Handler<"listChannels"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  await c.var.access.tenant(tenant);
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
   return c.json((await channels.listChannels(c.var.db, tenant)).map(channelView), 200);
 };
 
 export const getChannel: Handler<"getChannel"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
-  await c.var.access.tenant(tenant);
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
   return c.json(channelView(await channels.getChannel(c.var.db, tenant, channelId)), 200);
 };
 
@@ -82,7 +82,7 @@ function deliveryCursor(cursor: string | undefined): [string, string] | undefine
 
 export const listDeliveries: Handler<"listDeliveries"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
-  await c.var.access.tenant(tenant);
+  await c.var.access.tenant(tenant, "TENANT_ADMIN");
   const { limit, cursor } = c.req.valid("query");
   const rows = await channels.listDeliveries(c.var.db, tenant, channelId, limit, deliveryCursor(cursor));
   return c.json(takePage(c, rows, limit, (r) => [r.createdAt, r.id]).map(deliveryView), 200);

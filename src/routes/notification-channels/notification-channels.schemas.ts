@@ -4,50 +4,73 @@ import { PageQuery } from "../pagination";
 
 const Severity = z.enum(["LOW", "MEDIUM", "HIGH"]);
 
-export const ChannelBody = z
+/** The fields of a channel as written: one flat object each for create and replace (no allOf). */
+const channelFields = {
+  name: z.string().trim().min(1).max(200),
+  type: z.enum(CHANNEL_TYPES).openapi({
+    description: "WEBHOOK: a Standard Webhooks receiver (signed); SLACK: a Slack incoming-webhook URL (Block Kit)",
+  }),
+  url: z.url().max(2000).openapi({
+    description: "The receiver. https, on a public address (plain http and private hosts only in local development)",
+    example: "https://hooks.example.com/dq",
+  }),
+  secret: z
+    .string()
+    .max(200)
+    .optional()
+    .openapi({
+      description:
+        "WEBHOOK only: the signing secret, whsec_ + base64 of 24-64 random bytes. Write-only, stored encrypted. " +
+        "Omitted on create: one is generated and returned once; omitted on replace: the stored one is kept.",
+    }),
+  events: z
+    .array(z.enum(NOTIFICATION_EVENTS))
+    .min(1)
+    .max(NOTIFICATION_EVENTS.length)
+    .refine((e) => new Set(e).size === e.length, "events must not repeat")
+    .optional()
+    .openapi({ description: "Default: incident.opened and incident.escalated" }),
+  min_severity: Severity.optional().openapi({
+    description: "Incident events below this severity are not sent (default LOW); scan.failed is always sent",
+  }),
+  project_ids: z
+    .array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+    .max(1000)
+    .optional()
+    .openapi({ description: "Only events of these projects; empty or omitted: every project" }),
+  enabled: z.boolean().optional().openapi({ description: "Default true" }),
+};
+
+export const ChannelBody = z.strictObject(channelFields).openapi("NotificationChannelBody", {
+  example: {
+    name: "data-oncall",
+    type: "WEBHOOK",
+    url: "https://hooks.example.com/dq",
+    events: ["incident.opened", "incident.escalated"],
+    min_severity: "MEDIUM",
+  },
+});
+
+/**
+ * A replace: every field as on create, but the URL may be left out, or sent back as it is read
+ * (scheme and host), to keep the stored one.
+ */
+export const ReplaceChannelBody = z
   .strictObject({
-    name: z.string().trim().min(1).max(200),
-    type: z.enum(CHANNEL_TYPES).openapi({
-      description: "WEBHOOK: a Standard Webhooks receiver (signed); SLACK: a Slack incoming-webhook URL (Block Kit)",
-    }),
-    url: z.url().max(2000).openapi({
-      description: "The receiver. https, on a public address (plain http and private hosts only in local development)",
-      example: "https://hooks.example.com/dq",
-    }),
-    secret: z
-      .string()
-      .max(200)
+    ...channelFields,
+    url: z
+      .url()
+      .max(2000)
       .optional()
       .openapi({
         description:
-          "WEBHOOK only: the signing secret, whsec_ + base64 of 24-64 random bytes. Write-only, stored encrypted. " +
-          "Omitted on create: one is generated and returned once; omitted on replace: the stored one is kept.",
+          "The receiver, whole. Left out, or sent as read (scheme and host only), the stored URL is kept; a WEBHOOK " +
+          "whose host changes needs `secret` too",
+        example: "https://hooks.example.com/dq-v2",
       }),
-    events: z
-      .array(z.enum(NOTIFICATION_EVENTS))
-      .min(1)
-      .max(NOTIFICATION_EVENTS.length)
-      .refine((e) => new Set(e).size === e.length, "events must not repeat")
-      .optional()
-      .openapi({ description: "Default: incident.opened and incident.escalated" }),
-    min_severity: Severity.optional().openapi({
-      description: "Incident events below this severity are not sent (default LOW); scan.failed is always sent",
-    }),
-    project_ids: z
-      .array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
-      .max(1000)
-      .optional()
-      .openapi({ description: "Only events of these projects; empty or omitted: every project" }),
-    enabled: z.boolean().optional().openapi({ description: "Default true" }),
   })
-  .openapi("NotificationChannelBody", {
-    example: {
-      name: "data-oncall",
-      type: "WEBHOOK",
-      url: "https://hooks.example.com/dq",
-      events: ["incident.opened", "incident.escalated"],
-      min_severity: "MEDIUM",
-    },
+  .openapi("NotificationChannelReplace", {
+    example: { name: "data-oncall", type: "WEBHOOK", url: "https://hooks.example.com", min_severity: "HIGH" },
   });
 
 export const ChannelSchema = z
@@ -55,9 +78,12 @@ export const ChannelSchema = z
     id: z.number().int(),
     name: z.string(),
     type: z.enum(CHANNEL_TYPES),
-    url: z
-      .string()
-      .openapi({ description: "The receiver's URL, its secret parts masked (a Slack URL's path, query values)" }),
+    url: z.string().openapi({
+      description:
+        "The receiver's scheme and host only: its path and query may hold the credential (a Slack URL's path), " +
+        "and are stored sealed, never shown",
+      example: "https://hooks.example.com",
+    }),
     events: z.array(z.enum(NOTIFICATION_EVENTS)),
     min_severity: Severity,
     project_ids: z.array(z.number().int()),

@@ -1,6 +1,6 @@
 import type { ChannelRow, DeliveryRow } from "../../notifications/channels";
 
-/** A channel as the API shows it: never its URL's secret parts nor its signing secret. */
+/** A channel as the API shows it: its URL's scheme and host only, never its signing secret. */
 export function channelView(row: ChannelRow) {
   return {
     id: row.id,

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ATTRIBUTE_KINDS } from "../../db/schema";
 import { PolicyOverridesSchema } from "../../monitor/policies/policies";
+import { onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { IntId, TenantId } from "../params";
 
@@ -45,6 +46,7 @@ const PolicySettingsSchema = z
 
 export const getPolicies = authedRoute({
   operationId: "getPolicies",
+  access: onAsset("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/policies`,
   tags,
@@ -55,6 +57,7 @@ export const getPolicies = authedRoute({
 
 export const putPolicies = authedRoute({
   operationId: "putPolicies",
+  access: onAsset("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/policies`,
   tags,

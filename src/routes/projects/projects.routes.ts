@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inProject, inTenant } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -9,6 +10,7 @@ const base = "/api/backend/{tenant}/configuration";
 
 export const createProject = authedRoute({
   operationId: "createProject",
+  access: inTenant("TENANT_MEMBER"),
   method: "post",
   path: `${base}/projects`,
   tags,
@@ -19,6 +21,7 @@ export const createProject = authedRoute({
 
 export const listProjects = authedRoute({
   operationId: "listProjects",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/projects`,
   tags,
@@ -29,6 +32,7 @@ export const listProjects = authedRoute({
 
 export const getProject = authedRoute({
   operationId: "getProject",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}`,
   tags,
@@ -39,6 +43,7 @@ export const getProject = authedRoute({
 
 export const updateProject = authedRoute({
   operationId: "updateProject",
+  access: inProject("PROJECT_ADMIN"),
   method: "put",
   path: `${base}/projects/{projectId}`,
   tags,
@@ -49,6 +54,7 @@ export const updateProject = authedRoute({
 
 export const deleteProject = authedRoute({
   operationId: "deleteProject",
+  access: inProject("PROJECT_ADMIN"),
   method: "delete",
   path: `${base}/projects/{projectId}`,
   tags,

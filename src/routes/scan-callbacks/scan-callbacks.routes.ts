@@ -1,5 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { ERROR_RESPONSES, jsonResponse, MessageSchema, problem } from "../openapi";
+import { z } from "@hono/zod-openapi";
+import { ERROR_RESPONSES, jsonResponse, MessageSchema, problem, publicRoute } from "../openapi";
 
 const jobId = z
   .string()
@@ -11,7 +11,7 @@ const jobId = z
  * The Spark driver's callback. It carries no API key: the job's own HMAC secret signs it, and the
  * body is read as sent (the signature covers its exact bytes), then checked against the result shape.
  */
-export const postScanCallback = createRoute({
+export const postScanCallback = publicRoute({
   operationId: "postScanCallback",
   method: "post",
   path: "/api/callbacks/scans/{job_id}",

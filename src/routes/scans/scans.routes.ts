@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { onAsset } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonResponse, problem } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantId } from "../params";
@@ -16,6 +17,7 @@ const base = "/api/backend/{tenant}/configuration/assets/{assetId}/scans";
 
 export const triggerScan = authedRoute({
   operationId: "triggerScan",
+  access: onAsset("PROJECT_EDITOR", { read: "head" }),
   method: "post",
   path: base,
   tags,
@@ -35,6 +37,7 @@ export const triggerScan = authedRoute({
 
 export const listScans = authedRoute({
   operationId: "listScans",
+  access: onAsset("PROJECT_VIEWER", { read: "head" }),
   method: "get",
   path: base,
   tags,
@@ -45,6 +48,7 @@ export const listScans = authedRoute({
 
 export const getScan = authedRoute({
   operationId: "getScan",
+  access: onAsset("PROJECT_VIEWER", { read: "head" }),
   method: "get",
   path: `${base}/{job_id}`,
   tags,
@@ -55,6 +59,7 @@ export const getScan = authedRoute({
 
 export const cancelScan = authedRoute({
   operationId: "cancelScan",
+  access: onAsset("PROJECT_EDITOR", { read: "head" }),
   method: "post",
   path: `${base}/{job_id}/cancel`,
   tags,

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { LOCATIONS, type ScanRequest } from "../../jobs/scan-requests";
+import { controlCharacterProblem } from "../../scan/sql/identifiers";
 
 /** The fields of a scan request, unregistered: other bodies build on them without a $ref. */
 export const ScanRequestFields = {
@@ -15,7 +16,16 @@ export const ScanRequestFields = {
     .openapi({ description: "Files: object key or pattern with * and ?, overriding the asset's payload.path" }),
   format: z.enum(["csv", "ndjson", "json", "parquet"]).optional(),
   delimiter: z.string().length(1).optional().openapi({ description: "CSV separator, overriding options.separator" }),
-  table: z.string().min(1).max(512).optional().openapi({ description: "Databases: table overriding the payload's" }),
+  table: z
+    .string()
+    .min(1)
+    .max(512)
+    .superRefine((name, ctx) => {
+      const problem = controlCharacterProblem(name);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .optional()
+    .openapi({ description: "Databases: table overriding the payload's" }),
   query: z
     .string()
     .min(1)

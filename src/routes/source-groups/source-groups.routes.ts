@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inProject, inTenant } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { MoveParams, ProjectParams, TenantParams } from "../params";
@@ -22,6 +23,7 @@ const validation =
 
 export const createSourceGroup = authedRoute({
   operationId: "createSourceGroup",
+  access: inProject("PROJECT_EDITOR"),
   method: "post",
   path: `${base}/projects/{projectId}/source_groups`,
   tags,
@@ -36,6 +38,7 @@ export const createSourceGroup = authedRoute({
 
 export const updateSourceGroup = authedRoute({
   operationId: "updateSourceGroup",
+  access: inProject("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}`,
   tags,
@@ -51,6 +54,7 @@ export const updateSourceGroup = authedRoute({
 
 export const moveSourceGroups = authedRoute({
   operationId: "moveSourceGroups",
+  access: inProject("PROJECT_EDITOR", "targetProjectId"),
   method: "post",
   path: `${base}/projects/{targetProjectId}/source_groups/move`,
   tags,
@@ -66,6 +70,7 @@ export const moveSourceGroups = authedRoute({
 
 export const listProjectSourceGroups = authedRoute({
   operationId: "listProjectSourceGroups",
+  access: inProject("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/source_groups`,
   tags,
@@ -78,6 +83,7 @@ export const listProjectSourceGroups = authedRoute({
 
 export const listAllSourceGroups = authedRoute({
   operationId: "listAllSourceGroups",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/source_groups`,
   tags,
@@ -90,6 +96,7 @@ export const listAllSourceGroups = authedRoute({
 
 export const deleteSourceGroup = authedRoute({
   operationId: "deleteSourceGroup",
+  access: inProject("PROJECT_EDITOR"),
   method: "delete",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}`,
   tags,
@@ -102,6 +109,7 @@ export const deleteSourceGroup = authedRoute({
 
 export const listSourceGroupAssetNames = authedRoute({
   operationId: "listSourceGroupAssetNames",
+  access: inProject("PROJECT_VIEWER"),
   method: "post",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}/list`,
   tags,

@@ -1,3 +1,4 @@
+import { inTenant } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { TenantParams } from "../params";
 import { PutSparkJobConfigBody, SparkJobConfigSchema } from "./spark-job-config.schemas";
@@ -7,6 +8,7 @@ const path = "/configuration/tenants/{tenant}/spark-job-config";
 
 export const getSparkJobConfig = authedRoute({
   operationId: "getSparkJobConfig",
+  access: inTenant("TENANT_ADMIN"),
   method: "get",
   path,
   tags,
@@ -17,6 +19,7 @@ export const getSparkJobConfig = authedRoute({
 
 export const putSparkJobConfig = authedRoute({
   operationId: "putSparkJobConfig",
+  access: inTenant("TENANT_ADMIN"),
   method: "put",
   path,
   tags,
@@ -30,6 +33,7 @@ export const putSparkJobConfig = authedRoute({
 
 export const deleteSparkJobConfig = authedRoute({
   operationId: "deleteSparkJobConfig",
+  access: inTenant("TENANT_ADMIN"),
   method: "delete",
   path,
   tags,

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { PLATFORM_ADMIN } from "../access";
 import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { TenantId } from "../params";
@@ -9,6 +10,7 @@ const params = z.object({ tenantId: TenantId.openapi({ param: { name: "tenantId"
 
 export const listTenants = authedRoute({
   operationId: "listTenants",
+  access: PLATFORM_ADMIN,
   method: "get",
   path: "/backend/private/configuration/tenants",
   tags,
@@ -19,6 +21,7 @@ export const listTenants = authedRoute({
 
 export const getTenant = authedRoute({
   operationId: "getTenant",
+  access: PLATFORM_ADMIN,
   method: "get",
   path: "/backend/private/configuration/tenants/{tenantId}",
   tags,
@@ -29,6 +32,7 @@ export const getTenant = authedRoute({
 
 export const putTenant = authedRoute({
   operationId: "putTenant",
+  access: PLATFORM_ADMIN,
   method: "put",
   path: "/backend/private/configuration/tenants/{tenantId}",
   tags,

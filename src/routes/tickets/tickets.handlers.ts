@@ -3,7 +3,6 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as tickets from "../../integrations/tickets";
 import * as templates from "../../settings/tickets";
-import { incidentWithAccess } from "../incidents/incidents.handlers";
 import { afterKey, decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import type * as routes from "./tickets.routes";
@@ -46,7 +45,7 @@ export const updateTicketTemplate: Handler<"updateTicketTemplate"> = async (c) =
 
 export const createTicket: Handler<"createTicket"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
-  await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_EDITOR");
+  await c.var.access.incident(tenant, incidentId, "PROJECT_EDITOR");
   const row = await tickets.requestTicket(c.env, {
     tenantId: tenant,
     incidentId,
@@ -67,7 +66,7 @@ function requestsAfter(cursor: string | undefined): { createdAt: string; id: str
 
 export const listTickets: Handler<"listTickets"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
-  await incidentWithAccess(c.var.access, c.var.db, tenant, incidentId, "PROJECT_VIEWER");
+  await c.var.access.incident(tenant, incidentId, "PROJECT_VIEWER");
   const rows = await listed(
     c,
     c.req.valid("query"),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { inTenant, onIncident } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantParams } from "../params";
@@ -17,6 +18,7 @@ const templateParams = TenantParams.extend({ templateId: IntId("templateId") });
 
 export const createTicketTemplate = authedRoute({
   operationId: "createTicketTemplate",
+  access: inTenant("TENANT_ADMIN"),
   method: "post",
   path: base,
   tags,
@@ -27,6 +29,7 @@ export const createTicketTemplate = authedRoute({
 
 export const listTicketTemplates = authedRoute({
   operationId: "listTicketTemplates",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: base,
   tags,
@@ -37,6 +40,7 @@ export const listTicketTemplates = authedRoute({
 
 export const getTicketTemplate = authedRoute({
   operationId: "getTicketTemplate",
+  access: inTenant("TENANT_MEMBER"),
   method: "get",
   path: `${base}/{templateId}`,
   tags,
@@ -47,6 +51,7 @@ export const getTicketTemplate = authedRoute({
 
 export const updateTicketTemplate = authedRoute({
   operationId: "updateTicketTemplate",
+  access: inTenant("TENANT_ADMIN"),
   method: "put",
   path: `${base}/{templateId}`,
   tags,
@@ -65,6 +70,7 @@ const incidentParams = TenantParams.extend({ incidentId: IntId("incidentId") });
 
 export const createTicket = authedRoute({
   operationId: "createTicket",
+  access: onIncident("PROJECT_EDITOR"),
   method: "post",
   path: ticketsPath,
   tags: ticketTags,
@@ -79,6 +85,7 @@ export const createTicket = authedRoute({
 
 export const listTickets = authedRoute({
   operationId: "listTickets",
+  access: onIncident("PROJECT_VIEWER"),
   method: "get",
   path: ticketsPath,
   tags: ticketTags,

@@ -1,10 +1,9 @@
-import { createRoute } from "@hono/zod-openapi";
-import { ERROR_RESPONSES, jsonBody, jsonResponse } from "../openapi";
+import { ERROR_RESPONSES, jsonBody, jsonResponse, publicRoute } from "../openapi";
 import { TokenRequestSchema, TokenResponseSchema } from "./token.schemas";
 
 const tags = ["Auth"];
 
-export const issueToken = createRoute({
+export const issueToken = publicRoute({
   operationId: "issueToken",
   method: "post",
   path: "/auth/token",

@@ -1,3 +1,4 @@
+import { logNetworkFailure } from "../../lib/network-errors";
 import { type ListOptions, listMatching } from "./glob";
 import { ConnectorError, type ObjectStore, type StoredObject } from "./types";
 
@@ -63,13 +64,13 @@ export class R2Store implements ObjectStore {
     return new ConnectorError(`upload '${key}' not found`, "not_found");
   }
 
-  /** R2 binding failures are the platform's, so they are retried. */
+  /** R2 binding failures are the platform's, so they are retried; its own text is logged, not shown. */
   private async call<T>(what: string, op: () => Promise<T>): Promise<T> {
     try {
       return await op();
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new ConnectorError(`R2 failed on ${what}: ${reason}`, "transient");
+      logNetworkFailure({ source: "r2", operation: what }, err);
+      throw new ConnectorError(`our upload storage (R2) failed on ${what}; it is retried`, "transient");
     }
   }
 }

@@ -1,3 +1,4 @@
+import { logNetworkFailure, networkFailure } from "../../lib/network-errors";
 import { OutboundTargetError } from "../../lib/outbound";
 import { EXCERPT_MAX, excerpt, logUpstreamFailure, redactSecrets } from "../../lib/redact";
 
@@ -132,8 +133,9 @@ export function refusedTarget(err: OutboundTargetError): ConnectorError {
 
 /**
  * Sends a request; a network failure (the fetch itself throws) becomes an "unreachable"
- * ConnectorError that names the host, never the full URL. A target the outbound policy refuses
- * is an "invalid" one (the user must change the endpoint; retrying changes nothing).
+ * ConnectorError that names the host, never the full URL, and says what failed in our words
+ * (lib/network-errors.ts: never the runtime's own text, which is logged). A target the outbound
+ * policy refuses is an "invalid" one (the user must change the endpoint; retrying changes nothing).
  */
 export async function fetchOrUnreachable(
   url: string | URL,
@@ -152,8 +154,8 @@ export async function fetchOrUnreachable(
         return "the storage endpoint";
       }
     })();
-    const reason = err instanceof Error ? safeDetail(err.message, secrets) : "";
-    throw new ConnectorError(`cannot reach ${host}${reason ? `: ${reason}` : ""}`, "unreachable");
+    logNetworkFailure({ target: host }, err, secrets);
+    throw new ConnectorError(`cannot reach ${host}: ${networkFailure(err)}`, "unreachable");
   }
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { connect } from "cloudflare:sockets";
+import { logNetworkFailure, networkFailure } from "../../lib/network-errors";
 import { checkOutboundHost, type OutboundPolicy, OutboundTargetError } from "../../lib/outbound";
 import { withTimeout } from "../../lib/time";
 import { ConnectorError, refusedTarget, safeDetail } from "../connectors/types";
@@ -82,7 +83,7 @@ async function call(address: MetastoreAddress, database: string, table: string, 
     socket.closed.catch(() => {});
     await socket.opened;
   } catch (err) {
-    throw new ConnectorError(`${where} is unreachable: ${safeDetail(errorText(err))}`, "unreachable");
+    throw unreachable(where, err);
   }
   const writer = socket.writable.getWriter();
   const reader = socket.readable.getReader();
@@ -118,7 +119,7 @@ async function call(address: MetastoreAddress, database: string, table: string, 
     }
   } catch (err) {
     if (err instanceof ConnectorError) throw err;
-    throw new ConnectorError(`${where} is unreachable: ${safeDetail(errorText(err))}`, "unreachable");
+    throw unreachable(where, err);
   } finally {
     reader.cancel().catch(() => {});
     writer.close().catch(() => {});
@@ -170,6 +171,8 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** A socket that failed to open, or failed mid-call: said in our words, the runtime's text logged. */
+function unreachable(where: string, err: unknown): ConnectorError {
+  logNetworkFailure({ source: "hive_metastore", target: where }, err);
+  return new ConnectorError(`${where} is unreachable: ${networkFailure(err)}`, "unreachable");
 }

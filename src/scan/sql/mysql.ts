@@ -6,6 +6,7 @@
  */
 
 import mysql from "mysql2/promise";
+import { networkFailure, recognisedNetworkFailure } from "../../lib/network-errors";
 import type { OutboundPolicy } from "../../lib/outbound";
 import { ConnectorError, logProviderFailure, safeDetail } from "../connectors/types";
 import { checkDatabaseHost, type JdbcConfig } from "./jdbc-config";
@@ -102,11 +103,13 @@ function kindOf(err: { code?: unknown; errno?: unknown; message?: unknown }): Co
 
 /**
  * A driver error as a ConnectorError with a readable message and no secret in it (the
- * server's "Access denied for user '…'" loses the user name like the password).
+ * server's "Access denied for user '…'" loses the user name like the password). A failure with
+ * no answer from the server, and an answer about the statement's own form, are said in our
+ * words (the original is logged); an answer about the user's objects keeps its redacted excerpt.
  */
 export function mysqlError(err: unknown, config: Pick<JdbcConfig, "secrets">): ConnectorError {
   if (err instanceof ConnectorError) return err;
-  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  const e = (err ?? {}) as { code?: unknown; message?: unknown; sqlState?: unknown };
   const text = String(e.message ?? err);
   logProviderFailure("mysql", typeof e.code === "string" ? e.code : null, undefined, text, config.secrets);
   if (e.code === "HANDSHAKE_NO_SSL_SUPPORT") {
@@ -115,7 +118,20 @@ export function mysqlError(err: unknown, config: Pick<JdbcConfig, "secrets">): C
       "invalid",
     );
   }
-  return new ConnectorError(`MySQL: ${safeDetail(text, config.secrets)}`, kindOf(e));
+  if (e.code === "ER_PARSE_ERROR") {
+    return new ConnectorError(
+      "MySQL: the server could not parse the statement the scan generated (details in the logs)",
+      "invalid",
+    );
+  }
+  const kind = kindOf(e);
+  if (typeof e.sqlState !== "string") {
+    // No answer from the server: the socket or the driver failed.
+    const lost = kind === "transient" || kind === "unreachable" || recognisedNetworkFailure(err) !== undefined;
+    if (lost) return new ConnectorError(`MySQL: ${networkFailure(err)}`, kind === "invalid" ? "transient" : kind);
+    if (kind === "invalid") return new ConnectorError("MySQL: the driver failed (details in the logs)", "invalid");
+  }
+  return new ConnectorError(`MySQL: ${safeDetail(text, config.secrets)}`, kind);
 }
 
 /**

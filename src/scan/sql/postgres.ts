@@ -12,6 +12,7 @@ import { connect } from "cloudflare:sockets";
 import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
 import postgres from "postgres";
+import { logNetworkFailure, networkFailure, recognisedNetworkFailure } from "../../lib/network-errors";
 import type { OutboundPolicy } from "../../lib/outbound";
 import { withTimeout } from "../../lib/time";
 import { ConnectorError, logProviderFailure, safeDetail } from "../connectors/types";
@@ -130,8 +131,10 @@ const SSL_REQUEST = new Uint8Array([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]);
 async function openSocket(config: JdbcConfig, policy: OutboundPolicy | undefined): Promise<WorkerSocket> {
   checkDatabaseHost(config, policy);
   const where = safeDetail(`${config.host}:${config.port}`, config.secrets);
-  const unreachable = (err: unknown) =>
-    new ConnectorError(`PostgreSQL at ${where} is unreachable: ${errorText(err, config)}`, "unreachable");
+  const unreachable = (err: unknown) => {
+    logNetworkFailure({ source: "postgres", target: where }, err, config.secrets);
+    return new ConnectorError(`PostgreSQL at ${where} is unreachable: ${networkFailure(err)}`, "unreachable");
+  };
   let raw: Socket;
   try {
     raw = connect(
@@ -173,6 +176,9 @@ function kindOf(code: string): ConnectorError["kind"] {
   if (code === "28P01" || code === "28000" || code === "42501") return "auth";
   if (code === "3D000" || code === "42P01" || code === "3F000" || code === "42703" || code === "42883")
     return "not_found";
+  // A protocol violation (e.g. a NUL in a statement's text) is the statement's, not the network's:
+  // sent again, it fails again.
+  if (code === "08P01") return "invalid";
   if (
     code === "40001" ||
     code === "40P01" ||
@@ -197,13 +203,39 @@ function errorText(err: unknown, config: Pick<JdbcConfig, "secrets">): string {
   return safeDetail(text, config.secrets);
 }
 
+/** A SQLSTATE: what the server answered (anything else is the driver's or the runtime's). */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/** Server answers about the statement the scan sent, not about the user's data: said in our words. */
+const STATEMENT_FAULTS: Record<string, string> = {
+  "08P01": "the server could not read the statement the scan sent (a protocol violation)",
+  "42601": "the server could not parse the statement the scan generated",
+};
+
 /**
  * A driver error as a ConnectorError with a readable message and no secret in it (the
- * server's messages quote the user name: it is removed like the password).
+ * server's messages quote the user name: it is removed like the password). A failure with no
+ * answer from the server, and an answer about the statement's own form, are said in our words
+ * (the original is logged); an answer about the user's objects keeps its redacted excerpt.
  */
 export function postgresError(err: unknown, config: Pick<JdbcConfig, "secrets">): ConnectorError {
   if (err instanceof ConnectorError) return err;
   const code = String((err as { code?: unknown })?.code ?? "");
+  const lost = code.startsWith("CONNECT") || (code === "" && recognisedNetworkFailure(err) !== undefined);
+  if (lost) {
+    // The socket or the connection failed: no answer from the server.
+    logNetworkFailure({ source: "postgres", status: code || null }, err, config.secrets);
+    return new ConnectorError(`PostgreSQL: ${networkFailure(err)}`, "transient");
+  }
+  if (!SQLSTATE.test(code)) {
+    errorText(err, config);
+    return new ConnectorError("PostgreSQL: the driver failed on the statement (details in the logs)", "invalid");
+  }
+  const fault = STATEMENT_FAULTS[code];
+  if (fault) {
+    errorText(err, config);
+    return new ConnectorError(`PostgreSQL: ${fault} (details in the logs)`, kindOf(code));
+  }
   return new ConnectorError(`PostgreSQL: ${errorText(err, config)}`, kindOf(code));
 }
 

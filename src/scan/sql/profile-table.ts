@@ -42,7 +42,8 @@ import {
   WINDOW_CHUNK,
   windowQuantileQuery,
 } from "./generator";
-import { type SqlRunner, type TableRef, tableLabel } from "./runner";
+import { identifierProblem, tableRefProblems, valueProblem } from "./identifiers";
+import { type Dialect, type SqlRunner, type TableRef, tableLabel } from "./runner";
 import { type SqlText, sql } from "./sql-text";
 
 /** Most attributes a schema load reads (spec 4.3). */
@@ -63,6 +64,7 @@ export interface SchemaSource {
  * table has no columns or does not exist.
  */
 export async function loadSchema(runner: SqlRunner, table: TableRef, source: SchemaSource): Promise<SchemaField[]> {
+  assertHoldable(runner.dialect, table);
   if (!source.useInformationSchema) return schemaFromData(runner, table);
   const d = dialectSql(runner.dialect);
   const q = renderFor(d, d.schemaQuery(table, MAX_SCHEMA_ATTRIBUTES));
@@ -86,6 +88,27 @@ async function schemaFromData(runner: SqlRunner, table: TableRef): Promise<Schem
 /** A result field, whatever case the database gave its name (Snowflake upper-cases). */
 function field(row: Row, name: string): unknown {
   return name in row ? row[name] : row[name.toUpperCase()];
+}
+
+/**
+ * Refuses, before any SQL is sent, a name or value the database cannot hold (identifiers.ts): the
+ * API refuses them when they are saved, but an asset saved before that rule, or a scan's own
+ * `table`, could still carry one. Its job fails at once with the reason, never retried.
+ */
+function assertHoldable(dialect: Dialect, table: TableRef, options: SqlProfileOptions = {}): void {
+  const problems = tableRefProblems(table, dialect).map((p) => `the ${p.part} name ${p.message}`);
+  const names = [...(options.id_attributes ?? []), options.timestamp_attribute, ...Object.keys(options.filter ?? {})];
+  for (const name of [...names, ...Object.keys(options.segments ?? {})]) {
+    const message = name === undefined ? undefined : identifierProblem(name, dialect);
+    if (message) problems.push(`the attribute name ${JSON.stringify(name)} ${message}`);
+  }
+  for (const values of [...Object.values(options.filter ?? {}), ...Object.values(options.segments ?? {})]) {
+    for (const value of values) {
+      const message = valueProblem(value, dialect);
+      if (message) problems.push(`a filter or segment value ${message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConnectorError(problems.join("; "), "invalid");
 }
 
 function validate(options: SqlProfileOptions): void {
@@ -115,6 +138,7 @@ export async function profileTable(
   options: SqlProfileOptions = {},
 ): Promise<AssetProfile> {
   validate(options);
+  assertHoldable(runner.dialect, table, options);
   const d = dialectSql(runner.dialect);
   const plan = planColumns(columns);
   const filters = filtersOf(options.filter);

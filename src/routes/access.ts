@@ -1,0 +1,120 @@
+/**
+ * Who may call a route, declared with the route (`authedRoute({ access: … })`) and checked before
+ * anything of the request but its path is looked at: a caller without access to the tenant or
+ * the resource the path names gets the same 404 (or 403) whatever body or query it sends, and
+ * learns nothing of the route's input from a validation error (issue 42).
+ *
+ * The check runs in the route's middleware, after authentication and before the input checks and
+ * the validators (src/routes/openapi.ts). A write waits for it before anything else runs. A read
+ * (GET, HEAD) may read beside it, as the handlers' checks already did (readBesideCheck), but no
+ * answer of a read leaves before it: an error answer is replaced by the check's refusal
+ * (`onError` in src/app.ts awaits `verdict` first), a successful one too.
+ *
+ * The declaration is also published in the OpenAPI document (`x-access`: which resource, which
+ * role), where the route-walking test (test/routes/access-first.test.ts) reads it.
+ */
+
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../app-env";
+import type { Access } from "../auth/access";
+import type { ProjectRole, TenantRole } from "../db/schema";
+import { IntId, TenantId } from "./params";
+
+/** What a route needs of its caller. */
+export type Grant =
+  /** The platform administrator only (403 for anyone else). */
+  | { of: "platform" }
+  /** Any user, acting for themselves (403 for tenant-scoped keys and the administrator). */
+  | { of: "user" }
+  /** A role in the tenant of the path's `{tenant}`. */
+  | { of: "tenant"; role: TenantRole }
+  /** A role in the project, asset or incident the path parameter `param` names (of `{tenant}`). */
+  | { of: "project" | "asset" | "incident"; role: ProjectRole; param: string; read?: "head" | "connectionType" };
+
+/** The platform administrator's routes. */
+export const PLATFORM_ADMIN: Grant = { of: "platform" };
+/** A user's own things (their API keys). */
+export const ANY_USER: Grant = { of: "user" };
+/** A role in the path's tenant. */
+export const inTenant = (role: TenantRole): Grant => ({ of: "tenant", role });
+/** A role in the path's project (`{projectId}`, or the parameter named). */
+export const inProject = (role: ProjectRole, param = "projectId"): Grant => ({ of: "project", role, param });
+/**
+ * A role in the project of the path's asset (`{assetId}`, or the parameter named); `read` is how
+ * much of the asset the handler reads with its own check (Access.assetHead, assetWithConnectionType),
+ * so both share one query.
+ */
+export const onAsset = (
+  role: ProjectRole,
+  options: { param?: string; read?: "head" | "connectionType" } = {},
+): Grant => ({ of: "asset", role, param: options.param ?? "assetId", ...(options.read ? { read: options.read } : {}) });
+/** A role in the project of the path's incident (`{incidentId}`). */
+export const onIncident = (role: ProjectRole): Grant => ({ of: "incident", role, param: "incidentId" });
+
+/** Methods that only read: their handler may read beside the check (see above). */
+const READS = new Set(["GET", "HEAD"]);
+
+/** An id as the route's validator will read it; undefined when it is not one (the validator answers that). */
+function idOf(raw: string | undefined): number | undefined {
+  const parsed = IntId("id").safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The check of `grant` for a request with path parameters `params`. A tenant id that cannot be one
+ * names no tenant: it is left to the validator (the same 400 for everyone). A resource id that is
+ * not an id falls back to the tenant: the caller's standing there decides, and the validator then
+ * names the bad parameter to a caller who may see the tenant.
+ */
+export async function checkGrant(access: Access, grant: Grant, params: Record<string, string>): Promise<void> {
+  if (grant.of === "platform") return access.platformAdmin();
+  if (grant.of === "user") return void access.user();
+  const tenant = params.tenant ?? "";
+  if (!TenantId.safeParse(tenant).success) return;
+  if (grant.of === "tenant") return void (await access.tenant(tenant, grant.role));
+  const id = idOf(params[grant.param]);
+  if (id === undefined) return void (await access.tenant(tenant));
+  if (grant.of === "project") await access.project(tenant, id, grant.role);
+  else if (grant.of === "incident") await access.incident(tenant, id, grant.role);
+  else if (grant.read === "head") await access.assetHead(tenant, id, grant.role);
+  else if (grant.read === "connectionType") await access.assetWithConnectionType(tenant, id, grant.role);
+  else await access.asset(tenant, id, grant.role);
+}
+
+/** The route middleware that checks `grant` (after `authenticate`, before the input is read). */
+export function authorize(grant: Grant): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const verdict = checkGrant(c.var.access, grant, c.req.param() as Record<string, string>);
+    // Settled below, or by onError: never an unhandled rejection meanwhile.
+    verdict.catch(() => {});
+    c.set("verdict", verdict);
+    if (!READS.has(c.req.method)) await verdict;
+    await next();
+    // A read's answer leaves only once the check has passed (its refusal replaces the answer).
+    await verdict;
+  };
+}
+
+/** The refusal of the route's access check, once it is known; undefined when it passed or there is none. */
+export async function accessRefusal(c: Context<AppEnv>): Promise<unknown> {
+  const verdict = c.get("verdict") as Promise<void> | undefined;
+  if (!verdict) return undefined;
+  return verdict.then(
+    () => undefined,
+    (refusal: unknown) => refusal,
+  );
+}
+
+/** The declaration as published in the OpenAPI document (`x-access`). */
+export function documentedGrant(grant: Grant): Record<string, string> {
+  switch (grant.of) {
+    case "platform":
+      return { of: "platform", role: "PLATFORM_ADMIN" };
+    case "user":
+      return { of: "user", role: "USER" };
+    case "tenant":
+      return { of: "tenant", role: grant.role };
+    default:
+      return { of: grant.of, role: grant.role, parameter: grant.param };
+  }
+}
