@@ -25,6 +25,7 @@ const LANDINGS = [
   "0007_full_scans_on_spark.sql", // 226a445 spark
   "0009_incident_rollup_triggers.sql", // 875e6da rollups (0008 and 0009 together)
   "0011_incident_tag_rollup_triggers.sql", // 98e246c reads3 (0010 and 0011 together)
+  "0012_channel_url_host.sql", // issue 42: a channel's stored url cut to scheme and host
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");
