@@ -301,19 +301,21 @@ async function judge(
   newOnly: boolean,
   deadline: WaitDeadline,
 ): Promise<Pick<WaitReport, "tripped" | "tripped_by" | "reason">> {
-  // The incident list has no asset or state filter (spec 4.8): severities narrow it, we do the rest.
-  const listed = await deadline.request(
+  const open = await deadline.request(
     (signal) =>
       session.client.GET("/api/backend/{tenant}/incidents", {
         params: {
           path: { tenant: session.tenant },
-          query: { severities: LEVELS.filter((l) => rank(l) >= rank(level)).join(",") },
+          query: {
+            asset_ids: String(assetId),
+            states: "OPEN",
+            severities: LEVELS.filter((l) => rank(l) >= rank(level)).join(","),
+          },
         },
         signal,
       }),
     "incidents",
   );
-  const open = listed.filter((i) => i.asset_id === String(assetId) && i.state === "OPEN");
   if (newOnly) {
     const raised = alerts.filter((a) => rank(a.priority) >= rank(level));
     const tripped_by = open.filter((i) => raised.some((a) => sameSubject(a, i)));
@@ -521,13 +523,18 @@ export function program(run: (code: number) => void): Command {
     .addOption(new Option("--severity <level>", "only this severity").choices(LEVELS))
     .action(async (opts: { open?: boolean; severity?: Level }) => {
       const s = await session();
-      const all = await ok(
+      const list = await ok(
         s.client.GET("/api/backend/{tenant}/incidents", {
-          params: { path: { tenant: s.tenant }, query: opts.severity ? { severities: opts.severity } : {} },
+          params: {
+            path: { tenant: s.tenant },
+            query: {
+              ...(opts.severity ? { severities: opts.severity } : {}),
+              ...(opts.open ? { states: "OPEN" } : {}),
+            },
+          },
         }),
         "incidents",
       );
-      const list = opts.open ? all.filter((i) => i.state === "OPEN") : all;
       print(
         s,
         list,

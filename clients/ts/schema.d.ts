@@ -9338,6 +9338,10 @@ export interface operations {
                 to_time?: string;
                 /** @description Case-insensitive substring of the policy name or the source (asset) name */
                 text_to_search?: string;
+                /** @description Asset ids (the list only), comma-separated */
+                asset_ids?: string;
+                /** @description States, OPEN or CLOSED (the list only), comma-separated */
+                states?: string;
                 /** @description Page size (1-1000); without it the whole list comes back (after `cursor`, if given) */
                 limit?: number;
                 /** @description Opaque cursor from the `rel="next"` Link header of the previous page */

@@ -1,5 +1,5 @@
 import { and, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
-import { assets, type ConnectionType, incidents, type Level } from "../db/schema";
+import { assets, type ConnectionType, type IncidentState, incidents, type Level } from "../db/schema";
 import { InvalidInputError } from "../lib/errors";
 import { type Binder, inlineValues } from "../lib/sql";
 
@@ -14,6 +14,9 @@ export interface IncidentFilters {
   from_time?: string;
   to_time?: string;
   text_to_search?: string;
+  /** The list's own filters (not the summary's or the distribution's): these assets, these states. */
+  asset_ids?: number[];
+  states?: IncidentState[];
 }
 
 /** A half-open UTC range [from, to) on opened_at. */
@@ -75,6 +78,8 @@ export function incidentWhere(
     f.alert_policy_ids ? bind.list(incidents.policy, "policies", [...new Set(f.alert_policy_ids)]) : undefined,
     f.severities ? bind.list(incidents.severity, "severities", [...new Set(f.severities)]) : undefined,
     f.impacts ? bind.list(incidents.impact, "impacts", [...new Set(f.impacts)]) : undefined,
+    f.asset_ids ? bind.list(incidents.assetId, "assets", [...new Set(f.asset_ids)], true) : undefined,
+    f.states ? bind.list(incidents.state, "states", [...new Set(f.states)]) : undefined,
     from ? gte(incidents.openedAt, bind.value("from", from)) : undefined,
     to ? lt(incidents.openedAt, bind.value("to", to)) : undefined,
   ];

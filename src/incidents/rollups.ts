@@ -48,9 +48,9 @@ export function rangeParts(range: TimeRange, rollup = true): RangeParts {
   };
 }
 
-/** Whether the rollups can answer these filters (every list filter but text_to_search). */
+/** Whether the rollups can answer these filters (every filter but text_to_search, asset_ids and states). */
 export function rollupAnswers(f: IncidentFilters): boolean {
-  return !f.text_to_search;
+  return !f.text_to_search && !f.asset_ids && !f.states;
 }
 
 /**

@@ -160,6 +160,38 @@ describe("GET /api/backend/{tenant}/incidents: filters", () => {
     }
   });
 
+  it("the list alone narrows by asset and by state (a pipeline gate asks for its asset's open incidents)", async () => {
+    const cases: Array<[string, number[]]> = [
+      [`?asset_ids=${a.assetId}`, [n.aHigh!, n.aLow!]],
+      [`?asset_ids=${b.assetId}&states=OPEN`, [n.bMed!]],
+      ["?states=CLOSED", [n.bOld!]],
+      [`?asset_ids=${a.assetId},${b.assetId}&states=OPEN&severities=MEDIUM,HIGH`, [n.aHigh!, n.bMed!]],
+    ];
+    for (const [query, expected] of cases) {
+      const res = await list(tenant, query);
+      expect(res.status, query).toBe(200);
+      expect(ids(res.body), query).toEqual([...expected].sort((x, y) => x - y));
+    }
+    for (const [query, path] of [
+      ["?states=RESOLVED", "query.states.0"],
+      ["?asset_ids=x", "query.asset_ids.0"],
+    ]) {
+      const res = await list(tenant, query!);
+      expect(res.status, query).toBe(400);
+      expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    }
+    // The summary and the distribution keep spec 4.8's filters: an asset filter there is not read.
+    const summary = await call(
+      "GET",
+      `/api/backend/${tenant}/incidents/summary?from_time=2026-01-01&asset_ids=${a.assetId}`,
+      {
+        as: admin,
+      },
+    );
+    expect(summary.status).toBe(200);
+    expect(summary.body.total).toBe(4);
+  });
+
   it("rejects invalid filters with a 400 naming the parameter", async () => {
     const cases: Array<[string, string]> = [
       ["?project_ids=1,x", "query.project_ids.1"],

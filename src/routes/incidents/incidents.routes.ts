@@ -9,6 +9,7 @@ import {
   DistributionSchema,
   IncidentDetailSchema,
   IncidentFilterQuery,
+  IncidentListQuery,
   IncidentSchema,
   SummarySchema,
   UpdateIncidentBody,
@@ -28,7 +29,7 @@ export const listIncidents = authedRoute({
   description:
     "Filters combine with AND; lists are comma-separated. from_time/to_time select incidents opened in " +
     "[from_time, to_time). Ordered by opened_at then id, descending; paged with limit and cursor.",
-  request: { params: TenantParams, query: IncidentFilterQuery.extend(PageQuery.shape) },
+  request: { params: TenantParams, query: IncidentListQuery.extend(PageQuery.shape) },
   responses: { 200: jsonResponse(z.array(IncidentSchema), "Incidents, newest first") },
 });
 

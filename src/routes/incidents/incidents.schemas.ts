@@ -47,6 +47,12 @@ export const IncidentFilterQuery = z.object({
     .openapi({ description: "Case-insensitive substring of the policy name or the source (asset) name" }),
 });
 
+/** The list's filters: spec 4.8's, and the asset and the state, so a pipeline gate asks for just its asset's open incidents. */
+export const IncidentListQuery = IncidentFilterQuery.extend({
+  asset_ids: commaList(positiveInt, 200, "Asset ids (the list only)", "42"),
+  states: commaList(z.enum(INCIDENT_STATES), INCIDENT_STATES.length, "States, OPEN or CLOSED (the list only)", "OPEN"),
+});
+
 const Levels = z.enum(LEVELS);
 
 export const IncidentSchema = z
