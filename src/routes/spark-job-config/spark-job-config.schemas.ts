@@ -19,7 +19,7 @@ function checkInstanceBounds(
   }
 }
 
-/** Fields every provider block may carry beyond the spec's (README "Full scans on Spark"). */
+/** Fields every provider block may carry beyond the spec's (docs/resources/settings.md). */
 const dispatchFields = (credential: string, driverDefault: string) => ({
   connection_id: z
     .number()
