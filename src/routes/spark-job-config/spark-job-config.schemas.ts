@@ -93,7 +93,7 @@ export const DatabricksConfig = z
 
 const thresholdBytes = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().openapi({
   description:
-    "Files larger than this go to Spark when a provider is configured; default 1 GiB (README). null on PUT restores the default",
+    "Files larger than this go to Spark when a provider is configured; default 1 GiB. null on PUT restores the default",
 });
 
 export const SparkJobConfigSchema = z
