@@ -12,7 +12,7 @@
  * of startup CPU (raised from 400 ms in Oct. 2025). Worker size: the page now lists 64 MiB on every
  * plan; before May 2026 it was 10 MB after compression on Workers Paid (3 MB on Free). We hold the
  * bundle to both the current 64 MiB uncompressed and the earlier Workers Paid 10 MB compressed,
- * the plan this service needs anyway (Queues, Durable Objects: README, Deploy).
+ * the plan this service needs anyway (Queues, Durable Objects: docs/operations.md, "What an account needs").
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

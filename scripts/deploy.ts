@@ -14,7 +14,8 @@
  *   5. A smoke check of /health, /openapi.json and a D1 read on PUBLIC_BASE_URL.
  *
  * Every step looks before it acts, so a run that stopped halfway is completed by the next one and
- * a second run changes nothing. Needs CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID (README, Deploy).
+ * a second run changes nothing. Needs CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID
+ * (docs/operations.md, "What an account needs").
  * `--connect-to host=http://127.0.0.1:port` sends the smoke check for `host` to another address
  * (like curl's --connect-to): for the test's stand-in of Cloudflare, or a DNS name not yet live.
  */
@@ -347,7 +348,7 @@ async function main() {
     throw new DeployError("usage: npm run deploy -- --env <staging|production>  (an environment of wrangler.toml)");
   }
   for (const name of ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_ACCOUNT_ID"]) {
-    if (!process.env[name]) throw new DeployError(`${name} is not set (README, Deploy: what the token needs)`);
+    if (!process.env[name]) throw new DeployError(`${name} is not set (docs/operations.md, What an account needs)`);
   }
   const configPath = resolve(values.config);
   const connectTo = parseConnectTo([

@@ -1,5 +1,5 @@
 """dq-monitor full-scan driver: profiles one asset on the tenant's Spark cluster and posts the
-profile to the job's signed callback (README "Full scans on Spark").
+profile to the job's signed callback (docs/resources/light-and-full-scans.md).
 
     spark-submit dq_profile.py --job-id job_… --callback-url https://…/api/callbacks/scans/job_…
         --callback-secret dqcb_… --source '{"kind":"files","uri":"s3://b/p/*.csv","format":"csv"}'

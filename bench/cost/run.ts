@@ -1,5 +1,5 @@
 /**
- * bench/cost: what one scan costs in the units Cloudflare bills, measured, for README's "Deploy"
+ * bench/cost: what one scan costs in the units Cloudflare bills, measured, for docs/operations.md's "What it costs"
  * cost table.
  *
  *   npm run bench:cost -- [--assets 10] [--scans 8] [--rows 200] [--columns 36]

@@ -2390,7 +2390,7 @@ export interface components {
             dataproc_config?: components["schemas"]["DataprocConfig"];
             emr_config?: components["schemas"]["EmrConfig"];
             databricks_config?: components["schemas"]["DatabricksConfig"];
-            /** @description Files larger than this go to Spark when a provider is configured; default 1 GiB (README). null on PUT restores the default */
+            /** @description Files larger than this go to Spark when a provider is configured; default 1 GiB. null on PUT restores the default */
             full_scan_threshold_bytes?: number;
         };
         /** @description Spark settings, e.g. {"spark.executor.memory": "4g"} */
@@ -2560,7 +2560,7 @@ export interface components {
                 /** @description Where the PySpark driver spark/dq_profile.py is deployed; default dbfs:/dq-monitor/spark/dq_profile.py */
                 driver_uri?: string;
             } | null;
-            /** @description Files larger than this go to Spark when a provider is configured; default 1 GiB (README). null on PUT restores the default */
+            /** @description Files larger than this go to Spark when a provider is configured; default 1 GiB. null on PUT restores the default */
             full_scan_threshold_bytes?: number | null;
         };
         DqScoreConfig: {
@@ -2657,7 +2657,7 @@ export interface components {
              * @enum {string}
              */
             engine: "WORKER" | "SPARK";
-            /** @description Why the scan runs where it runs (README: light and full scans) */
+            /** @description Why the scan runs where it runs: in the Worker (a light scan) or on the tenant's Spark cluster (a full scan) */
             engine_reason: string | null;
             /** @description Full scans: the provider and its run; null for light scans */
             provider: {

@@ -57,8 +57,8 @@ const SERVES: Record<AssetRead, readonly AssetRead[]> = {
  * The permission checks of one request, one line per route:
  * `await c.var.access.project(tenant, projectId, "PROJECT_EDITOR")`.
  *
- * Rules (README "Roles"): a resource of a tenant the caller is not in, or of a project the
- * caller is not a member of, is a 404 (its existence is not revealed); a resource the caller
+ * Rules (docs/api.md, "Roles and permissions"): a resource of a tenant the caller is not in, or
+ * of a project the caller is not a member of, is a 404 (its existence is not revealed); a resource the caller
  * can see but lacks the role to change is a 403. The platform administrator and tenant admins
  * hold every project role in their tenants.
  */

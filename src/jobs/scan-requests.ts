@@ -31,7 +31,7 @@ export type ScanRequest = {
   delimiter?: string;
   table?: string;
   query?: string;
-  /** Run on the tenant's Spark cluster (README "Light and full scans"). */
+  /** Run on the tenant's Spark cluster (docs/resources/light-and-full-scans.md). */
   full_scan?: boolean;
 };
 

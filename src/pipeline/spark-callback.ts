@@ -1,9 +1,9 @@
 /**
- * The Spark callback, accepted (README "The callback"): size-bounded, signed with the job's own
- * secret over "<timestamp>.<body>", inside the timestamp window, before the job's deadline, and
- * single use. An accepted callback only records that it was used and goes to the `scan-results`
- * queue; its consumer applies it to the asset's monitor like every other result. Anything refused
- * changes nothing.
+ * The Spark callback, accepted (docs/resources/light-and-full-scans.md, "The callback"):
+ * size-bounded, signed with the job's own secret over "<timestamp>.<body>", inside the timestamp
+ * window, before the job's deadline, and single use. An accepted callback only records that it
+ * was used and goes to the `scan-results` queue; its consumer applies it to the asset's monitor
+ * like every other result. Anything refused changes nothing.
  */
 
 import { and, eq, isNull } from "drizzle-orm";

@@ -233,7 +233,8 @@ export function driverSource(
         table: [t.schema, t.name].filter(Boolean).join("."),
       };
     case "GENERIC_JDBC":
-      // The JDBC URL, user and password are the cluster's secrets (README): never sent in the job's arguments.
+      // The JDBC URL, user and password are the cluster's secrets: never sent in the job's arguments
+      // (docs/resources/light-and-full-scans.md, "Deploying the Spark job").
       return { kind: "jdbc", table: [t.schema, t.name].filter(Boolean).join(".") };
     case "UPLOAD":
       throw new ConnectorError("an UPLOAD asset's batches are scanned in the Worker as they arrive", "unsupported");

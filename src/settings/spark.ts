@@ -13,7 +13,7 @@ export type SparkJobConfig = {
   dataproc_config?: Record<string, unknown>;
   emr_config?: Record<string, unknown>;
   databricks_config?: Record<string, unknown>;
-  /** Files larger than this go to Spark (README "Full scans on Spark"); absent = the default. */
+  /** Files larger than this go to Spark (docs/resources/light-and-full-scans.md); absent = the default. */
   full_scan_threshold_bytes?: number;
 };
 

@@ -64,10 +64,10 @@ export const ScanJobSchema = z
     engine: z
       .enum(["WORKER", "SPARK"])
       .openapi({ description: "WORKER: a light scan; SPARK: a full scan on the tenant's cluster" }),
-    engine_reason: z
-      .string()
-      .nullable()
-      .openapi({ description: "Why the scan runs where it runs (README: light and full scans)" }),
+    engine_reason: z.string().nullable().openapi({
+      description:
+        "Why the scan runs where it runs: in the Worker (a light scan) or on the tenant's Spark cluster (a full scan)",
+    }),
     provider: z
       .object({
         name: z.enum(["DATABRICKS", "EMR", "DATAPROC"]),

@@ -19,7 +19,7 @@ function checkInstanceBounds(
   }
 }
 
-/** Fields every provider block may carry beyond the spec's (README "Full scans on Spark"). */
+/** Fields every provider block may carry beyond the spec's (docs/resources/settings.md). */
 const dispatchFields = (credential: string, driverDefault: string) => ({
   connection_id: z
     .number()
@@ -93,7 +93,7 @@ export const DatabricksConfig = z
 
 const thresholdBytes = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().openapi({
   description:
-    "Files larger than this go to Spark when a provider is configured; default 1 GiB (README). null on PUT restores the default",
+    "Files larger than this go to Spark when a provider is configured; default 1 GiB. null on PUT restores the default",
 });
 
 export const SparkJobConfigSchema = z

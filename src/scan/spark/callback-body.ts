@@ -1,6 +1,7 @@
 /**
- * What the Spark driver posts to its callback (README "The callback"): the profile inline, a
- * note that it was written to the tenant's storage (too large for the request), or the failure.
+ * What the Spark driver posts to its callback: the profile inline, a note that it was written to
+ * the tenant's storage (too large for the request), or the failure
+ * (docs/resources/light-and-full-scans.md, "The callback").
  * Checked here so a malformed profile is a 400 at the edge, never a failure inside the monitor.
  */
 

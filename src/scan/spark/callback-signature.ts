@@ -1,6 +1,6 @@
 /**
- * The Spark callback's signature (README "The callback"): the driver sends
- * `X-DQ-Timestamp: <unix seconds>` and `X-DQ-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`,
+ * The Spark callback's signature (docs/resources/light-and-full-scans.md, "The callback"): the
+ * driver sends `X-DQ-Timestamp: <unix seconds>` and `X-DQ-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`,
  * keyed with the job's own secret. spark/dq_profile.py signs the same way; both sides are tested
  * against spark/testdata/callback-vector.json.
  */

@@ -1,5 +1,5 @@
 /**
- * Light or full: where a scan runs (README "Light and full scans"). A light scan runs in the
+ * Light or full: where a scan runs (docs/resources/light-and-full-scans.md). A light scan runs in the
  * Worker (SQL pushdown, streamed files); a full scan runs on the tenant's Spark cluster.
  *
  * The rule, in order:
@@ -12,7 +12,10 @@
  * 4. Everything else (warehouses and databases push SQL down; small files): the Worker.
  */
 
-/** A Worker streams about 25 MB/s of CSV (README benchmarks): 1 GiB is ~45 s of a queue consumer's CPU. */
+/**
+ * A Worker streams about 25 MB/s of CSV (bench:profile before issue 17,
+ * bench/log/2026-11-22-profile-before-issue-17.md): 1 GiB is ~45 s of a queue consumer's CPU.
+ */
 export const DEFAULT_FULL_SCAN_THRESHOLD_BYTES = 1024 ** 3;
 
 export interface EngineInputs {

@@ -30,9 +30,9 @@ export async function createJdbcRunner(
 }
 
 /**
- * The table of a database asset's payload (spec 2.3 and README: DELTALAKE catalog/schema/table,
- * SNOWFLAKE and REDSHIFT database/schema/table, BIGQUERY dataset/table, GENERIC_JDBC
- * schema?/table), or `table` instead of the payload's when a scan names one.
+ * The table of a database asset's payload (spec 2.3 and docs/resources/assets.md: DELTALAKE
+ * catalog/schema/table, SNOWFLAKE and REDSHIFT database/schema/table, BIGQUERY dataset/table,
+ * GENERIC_JDBC schema?/table), or `table` instead of the payload's when a scan names one.
  */
 export function tableOf(payload: Record<string, unknown>, table?: string): TableRef {
   const p = payload as { catalog?: string; database?: string; dataset?: string; schema?: string; table: string };
