@@ -60,7 +60,7 @@ export function isActive(status: ScanJobStatus): boolean {
 
 const leaving = (transition: ScanJobTransition) => inArray(scanJobs.status, [...SCAN_JOB_TRANSITIONS[transition].from]);
 
-/** The job's id, when the transition's UPDATE returned its row. */
+/** Whether the UPDATE applied: it returned the row it changed. */
 const applied = (rows: { id: string }[]) => rows.length > 0;
 
 /**
