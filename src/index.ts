@@ -5,7 +5,7 @@ import { retryPendingTickets } from "./integrations/tickets";
 import type { ScanQueueMessage, ScanResultMessage } from "./jobs/messages";
 import { consumeNotifications, markDeadNotifications } from "./jobs/notification-consumer";
 import { queueKind } from "./jobs/queues";
-import { consumeScanJobs, failDeadScanJobs, finishScanJob } from "./jobs/scan-consumer";
+import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
 import { consumeScanResults, failDeadScanResults } from "./jobs/scan-results";
 import { dispatchDueSchedules } from "./jobs/schedules";
 import { type NotificationMessage, requeueStrandedDeliveries } from "./notifications/events";
@@ -28,8 +28,7 @@ export default {
     const now = new Date(controller.scheduledTime);
     const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
     if (jobs > 0) console.log(JSON.stringify({ cron: controller.cron, scheduled_jobs: jobs }));
-    const db = createDb(env.DB);
-    await pollSparkRuns(env, db, now, (job, status, error) => finishScanJob(env, db, job, status, error));
+    await pollSparkRuns(env, createDb(env.DB), now);
     await retryPendingTickets(env, now);
     await requeueStrandedDeliveries(env, createDb(env.DB), now);
     const retention = await runRetention(env, createDb(env.DB), now);

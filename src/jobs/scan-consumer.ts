@@ -1,14 +1,12 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { createDb, type Db } from "../db";
-import type { ScanJobRow } from "../db/schema";
+import { and, eq } from "drizzle-orm";
+import { createDb } from "../db";
 import { assetHeadColumns, assets, scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { DomainError, InvalidInputError } from "../lib/errors";
-import { nowIso } from "../lib/time";
-import { publishScanFailed } from "../notifications/events";
 import { runScanJob, UPLOAD_ENGINE_REASON } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";
+import { failJob, retryJob, startJobStatement, succeedJob } from "./lifecycle";
 import type { ScanJobMessage, ScanQueueMessage } from "./messages";
 
 /** Attempts before a transient failure is final (the queue's max_retries is 5: 6 deliveries). */
@@ -49,26 +47,6 @@ function domainReason(err: DomainError): string {
 }
 
 /**
- * Ends a job that has not ended yet. A job that ends FAILED is a scan.failed event for the tenant's
- * notification channels (sent after the job is recorded; never failing it).
- */
-export async function finishScanJob(
-  env: Env,
-  db: Db,
-  job: ScanJobRow,
-  status: "SUCCEEDED" | "FAILED" | "CANCELLED",
-  error: string | null,
-): Promise<boolean> {
-  const ended = await db
-    .update(scanJobs)
-    .set({ status, error, finishedAt: nowIso() })
-    .where(and(eq(scanJobs.id, job.id), inArray(scanJobs.status, ["QUEUED", "RUNNING"])))
-    .returning({ id: scanJobs.id });
-  if (status === "FAILED" && ended.length > 0) await publishScanFailed(env, db, job);
-  return ended.length > 0;
-}
-
-/**
  * Runs one delivery of a scan job. Idempotent: a job that already finished is acknowledged and
  * ignored, so a message delivered twice does nothing twice.
  */
@@ -79,24 +57,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
   // second run) becomes RUNNING; any other is done already. An upload's engine reason is known
   // from its request alone, so the claim records it too (one D1 write fewer per uploaded scan).
   const [claimed, assetRows] = await db.batch([
-    db
-      .update(scanJobs)
-      .set({
-        status: "RUNNING",
-        attempts: sql`${scanJobs.attempts} + 1`,
-        startedAt: sql`coalesce(${scanJobs.startedAt}, ${nowIso()})`,
-        error: null,
-        engineReason: sql`CASE WHEN json_valid(${scanJobs.request}) THEN CASE WHEN json_extract(${scanJobs.request}, '$.upload') IS NOT NULL THEN ${UPLOAD_ENGINE_REASON} ELSE ${scanJobs.engineReason} END ELSE ${scanJobs.engineReason} END`,
-      })
-      .where(
-        and(
-          eq(scanJobs.id, message.job_id),
-          eq(scanJobs.tenantId, message.tenant_id),
-          inArray(scanJobs.status, ["QUEUED", "RUNNING"]),
-          isNull(scanJobs.providerRunId),
-        ),
-      )
-      .returning(),
+    startJobStatement(db, message, UPLOAD_ENGINE_REASON),
     // A select, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing. Its
     // attributes (the latest scan's statistics, tens of KB) are left out: a scan does not read them.
     db
@@ -111,7 +72,7 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
   try {
     const outcome = await runScanJob(env, db, job, asset);
     if ("dispatched" in outcome) return "done";
-    await finishScanJob(env, db, job, "SUCCEEDED", null);
+    await succeedJob(db, job);
     return "done";
   } catch (err) {
     const transient = (err instanceof ConnectorError && err.transient) || isStorageFault(err);
@@ -119,14 +80,11 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
       console.error(JSON.stringify({ job_id: job.id, error: String(err), stack: (err as Error)?.stack }));
     }
     if (transient && attempt < MAX_ATTEMPTS) {
-      // Back to QUEUED with the reason visible, until the next delivery.
-      await db
-        .update(scanJobs)
-        .set({ status: "QUEUED", error: `retrying after: ${describe(err)}` })
-        .where(eq(scanJobs.id, job.id));
-      return "retry";
+      // Back to QUEUED with the reason visible, until the next delivery; a job that ended
+      // meanwhile (cancelled while it was being dispatched to Spark) stays ended.
+      return (await retryJob(db, job.id, describe(err))) ? "retry" : "done";
     }
-    await finishScanJob(env, db, job, "FAILED", describe(err));
+    await failJob(env, db, job, describe(err));
     return "done";
   }
 }
@@ -191,7 +149,7 @@ export async function failDeadScanJobs(batch: MessageBatch<ScanQueueMessage>, en
     const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, body.job_id) });
     if (job) {
       const reason = job.error?.replace(/^retrying after: /, "") ?? "the scan could not be delivered";
-      await finishScanJob(env, db, job, "FAILED", `gave up after ${job.attempts} attempts: ${reason}`);
+      await failJob(env, db, job, `gave up after ${job.attempts} attempts: ${reason}`);
     }
     message.ack();
   }

@@ -4,9 +4,10 @@ import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
+import { INITIAL_STATUS } from "./lifecycle";
 import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "./messages";
 
-/** What a new scan job is about; it starts QUEUED. */
+/** What a new scan job is about; it starts QUEUED (INITIAL_STATUS). */
 export interface NewScanJob {
   tenantId: string;
   assetId: number;
@@ -33,7 +34,7 @@ export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJo
     tenantId: j.tenantId,
     assetId: j.assetId,
     kind: j.kind,
-    status: "QUEUED",
+    status: INITIAL_STATUS,
     trigger: j.trigger,
     request: j.request ?? {},
     rowsScanned: 0,

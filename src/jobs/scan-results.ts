@@ -14,8 +14,9 @@ import { resultKey } from "../pipeline/spark-dispatch";
 import { ConnectorError, safeDetail } from "../scan/connectors/types";
 import type { AssetProfile } from "../scan/profile";
 import { SparkProfileSchema } from "../scan/spark/callback-body";
+import { failJob, succeedJob } from "./lifecycle";
 import type { ScanResultMessage } from "./messages";
-import { backoffSeconds, describe, finishScanJob, isStorageFault, MAX_ATTEMPTS } from "./scan-consumer";
+import { backoffSeconds, describe, isStorageFault, MAX_ATTEMPTS } from "./scan-consumer";
 import { tenantUploadStore } from "./upload-storage";
 
 /** A stored profile larger than this is refused (a profile of 2,000 attributes is a few MB). */
@@ -47,13 +48,7 @@ export async function applyScanResult(env: Env, message: ScanResultMessage): Pro
   });
   if (job?.status !== "RUNNING") return;
   if (message.status === "FAILED") {
-    await finishScanJob(
-      env,
-      db,
-      job,
-      "FAILED",
-      `the Spark job failed: ${safeDetail(message.error) || "no reason given"}`,
-    );
+    await failJob(env, db, job, `the Spark job failed: ${safeDetail(message.error) || "no reason given"}`);
     return;
   }
   const profile = message.profile ?? (await storedProfile(env, db, job));
@@ -63,7 +58,7 @@ export async function applyScanResult(env: Env, message: ScanResultMessage): Pro
     .update(scanJobs)
     .set({ rowsScanned: profile.row_count, bytesScanned: profile.bytes ?? job.bytesScanned })
     .where(eq(scanJobs.id, job.id));
-  await finishScanJob(env, db, job, "SUCCEEDED", null);
+  await succeedJob(db, job);
 }
 
 /** Consumer of `scan-results`: storage faults retried with backoff; a result that cannot apply fails its job. */
@@ -80,24 +75,24 @@ export async function consumeScanResults(batch: MessageBatch<ScanResultMessage>,
       }
       if (!(err instanceof ConnectorError))
         console.error(JSON.stringify({ job_id: message.body.job_id, error: String(err) }));
-      await failJob(env, message.body, describe(err));
+      await failUnapplied(env, message.body, describe(err));
       message.ack();
     }
   }
 }
 
-async function failJob(env: Env, body: ScanResultMessage, reason: string): Promise<void> {
+async function failUnapplied(env: Env, body: ScanResultMessage, reason: string): Promise<void> {
   const db = createDb(env.DB);
   const job = await db.query.scanJobs.findFirst({
     where: and(eq(scanJobs.id, body.job_id), eq(scanJobs.tenantId, body.tenant_id)),
   });
-  if (job) await finishScanJob(env, db, job, "FAILED", `the full scan's result could not be applied: ${reason}`);
+  if (job) await failJob(env, db, job, `the full scan's result could not be applied: ${reason}`);
 }
 
 /** Consumer of `scan-results-dlq`: a result whose deliveries all failed fails its job. */
 export async function failDeadScanResults(batch: MessageBatch<ScanResultMessage>, env: Env): Promise<void> {
   for (const message of batch.messages) {
-    await failJob(env, message.body, "it could not be delivered after its retries");
+    await failUnapplied(env, message.body, "it could not be delivered after its retries");
     message.ack();
   }
 }

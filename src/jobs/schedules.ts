@@ -1,5 +1,6 @@
 import { nextRunIso } from "../lib/cron";
 import { nowIso } from "../lib/time";
+import { INITIAL_STATUS } from "./lifecycle";
 import type { ScanJobMessage } from "./messages";
 import { enqueueScanJobs } from "./scan-jobs";
 
@@ -78,12 +79,12 @@ async function insertJobs(d1: D1Database, jobs: SlotJob[]): Promise<ScanJobMessa
     .prepare(
       `INSERT INTO scan_jobs (id, tenant_id, asset_id, kind, status, trigger, request, created_at)
        SELECT json_extract(value, '$.id'), json_extract(value, '$.tenant_id'), json_extract(value, '$.asset_id'),
-              'SCAN', 'QUEUED', 'schedule', json_object('slot', json_extract(value, '$.slot')), ?2
+              'SCAN', ?3, 'schedule', json_object('slot', json_extract(value, '$.slot')), ?2
        FROM json_each(?1) WHERE 1
        ON CONFLICT (id) DO NOTHING
        RETURNING id, tenant_id, asset_id`,
     )
-    .bind(JSON.stringify(jobs), nowIso())
+    .bind(JSON.stringify(jobs), nowIso(), INITIAL_STATUS)
     .all<{ id: string; tenant_id: string; asset_id: number }>();
   return results.map((r) => ({ job_id: r.id, tenant_id: r.tenant_id, asset_id: r.asset_id }));
 }

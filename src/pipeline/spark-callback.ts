@@ -6,10 +6,11 @@
  * like every other result. Anything refused changes nothing.
  */
 
-import { and, eq, isNull } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
+import { releaseCallback, takeCallback } from "../jobs/lifecycle";
 import type { ScanResultMessage } from "../jobs/messages";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, LimitExceededError, UnauthenticatedError } from "../lib/errors";
@@ -70,12 +71,8 @@ export async function acceptScanCallback(
   }
   const receivedAt = now.toISOString();
   // Single use: only the first callback sets callback_used_at; a concurrent second one finds it set.
-  const taken = await db
-    .update(scanJobs)
-    .set({ callbackUsedAt: receivedAt })
-    .where(and(eq(scanJobs.id, job.id), isNull(scanJobs.callbackUsedAt), eq(scanJobs.status, "RUNNING")))
-    .returning({ id: scanJobs.id });
-  if (taken.length === 0) throw new ConflictError("This job's callback was already used: a callback is accepted once");
+  if (!(await takeCallback(db, job.id, receivedAt)))
+    throw new ConflictError("This job's callback was already used: a callback is accepted once");
   const result = parsed.data;
   const message: ScanResultMessage = {
     job_id: job.id,
@@ -91,7 +88,7 @@ export async function acceptScanCallback(
     await env.SCAN_RESULTS.send(message, { contentType: "json" });
   } catch (err) {
     // Not queued: the callback may be sent again.
-    await db.update(scanJobs).set({ callbackUsedAt: null }).where(eq(scanJobs.id, job.id));
+    await releaseCallback(db, job.id);
     throw err;
   }
 }

@@ -10,8 +10,9 @@ import { and, eq } from "drizzle-orm";
 import type { ConnectionCredential } from "../catalog/connections";
 import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow, SparkProvider, TenantRow } from "../db/schema";
-import { connections, scanJobs, tenants } from "../db/schema";
+import { connections, tenants } from "../db/schema";
 import type { Env } from "../env";
+import { markDispatched, recordSparkDispatch } from "../jobs/lifecycle";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { outboundPolicy } from "../lib/outbound";
 import { ConnectorError } from "../scan/connectors/types";
@@ -277,16 +278,12 @@ export async function dispatchFullScan(env: Env, db: Db, input: FullScanInput): 
   const { job, target } = input;
   const { secret, sealed } = await callbackSecretOf(env, job);
   const deadline = new Date(Date.now() + FULL_SCAN_TIMEOUT_SECONDS * 1000).toISOString();
-  await db
-    .update(scanJobs)
-    .set({
-      engine: "SPARK",
-      engineReason: input.reason,
-      provider: target.provider,
-      callbackSecret: sealed,
-      callbackDeadline: deadline,
-    })
-    .where(eq(scanJobs.id, job.id));
+  await recordSparkDispatch(db, job.id, {
+    provider: target.provider,
+    engineReason: input.reason,
+    callbackSecret: sealed,
+    callbackDeadline: deadline,
+  });
   const args = [
     "--job-id",
     job.id,
@@ -307,10 +304,7 @@ export async function dispatchFullScan(env: Env, db: Db, input: FullScanInput): 
     sparkConf: target.sparkConf,
     timeoutSeconds: FULL_SCAN_TIMEOUT_SECONDS,
   });
-  await db
-    .update(scanJobs)
-    .set({ providerRunId: run.runId, providerRunUrl: run.runUrl ?? null, providerState: run.state })
-    .where(eq(scanJobs.id, job.id));
+  await markDispatched(db, job.id, run);
 }
 
 /** The time a row's callback deadline has passed, for the cron. */

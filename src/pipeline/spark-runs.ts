@@ -9,6 +9,7 @@ import type { Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
+import { cancelJob, extendCallbackDeadline, failSparkRun, isActive, recordRunState } from "../jobs/lifecycle";
 import { ConflictError } from "../lib/errors";
 import { ConnectorError } from "../scan/connectors/types";
 import type { SparkProviderClient } from "../scan/spark/provider";
@@ -17,13 +18,6 @@ import { chooseSparkTarget } from "./spark-dispatch";
 
 /** After a run ended well, the callback has this long to arrive before the job times out. */
 export const CALLBACK_GRACE_MS = 10 * 60 * 1000;
-
-/** Ends a job (the scan consumer's finish: notifications included); injected to keep pipeline below jobs. */
-export type FinishJob = (
-  job: ScanJobRow,
-  status: "SUCCEEDED" | "FAILED" | "CANCELLED",
-  error: string | null,
-) => Promise<boolean>;
 
 /** The provider client of a dispatched job, built again from the tenant's configuration; undefined if it changed. */
 async function clientOf(env: Env, db: Db, job: ScanJobRow): Promise<SparkProviderClient | undefined> {
@@ -40,7 +34,6 @@ export async function pollSparkRuns(
   env: Env,
   db: Db,
   now: Date,
-  finish: FinishJob,
   limit = 50,
 ): Promise<{ polled: number; ended: number }> {
   const running = await db.query.scanJobs.findMany({
@@ -50,7 +43,7 @@ export async function pollSparkRuns(
   let ended = 0;
   for (const job of running) {
     try {
-      if (await pollOne(env, db, job, now, finish)) ended++;
+      if (await pollOne(env, db, job, now)) ended++;
     } catch (err) {
       // Throttled or unreachable provider, or our storage: the next tick asks again.
       if (!(err instanceof ConnectorError)) console.error(JSON.stringify({ job_id: job.id, error: String(err) }));
@@ -59,31 +52,29 @@ export async function pollSparkRuns(
   return { polled: running.length, ended };
 }
 
-async function pollOne(env: Env, db: Db, job: ScanJobRow, now: Date, finish: FinishJob): Promise<boolean> {
+async function pollOne(env: Env, db: Db, job: ScanJobRow, now: Date): Promise<boolean> {
   const runId = job.providerRunId!;
   const deadline = job.callbackDeadline ? Date.parse(job.callbackDeadline) : Number.POSITIVE_INFINITY;
   const client = await clientOf(env, db, job).catch(() => undefined);
   if (now.getTime() >= deadline && !job.callbackUsedAt) {
     await client?.cancel(runId).catch(() => undefined);
-    return finish(
+    return failSparkRun(
+      env,
+      db,
       job,
-      "FAILED",
       `timed out: the ${providerName(job)} run did not call back before ${job.callbackDeadline}; it was cancelled`,
     );
   }
   if (!client) return false;
   const status = await client.status(runId);
-  await db
-    .update(scanJobs)
-    .set({ providerState: status.state, ...(status.runUrl ? { providerRunUrl: status.runUrl } : {}) })
-    .where(eq(scanJobs.id, job.id));
+  await recordRunState(db, job.id, status.state, status.runUrl);
   // A callback already accepted decides the job, whatever the run did afterwards.
   if (!status.ended || job.callbackUsedAt) return false;
-  if (status.failure) return finish(job, "FAILED", `the ${providerName(job)} run failed: ${status.failure}`);
+  if (status.failure) return failSparkRun(env, db, job, `the ${providerName(job)} run failed: ${status.failure}`);
   // Ended well without calling back yet: the callback may be on its way; the deadline comes closer.
   const grace = new Date(now.getTime() + CALLBACK_GRACE_MS).toISOString();
   if (!job.callbackDeadline || grace < job.callbackDeadline) {
-    await db.update(scanJobs).set({ callbackDeadline: grace }).where(eq(scanJobs.id, job.id));
+    await extendCallbackDeadline(db, job.id, grace);
   }
   return false;
 }
@@ -92,8 +83,8 @@ async function pollOne(env: Env, db: Db, job: ScanJobRow, now: Date, finish: Fin
  * Cancels a scan: a queued one at once; a full scan by cancelling its provider run first. A light
  * scan already running in the Worker cannot be stopped (409), nor can an ended one.
  */
-export async function cancelScan(env: Env, db: Db, job: ScanJobRow, actor: string, finish: FinishJob): Promise<void> {
-  if (job.status !== "QUEUED" && job.status !== "RUNNING") {
+export async function cancelScan(env: Env, db: Db, job: ScanJobRow, actor: string): Promise<void> {
+  if (!isActive(job.status)) {
     throw new ConflictError(`The scan is ${job.status}: only a queued or running scan can be cancelled`);
   }
   if (job.status === "RUNNING" && job.engine === "WORKER") {
@@ -110,8 +101,8 @@ export async function cancelScan(env: Env, db: Db, job: ScanJobRow, actor: strin
       const why = err instanceof ConnectorError ? err.message : "the provider could not be reached";
       throw new ConflictError(`The ${providerName(job)} run was not cancelled (${why}); try again`);
     }
-    await db.update(scanJobs).set({ providerState: "CANCELLING" }).where(eq(scanJobs.id, job.id));
+    await recordRunState(db, job.id, "CANCELLING");
   }
-  const ended = await finish(job, "CANCELLED", `cancelled by ${actor}`);
-  if (!ended) throw new ConflictError("The scan ended meanwhile: it was not cancelled");
+  const ended = await cancelJob(db, job, `cancelled by ${actor}`);
+  if (!ended) throw new ConflictError("The scan ended, or started in the Worker, meanwhile: it was not cancelled");
 }

@@ -9,7 +9,6 @@ import { env } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";
 import { describe, expect, inject, it, vi } from "vitest";
 import { createDb } from "../../src/db";
-import { finishScanJob } from "../../src/jobs/scan-consumer";
 import { pollSparkRuns } from "../../src/pipeline/spark-runs";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders } from "../scenario/data";
@@ -176,8 +175,7 @@ function ordersProfile(problem?: "null_spike") {
   return profile;
 }
 
-const tick = () =>
-  pollSparkRuns(env, db(), new Date(), (job, status, error) => finishScanJob(env, db(), job, status, error));
+const tick = () => pollSparkRuns(env, db(), new Date());
 
 async function rowOf(jobId: string) {
   return env.DB.prepare("select status, callback_used_at, callback_secret, error from scan_jobs where id = ?")

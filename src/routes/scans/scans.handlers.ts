@@ -2,7 +2,6 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import { spendPrincipalRequest } from "../../auth/rate-limit";
-import { finishScanJob } from "../../jobs/scan-consumer";
 import { getScanJob, listScanJobs } from "../../jobs/scan-jobs";
 import { queueScan } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
@@ -48,8 +47,6 @@ export const cancelScan: Handler<"cancelScan"> = async (c) => {
   const { db } = c.var;
   const job = await getScanJob(db, tenant, assetId, job_id);
   if (!job) throw new NotFoundError("Scan job");
-  await cancelScanJob(c.env, db, job, actorName(c.var.principal), (j, status, error) =>
-    finishScanJob(c.env, db, j, status, error),
-  );
+  await cancelScanJob(c.env, db, job, actorName(c.var.principal));
   return c.json(scanJobView((await getScanJob(db, tenant, assetId, job_id))!), 200);
 };

@@ -1,0 +1,210 @@
+/**
+ * The scan job's lifecycle, in one module: its statuses, the transitions between them, and every
+ * write that moves a job along (docs/scan-lifecycle.md draws it, with who makes each transition).
+ * Each status change is one UPDATE conditional on the statuses it may leave (and on the row's
+ * other conditions it has), which says whether it applied; a caller acts on that, never on the
+ * status it read before. No other module writes scan_jobs.status: new jobs are inserted
+ * INITIAL_STATUS by scan-jobs.ts and schedules.ts.
+ *
+ * A RUNNING job handed to the tenant's Spark cluster goes through phases kept in their own
+ * columns, written here too because the transitions depend on them: dispatched (a provider run id:
+ * no queue delivery claims it again), and called back (callback_used_at: the callback decides the
+ * job, no longer the cron).
+ */
+
+import { and, eq, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { type ScanJobRow, type SparkProvider, scanJobs } from "../db/schema";
+import { nowIso } from "../lib/time";
+import { type PublishEnv, publishScanFailed } from "../notifications/events";
+
+export type ScanJobStatus = ScanJobRow["status"];
+
+/** The status a new job is inserted with. */
+export const INITIAL_STATUS = "QUEUED" satisfies ScanJobStatus;
+
+/** Waiting for a delivery of the scan-jobs queue, or running (in the Worker or on Spark). */
+export const ACTIVE_STATUSES = ["QUEUED", "RUNNING"] as const satisfies readonly ScanJobStatus[];
+
+/** Ended: no transition leaves these. */
+export const FINAL_STATUSES = ["SUCCEEDED", "FAILED", "CANCELLED"] as const satisfies readonly ScanJobStatus[];
+
+interface Transition {
+  readonly from: readonly ScanJobStatus[];
+  readonly to: ScanJobStatus;
+}
+
+/**
+ * The allowed transitions: the statuses each may leave, and the one it reaches. Conditions on the
+ * row besides its status are said here and written in the transition's UPDATE below.
+ */
+export const SCAN_JOB_TRANSITIONS = {
+  /** A queue delivery claims the job; RUNNING again after a delivery died mid-scan. Never once dispatched to Spark. */
+  start: { from: ACTIVE_STATUSES, to: "RUNNING" },
+  /** A transient failure with attempts left: back to the queue, the reason visible. Never once dispatched. */
+  retry: { from: ["RUNNING"], to: "QUEUED" },
+  succeed: { from: ACTIVE_STATUSES, to: "SUCCEEDED" },
+  fail: { from: ACTIVE_STATUSES, to: "FAILED" },
+  /** The cron ends a dispatched Spark run that failed or did not call back in time; not once a callback was accepted. */
+  failRun: { from: ["RUNNING"], to: "FAILED" },
+  /** A queued job, or a running one on Spark (a light scan in the Worker cannot be stopped). */
+  cancel: { from: ACTIVE_STATUSES, to: "CANCELLED" },
+} as const satisfies Record<string, Transition>;
+
+export type ScanJobTransition = keyof typeof SCAN_JOB_TRANSITIONS;
+
+/** Whether a job in `status` is still to end. */
+export function isActive(status: ScanJobStatus): boolean {
+  return (ACTIVE_STATUSES as readonly ScanJobStatus[]).includes(status);
+}
+
+const leaving = (transition: ScanJobTransition) => inArray(scanJobs.status, [...SCAN_JOB_TRANSITIONS[transition].from]);
+
+/** Whether the UPDATE applied: it returned the row it changed. */
+const applied = (rows: { id: string }[]) => rows.length > 0;
+
+/**
+ * The claim of one queue delivery, as a statement for the caller's `db.batch` (it reads the asset
+ * in the same round trip); it returns the claimed row, or none when the job is not to run. An
+ * upload's engine reason is known from its request alone, so the claim records it too.
+ */
+export function startJobStatement(db: Db, message: { job_id: string; tenant_id: string }, uploadEngineReason: string) {
+  return db
+    .update(scanJobs)
+    .set({
+      status: SCAN_JOB_TRANSITIONS.start.to,
+      attempts: sql`${scanJobs.attempts} + 1`,
+      startedAt: sql`coalesce(${scanJobs.startedAt}, ${nowIso()})`,
+      error: null,
+      engineReason: sql`CASE WHEN json_valid(${scanJobs.request}) THEN CASE WHEN json_extract(${scanJobs.request}, '$.upload') IS NOT NULL THEN ${uploadEngineReason} ELSE ${scanJobs.engineReason} END ELSE ${scanJobs.engineReason} END`,
+    })
+    .where(
+      and(
+        eq(scanJobs.id, message.job_id),
+        eq(scanJobs.tenantId, message.tenant_id),
+        leaving("start"),
+        // Handed to the tenant's Spark cluster: the callback or the cron ends it, never a second run.
+        isNull(scanJobs.providerRunId),
+      ),
+    )
+    .returning();
+}
+
+/**
+ * Puts a running job back in the queue after a transient failure; false if it ended meanwhile, or
+ * was dispatched (a queued job with a run no delivery would claim, and no cron would poll).
+ */
+export async function retryJob(db: Db, jobId: string, reason: string): Promise<boolean> {
+  const rows = await db
+    .update(scanJobs)
+    .set({ status: SCAN_JOB_TRANSITIONS.retry.to, error: `retrying after: ${reason}` })
+    .where(and(eq(scanJobs.id, jobId), leaving("retry"), isNull(scanJobs.providerRunId)))
+    .returning({ id: scanJobs.id });
+  return applied(rows);
+}
+
+/** Ends a job that has not ended yet; false if it had. */
+async function end(
+  db: Db,
+  jobId: string,
+  transition: "succeed" | "fail" | "failRun" | "cancel",
+  error: string | null,
+): Promise<boolean> {
+  const rows = await db
+    .update(scanJobs)
+    .set({ status: SCAN_JOB_TRANSITIONS[transition].to, error, finishedAt: nowIso() })
+    .where(
+      and(
+        eq(scanJobs.id, jobId),
+        leaving(transition),
+        transition === "failRun" ? and(isNotNull(scanJobs.providerRunId), isNull(scanJobs.callbackUsedAt)) : undefined,
+        transition === "cancel" ? or(ne(scanJobs.status, "RUNNING"), eq(scanJobs.engine, "SPARK")) : undefined,
+      ),
+    )
+    .returning({ id: scanJobs.id });
+  return applied(rows);
+}
+
+/** A job that ends FAILED is a scan.failed event for the tenant's channels (after the job is recorded; never failing it). */
+async function published(env: PublishEnv, db: Db, job: ScanJobRow, ended: boolean): Promise<boolean> {
+  if (ended) await publishScanFailed(env, db, job);
+  return ended;
+}
+
+/** The scan's result is applied: the job SUCCEEDED. False if it had ended already. */
+export function succeedJob(db: Db, job: Pick<ScanJobRow, "id">): Promise<boolean> {
+  return end(db, job.id, "succeed", null);
+}
+
+/** The job FAILED, saying why (scan.failed published). False if it had ended already. */
+export async function failJob(env: PublishEnv, db: Db, job: ScanJobRow, error: string): Promise<boolean> {
+  return published(env, db, job, await end(db, job.id, "fail", error));
+}
+
+/**
+ * The cron's end of a Spark run that failed or timed out: the job FAILED (scan.failed published),
+ * unless a callback was accepted meanwhile, which decides the job instead. False if not applied.
+ */
+export async function failSparkRun(env: PublishEnv, db: Db, job: ScanJobRow, error: string): Promise<boolean> {
+  return published(env, db, job, await end(db, job.id, "failRun", error));
+}
+
+/** The job CANCELLED, if queued or running on Spark; false if it ended or started in the Worker. */
+export function cancelJob(db: Db, job: Pick<ScanJobRow, "id">, reason: string): Promise<boolean> {
+  return end(db, job.id, "cancel", reason);
+}
+
+/** Before the provider is called: the job runs on Spark, with the callback's sealed secret and deadline. */
+export async function recordSparkDispatch(
+  db: Db,
+  jobId: string,
+  dispatch: { provider: SparkProvider; engineReason: string; callbackSecret: string; callbackDeadline: string },
+): Promise<void> {
+  await db
+    .update(scanJobs)
+    .set({ engine: "SPARK", ...dispatch })
+    .where(eq(scanJobs.id, jobId));
+}
+
+/**
+ * The provider took the run: its id makes the job dispatched (no queue delivery claims it again).
+ * Recorded whatever the job's status, so a run started for a job cancelled meanwhile can be found.
+ */
+export async function markDispatched(
+  db: Db,
+  jobId: string,
+  run: { runId: string; runUrl?: string | undefined; state: string },
+): Promise<void> {
+  await db
+    .update(scanJobs)
+    .set({ providerRunId: run.runId, providerRunUrl: run.runUrl ?? null, providerState: run.state })
+    .where(eq(scanJobs.id, jobId));
+}
+
+/** The provider's own state of the run (as polled, or CANCELLING), and its page when it gave one. */
+export async function recordRunState(db: Db, jobId: string, state: string, runUrl?: string): Promise<void> {
+  await db
+    .update(scanJobs)
+    .set({ providerState: state, ...(runUrl ? { providerRunUrl: runUrl } : {}) })
+    .where(eq(scanJobs.id, jobId));
+}
+
+/** A run that ended without calling back yet: the callback has until `deadline`. */
+export async function extendCallbackDeadline(db: Db, jobId: string, deadline: string): Promise<void> {
+  await db.update(scanJobs).set({ callbackDeadline: deadline }).where(eq(scanJobs.id, jobId));
+}
+
+/** Takes the job's single-use callback; false if it was taken already or the job is no longer running. */
+export async function takeCallback(db: Db, jobId: string, receivedAt: string): Promise<boolean> {
+  const rows = await db
+    .update(scanJobs)
+    .set({ callbackUsedAt: receivedAt })
+    .where(and(eq(scanJobs.id, jobId), isNull(scanJobs.callbackUsedAt), eq(scanJobs.status, "RUNNING")))
+    .returning({ id: scanJobs.id });
+  return applied(rows);
+}
+
+/** Gives the callback back when it could not be queued: the driver may send it again. */
+export async function releaseCallback(db: Db, jobId: string): Promise<void> {
+  await db.update(scanJobs).set({ callbackUsedAt: null }).where(eq(scanJobs.id, jobId));
+}
