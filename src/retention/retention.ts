@@ -16,8 +16,12 @@ import { asc, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { assets, type TenantRow, tenants } from "../db/schema";
 import type { Env } from "../env";
+import { FINAL_STATUSES } from "../jobs/lifecycle";
 import { type StorageEnv, tenantUploadStore, uploadPrefix } from "../jobs/upload-storage";
 import { assetMonitor } from "../monitor/client";
+
+/** The statuses of a job that ended, as SQL literals (constants of ours, never input). */
+const ENDED = FINAL_STATUSES.map((status) => `'${status}'`).join(", ");
 
 /** Rows one DELETE removes at most. */
 export const BATCH_ROWS = 500;
@@ -62,7 +66,8 @@ function deletions(d1: D1Database, tenant: string, cutoff: string): Record<strin
         and state = 'CLOSED' and closed_at < ?2)`,
     ),
     incidents: limited("incidents", "tenant_id = ?1 and state = 'CLOSED' and closed_at < ?2"),
-    scan_jobs: limited("scan_jobs", "tenant_id = ?1 and status in ('SUCCEEDED', 'FAILED') and created_at < ?2"),
+    // Every job that ended (a cancelled one too); a job still queued or running is never removed.
+    scan_jobs: limited("scan_jobs", `tenant_id = ?1 and status in (${ENDED}) and created_at < ?2`),
     dq_scores: limited("dq_scores", "tenant_id = ?1 and scored_at < ?2"),
     monitor_applied_jobs: limited("monitor_applied_jobs", "tenant_id = ?1 and applied_at < ?2"),
     audit_events: limited("audit_events", "tenant_id = ?1 and at < ?2"),

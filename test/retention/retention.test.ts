@@ -16,6 +16,8 @@ import { seedAlert } from "../support/alerts";
 import { admin, call } from "../support/api";
 import { countRows, csvAsset, seedAsset } from "../support/assets";
 import { seedHistory, seedIncident } from "../support/incidents";
+import { createProject } from "../support/projects";
+import { createTenant } from "../support/tenants";
 
 const DAY = 86_400_000;
 
@@ -132,6 +134,27 @@ describe("retention (data_ttl)", () => {
     expect(await counts(long.tenant)).toEqual(longBefore);
     expect(await metricPoints(long.tenant, long.assetId)).toBe(longPoints);
     expect(await purgeTenant(env, db, { id: short.tenant, dataTtl: 30 }, later)).toEqual({});
+  });
+
+  it("deletes every job that ended, a cancelled one too, and never one still queued or running", async () => {
+    const tenant = await createTenant();
+    const asset = await seedAsset(tenant, await createProject(tenant));
+    const old = new Date(Date.now() - 60 * DAY).toISOString();
+    const statuses = ["SUCCEEDED", "FAILED", "CANCELLED", "QUEUED", "RUNNING"] as const;
+    for (const status of statuses) {
+      await env.DB.prepare(
+        `insert into scan_jobs (id, tenant_id, asset_id, kind, status, trigger, request, created_at)
+         values (?, ?, ?, 'SCAN', ?, 'API', '{}', ?)`,
+      )
+        .bind(`job-${status}-${asset.tenant}`, asset.tenant, asset.assetId, status, old)
+        .run();
+    }
+    const deleted = await purgeTenant(env, createDb(env.DB), { id: asset.tenant, dataTtl: 30 }, new Date());
+    expect(deleted.scan_jobs).toBe(3);
+    const left = await env.DB.prepare("select status from scan_jobs where tenant_id = ? order by status")
+      .bind(asset.tenant)
+      .all<{ status: string }>();
+    expect(left.results.map((r) => r.status)).toEqual(["QUEUED", "RUNNING"]);
   });
 
   it("finds old uploads behind thousands of young ones in key order", { timeout: 60_000 }, async () => {
