@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ATTRIBUTE_KINDS } from "../../db/schema";
-import { PolicyOverridesSchema } from "../../monitor/policies/policies";
+import { PolicyOverridesSchema } from "../../detection/policies";
 import { onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { IntId, TenantId } from "../params";

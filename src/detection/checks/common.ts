@@ -2,8 +2,8 @@
  * What every check shares: its context and result shapes, the number formats of the alert texts,
  * and the share test the rate policies use (a Wilson interval against the metric's own history).
  */
-import type { AttributeKind } from "../../../db/schema";
-import type { AttributeProfile } from "../../../scan/profile";
+import type { AttributeKind } from "../../db/schema";
+import type { AttributeProfile } from "../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, shareBaseline } from "../anomaly";
 import type { EvaluationInput } from "../input";
 import { investigationSentence } from "../investigate";

@@ -1,5 +1,5 @@
 /** schema_change and freshness: fixed rules that need no baseline. */
-import type { AssetProfile, SchemaField } from "../../../scan/profile";
+import type { AssetProfile, SchemaField } from "../../scan/profile";
 import { hasValues } from "../metrics";
 import type { SchemaChange } from "../types";
 import { assetName, type Check, type Finding, fmt, NOTHING, round } from "./common";

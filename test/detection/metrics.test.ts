@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attrMetric, escapeName, extractMetrics, isCategorical, unescapeName } from "../../../src/monitor/policies";
+import { attrMetric, escapeName, extractMetrics, isCategorical, unescapeName } from "../../src/detection";
 import { ORDERS, ordersScan, profileRows } from "./fixtures";
 
 describe("extractMetrics", () => {

@@ -19,8 +19,8 @@
  *   attributes of up to MAX_LISTED_VALUES values list them all, so their rare values are watched.
  * The values that moved are named in the alert (`values`).
  */
-import type { AttributeProfile } from "../../../scan/profile";
-import { PATTERN_LEGEND } from "../../../scan/profiler/patterns";
+import type { AttributeProfile } from "../../scan/profile";
+import { PATTERN_LEGEND } from "../../scan/profiler/patterns";
 import { baselinePoints, detect, median, shareBaseline } from "../anomaly";
 import { componentBaseline } from "../divergence";
 import { investigatePatterns } from "../investigate";

@@ -1,5 +1,5 @@
-import type { AttributeKind } from "../../db/schema";
-import type { AssetProfile, SchemaField } from "../../scan/profile";
+import type { AttributeKind } from "../db/schema";
+import type { AssetProfile, SchemaField } from "../scan/profile";
 import type { PolicyOverrides } from "./policies";
 import type { AssetRef, MetricHistory } from "./types";
 

@@ -3,8 +3,8 @@
  * priority and parameters, and the schema of per-asset overrides.
  */
 import { z } from "zod";
-import type { DqDimension } from "../../settings/dq-score";
 import { DEFAULT_ANOMALY_PARAMS, STRATEGIES } from "./anomaly";
+import type { DqDimension } from "./dimensions";
 import { MIN_CHANGE_BY_KIND } from "./metrics";
 import { POLICY_IDS, type PolicyId, PRIORITIES, type Priority } from "./types";
 

@@ -4,11 +4,11 @@
  * only, and timestamps stamped with one moment. Each case failed before its rule.
  */
 import { describe, expect, it } from "vitest";
-import type { AttributeKind } from "../../../src/db/schema";
-import { evaluate, type MetricHistory } from "../../../src/monitor/policies";
-import { shareBaseline } from "../../../src/monitor/policies/anomaly";
-import type { AttributeProfile } from "../../../src/scan/profile";
-import { prng } from "../../support/random";
+import type { AttributeKind } from "../../src/db/schema";
+import { evaluate, type MetricHistory } from "../../src/detection";
+import { shareBaseline } from "../../src/detection/anomaly";
+import type { AttributeProfile } from "../../src/scan/profile";
+import { prng } from "../support/random";
 import { alertKeys, pastPoints } from "./fixtures";
 
 function run(attribute: AttributeProfile, history: MetricHistory, kind: AttributeKind) {

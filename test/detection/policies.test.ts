@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { MetricHistory } from "../../../src/monitor/policies";
+import type { MetricHistory } from "../../src/detection";
 import {
   evaluate,
   POLICY_DEFAULTS,
@@ -7,10 +7,10 @@ import {
   type PolicyOverrides,
   PolicyOverridesSchema,
   resolvePolicies,
-} from "../../../src/monitor/policies";
-import type { AssetProfile, AttributeProfile } from "../../../src/scan/profile";
-import { attributeProfile } from "../../support/profiles";
-import { prng } from "../../support/random";
+} from "../../src/detection";
+import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
+import { attributeProfile } from "../support/profiles";
+import { prng } from "../support/random";
 import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, runOrders } from "./fixtures";
 
 const base = cleanOrders(8);

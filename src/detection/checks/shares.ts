@@ -2,7 +2,7 @@
  * completeness and type_mismatch: the share of missing values, and of values not of the attribute's
  * type, against the attribute's own history by a test that knows the row count (see shareTest).
  */
-import type { AttributeProfile } from "../../../scan/profile";
+import type { AttributeProfile } from "../../scan/profile";
 import { investigateMismatches, investigateMissing } from "../investigate";
 import { attrMetric, nonNull } from "../metrics";
 import {

@@ -1,10 +1,10 @@
 /**
- * The metric history an AssetMonitor keeps in memory between scans (monitor/kept-history.ts):
+ * The metric history an AssetMonitor keeps in memory between scans (detection/kept-history.ts):
  * trimmed as storage's read trims it, its points made afresh for each caller, and given up when it
  * grows past what an object should hold. history-store.test.ts checks it against storage's read.
  */
 import { describe, expect, it } from "vitest";
-import { KeptHistory, MAX_KEPT_POINTS } from "../../src/monitor/kept-history";
+import { KeptHistory, MAX_KEPT_POINTS } from "../../src/detection/kept-history";
 
 const timeOf = (k: number) => new Date(Date.UTC(2026, 0, 1) + k * 60_000).toISOString();
 

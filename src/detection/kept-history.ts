@@ -12,7 +12,7 @@
  * not kept: HistoryStore reads it from storage again.
  */
 
-import type { HistoryPoint, MetricHistory } from "./policies/types";
+import type { HistoryPoint, MetricHistory } from "./types";
 
 /** Share metrics under `prefix` count from `since` on (an adopted level). */
 export type ChangePoint = { prefix: string; since: string };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { componentBaseline, type MetricHistory, quantileCdf } from "../../../src/monitor/policies";
+import { componentBaseline, type MetricHistory, quantileCdf } from "../../src/detection";
 
 describe("quantileCdf", () => {
   it("reads a CDF off the quantiles at QUANTILE_POINTS, right-continuous at ties", () => {

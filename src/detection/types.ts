@@ -3,8 +3,8 @@
  * throughout: the AssetMonitor stores the points and the alerts as they are.
  */
 
-import type { AttributeKind } from "../../db/schema";
-import type { DqDimension } from "../../settings/dq-score";
+import type { AttributeKind } from "../db/schema";
+import type { DqDimension } from "./dimensions";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -37,6 +37,11 @@ export interface HistoryPoint {
   time: string;
   value: number;
   excluded: boolean;
+}
+
+/** A stored point as measured; `offset` is how far adopting a later level moved it for the baselines. */
+export interface RecordedPoint extends HistoryPoint {
+  offset: number;
 }
 
 /** For each metric name, its past points, oldest first. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { computeDqScore } from "../../src/monitor/dq-score";
-import type { PolicyAlert } from "../../src/monitor/policies";
+import type { PolicyAlert } from "../../src/detection";
+import { computeDqScore } from "../../src/detection/dq-score";
 import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
 import { defaultDqScoreConfig } from "../../src/settings/dq-score";
 import { attributeProfile } from "../support/profiles";

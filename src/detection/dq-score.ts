@@ -21,8 +21,8 @@
  * are rounded to one decimal.
  */
 import type { AssetProfile } from "../scan/profile";
-import { DQ_DIMENSIONS, type DqDimension, type DqWeights, normaliseWeights } from "../settings/dq-score";
-import type { PolicyAlert, PolicyId, Priority } from "./policies/types";
+import { DQ_DIMENSIONS, type DqDimension, type DqWeights, normaliseWeights } from "./dimensions";
+import type { PolicyAlert, PolicyId, Priority } from "./types";
 
 export type DqScore = Record<DqDimension, number> & { overall: number };
 

@@ -9,8 +9,8 @@ import {
   robustZ,
   studentized,
   weeklySeasonal,
-} from "../../../src/monitor/policies";
-import { normal, prng } from "../../support/random";
+} from "../../src/detection";
+import { normal, prng } from "../support/random";
 
 const DAY = 86_400_000;
 const T0 = Date.parse("2025-01-06T06:00:00.000Z"); // a Monday

@@ -8,7 +8,7 @@ import { escapeName } from "./metrics";
 import type { PolicyOverrides } from "./policies";
 import type { MetricHistory, PolicyId } from "./types";
 
-export { OTHER_SEGMENT } from "../../scan/profile";
+export { OTHER_SEGMENT } from "../scan/profile";
 
 /** Segment values an asset may list, over all its attributes (each attribute adds `(other)`). */
 export const MAX_SEGMENT_VALUES = 50;

@@ -4,24 +4,18 @@
  * on request, one real problem.
  */
 
-import type { AttributeKind } from "../../../src/db/schema";
-import {
-  type AssetRef,
-  type Evaluation,
-  evaluate,
-  type HistoryPoint,
-  type MetricHistory,
-} from "../../../src/monitor/policies";
-import { rememberedSchema, seenSchema } from "../../../src/monitor/policies/checks/schema";
-import { type KnownKind, resolveKinds } from "../../../src/monitor/policies/kinds";
+import type { AttributeKind } from "../../src/db/schema";
+import { type AssetRef, type Evaluation, evaluate, type HistoryPoint, type MetricHistory } from "../../src/detection";
+import { rememberedSchema, seenSchema } from "../../src/detection/checks/schema";
+import { type KnownKind, resolveKinds } from "../../src/detection/kinds";
 import {
   type AssetProfile,
   type AttributeProfile,
   QUANTILE_POINTS,
   type SchemaField,
   type ValueType,
-} from "../../../src/scan/profile";
-import { normal, prng } from "../../support/random";
+} from "../../src/scan/profile";
+import { normal, prng } from "../support/random";
 
 export type Cell = string | number | null;
 export interface Column {

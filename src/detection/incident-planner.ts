@@ -5,8 +5,8 @@
  */
 
 import type { IncidentState, Level } from "../db/schema";
-import { segmentKey } from "./policies/segments";
-import type { PolicyAlert } from "./policies/types";
+import { segmentKey } from "./segments";
+import type { PolicyAlert } from "./types";
 
 /** Consecutive clean scans after which an incident closes itself, unless the asset says otherwise. */
 export const DEFAULT_AUTO_CLOSE_AFTER = 3;

@@ -4,12 +4,12 @@
  * birdstrikes from vega-datasets, one batch a year, profiled by the real file profiler.
  */
 import { describe, expect, it } from "vitest";
-import { CORRUPTION_IDS, corrupt, corruptionTargets, FRACTIONS } from "../../../bench/detection/corruptions";
-import { BIRD_COLUMNS, BIRD_SWAPS } from "../../../bench/detection/tables";
-import { alertDetails } from "../../../src/monitor/d1-store";
-import type { Evaluation, PolicyAlert } from "../../../src/monitor/policies";
-import { type AlertLike, disagreements } from "../../support/alert-consistency";
-import { BIRDSTRIKES, birdstrikeYears, profileBirdstrikes } from "../../support/birdstrikes";
+import { CORRUPTION_IDS, corrupt, corruptionTargets, FRACTIONS } from "../../bench/detection/corruptions";
+import { BIRD_COLUMNS, BIRD_SWAPS } from "../../bench/detection/tables";
+import type { Evaluation, PolicyAlert } from "../../src/detection";
+import { alertDetails } from "../../src/monitor/d1-store";
+import { type AlertLike, disagreements } from "../support/alert-consistency";
+import { BIRDSTRIKES, birdstrikeYears, profileBirdstrikes } from "../support/birdstrikes";
 import { cleanOrders, PROBLEMS, ReplayMonitor, runOrders } from "./fixtures";
 
 /** A policy's alert as the API shows it. */
