@@ -4,7 +4,8 @@
  * Each dimension is a measured share (what the profile says) times an alert factor (what the
  * policies found that the share cannot see): Π (1 − penalty(priority)) over the scan's alerts of
  * that dimension, penalty HIGH 0.3, MEDIUM 0.2, LOW 0.1. Alerts whose measure is already the
- * base share (completeness, type_mismatch, duplicate_count, freshness) are not counted twice.
+ * base share (completeness, type_mismatch, duplicate_count, freshness) are not counted twice: each
+ * policy's `score` says which (docs/policies.md lists them). With the prebuilt policies:
  *
  *   completeness = 100 · (1 − Σ(nulls + empties) / Σ count)                over the attributes
  *                  · factor(row_count_anomaly)
@@ -22,22 +23,13 @@
  */
 import type { AssetProfile } from "../scan/profile";
 import { DQ_DIMENSIONS, type DqDimension, type DqWeights, normaliseWeights } from "./dimensions";
-import type { PolicyAlert, PolicyId, Priority } from "./types";
+import { POLICIES } from "./policies";
+import type { PolicyRegistry } from "./registry";
+import type { PolicyAlert, Priority } from "./types";
 
 export type DqScore = Record<DqDimension, number> & { overall: number };
 
 export const ALERT_PENALTY: Record<Priority, number> = { HIGH: 0.3, MEDIUM: 0.2, LOW: 0.1 };
-
-/** Alerts that lower a dimension beyond its measured share. */
-const PENALISED: Partial<Record<PolicyId, DqDimension>> = {
-  row_count_anomaly: "completeness",
-  value_range: "accuracy",
-  distribution_drift: "accuracy",
-  schema_change: "consistency",
-  pattern_drift: "consistency",
-  cardinality_drift: "consistency",
-  uniqueness: "consistency",
-};
 
 export interface DqScoreOptions {
   /** ISO 8601 time of the scan. */
@@ -56,15 +48,15 @@ export function computeDqScore(
   alerts: readonly Pick<PolicyAlert, "policy" | "priority" | "metric">[],
   weights: DqWeights,
   opts: DqScoreOptions,
+  policies: PolicyRegistry = POLICIES,
 ): DqScore {
   const attrs = profile.attributes;
   const sum = (f: (a: (typeof attrs)[number]) => number) => attrs.reduce((s, a) => s + f(a), 0);
   const factor: DqWeights = { completeness: 1, accuracy: 1, consistency: 1, timeliness: 1 };
   for (const al of alerts) {
-    const d = PENALISED[al.policy];
-    // The duplicate count is in the consistency share already.
-    if (!d || (al.policy === "uniqueness" && al.metric === "duplicate_count")) continue;
-    factor[d] *= 1 - ALERT_PENALTY[al.priority];
+    // Alerts whose measure is in the dimension's share already lower nothing more (ScoreEffect).
+    const d = policies.penalised(al);
+    if (d) factor[d] *= 1 - ALERT_PENALTY[al.priority];
   }
   const base: DqWeights = {
     completeness: share(

@@ -3,48 +3,14 @@
  * the asset's metric history. Pure and deterministic: the scan time is an input, nothing is read
  * or written.
  */
-import {
-  type Check,
-  type CheckContext,
-  cardinalityDrift,
-  completeness,
-  distributionDrift,
-  type Finding,
-  freshness,
-  patternDrift,
-  rowCountAnomaly,
-  schemaChange,
-  typeMismatch,
-  uniqueness,
-  valueRange,
-} from "./checks/index";
+import { type CheckContext, type Finding, kindOf } from "./checks/common";
 import type { EvaluationInput } from "./input";
 import { resolveKinds } from "./kinds";
 import { extractMetrics } from "./metrics";
-import { resolvePolicies } from "./policies";
-import { historyUnder, segmentOverrides, segmentPrefix } from "./segments";
-import {
-  type EvaluatedPoint,
-  type Evaluation,
-  type PolicyAlert,
-  type PolicyId,
-  PRIORITIES,
-  type TrainingState,
-} from "./types";
-
-/** In this order; cardinality_drift reads uniqueness's alerts of the same scan. */
-const CHECKS: { [P in PolicyId]: Check<P> } = {
-  schema_change: schemaChange,
-  freshness,
-  row_count_anomaly: rowCountAnomaly,
-  completeness,
-  type_mismatch: typeMismatch,
-  uniqueness,
-  value_range: valueRange,
-  distribution_drift: distributionDrift,
-  pattern_drift: patternDrift,
-  cardinality_drift: cardinalityDrift,
-};
+import { POLICIES } from "./policies";
+import type { PolicyRegistry, ResolvedPolicy } from "./registry";
+import { historyUnder, segmentPrefix } from "./segments";
+import { type EvaluatedPoint, type Evaluation, type PolicyAlert, PRIORITIES, type TrainingState } from "./types";
 
 /**
  * Attribute findings one policy may raise in one scan; more become one asset-level finding that
@@ -69,16 +35,20 @@ function capped(findings: readonly Finding[], asset: string, policyName: string)
   return [...findings.filter((f) => f.attribute === undefined), summary];
 }
 
-/** Alerts of one scan, its metric points (anomalous ones marked excluded), and what is still training. */
-export function evaluate(input: EvaluationInput): Evaluation {
-  const policies = resolvePolicies(input.overrides);
+/**
+ * Alerts of one scan, its metric points (anomalous ones marked excluded), and what is still
+ * training. The registry's policies run in its order; each is given the attributes of the kinds
+ * it fits and this scan's alerts of the policies it runs after.
+ */
+export function evaluate(input: EvaluationInput, registry: PolicyRegistry = POLICIES): Evaluation {
+  const policies: Readonly<Record<string, ResolvedPolicy>> = registry.resolve(input.overrides);
   const kinds =
     input.kinds ??
     Object.fromEntries(
       Object.entries(resolveKinds(input.profile.attributes, input.asset, {}, {})).map(([name, k]) => [name, k.kind]),
     );
   const metricPoints = extractMetrics(input.profile, input.asset, input.scan_time, kinds);
-  const ctx: CheckContext = {
+  const ctx: Omit<CheckContext, "attributes"> = {
     input,
     profile: input.profile,
     history: input.history,
@@ -88,12 +58,14 @@ export function evaluate(input: EvaluationInput): Evaluation {
   };
   const alerts: PolicyAlert[] = [];
   const training: TrainingState[] = [];
-  const excludedBy = new Map<string, Set<PolicyId>>();
-  for (const id of Object.keys(CHECKS) as PolicyId[]) {
-    const policy = policies[id];
+  const excludedBy = new Map<string, Set<string>>();
+  for (const definition of registry.order) {
+    const id = definition.id;
+    const policy = policies[id]!;
     if (!policy.enabled) continue;
-    const check = CHECKS[id] as Check<PolicyId>;
-    const result = check(ctx, policy.params as never, alerts);
+    const attributes = input.profile.attributes.filter((a) => definition.fits.includes(kindOf(ctx, a)));
+    const earlier = definition.after.length ? alerts.filter((a) => definition.after.includes(a.policy)) : [];
+    const result = definition.check({ ...ctx, attributes }, policy.params, earlier);
     for (const t of result.training) training.push({ policy: id, ...t });
     const seen = new Set<string | undefined>();
     for (const f of capped(result.findings, input.asset.name, policy.name)) {
@@ -114,7 +86,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
         metric_value: metric_value ?? String(f.observed),
       });
       for (const m of exclude) {
-        const by = excludedBy.get(m) ?? new Set<PolicyId>();
+        const by = excludedBy.get(m) ?? new Set<string>();
         by.add(id);
         excludedBy.set(m, by);
       }
@@ -127,15 +99,18 @@ export function evaluate(input: EvaluationInput): Evaluation {
   for (const { attribute, value, profile } of input.profile.segments ?? []) {
     const segment = { attribute, value };
     const prefix = segmentPrefix(segment);
-    const judged = evaluate({
-      ...input,
-      profile,
-      history: historyUnder(input.history, prefix),
-      previous_schema: undefined,
-      overrides: segmentOverrides(input.overrides),
-      kinds,
-      investigate: false,
-    });
+    const judged = evaluate(
+      {
+        ...input,
+        profile,
+        history: historyUnder(input.history, prefix),
+        previous_schema: undefined,
+        overrides: registry.segmentOverrides(input.overrides),
+        kinds,
+        investigate: false,
+      },
+      registry,
+    );
     for (const a of judged.alerts) {
       const description = `In the segment ${attribute} = ${value}: ${a.description}`;
       alerts.push({ ...a, segment, metric: prefix + a.metric, description });

@@ -1,7 +1,6 @@
 import type { AttributeKind } from "../db/schema";
 import type { AssetProfile, SchemaField } from "../scan/profile";
-import type { PolicyOverrides } from "./policies";
-import type { AssetRef, MetricHistory } from "./types";
+import type { AssetRef, MetricHistory, PolicyOverridesById } from "./types";
 
 /** Everything one evaluation of an asset's policies looks at. */
 export interface EvaluationInput {
@@ -13,7 +12,7 @@ export interface EvaluationInput {
   /** Schema of the previous scan; without it schema_change stays quiet. */
   previous_schema?: SchemaField[];
   history: MetricHistory;
-  overrides?: PolicyOverrides;
+  overrides?: PolicyOverridesById;
   /** The kind of each attribute (see kinds.ts); inferred from this profile when absent. */
   kinds?: Readonly<Record<string, AttributeKind>>;
   /** false: no investigation (the asset's skip_investigator); default on. */

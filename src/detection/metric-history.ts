@@ -9,8 +9,9 @@
  */
 import { type AnomalyParams, DEFAULT_ANOMALY_PARAMS, detect } from "./anomaly";
 import { type MetricKind, MIN_CHANGE_BY_KIND } from "./metrics";
-import { type PolicyOverrides, resolvePolicies } from "./policies";
-import type { Band, RecordedPoint } from "./types";
+import { POLICIES } from "./policies";
+import type { PolicyRegistry } from "./registry";
+import type { Band, PolicyOverridesById, RecordedPoint } from "./types";
 
 export interface MetricHistoryPoint {
   job_id: string;
@@ -24,8 +25,6 @@ export interface MetricHistoryPoint {
   alerts: Array<{ id: number; type: string; priority: string; description: string }>;
 }
 
-const VALUE_STATS = new Set(["mean", "p50", "min", "max"]);
-
 function kindOf(metric: string): MetricKind {
   if (metric === "row_count" || metric === "duplicate_count") return "count";
   if (metric.endsWith(":distinct") || metric.endsWith(":non_null")) return "distinct";
@@ -34,13 +33,15 @@ function kindOf(metric: string): MetricKind {
   return "value";
 }
 
-/** The anomaly parameters that draw a metric's band: its policy's where one judges it by a band. */
-export function bandParams(metric: string, overrides: PolicyOverrides = {}): AnomalyParams {
-  const policies = resolvePolicies(overrides);
-  const stat = metric.slice(metric.lastIndexOf(":") + 1);
-  if (metric === "row_count") return policies.row_count_anomaly.params;
-  if (metric.startsWith("attr:") && stat === "distinct") return { ...policies.cardinality_drift.params };
-  if (metric.startsWith("attr:") && VALUE_STATS.has(stat)) return { ...policies.value_range.params };
+/** The anomaly parameters that draw a metric's band: its policy's where one judges it by a band (its `bands`). */
+export function bandParams(
+  metric: string,
+  overrides: PolicyOverridesById = {},
+  policies: PolicyRegistry = POLICIES,
+): AnomalyParams {
+  const owner = policies.bandsOf(metric);
+  // The registry made sure a policy that draws bands has the anomaly detector's parameters.
+  if (owner) return { ...policies.resolve(overrides)[owner.id]!.params } as unknown as AnomalyParams;
   const kind = MIN_CHANGE_BY_KIND[kindOf(metric)];
   return { ...DEFAULT_ANOMALY_PARAMS, min_abs_change: kind.absolute, min_rel_change: kind.relative };
 }

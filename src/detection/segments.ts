@@ -5,8 +5,7 @@
  * `segment: {attribute, value}`, and its incidents are apart from the asset's (segmentKey).
  */
 import { escapeName } from "./metrics";
-import type { PolicyOverrides } from "./policies";
-import type { MetricHistory, PolicyId } from "./types";
+import type { MetricHistory } from "./types";
 
 export { OTHER_SEGMENT } from "../scan/profile";
 
@@ -17,9 +16,6 @@ export interface Segment {
   attribute: string;
   value: string;
 }
-
-/** Policies that judge the asset as a whole only: a segment shares its schema and freshness, and its distinct counts follow its size. */
-const WHOLE_ASSET_ONLY: readonly PolicyId[] = ["schema_change", "freshness", "cardinality_drift"];
 
 /** The prefix of a segment's metrics in the asset's history: `seg:<attribute>:<value>:`. */
 export function segmentPrefix(s: Segment): string {
@@ -46,13 +42,4 @@ export function historyUnder(history: MetricHistory, prefix: string): MetricHist
     if (metric.startsWith(prefix)) out[metric.slice(prefix.length)] = points;
   }
   return out;
-}
-
-/** The asset's overrides with the whole-asset policies switched off, for judging a segment. */
-export function segmentOverrides(overrides: PolicyOverrides = {}): PolicyOverrides {
-  const out: Record<string, unknown> = { ...overrides };
-  for (const id of WHOLE_ASSET_ONLY) {
-    out[id] = { ...(overrides as Record<string, object | undefined>)[id], enabled: false };
-  }
-  return out as PolicyOverrides;
 }

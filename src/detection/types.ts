@@ -9,19 +9,20 @@ import type { DqDimension } from "./dimensions";
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-export const POLICY_IDS = [
-  "row_count_anomaly",
-  "completeness",
-  "uniqueness",
-  "schema_change",
-  "freshness",
-  "value_range",
-  "distribution_drift",
-  "pattern_drift",
-  "cardinality_drift",
-  "type_mismatch",
-] as const;
-export type PolicyId = (typeof POLICY_IDS)[number];
+/**
+ * A per-asset override of one policy: any of enabled, priority, notify and a subset of its params
+ * (an explicit `undefined` means "not set", not "unset the default").
+ */
+export interface PolicyOverride<Params extends object = Record<string, unknown>> {
+  enabled?: boolean;
+  priority?: Priority;
+  /** false mutes this policy's notifications on the asset (its alerts say is_notification_enabled: false). */
+  notify?: boolean;
+  params?: Partial<Params>;
+}
+
+/** Overrides by policy id, as any registry's policies take them (policies/index.ts types the built-in ones). */
+export type PolicyOverridesById = Readonly<Record<string, PolicyOverride | undefined>>;
 
 /** One named value a scan produced, e.g. `row_count` or `attr:amount:null_rate`. */
 export interface MetricPoint {
@@ -52,7 +53,7 @@ export interface EvaluatedPoint extends MetricPoint {
   /** True when a policy flagged it; the lead flips it back when the user accepts the incident. */
   excluded: boolean;
   /** Policies whose alert excluded it, so closing that incident knows which points to release. */
-  excluded_by?: PolicyId[];
+  excluded_by?: string[];
 }
 
 export interface Band {
@@ -63,7 +64,7 @@ export interface Band {
 /** What the AssetMonitor turns into an alert row (spec 2.6 plus the explanation fields). */
 export interface PolicyAlert {
   /** Policy id = the alert's `type`. */
-  policy: PolicyId;
+  policy: string;
   policy_name: string;
   attribute?: string;
   priority: Priority;
@@ -136,7 +137,7 @@ export interface MovedValue {
 
 /** An anomaly policy that cannot judge a metric yet: it has `points` of the `needed` past scans. */
 export interface TrainingState {
-  policy: PolicyId;
+  policy: string;
   metric: string;
   attribute?: string;
   points: number;

@@ -1,6 +1,6 @@
 /**
- * Categorical policies: distribution_drift of codes (new, vanished and moved categories),
- * pattern_drift (the same rules over value shapes) and cardinality_drift (distinct counts).
+ * The category rules that distribution_drift (of codes: new, vanished and moved categories) and
+ * pattern_drift (the same rules over value shapes) share.
  *
  * A category is judged by its count, not its share alone:
  * - new: a value never seen in the training window, with at least `min_count` rows and
@@ -20,52 +20,30 @@
  * The values that moved are named in the alert (`values`).
  */
 import type { AttributeProfile } from "../../scan/profile";
-import { PATTERN_LEGEND } from "../../scan/profiler/patterns";
-import { baselinePoints, detect, median, shareBaseline } from "../anomaly";
+import { shareBaseline } from "../anomaly";
 import { componentBaseline } from "../divergence";
-import { investigatePatterns } from "../investigate";
-import {
-  attrMetric,
-  escapeName,
-  isNumeric,
-  listsEveryValue,
-  nonNull,
-  patternPrefix,
-  unescapeName,
-  valuePrefix,
-} from "../metrics";
-import type { PolicyParams } from "../policies";
+import { attrMetric, escapeName, listsEveryValue, nonNull, unescapeName, valuePrefix } from "../metrics";
+import type { DriftParams } from "../params";
 import { chiSquareTail, gStatistic, poissonTail } from "../stats";
 import type { MovedValue } from "../types";
 import {
-  anomalyFields,
   assetName,
-  bandText,
-  type Check,
   type CheckContext,
   type CheckResult,
-  countBand,
-  deviationFrom,
   type Finding,
-  fmt,
-  ignored,
-  investigating,
-  kindOf,
   pct,
   pText,
   round,
   SPREAD_Z,
   trainingWindow,
-  withInvestigation,
 } from "./common";
-import { modeShare, quantityDrift, withShift } from "./quantities";
 
-type ShareParams = PolicyParams<"distribution_drift">;
+type ShareParams = DriftParams;
 
 /** New values listed in an alert when many rare ones appear at once (the text counts the rest). */
 const MAX_SCATTERED_LISTED = 20;
 
-interface ShareJudgement {
+export interface ShareJudgement {
   moved: MovedValue[];
   /** How far the largest move went, in units of its allowed move. */
   deviation: number;
@@ -114,7 +92,7 @@ function novelty(series: ReadonlyMap<string, readonly number[]>, scans: number):
  * `complete` says whether the parts are every value, with its exact count (new and vanished
  * values and rare values' surges are judged then).
  */
-function judgeShares(
+export function judgeShares(
   ctx: CheckContext,
   prefix: string,
   counts: ReadonlyMap<string, number>,
@@ -240,7 +218,7 @@ function judgeShares(
 const MAX_SHOWN = 5;
 
 /** The moved values in words, each with what found it; the G-test, shared by the shares it moved, once at the end. */
-function movedText(judged: ShareJudgement, total: number): string {
+export function movedText(judged: ShareJudgement, total: number): string {
   const { moved } = judged;
   const shown = moved.slice(0, MAX_SHOWN).map((m) => {
     const name = `"${m.value}"`;
@@ -272,9 +250,9 @@ function movedText(judged: ShareJudgement, total: number): string {
   return `${shown.join(", ")}${more}${notes.length ? ` (${notes.join("; ")})` : ""}`;
 }
 
-const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
-function codeDrift(
+export function codeDrift(
   ctx: CheckContext,
   p: ShareParams,
   a: AttributeProfile,
@@ -304,124 +282,3 @@ function codeDrift(
     },
   };
 }
-
-export const distributionDrift: Check<"distribution_drift"> = (ctx, p) => {
-  const findings: Finding[] = [];
-  const training: CheckResult["training"] = [];
-  for (const a of ctx.profile.attributes) {
-    if (ignored(p, a)) continue;
-    const kind = kindOf(ctx, a);
-    let r: { finding?: Finding; training?: CheckResult["training"][number] } = {};
-    if (kind === "quantity" && isNumeric(a)) {
-      r = quantityDrift(ctx, p, a);
-      const mode = r.finding || r.training ? undefined : modeShare(ctx, p, a);
-      if (mode) r = { finding: mode };
-      if (r.finding) r = { finding: withShift(ctx, r.finding, a) };
-    } else if (kind === "code" && a.top_values.length > 0) {
-      r = codeDrift(ctx, p, a);
-    } else if (kind === "timestamp") {
-      // Many rows stamped with one moment (a default, a load time written over the event time).
-      const mode = modeShare(ctx, p, a);
-      if (mode) r = { finding: mode };
-    }
-    if (r.finding) findings.push(r.finding);
-    if (r.training) training.push(r.training);
-  }
-  return { findings, training };
-};
-
-export const patternDrift: Check<"pattern_drift"> = (ctx, p) => {
-  const findings: Finding[] = [];
-  const training: CheckResult["training"] = [];
-  for (const a of ctx.profile.attributes) {
-    // Numeric shapes follow the values, which value_range and distribution_drift watch.
-    if (ignored(p, a) || isNumeric(a) || a.patterns.length === 0) continue;
-    const kind = kindOf(ctx, a);
-    if (kind === "timestamp") continue;
-    const metric = attrMetric(a.name, "pattern_shares");
-    const total = nonNull(a);
-    const counts = new Map(a.patterns.map((pt) => [escapeName(pt.pattern), Math.round(pt.share * total)]));
-    const complete = a.patterns.reduce((s, pt) => s + pt.share, 0) >= 0.999;
-    // Free text takes new shapes all the time; codes and identifiers do not.
-    const judged = judgeShares(ctx, patternPrefix(a.name), counts, total, complete, p, kind !== "text");
-    if (!judged) continue;
-    if ("training" in judged) {
-      training.push({ metric, attribute: a.name, points: judged.training, needed: p.min_history });
-      continue;
-    }
-    if (judged.moved.length === 0) continue;
-    const rising = judged.moved.filter((m) => m.change === "new" || m.change === "up").map((m) => m.value);
-    const where = investigating(ctx) && rising.length ? investigatePatterns(ctx.profile, a.name, rising) : [];
-    const finding: Finding = {
-      attribute: a.name,
-      metric,
-      observed: judged.moved.length,
-      metric_value: movedText(judged, total),
-      expected: `the value patterns of the last ${judged.scans} scans`,
-      description: `The value patterns of attribute ${a.name} (${kind}) in ${assetName(ctx)} changed from its baseline of the last ${judged.scans} scans, ${counted(judged.moved.length, "pattern")}: ${movedText(judged, total)}. Patterns: ${PATTERN_LEGEND}.`,
-      strategy: "pattern_shares",
-      training_size: judged.scans,
-      ...trainingWindow(judged.from, judged.to),
-      values: judged.moved,
-      deviation: judged.deviation,
-      adaptable: true,
-      exclude: [
-        ...[...counts.keys()].map((k) => `${patternPrefix(a.name)}${k}`),
-        attrMetric(a.name, "top_pattern_share"),
-      ],
-    };
-    findings.push(withInvestigation(finding, where, `values of ${a.name} with a new or rising pattern`));
-  }
-  return { findings, training };
-};
-
-export const cardinalityDrift: Check<"cardinality_drift"> = (ctx, p, earlier) => {
-  const findings: Finding[] = [];
-  const training: CheckResult["training"] = [];
-  // A lost key explains its distinct drop; uniqueness has already said so.
-  const flagged = new Set(earlier.filter((al) => al.policy === "uniqueness").map((al) => al.attribute));
-  for (const a of ctx.profile.attributes) {
-    const kind = kindOf(ctx, a);
-    if (ignored(p, a) || ctx.idAttributes.has(a.name) || flagged.has(a.name)) continue;
-    // Identifiers are as many as the rows; timestamps as many as the moments.
-    if (kind === "identifier" || kind === "timestamp") continue;
-    const metric = attrMetric(a.name, "distinct");
-    const r = detect(ctx.history[metric], a.distinct, ctx.input.job_id, ctx.input.scan_time, p);
-    if (r.state === "training") {
-      training.push({ metric, attribute: a.name, points: r.window_size, needed: r.needed });
-      continue;
-    }
-    if (!r.anomalous || !r.expected || r.baseline === undefined) continue;
-    // Fewer (more) values can only show fewer (more) distinct ones, and at most in proportion:
-    // scale the band by the change in non-null values so a row drop is row_count's alert alone.
-    const pastValues = baselinePoints(ctx.history[attrMetric(a.name, "non_null")], ctx.input.job_id)
-      .slice(-Math.max(p.window, p.min_history))
-      .map((h) => h.value);
-    const usualValues = pastValues.length > 0 ? median(pastValues) : nonNull(a);
-    // An attribute that usually has no value (empty in its first batches) has no distinct count
-    // to compare with: its first values are not a change of cardinality.
-    if (!(usualValues > 0)) continue;
-    const f = nonNull(a) / usualValues;
-    const half = (r.expected.high - r.expected.low) / 2;
-    // Whole counts, never below 0 nor above the values there are.
-    const band = countBand(
-      { low: Math.min(1, f) * r.baseline - half, high: Math.max(1, f) * r.baseline + half },
-      nonNull(a),
-    );
-    if (a.distinct >= band.low && a.distinct <= band.high) continue;
-    const { strategyText: how, ...fields } = anomalyFields(r, p);
-    const scaled = f === 1 ? "" : `, scaled to ${nonNull(a)} non-null values against the usual ${fmt(usualValues)}`;
-    findings.push({
-      attribute: a.name,
-      metric,
-      observed: a.distinct,
-      expected: band,
-      description: `Attribute ${a.name} (${kind}) of ${assetName(ctx)} has ${a.distinct} distinct values, outside the expected ${bandText(band)} (${how}${scaled}).`,
-      ...fields,
-      deviation: deviationFrom(a.distinct, band),
-      adaptable: true,
-      exclude: [metric],
-    });
-  }
-  return { findings, training };
-};

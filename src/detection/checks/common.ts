@@ -7,7 +7,6 @@ import type { AttributeProfile } from "../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, shareBaseline } from "../anomaly";
 import type { EvaluationInput } from "../input";
 import { investigationSentence } from "../investigate";
-import type { PolicyParams } from "../policies";
 import { wilson } from "../stats";
 import type {
   Band,
@@ -16,7 +15,6 @@ import type {
   MetricHistory,
   MovedValue,
   PolicyAlert,
-  PolicyId,
   Priority,
   SchemaChange,
   TrainingState,
@@ -31,6 +29,8 @@ export interface CheckContext {
   idAttributes: Set<string>;
   /** The kind of every attribute of the scan. */
   kinds: Readonly<Record<string, AttributeKind>>;
+  /** The profile's attributes of the kinds the policy fits (its definition's `fits`), in profile order. */
+  attributes: readonly AttributeProfile[];
 }
 
 export interface Finding {
@@ -66,11 +66,8 @@ export interface CheckResult {
   training: Omit<TrainingState, "policy">[];
 }
 
-export type Check<P extends PolicyId> = (
-  ctx: CheckContext,
-  params: PolicyParams<P>,
-  earlier: readonly PolicyAlert[],
-) => CheckResult;
+/** A policy's check: its findings in one scan. `earlier`: this scan's alerts of the policies it runs after. */
+export type Check<Params> = (ctx: CheckContext, params: Params, earlier: readonly PolicyAlert[]) => CheckResult;
 
 export const NOTHING: CheckResult = { findings: [], training: [] };
 
@@ -174,7 +171,9 @@ export function withInvestigation(
   return { ...excluded, description: `${finding.description} ${sentence}`, investigation: entries };
 }
 
-export const kindOf = (ctx: CheckContext, a: AttributeProfile): AttributeKind => ctx.kinds[a.name] ?? "code";
+/** An attribute's kind; one the scan did not type is a code. */
+export const kindOf = (ctx: Pick<CheckContext, "kinds">, a: Pick<AttributeProfile, "name">): AttributeKind =>
+  ctx.kinds[a.name] ?? "code";
 
 /** Parameters of a share test (completeness, type mismatch, duplicate rows). */
 export interface ShareTestParams {

@@ -1,17 +1,12 @@
 /**
- * row_count_anomaly and uniqueness: how many rows, and how many of them repeat an earlier one (by
- * the asset's id attributes, by every attribute, or within an identifier attribute).
+ * uniqueness: how many rows repeat an earlier one, by the asset's id attributes, by every
+ * attribute, or within an identifier attribute.
  */
-import { baselinePoints, detect } from "../anomaly";
-import { investigateDuplicates, investigateRowDrop } from "../investigate";
-import { attrMetric, nonNull } from "../metrics";
+import { z } from "zod";
+import { baselinePoints } from "../anomaly";
 import {
-  anomalyFields,
   assetName,
-  bandText,
   type Check,
-  countBand,
-  deviationFrom,
   type Finding,
   fmt,
   ignored,
@@ -21,41 +16,26 @@ import {
   shareTest,
   trainingWindow,
   withInvestigation,
-} from "./common";
+} from "../checks/common";
+import { investigateDuplicates } from "../investigate";
+import { attrMetric, nonNull } from "../metrics";
+import { ignoreAttributes, shareDefaults, shareShape } from "../params";
+import { definePolicy } from "../policy";
 
-export const rowCountAnomaly: Check<"row_count_anomaly"> = (ctx, p) => {
-  const x = ctx.profile.row_count;
-  const r = detect(ctx.history.row_count, x, ctx.input.job_id, ctx.input.scan_time, p);
-  if (r.state === "training") {
-    return { findings: [], training: [{ metric: "row_count", points: r.window_size, needed: r.needed }] };
-  }
-  if (!r.anomalous || !r.expected) return { findings: [], training: [] };
-  const band = countBand(r.expected);
-  if (x >= band.low && x <= band.high) return { findings: [], training: [] };
-  const { strategyText: how, ...fields } = anomalyFields(r, p);
-  // A drop: which values lost the rows (the investigator, from the category shares in history).
-  const investigation =
-    x < band.low && investigating(ctx) ? investigateRowDrop(ctx.profile, ctx.history, ctx.input.job_id) : [];
-  const finding: Finding = {
-    metric: "row_count",
-    observed: x,
-    expected: band,
-    description: `Row count of ${assetName(ctx)} is ${x}, outside the expected ${bandText(band)} (${how}).`,
-    ...fields,
-    deviation: deviationFrom(x, band),
-    adaptable: true,
-    exclude: ["row_count"],
-  };
-  return {
-    findings: [withInvestigation(finding, investigation, "rows lost")],
-    training: [],
-  };
-};
+const params = z.strictObject({
+  ...shareShape,
+  max_duplicates: z.number().int().min(0),
+  duplicate_rows: z.boolean(),
+  watch_unique_attributes: z.boolean(),
+  min_unique_scans: z.number().int().min(1).max(1000),
+  ignore_attributes: ignoreAttributes,
+});
+type Params = z.output<typeof params>;
 
 /** The metric of the share of rows that repeat an earlier row exactly. */
 export const DUPLICATE_ROW_RATE = "duplicate_row_rate";
 
-export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
+const uniqueness: Check<Params> = (ctx, p) => {
   const findings: Finding[] = [];
   const ids = [...ctx.idAttributes];
   const dup = ctx.profile.duplicate_count;
@@ -100,13 +80,12 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
     }
   }
   if (!p.watch_unique_attributes) return { findings, training: [] };
-  for (const a of ctx.profile.attributes) {
+  // Identifiers only (fits).
+  for (const a of ctx.attributes) {
     const present = nonNull(a);
     // A lost key is already reported by the duplicate count.
     if (ignored(p, a) || present < 2 || (dupFired && ctx.idAttributes.has(a.name))) continue;
-    // Only identifiers are keys; measures and timestamps are unique by chance and lose it by
-    // chance (two events in the same millisecond are not a data problem).
-    if (ctx.kinds[a.name] !== "identifier" || a.name === ctx.input.asset.timestamp_attribute) continue;
+    if (a.name === ctx.input.asset.timestamp_attribute) continue;
     // An estimated distinct count is within ~2 %: do not read estimation noise as lost uniqueness.
     const tolerance = a.distinct_exact ? 0 : 0.03;
     const metric = attrMetric(a.name, "unique_ratio");
@@ -130,3 +109,32 @@ export const uniqueness: Check<"uniqueness"> = (ctx, p) => {
   }
   return { findings, training: [] };
 };
+
+export const uniquenessPolicy = definePolicy({
+  id: "uniqueness",
+  name: "Uniqueness",
+  description:
+    "Rows repeat the id attributes of earlier rows (more than max_duplicates); the share of rows that repeat an earlier row exactly rises (a share test, like completeness); or an identifier attribute that was unique in every recent scan is no longer.",
+  dimension: "consistency",
+  priority: "HIGH",
+  kind: "rule",
+  // Only identifiers are keys; measures and timestamps are unique by chance and lose it by chance
+  // (two events in the same millisecond are not a data problem).
+  fits: ["identifier"],
+  scope: ["asset", "attribute", "segment"],
+  after: [],
+  params,
+  defaults: {
+    ...shareDefaults,
+    max_duplicates: 0,
+    duplicate_rows: true,
+    watch_unique_attributes: true,
+    min_unique_scans: 7,
+    ignore_attributes: [],
+  },
+  // The consistency share counts the rows repeating an id.
+  score: { measured: ["duplicate_count"] },
+  details:
+    "rows repeating the id attributes > 0; share of rows that repeat an earlier row exactly (share test); an identifier unique in the last 7+ scans that no longer is",
+  check: uniqueness,
+});
