@@ -2,7 +2,7 @@
  * Import rules, checked in CI (`npm run lint:deps`): dependencies point one way,
  * routes → domain → db/lib, and nothing imports in a circle.
  */
-const DOMAIN = "^src/(auth|tenancy|catalog|settings|scan|monitor|pipeline|incidents|integrations|jobs)/";
+const DOMAIN = "^src/(auth|tenancy|catalog|settings|scan|detection|monitor|pipeline|incidents|integrations|jobs)/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -27,6 +27,14 @@ module.exports = {
       comment: "Domain code knows nothing of HTTP: it never imports the route layer or Hono.",
       from: { path: DOMAIN, pathNot: "^src/auth/(authenticate|access)\\.ts$" },
       to: { path: ["^src/routes/", "^src/app", "^node_modules/(hono|@hono)/"] },
+    },
+    {
+      name: "detection-is-an-engine",
+      severity: "error",
+      comment:
+        "detection/ is pure functions of profiles and histories: it imports lib/, db/, the profile's shape and nothing above (no D1, no Durable Object, no service).",
+      from: { path: "^src/detection/" },
+      to: { path: "^src/(?!lib/|db/|detection/|scan/profile\\.ts$|scan/profiler/patterns\\.ts$)" },
     },
     {
       name: "lib-db-at-the-bottom",

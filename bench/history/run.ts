@@ -19,8 +19,8 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
+import type { EvaluatedPoint } from "../../src/detection/types";
 import { EXCLUDED_SINCE, HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
-import type { EvaluatedPoint } from "../../src/monitor/policies/types";
 import { median } from "../profile/table";
 
 const { values: args } = parseArgs({

@@ -2729,6 +2729,26 @@ export interface components {
          */
         PutAssetPolicies: {
             overrides?: {
+                schema_change?: {
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    priority?: "LOW" | "MEDIUM" | "HIGH";
+                    notify?: boolean;
+                    params?: {
+                        added?: boolean;
+                        removed?: boolean;
+                        type_changed?: boolean;
+                    };
+                };
+                freshness?: {
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    priority?: "LOW" | "MEDIUM" | "HIGH";
+                    notify?: boolean;
+                    params?: {
+                        max_age_hours?: number;
+                    };
+                };
                 row_count_anomaly?: {
                     enabled?: boolean;
                     /** @enum {string} */
@@ -2761,6 +2781,20 @@ export interface components {
                         ignore_attributes?: string[];
                     };
                 };
+                type_mismatch?: {
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    priority?: "LOW" | "MEDIUM" | "HIGH";
+                    notify?: boolean;
+                    params?: {
+                        window?: number;
+                        min_history?: number;
+                        z?: number;
+                        margin?: number;
+                        max_rate?: number;
+                        ignore_attributes?: string[];
+                    };
+                };
                 uniqueness?: {
                     enabled?: boolean;
                     /** @enum {string} */
@@ -2776,26 +2810,6 @@ export interface components {
                         watch_unique_attributes?: boolean;
                         min_unique_scans?: number;
                         ignore_attributes?: string[];
-                    };
-                };
-                schema_change?: {
-                    enabled?: boolean;
-                    /** @enum {string} */
-                    priority?: "LOW" | "MEDIUM" | "HIGH";
-                    notify?: boolean;
-                    params?: {
-                        added?: boolean;
-                        removed?: boolean;
-                        type_changed?: boolean;
-                    };
-                };
-                freshness?: {
-                    enabled?: boolean;
-                    /** @enum {string} */
-                    priority?: "LOW" | "MEDIUM" | "HIGH";
-                    notify?: boolean;
-                    params?: {
-                        max_age_hours?: number;
                     };
                 };
                 value_range?: {
@@ -2870,20 +2884,6 @@ export interface components {
                         min_rel_change?: number;
                         seasonal_weeks?: number;
                         seasonal_min_points?: number;
-                        ignore_attributes?: string[];
-                    };
-                };
-                type_mismatch?: {
-                    enabled?: boolean;
-                    /** @enum {string} */
-                    priority?: "LOW" | "MEDIUM" | "HIGH";
-                    notify?: boolean;
-                    params?: {
-                        window?: number;
-                        min_history?: number;
-                        z?: number;
-                        margin?: number;
-                        max_rate?: number;
                         ignore_attributes?: string[];
                     };
                 };

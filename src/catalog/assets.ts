@@ -4,12 +4,12 @@ import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
 import type { AssetRow, ConnectionRow } from "../db/schema";
 import { assetLineage, assets, type ConnectionType, connections } from "../db/schema";
+import { MAX_SEGMENT_VALUES } from "../detection/segments";
 import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList, inJsonPlaceholder } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { followMove } from "../monitor/d1-store";
-import { MAX_SEGMENT_VALUES } from "../monitor/policies/segments";
 import { controlCharacterProblem, dialectOfDbType, identifierProblem, valueProblem } from "../scan/sql/identifiers";
 import { findVisibleConnection } from "./connections";
 

@@ -9,6 +9,25 @@ import {
   incidents,
   jiraIntegrations,
 } from "../db/schema";
+import { rememberedSchema, seenSchema } from "../detection/checks/schema";
+import { computeDqScore, type DqScore } from "../detection/dq-score";
+import { evaluate } from "../detection/evaluate";
+import {
+  alertsOf,
+  checkTransition,
+  DEFAULT_ADAPT_AFTER,
+  DEFAULT_AUTO_CLOSE_AFTER,
+  type IncidentAlert,
+  type IncidentDecision,
+  incidentKey,
+  incidentKeyOf,
+  planIncidents,
+  type TransitionRefusal,
+} from "../detection/incident-planner";
+import { resolveKinds } from "../detection/kinds";
+import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "../detection/policies";
+import { segmentOf } from "../detection/segments";
+import type { EvaluatedPoint, PolicyAlert, RecordedPoint, TrainingState } from "../detection/types";
 import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
 import type { ChannelRow } from "../notifications/channels";
@@ -36,26 +55,7 @@ import {
   resultStatements,
   transitionStatements,
 } from "./d1-store";
-import { computeDqScore, type DqScore } from "./dq-score";
-import { type AdoptionPlan, HistoryStore, type MetricSummary, type RecordedPoint } from "./history-store";
-import {
-  alertsOf,
-  checkTransition,
-  DEFAULT_ADAPT_AFTER,
-  DEFAULT_AUTO_CLOSE_AFTER,
-  type IncidentAlert,
-  type IncidentDecision,
-  incidentKey,
-  incidentKeyOf,
-  planIncidents,
-  type TransitionRefusal,
-} from "./incident-planner";
-import { rememberedSchema, seenSchema } from "./policies/checks/schema";
-import { evaluate } from "./policies/evaluate";
-import { resolveKinds } from "./policies/kinds";
-import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "./policies/policies";
-import { segmentOf } from "./policies/segments";
-import type { EvaluatedPoint, PolicyAlert, TrainingState } from "./policies/types";
+import { type AdoptionPlan, HistoryStore, type MetricSummary } from "./history-store";
 import { decodeProfile } from "./profile-wire";
 import { SerialQueue } from "./serial";
 

@@ -21,14 +21,19 @@ import {
   type Level,
   monitorAppliedJobs,
 } from "../db/schema";
+import { seenSchema, UNKNOWN_TYPE } from "../detection/checks/schema";
+import type { DqScore } from "../detection/dq-score";
+import {
+  type IncidentAlert,
+  type IncidentDecision,
+  incidentKey,
+  type OpenIncident,
+} from "../detection/incident-planner";
+import type { KnownKind } from "../detection/kinds";
+import { segmentKey } from "../detection/segments";
+import type { PolicyAlert } from "../detection/types";
 import { inJsonList } from "../lib/sql";
 import type { AssetProfile, AttributeProfile } from "../scan/profile";
-import type { DqScore } from "./dq-score";
-import { type IncidentAlert, type IncidentDecision, incidentKey, type OpenIncident } from "./incident-planner";
-import { seenSchema, UNKNOWN_TYPE } from "./policies/checks/schema";
-import type { KnownKind } from "./policies/kinds";
-import { segmentKey } from "./policies/segments";
-import type { PolicyAlert } from "./policies/types";
 
 /** The asset as the monitor needs it (and as its incidents and alerts copy it). */
 export interface MonitoredAsset {

@@ -10,12 +10,12 @@
  * not exist before has no old points to move.
  */
 
+import { median } from "../detection/anomaly";
+import { type ChangePoint, KeptHistory } from "../detection/kept-history";
+import type { KnownKind } from "../detection/kinds";
+import { escapeName } from "../detection/metrics";
+import type { EvaluatedPoint, MetricHistory, RecordedPoint, TrainingState } from "../detection/types";
 import type { SchemaField } from "../scan/profile";
-import { type ChangePoint, KeptHistory } from "./kept-history";
-import { median } from "./policies/anomaly";
-import type { KnownKind } from "./policies/kinds";
-import { escapeName } from "./policies/metrics";
-import type { EvaluatedPoint, HistoryPoint, MetricHistory, TrainingState } from "./policies/types";
 
 /** What adopting an incident's level changes in the history; planned before, written after the D1 batch. */
 export interface AdoptionPlan {
@@ -27,11 +27,6 @@ export interface AdoptionPlan {
   offsets: Array<{ metric: string; shift: number; before: string }>;
   /** Share metrics under `prefix` count only from `since` on. */
   changePoints: Array<{ prefix: string; since: string }>;
-}
-
-/** A stored point as measured; `offset` is how far adopting a later level moved it for the baselines. */
-export interface RecordedPoint extends HistoryPoint {
-  offset: number;
 }
 
 /** A metric of the asset's history: how many points it has and its newest. */

@@ -1,79 +1,17 @@
 /**
- * A metric's history as a person reads it: each point as measured, with the band the anomaly
- * detector expected at that point and the alerts raised on it. An alert's own band wins: it is
- * the band the scan was judged by. Otherwise the band is rebuilt from the points before it as
- * the detector saw them then: a point adopted levels had moved by the time `p` was judged are
- * moved by the difference of their offsets (offset_j − offset_p), so a band after an adopted
- * change sits at the new level and one before it at the old. Metrics judged by share tests (rates) get the robust-z band of their
- * kind, an indication of their usual range rather than the test itself.
+ * A metric's history for the metrics route: the points the asset's AssetMonitor keeps, with the
+ * alerts D1 holds on them, drawn with their bands (detection/metric-history.ts).
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { alerts } from "../db/schema";
-import type { RecordedPoint } from "./history-store";
-import { type AnomalyParams, DEFAULT_ANOMALY_PARAMS, detect } from "./policies/anomaly";
-import { type MetricKind, MIN_CHANGE_BY_KIND } from "./policies/metrics";
-import { type PolicyOverrides, resolvePolicies } from "./policies/policies";
-import type { Band } from "./policies/types";
+import { bandParams, type MetricHistoryPoint, withBands } from "../detection/metric-history";
+import type { PolicyOverrides } from "../detection/policies";
+import type { Band, RecordedPoint } from "../detection/types";
 
 /** Where a metric's points come from: the asset's AssetMonitor (or anything that reads its history). */
 export interface MetricSource {
   metricSeries(metric: string): Promise<RecordedPoint[]>;
-}
-
-export interface MetricHistoryPoint {
-  job_id: string;
-  time: string;
-  value: number;
-  /** Kept out of the baselines (an anomalous point not accepted yet). */
-  excluded: boolean;
-  /** The band expected at this point; null while the detector was still learning. */
-  expected: Band | null;
-  /** Alerts raised on this point's metric by its scan. */
-  alerts: Array<{ id: number; type: string; priority: string; description: string }>;
-}
-
-const VALUE_STATS = new Set(["mean", "p50", "min", "max"]);
-
-function kindOf(metric: string): MetricKind {
-  if (metric === "row_count" || metric === "duplicate_count") return "count";
-  if (metric.endsWith(":distinct") || metric.endsWith(":non_null")) return "distinct";
-  if (/(_rate|_share|_ratio)$/.test(metric) || metric.includes(":value:") || metric.includes(":pattern:"))
-    return "rate";
-  return "value";
-}
-
-/** The anomaly parameters that draw a metric's band: its policy's where one judges it by a band. */
-export function bandParams(metric: string, overrides: PolicyOverrides = {}): AnomalyParams {
-  const policies = resolvePolicies(overrides);
-  const stat = metric.slice(metric.lastIndexOf(":") + 1);
-  if (metric === "row_count") return policies.row_count_anomaly.params;
-  if (metric.startsWith("attr:") && stat === "distinct") return { ...policies.cardinality_drift.params };
-  if (metric.startsWith("attr:") && VALUE_STATS.has(stat)) return { ...policies.value_range.params };
-  const kind = MIN_CHANGE_BY_KIND[kindOf(metric)];
-  return { ...DEFAULT_ANOMALY_PARAMS, min_abs_change: kind.absolute, min_rel_change: kind.relative };
-}
-
-/** Each point with the band the points before it give, and the alerts on it (pure). */
-export function withBands(
-  points: readonly RecordedPoint[],
-  params: AnomalyParams,
-  alertsByJob: ReadonlyMap<string, Array<MetricHistoryPoint["alerts"][number] & { expected?: Band }>>,
-): MetricHistoryPoint[] {
-  return points.map((p, i) => {
-    const onPoint = alertsByJob.get(p.job_id) ?? [];
-    const judged = onPoint.find((a) => a.expected)?.expected;
-    const seen = points.slice(0, i).map((q) => ({ ...q, value: q.value + q.offset - p.offset }));
-    const rebuilt = detect(seen, p.value, p.job_id, p.time, params).expected;
-    return {
-      job_id: p.job_id,
-      time: p.time,
-      value: p.value,
-      excluded: p.excluded,
-      expected: judged ?? rebuilt ?? null,
-      alerts: onPoint.map(({ id, type, priority, description }) => ({ id, type, priority, description })),
-    };
-  });
 }
 
 function isBand(x: unknown): x is Band {

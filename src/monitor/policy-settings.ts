@@ -1,9 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { type AttributeKind, assetPolicies } from "../db/schema";
+import { DEFAULT_ADAPT_AFTER, DEFAULT_AUTO_CLOSE_AFTER } from "../detection/incident-planner";
+import { type PolicyOverrides, PolicyOverridesSchema, resolvePolicies } from "../detection/policies";
 import { nowIso } from "../lib/time";
-import { DEFAULT_ADAPT_AFTER, DEFAULT_AUTO_CLOSE_AFTER } from "./incident-planner";
-import { type PolicyOverrides, PolicyOverridesSchema, resolvePolicies } from "./policies/policies";
 
 type AssetRef = { tenantId: string; id: number };
 

@@ -1,12 +1,8 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { Db } from "../db";
 import { dqScoreConfigs, dqScores } from "../db/schema";
-import { InvalidInputError } from "../lib/errors";
+import { type DqWeights, normaliseWeights } from "../detection/dimensions";
 import { nowIso } from "../lib/time";
-
-export const DQ_DIMENSIONS = ["completeness", "accuracy", "consistency", "timeliness"] as const;
-export type DqDimension = (typeof DQ_DIMENSIONS)[number];
-export type DqWeights = Record<DqDimension, number>;
 
 /** How an asset's DQ score is computed: the overall score is the weighted mean of the dimensions. */
 export interface DqScoreConfig {
@@ -18,15 +14,6 @@ export interface DqScoreConfig {
 /** What an asset without a stored configuration uses. */
 export function defaultDqScoreConfig(): DqScoreConfig {
   return { enabled: true, weights: { completeness: 0.25, accuracy: 0.25, consistency: 0.25, timeliness: 0.25 } };
-}
-
-/** Scales weights to sum 1, so a score stays within 0-100 whatever scale the caller used. */
-export function normaliseWeights(weights: DqWeights): DqWeights {
-  const sum = DQ_DIMENSIONS.reduce((s, d) => s + weights[d], 0);
-  if (!(sum > 0) || !Number.isFinite(sum)) {
-    throw new InvalidInputError([], "DQ score weights must be finite and not all zero");
-  }
-  return Object.fromEntries(DQ_DIMENSIONS.map((d) => [d, weights[d] / sum])) as DqWeights;
 }
 
 /** The effective configuration of an asset (defaults when none is stored); the scan pipeline reads it. */

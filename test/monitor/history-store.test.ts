@@ -8,8 +8,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { EvaluatedPoint } from "../../src/detection/types";
 import { EXCLUDED_SINCE, HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
-import type { EvaluatedPoint } from "../../src/monitor/policies/types";
 
 /** A fresh object of its own (its constructor has migrated its storage). */
 const freshMonitor = () => env.ASSET_MONITOR.get(env.ASSET_MONITOR.idFromName(`history-store-${crypto.randomUUID()}`));

@@ -9,12 +9,13 @@ import {
   investigateRowDrop,
   investigateShift,
   investigationSentence,
-} from "../../src/monitor/policies/investigate";
-import { attrMetric, meanByMetric, valuePrefix } from "../../src/monitor/policies/metrics";
-import type { MetricHistory } from "../../src/monitor/policies/types";
+} from "../../src/detection/investigate";
+import { attrMetric, meanByMetric, valuePrefix } from "../../src/detection/metrics";
+import type { MetricHistory } from "../../src/detection/types";
 import type { AssetProfile } from "../../src/scan/profile";
 import { MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
+import { ReplayMonitor } from "../detection/fixtures";
 import { DATABASES, runnerFor, uniqueTable } from "../scan/sql/support/databases";
 import { admin, call } from "../support/api";
 import { csvAsset } from "../support/assets";
@@ -23,7 +24,6 @@ import { createProject } from "../support/projects";
 import { prng } from "../support/random";
 import { scanJob, uploadCsv } from "../support/scans";
 import { createTenant } from "../support/tenants";
-import { ReplayMonitor } from "./policies/fixtures";
 
 const COUNTRIES = ["FR", "DE", "US", "GB", "ES", "IT"];
 

@@ -4,7 +4,7 @@
  */
 import { BIRD_COLUMNS, toCsv } from "../../bench/detection/tables";
 import birdstrikesCsv from "../../node_modules/vega-datasets/data/birdstrikes.csv?raw";
-import type { AssetRef } from "../../src/monitor/policies";
+import type { AssetRef } from "../../src/detection";
 import type { AssetProfile } from "../../src/scan/profile";
 import { profileCsv } from "./profiles";
 

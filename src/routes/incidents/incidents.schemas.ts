@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CONNECTION_TYPES, INCIDENT_STATES, LEVELS } from "../../db/schema";
-import { POLICY_IDS } from "../../monitor/policies/types";
+import { POLICY_IDS } from "../../detection/policies";
 import { SegmentSchema } from "../alerts/alerts.schemas";
 import { isoTime } from "../params";
 

@@ -1,8 +1,8 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
+import { attrMetric } from "../../detection/metrics";
 import { assetMonitor } from "../../monitor/client";
 import * as metrics from "../../monitor/metric-history";
-import { attrMetric } from "../../monitor/policies/metrics";
 import { assetPolicySettings } from "../../monitor/policy-settings";
 import type * as routes from "./metrics.routes";
 

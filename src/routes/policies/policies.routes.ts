@@ -1,6 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { ATTRIBUTE_KINDS } from "../../db/schema";
-import { PolicyOverridesSchema } from "../../monitor/policies/policies";
+import { PolicyOverridesSchema } from "../../detection/policies";
+import { POLICY_KINDS } from "../../detection/policy";
+import { PRIORITIES } from "../../detection/types";
 import { onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse } from "../openapi";
 import { IntId, TenantId } from "../params";
@@ -31,10 +33,10 @@ const PolicySettingsSchema = z
         name: z.string(),
         description: z.string(),
         dimension: z.string(),
-        kind: z.enum(["rule", "anomaly"]),
+        kind: z.enum(POLICY_KINDS),
         enabled: z.boolean(),
         notify: z.boolean().openapi({ description: "Its alerts are notified (is_notification_enabled)" }),
-        priority: z.enum(["LOW", "MEDIUM", "HIGH"]),
+        priority: z.enum(PRIORITIES),
         params: z.record(z.string(), z.unknown()),
       }),
     ),

@@ -1,0 +1,262 @@
+/**
+ * value_range: the level and the extremes of a quantity.
+ *
+ * - The mean and median are judged against bands (see anomaly.ts) whose half-width never falls
+ *   below the metric's resolution: the grid the values sit on (the profile's `step`) for the
+ *   median, and the smallest move the metric has ever made between scans.
+ * - Extremes are judged as tails, never by one record: the fences are the baseline's 1st and 99th
+ *   percentiles; the share of this scan's values beyond them (from its quantile profile) is tested
+ *   against the shares the past scans had beyond the same fences (shareTest).
+ */
+import { z } from "zod";
+import type { AttributeProfile } from "../../scan/profile";
+import { QUANTILE_POINTS } from "../../scan/profile";
+import { baselinePoints, detect } from "../anomaly";
+import {
+  anomalyFields,
+  assetName,
+  bandText,
+  type Check,
+  type CheckContext,
+  type CheckResult,
+  deviationFrom,
+  type Finding,
+  fmt,
+  ignored,
+  pct,
+  round,
+  roundBand,
+  SPREAD_Z,
+  shareTest,
+  trainingWindow,
+} from "../checks/common";
+import { P1, P99, quantileBaseline, withShift } from "../checks/quantities";
+import { quantileCdf } from "../divergence";
+import { attrMetric, isNumeric, nonNull } from "../metrics";
+import { anomalyDefaults, anomalyShape, ignoreAttributes } from "../params";
+import { definePolicy } from "../policy";
+import type { Band, HistoryPoint } from "../types";
+
+export const VALUE_RANGE_STATS = ["min", "max", "mean", "p50"] as const;
+
+const params = z.strictObject({
+  ...anomalyShape,
+  stats: z.array(z.enum(VALUE_RANGE_STATS)).min(1).max(VALUE_RANGE_STATS.length),
+  ignore_attributes: ignoreAttributes,
+});
+type Params = z.output<typeof params>;
+
+/** The smallest non-zero move of a metric between two of its past values (its observed grid). */
+function resolution(points: readonly HistoryPoint[]): number {
+  const values = [...new Set(points.map((p) => p.value))].sort((a, b) => a - b);
+  let smallest = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < values.length; i++) smallest = Math.min(smallest, values[i]! - values[i - 1]!);
+  return Number.isFinite(smallest) ? smallest : 0;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/** The most frequent values whose common divisor is the grid (rarer ones may sit off it). */
+const GRID_VALUES = 20;
+
+/**
+ * The grid a median moves on: the values' own step (every value a multiple of it), or, when a
+ * few odd values make that step fine, the step of the most frequent values (speeds reported in
+ * tens of knots with the odd 135: the median still moves by ten).
+ */
+function grid(a: AttributeProfile): number {
+  const frequent = a.top_values
+    .slice(0, GRID_VALUES)
+    .map((t) => Number(t.value))
+    .filter((v) => Number.isFinite(v) && v !== 0);
+  let common = 0;
+  if (frequent.length >= 3) {
+    const scale = 10 ** Math.min(6, Math.max(0, ...frequent.map((v) => (String(v).split(".")[1] ?? "").length)));
+    const ints = frequent.map((v) => Math.round(Math.abs(v) * scale));
+    if (ints.every((v) => Number.isSafeInteger(v))) common = ints.reduce((g, v) => gcd(g, v), 0) / scale;
+  }
+  return Math.max(a.step ?? 0, common);
+}
+
+/** Shares of values below the low fence and above the high fence, from a quantile profile. */
+function tailShares(quantiles: readonly number[], low: number, high: number): { below: number; above: number } {
+  const below = low > quantiles[0]! ? quantileCdf(quantiles, low - Number.EPSILON * Math.abs(low)) : 0;
+  return { below: Math.max(0, below), above: Math.max(0, 1 - quantileCdf(quantiles, high)) };
+}
+
+/**
+ * The smallest rise of a tail share worth an alert: wider than the rate policies' margin, since a
+ * tail share is read off 11 quantiles by interpolation, not counted.
+ */
+const TAIL_MARGIN = 0.005;
+
+/** The attribute's minimums in its last `window` scans (of the baseline). */
+function pastMinimums(ctx: CheckContext, a: AttributeProfile, window: number): HistoryPoint[] {
+  return baselinePoints(ctx.history[attrMetric(a.name, "min")], ctx.input.job_id).slice(-window);
+}
+
+/** Band stats of value_range: judged against their own history's band. */
+const BAND_STATS = new Set(["mean", "p50"]);
+
+const valueRange: Check<Params> = (ctx, p) => {
+  const findings: Finding[] = [];
+  const training: CheckResult["training"] = [];
+  // Quantities only (fits).
+  for (const a of ctx.attributes) {
+    if (ignored(p, a) || !isNumeric(a)) continue;
+    const out: Array<{ stat: string; metric: string; x: number; r: ReturnType<typeof detect>; expected: Band }> = [];
+    // A quantity never below zero in its past scans has no mean or median below zero to expect.
+    const minimums = pastMinimums(ctx, a, p.window);
+    const nonNegative = minimums.length > 0 && minimums.every((h) => h.value >= 0);
+    for (const stat of p.stats) {
+      if (!BAND_STATS.has(stat)) continue;
+      const metric = attrMetric(a.name, stat);
+      const x = ctx.current.get(metric);
+      if (x === undefined) continue;
+      const past = baselinePoints(ctx.history[metric], ctx.input.job_id).slice(-p.window);
+      const floor = Math.max(stat === "p50" ? grid(a) : 0, resolution(past));
+      const r = detect(ctx.history[metric], x, ctx.input.job_id, ctx.input.scan_time, {
+        ...p,
+        min_abs_change: Math.max(p.min_abs_change, floor),
+      });
+      if (r.state === "training") {
+        training.push({ metric, attribute: a.name, points: r.window_size, needed: r.needed });
+        continue;
+      }
+      if (!r.expected) continue;
+      const expected = nonNegative ? { low: Math.max(0, r.expected.low), high: r.expected.high } : r.expected;
+      if (x < expected.low || x > expected.high) out.push({ stat, metric, x, r, expected });
+    }
+    if (out.length > 0) {
+      out.sort((u, v) => v.r.score - u.r.score);
+      const [first, ...rest] = out as [(typeof out)[number], ...typeof out];
+      const { strategyText: how, ...fields } = anomalyFields(first.r, p);
+      const also = rest.map((o) => `; also ${o.stat} ${fmt(o.x)} (expected ${bandText(o.expected)})`).join("");
+      const band: Finding = {
+        attribute: a.name,
+        metric: first.metric,
+        observed: round(first.x),
+        metric_value: fmt(first.x),
+        expected: roundBand(first.expected),
+        description: `The ${first.stat} of attribute ${a.name} (quantity) in ${assetName(ctx)} is ${fmt(first.x)}, outside the expected ${bandText(first.expected)} (${how})${also}.`,
+        ...fields,
+        deviation: deviationFrom(first.x, first.r.expected!),
+        adaptable: true,
+        exclude: out.map((o) => o.metric),
+      };
+      findings.push(withShift(ctx, band, a));
+      continue;
+    }
+    if (p.stats.includes("min") || p.stats.includes("max")) {
+      const tail = tailFinding(ctx, p, a) ?? signFinding(ctx, p, a);
+      if (tail) findings.push(withShift(ctx, tail, a));
+    }
+  }
+  return { findings, training };
+};
+
+/**
+ * A quantity never below zero in its history (a cost, a speed, a distance) with values below zero
+ * now: Deequ's non-negative check, learnt instead of declared. The count of such values is not in
+ * the profile, so it may be one record: a LOW observation.
+ */
+function signFinding(ctx: CheckContext, p: Params, a: AttributeProfile): Finding | undefined {
+  if (!p.stats.includes("min") || typeof a.min !== "number" || !(a.min < 0)) return undefined;
+  const metric = attrMetric(a.name, "min");
+  const past = pastMinimums(ctx, a, p.window);
+  if (past.length < p.min_history || past.some((h) => h.value < 0)) return undefined;
+  const expected = { low: 0, high: round(Math.max(...past.map((h) => h.value))) };
+  return {
+    attribute: a.name,
+    metric,
+    observed: round(a.min),
+    metric_value: fmt(a.min),
+    expected,
+    description: `Attribute ${a.name} (quantity) of ${assetName(ctx)} has values below zero (min ${fmt(a.min)}); it had none in its last ${past.length} scans (their minimums were 0 to ${fmt(expected.high)}). It may be one record: a LOW observation.`,
+    strategy: "sign",
+    training_size: past.length,
+    ...trainingWindow(past[0]?.time, past[past.length - 1]?.time),
+    deviation: deviationFrom(a.min, expected),
+    max_priority: "LOW",
+    adaptable: true,
+    exclude: [metric],
+  };
+}
+
+/** The tails of a quantity: more values beyond the baseline's 1st/99th percentiles than the past scans had. */
+function tailFinding(ctx: CheckContext, p: Params, a: AttributeProfile): Finding | undefined {
+  const cur = a.quantiles;
+  if (cur?.length !== QUANTILE_POINTS.length) return undefined;
+  const base = quantileBaseline(ctx.history, a, ctx.input.job_id, p.window);
+  if (base.past.length < p.min_history) return undefined;
+  const low = base.quantiles[P1]!;
+  const high = base.quantiles[P99]!;
+  const n = nonNull(a);
+  const now = tailShares(cur, low, high);
+  const sides = [
+    {
+      side: "below",
+      fence: low,
+      share: now.below,
+      past: base.past.map((j) => tailShares(j.quantiles, low, high).below),
+    },
+    {
+      side: "above",
+      fence: high,
+      share: now.above,
+      past: base.past.map((j) => tailShares(j.quantiles, low, high).above),
+    },
+  ].filter((s) => (s.side === "below" ? p.stats.includes("min") : p.stats.includes("max")));
+  for (const s of sides) {
+    const history = base.past.map((j, i) => ({ job_id: j.job, time: j.time, value: s.past[i]!, excluded: false }));
+    const v = shareTest(history, ctx.input.job_id, s.share * n, n, {
+      window: p.window,
+      min_history: p.min_history,
+      z: SPREAD_Z,
+      margin: TAIL_MARGIN,
+    });
+    if (!v.fires) continue;
+    const stat = s.side === "below" ? "min" : "max";
+    return {
+      attribute: a.name,
+      metric: attrMetric(a.name, `tail_${s.side}`),
+      observed: round(s.share),
+      metric_value: fmt(s.share),
+      expected: { low: 0, high: round(v.limit) },
+      description: `${pct(s.share)} of the values of attribute ${a.name} (quantity) in ${assetName(ctx)} are ${s.side} ${fmt(s.fence)} (the ${s.side === "below" ? "1st" : "99th"} percentile of its last ${base.past.length} scans), above the allowed ${pct(v.limit)} (${v.why}); ${stat} ${fmt(Number(s.side === "below" ? a.min : a.max))}.`,
+      strategy: "tail_share",
+      training_size: base.past.length,
+      ...trainingWindow(base.from, base.to),
+      deviation: v.deviation,
+      adaptable: true,
+      exclude: [
+        attrMetric(a.name, "min"),
+        attrMetric(a.name, "max"),
+        attrMetric(a.name, "p1"),
+        attrMetric(a.name, "p99"),
+      ],
+    };
+  }
+  return undefined;
+}
+
+export const valueRangePolicy = definePolicy({
+  id: "value_range",
+  name: "Value range",
+  description:
+    "The mean or median of a quantity leaves the band its history predicts (never narrower than the values' grid); min and max: more values beyond the baseline's 1st or 99th percentile than the past scans had (a share test), never one record.",
+  dimension: "accuracy",
+  priority: "MEDIUM",
+  kind: "anomaly",
+  // No mean of a payment code, no median of a location id.
+  fits: ["quantity"],
+  scope: ["attribute", "segment"],
+  after: [],
+  params,
+  defaults: { ...anomalyDefaults("value"), stats: [...VALUE_RANGE_STATS], ignore_attributes: [] },
+  score: "penalty",
+  bands: (metric) => metric.startsWith("attr:") && VALUE_RANGE_STATS.some((s) => metric.endsWith(`:${s}`)),
+  details:
+    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50); min/max as tails: more values beyond the baseline's p1/p99 than the past scans had (share test); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
+  check: valueRange,
+});
