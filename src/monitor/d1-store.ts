@@ -21,7 +21,7 @@ import {
   type Level,
   monitorAppliedJobs,
 } from "../db/schema";
-import { seenSchema, UNKNOWN_TYPE } from "../detection/checks/schema";
+import { seenSchema } from "../detection/checks/schema";
 import type { DqScore } from "../detection/dq-score";
 import {
   type IncidentAlert,
@@ -33,7 +33,7 @@ import type { KnownKind } from "../detection/kinds";
 import { segmentKey } from "../detection/segments";
 import type { PolicyAlert } from "../detection/types";
 import { inJsonList } from "../lib/sql";
-import type { AssetProfile, AttributeProfile } from "../scan/profile";
+import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../scan/profile";
 
 /** The asset as the monitor needs it (and as its incidents and alerts copy it). */
 export interface MonitoredAsset {

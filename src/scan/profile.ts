@@ -7,6 +7,9 @@
 export const VALUE_TYPES = ["integer", "number", "boolean", "date", "timestamp", "string"] as const;
 export type ValueType = (typeof VALUE_TYPES)[number];
 
+/** The type of an attribute with no non-null value yet: it has none, so its first values are no change of type. */
+export const UNKNOWN_TYPE = "unknown";
+
 /** Probabilities at which every numeric attribute reports a quantile. */
 export const QUANTILE_POINTS = [0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1] as const;
 

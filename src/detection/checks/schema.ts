@@ -1,12 +1,6 @@
 /** The schema as a scan saw it, and as the next scan is compared with (schema_change, the AssetMonitor). */
-import type { AssetProfile, SchemaField } from "../../scan/profile";
+import { type AssetProfile, type SchemaField, UNKNOWN_TYPE } from "../../scan/profile";
 import { hasValues } from "../metrics";
-
-/**
- * The type of an attribute that has had nothing to type yet: no declared type, and every value
- * null or empty. A file's column that is empty in the first batches is not a string column.
- */
-export const UNKNOWN_TYPE = "unknown";
 
 /** The schema as a scan saw it: an attribute without a declared type or a value has no type yet. */
 export function seenSchema(profile: Pick<AssetProfile, "schema" | "attributes">): SchemaField[] {

@@ -1,5 +1,5 @@
 /** Attribute types guessed from a sample of values, for the schema of text formats. */
-import type { SchemaField } from "../profile";
+import { type SchemaField, UNKNOWN_TYPE } from "../profile";
 import type { Row } from "./types";
 
 const INTEGER = /^[+-]?(?:0|[1-9]\d*)$/;
@@ -78,8 +78,8 @@ export class SchemaSampler {
     }
   }
 
-  /** The fields seen; a field with no non-null value in the sample is a string. */
+  /** The fields seen; a field with no non-null value in the sample has no type yet (UNKNOWN_TYPE). */
   fields(): SchemaField[] {
-    return [...this.types].map(([name, type]) => ({ name, type: type ?? "string", nullable: true }));
+    return [...this.types].map(([name, type]) => ({ name, type: type ?? UNKNOWN_TYPE, nullable: true }));
   }
 }

@@ -265,14 +265,14 @@ describe("CSV schema", () => {
       { name: "zip", type: "string", nullable: true },
       { name: "label", type: "string", nullable: true },
       { name: "mixed", type: "string", nullable: true },
-      { name: "empty", type: "string", nullable: true },
+      { name: "empty", type: "unknown", nullable: true },
     ]);
   });
 
-  it("names the attributes of a file with no rows", async () => {
+  it("names the attributes of a file with no rows, which have no type yet", async () => {
     expect(await readSchema(bytesSource(encoder.encode("a;b\n")), "csv", { separator: ";" })).toEqual([
-      { name: "a", type: "string", nullable: true },
-      { name: "b", type: "string", nullable: true },
+      { name: "a", type: "unknown", nullable: true },
+      { name: "b", type: "unknown", nullable: true },
     ]);
   });
 

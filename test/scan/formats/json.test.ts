@@ -119,7 +119,7 @@ describe("JSON and NDJSON schema", () => {
       { name: "at", type: "timestamp", nullable: true },
       { name: "tags", type: "array", nullable: true },
       { name: "meta", type: "object", nullable: true },
-      { name: "none", type: "string", nullable: true },
+      { name: "none", type: "unknown", nullable: true },
       { name: "ok", type: "boolean", nullable: true },
       { name: "extra", type: "string", nullable: true },
     ];
