@@ -1,6 +1,6 @@
 /**
  * Writes docs/policies.md from the policy registry: `npm run docs:policies`. The test
- * test/detection/policy-docs.test.ts fails while the committed page differs from it.
+ * test/detection/policy-docs.unit.test.ts fails while the committed page differs from it.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -7,7 +7,7 @@ import { rememberedSchema, seenSchema } from "../../src/detection/checks/schema"
 import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../../src/scan/profile";
 import { admin, call } from "../support/api";
 import { csvAsset } from "../support/assets";
-import { attributeProfile } from "../support/profiles";
+import { attributeProfile } from "../support/attribute-profile";
 import { scanJob, uploadCsv } from "../support/scans";
 
 /** 300 storm observations; `diameter` holds what `diameterOf(i)` gives ("" = empty field). */

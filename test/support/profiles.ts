@@ -1,27 +1,9 @@
-/** Profiles for tests of the policies: an attribute with no rows, and a CSV text through the file profiler. */
+/** Profiles for tests of the policies: a CSV text through the file profiler (an in-memory attribute: attribute-profile.ts). */
 import { env } from "cloudflare:workers";
 import { R2Store } from "../../src/scan/connectors";
 import { profileObjects } from "../../src/scan/files";
-import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
+import type { AssetProfile } from "../../src/scan/profile";
 import type { ProfileBuilderOptions } from "../../src/scan/profiler/profile-builder";
-
-/** An attribute profile with no rows and no values, overridden by `over`. */
-export function attributeProfile(name: string, over: Partial<AttributeProfile> = {}): AttributeProfile {
-  return {
-    name,
-    inferred_type: "string",
-    count: 0,
-    nulls: 0,
-    empties: 0,
-    distinct: 0,
-    distinct_exact: true,
-    top_values: [],
-    type_counts: {},
-    type_mismatches: 0,
-    patterns: [],
-    ...over,
-  };
-}
 
 /** A CSV text profiled as an upload's scan profiles it: stored in R2, read by the file profiler (breakdown on). */
 export async function profileCsv(csv: string, options: Partial<ProfileBuilderOptions> = {}): Promise<AssetProfile> {

@@ -9,7 +9,7 @@ import {
   resolvePolicies,
 } from "../../src/detection";
 import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
-import { attributeProfile } from "../support/profiles";
+import { attributeProfile } from "../support/attribute-profile";
 import { prng } from "../support/random";
 import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, runOrders } from "./fixtures";
 

@@ -3,7 +3,7 @@ import type { PolicyAlert } from "../../src/detection";
 import { computeDqScore } from "../../src/detection/dq-score";
 import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
 import { defaultDqScoreConfig } from "../../src/settings/dq-score";
-import { attributeProfile } from "../support/profiles";
+import { attributeProfile } from "../support/attribute-profile";
 
 const SCAN = "2025-03-10T12:00:00.000Z";
 

@@ -2,7 +2,7 @@
  * Files damaged at random, profiled as a file scan profiles them (profileObjects): each one is
  * either profiled or refused with a ConnectorError (the scan fails naming the file), never a
  * TypeError or RangeError (reported as an internal error) and never a hang. A fixed seed keeps
- * the damage the same from run to run; the cases that once failed are pinned in parquet.test.ts
+ * the damage the same from run to run; the cases that once failed are pinned in parquet.unit.test.ts
  * and avro.test.ts.
  */
 
