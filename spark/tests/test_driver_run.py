@@ -336,7 +336,7 @@ class DriverRunTest(unittest.TestCase):
         kept = [{k: r[k] for k in ("name", "statements")} | {"body": r["posted"]["body"]} for r in self.runs]
         if os.environ.get("DQ_UPDATE_GOLDEN"):
             with open(GOLDEN, "w", encoding="utf-8") as f:
-                json.dump(kept, f, indent=1, ensure_ascii=False)
+                json.dump(kept, f, indent=2, ensure_ascii=False)
                 f.write("\n")
         with open(GOLDEN, encoding="utf-8") as f:
             self.assertEqual(json.load(f), kept)
