@@ -47,6 +47,16 @@ TEXT_TYPE_PATTERNS = {
 }
 
 
+# JDBC driver classes by GENERIC_JDBC db_type (docs/resources/spark-providers.md lists the URL forms).
+JDBC_DRIVERS = {
+    "postgresql": "org.postgresql.Driver",
+    "mysql": "com.mysql.cj.jdbc.Driver",
+    "mariadb": "org.mariadb.jdbc.Driver",
+    "sqlserver": "com.microsoft.sqlserver.jdbc.SQLServerDriver",
+    "oracle": "oracle.jdbc.OracleDriver",
+}
+
+
 class UsageError(Exception):
     """Arguments the Worker would never send: the job cannot start."""
 
@@ -404,9 +414,14 @@ def read_source(spark, source):  # pragma: no cover - needs Spark
         spark.conf.set("spark.sql.catalog.dq.uri", source["metastore_uri"])
         return spark.table("dq." + source["table"])
     if kind == "jdbc":
-        # The JDBC URL and login are the cluster's secrets (environment), never the job's arguments.
+        # The JDBC URL and login are the cluster's secrets (environment), never the job's arguments;
+        # the driver class follows the connection's db_type (its jar must be on the cluster).
+        reader = spark.read.format("jdbc")
+        driver = os.environ.get("DQ_JDBC_DRIVER") or JDBC_DRIVERS.get(source.get("db_type") or "")
+        if driver:
+            reader = reader.option("driver", driver)
         return (
-            spark.read.format("jdbc")
+            reader
             .option("url", os.environ["DQ_JDBC_URL"])
             .option("user", os.environ.get("DQ_JDBC_USER", ""))
             .option("password", os.environ.get("DQ_JDBC_PASSWORD", ""))

@@ -49,6 +49,7 @@ CASES = [
     ("iceberg", {"kind": "iceberg", "metastore_uri": "thrift://metastore:9083", "table": "lake.orders"},
      {"timestamp_attribute": "updated_at", "breakdown": False}, TYPED),
     ("jdbc", {"kind": "jdbc", "table": "public.orders"}, {"limit": 500, "breakdown": False}, TYPED),
+    ("oracle jdbc", {"kind": "jdbc", "table": "SALES.ORDERS", "db_type": "oracle"}, {"breakdown": False}, TYPED),
     ("bigquery", {"kind": "table", "format": "bigquery", "table": "p-1.sales.orders"}, {"breakdown": False}, TYPED),
     ("segments", {"kind": "files", "uri": "s3://landing/orders/*.csv", "format": "csv"},
      {"segments": {"country": ["DE", None]}, "timestamp_attribute": "updated_at", "breakdown": False}, CSV[:4]),
@@ -309,6 +310,8 @@ class DriverRunTest(unittest.TestCase):
     def test_reads_the_named_tables(self):
         self.assertIn(["table", "dq.lake.orders"], self.run_of("iceberg")["calls"])
         self.assertIn(["option", "dbtable", "public.orders"], self.run_of("jdbc")["calls"])
+        self.assertIn(["option", "driver", "oracle.jdbc.OracleDriver"], self.run_of("oracle jdbc")["calls"])
+        self.assertIn(["option", "dbtable", "SALES.ORDERS"], self.run_of("oracle jdbc")["calls"])
         self.assertIn(["option", "table", "p-1.sales.orders"], self.run_of("bigquery")["calls"])
         self.assertIn(["table", "main.sales.orders"], self.run_of("delta delta_only + sample")["calls"])
 

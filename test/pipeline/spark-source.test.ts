@@ -36,5 +36,14 @@ describe("driverSource", () => {
     expect(
       driverSource(asset("GENERIC_JDBC", { schema: "public", table: "orders" }), connection({}), {}, "s3a"),
     ).toEqual({ kind: "jdbc", table: "public.orders" });
+    // The driver picks the JDBC driver class by db_type (SQL Server and Oracle are read only on Spark).
+    expect(
+      driverSource(
+        asset("GENERIC_JDBC", { schema: "SALES", table: "ORDERS" }),
+        connection({ db_type: "oracle" }),
+        {},
+        "s3a",
+      ),
+    ).toEqual({ kind: "jdbc", table: "SALES.ORDERS", db_type: "oracle" });
   });
 });

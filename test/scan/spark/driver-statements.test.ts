@@ -21,6 +21,7 @@ describe("the Spark driver's runs (spark/testdata/driver-runs.json)", () => {
       "parquet with a MAP column",
       "iceberg",
       "jdbc",
+      "oracle jdbc",
       "bigquery",
       "segments",
     ]);
