@@ -391,6 +391,21 @@ def rows_sql(options, ts_expr=None):
     return sql
 
 
+def file_pattern(uri):
+    """(uri, reader options) of a files pattern. Hadoop globs have no `**`: a `prefix/**/<name glob>`
+    is the prefix read recursively (recursiveFileLookup), its files filtered by name (pathGlobFilter)."""
+    if "**" not in uri:
+        return uri, {}
+    head, _, tail = uri.partition("**")
+    tail = tail.lstrip("/")
+    if not head.endswith("/") or "/" in tail or "**" in tail or any(c in head.split("://", 1)[-1] for c in "*?[{"):
+        raise UsageError("a ** pattern on Spark must be <folder>/**/<file name pattern>: " + uri)
+    options = {"recursiveFileLookup": "true"}
+    if tail and tail != "*":
+        options["pathGlobFilter"] = tail
+    return head, options
+
+
 def read_source(spark, source):  # pragma: no cover - needs Spark
     """The asset as a DataFrame: files by pattern, a Delta or BigQuery table, Iceberg through the metastore, JDBC."""
     import os
@@ -399,6 +414,10 @@ def read_source(spark, source):  # pragma: no cover - needs Spark
     if kind == "files":
         reader = spark.read
         fmt = source["format"]
+        uri, recursive = file_pattern(source["uri"])
+        source = dict(source, uri=uri)
+        for key, value in recursive.items():
+            reader = reader.option(key, value)
         if fmt == "csv":
             reader = reader.option("header", "true").option("inferSchema", "false")
             if source.get("delimiter"):

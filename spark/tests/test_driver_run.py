@@ -35,7 +35,7 @@ NUMERIC_TEXT = {"id", "amount"}
 
 # (name, --source as driverSource builds it, --options as the scan pipeline builds them, schema)
 CASES = [
-    ("csv filter + sample + limit", {"kind": "files", "uri": "s3://landing/orders/*.csv", "format": "csv"},
+    ("csv filter + sample + limit", {"kind": "files", "uri": "s3://landing/orders/**/*.csv", "format": "csv"},
      {"filter": {"country": ["DE", "it's", None]}, "sample_fraction": 10, "limit": 1000,
       "timestamp_attribute": "updated_at", "id_attributes": ["id"], "breakdown": False}, CSV),
     ("csv delta_only", {"kind": "files", "uri": "gs://raw/orders/*.csv", "format": "csv", "delimiter": ";"},
@@ -310,6 +310,9 @@ class DriverRunTest(unittest.TestCase):
     def test_reads_the_named_tables(self):
         self.assertIn(["table", "dq.lake.orders"], self.run_of("iceberg")["calls"])
         self.assertIn(["option", "dbtable", "public.orders"], self.run_of("jdbc")["calls"])
+        recursive = self.run_of("csv filter + sample + limit")["calls"]
+        for call in (["option", "recursiveFileLookup", "true"], ["option", "pathGlobFilter", "*.csv"], ["csv", "s3://landing/orders/"]):
+            self.assertIn(call, recursive)
         self.assertIn(["option", "driver", "oracle.jdbc.OracleDriver"], self.run_of("oracle jdbc")["calls"])
         self.assertIn(["option", "dbtable", "SALES.ORDERS"], self.run_of("oracle jdbc")["calls"])
         self.assertIn(["option", "table", "p-1.sales.orders"], self.run_of("bigquery")["calls"])
