@@ -27,6 +27,12 @@ import urllib.request
 CALLBACK_MAX_BYTES = 96 * 1024
 QUANTILE_POINTS = [0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1]
 TOP_K = 20
+# The callback's cap on one text (src/scan/spark/callback-body.ts), in UTF-16 code units as zod counts.
+MAX_TEXT = 4096
+# A top value longer than this is cut, with an ellipsis, as the Worker's (MAX_TOP_VALUE_LENGTH).
+MAX_TOP_VALUE_LENGTH = 200
+# The segment of rows matching none of the listed values (src/scan/profile.ts OTHER_SEGMENT).
+OTHER_SEGMENT = "(other)"
 MAX_PATTERN_LENGTH = 64
 SOURCE_KINDS = ("files", "table", "iceberg", "jdbc")
 FILE_FORMATS = ("csv", "ndjson", "json", "parquet")
@@ -38,6 +44,16 @@ TEXT_TYPE_PATTERNS = {
     "boolean": "^ *([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]) *$",
     "date": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
     "timestamp": "^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?(Z|[-+][0-9]{2}(:?[0-9]{2})?)?$",
+}
+
+
+# JDBC driver classes by GENERIC_JDBC db_type (docs/resources/spark-providers.md lists the URL forms).
+JDBC_DRIVERS = {
+    "postgresql": "org.postgresql.Driver",
+    "mysql": "com.mysql.cj.jdbc.Driver",
+    "mariadb": "org.mariadb.jdbc.Driver",
+    "sqlserver": "com.microsoft.sqlserver.jdbc.SQLServerDriver",
+    "oracle": "oracle.jdbc.OracleDriver",
 }
 
 
@@ -216,6 +232,21 @@ def _scalar(v, kind):
     return str(v)
 
 
+def clip(text, keep=MAX_TEXT - 1):
+    """A text longer than `keep` UTF-16 code units (as JavaScript counts them) cut to `keep`, with an ellipsis."""
+    s = str(text)
+    if len(s.encode("utf-16-le")) // 2 <= keep:
+        return s
+    out, units = [], 0
+    for ch in s:
+        w = 2 if ord(ch) > 0xFFFF else 1
+        if units + w > keep:
+            break
+        out.append(ch)
+        units += w
+    return "".join(out) + "\u2026"
+
+
 def attribute_profile(column, row_count, agg, top, patterns):
     """One attribute: `column` {name, type, text}, `agg` its aggregates, `top`/`patterns` [(key, count)] most first."""
     declared = value_type(column["type"])
@@ -234,16 +265,19 @@ def attribute_profile(column, row_count, agg, top, patterns):
         "empties": int(agg.get("empties") or 0),
         "distinct": int(agg.get("distinct") or 0),
         "distinct_exact": False,
-        "top_values": [{"value": str(k), "count": int(c)} for k, c in top[:TOP_K]],
+        "top_values": [{"value": clip(k, MAX_TOP_VALUE_LENGTH), "count": int(c)} for k, c in top[:TOP_K]],
         "type_counts": type_counts,
         "type_mismatches": mismatches,
-        "patterns": [{"pattern": k, "share": (c / non_null) if non_null else 0} for k, c in patterns[:TOP_K]],
+        "patterns": [{"pattern": clip(k), "share": (c / non_null) if non_null else 0} for k, c in patterns[:TOP_K]],
     }
+    # A text column typed as numbers (CSV) has the numbers' range, mean, stddev and quantiles, as in the Worker.
+    numeric = declared in ("integer", "number") or (column.get("text") and inferred in ("integer", "number"))
+    ranged = inferred if numeric else declared
     for key in ("min", "max"):
-        v = _scalar(agg.get(key), declared)
+        v = _scalar(agg.get("n" + key) if numeric and agg.get("n" + key) is not None else agg.get(key), ranged)
         if v is not None:
-            out[key] = v
-    if declared in ("integer", "number"):
+            out[key] = clip(v) if isinstance(v, str) else v
+    if numeric:
         for key in ("mean", "stddev"):
             v = _number(agg.get(key))
             if v is not None:
@@ -251,7 +285,7 @@ def attribute_profile(column, row_count, agg, top, patterns):
         q = [_number(x) for x in (agg.get("quantiles") or [])]
         if len(q) == len(QUANTILE_POINTS) and all(x is not None for x in q):
             out["quantiles"] = q
-    if declared == "string" and _number(agg.get("mean_length")) is not None:
+    if inferred == "string" and _number(agg.get("mean_length")) is not None:
         out["mean_length"] = _number(agg.get("mean_length"))
     return out
 
@@ -309,16 +343,67 @@ def pattern_sql(expr):
     )
 
 
-def where_sql(options):
+def _lit(v):
+    """A Spark SQL string literal."""
+    return "'" + str(v).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def in_values(attribute, values, none=False):
+    """Rows whose attribute (as text) is one of `values` (None: NULL), or with `none` none of them,
+    as the Worker's inValues (src/scan/sql/generator.ts)."""
+    col = "CAST(" + quote(attribute) + " AS STRING)"
+    texts = [v for v in values if v is not None]
+    null_listed = len(texts) < len(values)
+    listed = col + " IN (" + ", ".join(_lit(v) for v in texts) + ")" if texts else None
+    if none:
+        not_in = col + " NOT IN (" + ", ".join(_lit(v) for v in texts) + ")" if texts else "1 = 1"
+        return "(" + col + " IS NOT NULL AND " + not_in + ")" if null_listed else "(" + col + " IS NULL OR " + not_in + ")"
+    parts = ([listed] if listed else []) + ([col + " IS NULL"] if null_listed else [])
+    if not parts:
+        return "1 = 0"
+    return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+
+def where_sql(options, ts_expr=None):
     """The asset's filter and delta_only as a WHERE clause (values quoted as Spark SQL strings)."""
-    lit = lambda v: "'" + str(v).replace("\\", "\\\\").replace("'", "\\'") + "'"  # noqa: E731
     parts = []
     for attribute, values in sorted((options.get("filter") or {}).items()):
         if values:
-            parts.append("CAST(" + quote(attribute) + " AS STRING) IN (" + ", ".join(lit(v) for v in values) + ")")
+            parts.append(in_values(attribute, values))
     if options.get("delta_only") and options.get("timestamp_attribute") and options.get("last_max_timestamp"):
-        parts.append(quote(options["timestamp_attribute"]) + " > TIMESTAMP " + lit(options["last_max_timestamp"]))
+        ts = ts_expr or quote(options["timestamp_attribute"])
+        parts.append(ts + " > TIMESTAMP " + _lit(options["last_max_timestamp"]))
     return " WHERE " + " AND ".join(parts) if parts else ""
+
+
+def rows_sql(options, ts_expr=None):
+    """The rows a profile reads, as the Worker's sourceOf: the source sampled first (TABLESAMPLE
+    belongs to the relation, before WHERE), then filter and delta, then the newest `limit` rows."""
+    sql = "SELECT * FROM dq_source"
+    fraction = options.get("sample_fraction")
+    if fraction not in (None, 100):
+        sql += " TABLESAMPLE (" + str(float(fraction)) + " PERCENT)"
+    sql += where_sql(options, ts_expr)
+    if options.get("limit"):
+        if options.get("timestamp_attribute"):
+            sql += " ORDER BY " + (ts_expr or quote(options["timestamp_attribute"])) + " DESC"
+        sql += " LIMIT " + str(int(options["limit"]))
+    return sql
+
+
+def file_pattern(uri):
+    """(uri, reader options) of a files pattern. Hadoop globs have no `**`: a `prefix/**/<name glob>`
+    is the prefix read recursively (recursiveFileLookup), its files filtered by name (pathGlobFilter)."""
+    if "**" not in uri:
+        return uri, {}
+    head, _, tail = uri.partition("**")
+    tail = tail.lstrip("/")
+    if not head.endswith("/") or "/" in tail or "**" in tail or any(c in head.split("://", 1)[-1] for c in "*?[{"):
+        raise UsageError("a ** pattern on Spark must be <folder>/**/<file name pattern>: " + uri)
+    options = {"recursiveFileLookup": "true"}
+    if tail and tail != "*":
+        options["pathGlobFilter"] = tail
+    return head, options
 
 
 def read_source(spark, source):  # pragma: no cover - needs Spark
@@ -329,6 +414,10 @@ def read_source(spark, source):  # pragma: no cover - needs Spark
     if kind == "files":
         reader = spark.read
         fmt = source["format"]
+        uri, recursive = file_pattern(source["uri"])
+        source = dict(source, uri=uri)
+        for key, value in recursive.items():
+            reader = reader.option(key, value)
         if fmt == "csv":
             reader = reader.option("header", "true").option("inferSchema", "false")
             if source.get("delimiter"):
@@ -344,9 +433,14 @@ def read_source(spark, source):  # pragma: no cover - needs Spark
         spark.conf.set("spark.sql.catalog.dq.uri", source["metastore_uri"])
         return spark.table("dq." + source["table"])
     if kind == "jdbc":
-        # The JDBC URL and login are the cluster's secrets (environment), never the job's arguments.
+        # The JDBC URL and login are the cluster's secrets (environment), never the job's arguments;
+        # the driver class follows the connection's db_type (its jar must be on the cluster).
+        reader = spark.read.format("jdbc")
+        driver = os.environ.get("DQ_JDBC_DRIVER") or JDBC_DRIVERS.get(source.get("db_type") or "")
+        if driver:
+            reader = reader.option("driver", driver)
         return (
-            spark.read.format("jdbc")
+            reader
             .option("url", os.environ["DQ_JDBC_URL"])
             .option("user", os.environ.get("DQ_JDBC_USER", ""))
             .option("password", os.environ.get("DQ_JDBC_PASSWORD", ""))
@@ -358,39 +452,56 @@ def read_source(spark, source):  # pragma: no cover - needs Spark
     return spark.table(source["table"])
 
 
-def profile_dataframe(spark, df, options):  # pragma: no cover - needs Spark
-    """Profiles a DataFrame with Spark SQL: one wide aggregate, then top values and shapes per column."""
-    df.createOrReplaceTempView("dq_source")
-    base = "SELECT * FROM dq_source" + where_sql(options)
-    fraction = options.get("sample_fraction")
-    if fraction not in (None, 100):
-        base += " TABLESAMPLE (" + str(float(fraction)) + " PERCENT)"
-    limited = False
-    if options.get("limit"):
-        base += " LIMIT " + str(int(options["limit"]))
-        limited = True
-    spark.sql(base).createOrReplaceTempView("dq_rows")
-    fields = [f for f in df.schema.fields]
-    columns = [
+def is_map(spark_type):
+    """A MAP, or a type holding one: not orderable, not hashable, so no min/max, GROUP BY or DISTINCT."""
+    return "map<" in spark_type.lower()
+
+
+def columns_of(df):
+    """The DataFrame's columns as the profile names them."""
+    return [
         {"name": f.name, "type": f.dataType.simpleString(), "nullable": f.nullable, "text": f.dataType.simpleString() == "string"}
-        for f in fields
+        for f in df.schema.fields
     ]
+
+
+def timestamp_expr(columns, options):
+    """The timestamp attribute as a TIMESTAMP: a text column (CSV) is cast, so freshness is a time."""
+    name = options.get("timestamp_attribute")
+    if not name:
+        return None
+    text = any(c["name"] == name and c.get("text") for c in columns)
+    return "CAST(" + quote(name) + " AS TIMESTAMP)" if text else quote(name)
+
+
+def aggregate_sql(columns, options, relation, ts_expr):
+    """The one wide aggregate of a profile over `relation`."""
     items = ["count(*) AS rows"]
+    numeric_rx = TEXT_TYPE_PATTERNS["numeric"]
+    points = ", ".join(str(p) for p in QUANTILE_POINTS)
     for i, c in enumerate(columns):
         x = quote(c["name"])
-        kind = value_type(c["type"])
+        items.append("sum(CASE WHEN " + x + " IS NULL THEN 1 ELSE 0 END) AS c%d_nulls" % i)
+        if is_map(c["type"]):
+            continue
         items += [
-            "sum(CASE WHEN " + x + " IS NULL THEN 1 ELSE 0 END) AS c%d_nulls" % i,
             "approx_count_distinct(" + x + ", 0.02) AS c%d_distinct" % i,
             "min(" + x + ") AS c%d_min" % i,
             "max(" + x + ") AS c%d_max" % i,
         ]
-        if kind in ("integer", "number"):
-            points = ", ".join(str(p) for p in QUANTILE_POINTS)
+        kind = value_type(c["type"])
+        # Numbers of a text column are those its numeric pattern matches, as the Worker counts them.
+        n = x if kind in ("integer", "number") else (
+            "CASE WHEN " + x + " RLIKE '" + numeric_rx + "' THEN CAST(" + x + " AS DOUBLE) END" if c["text"] else None
+        )
+        if n is not None:
             items += [
-                "avg(" + x + ") AS c%d_mean" % i,
-                "stddev_pop(" + x + ") AS c%d_stddev" % i,
-                "percentile_approx(" + x + ", array(" + points + "), 10000) AS c%d_quantiles" % i,
+                "min(" + n + ") AS c%d_nmin" % i,
+                "max(" + n + ") AS c%d_nmax" % i,
+                "avg(" + n + ") AS c%d_mean" % i,
+                # Sample standard deviation, as the Worker's profiler (stddev_samp; none for one value).
+                "stddev_samp(" + n + ") AS c%d_stddev" % i,
+                "percentile_approx(" + n + ", array(" + points + "), 10000) AS c%d_quantiles" % i,
             ]
         if c["text"]:
             items += [
@@ -402,23 +513,36 @@ def profile_dataframe(spark, df, options):  # pragma: no cover - needs Spark
     ids = options.get("id_attributes") or []
     if ids:
         items.append("count(DISTINCT struct(" + ", ".join(quote(a) for a in ids) + ")) AS distinct_ids")
-    if options.get("timestamp_attribute"):
-        items.append("max(" + quote(options["timestamp_attribute"]) + ") AS freshness")
-    scalar = spark.sql("SELECT " + ", ".join(items) + " FROM dq_rows").collect()[0].asDict()
-    distinct_rows = spark.sql("SELECT count(*) AS n FROM (SELECT DISTINCT * FROM dq_rows)").collect()[0]["n"]
+    if ts_expr:
+        items.append("max(" + ts_expr + ") AS freshness")
+    return "SELECT " + ", ".join(items) + " FROM " + relation
+
+
+def profile_rows(spark, columns, options, relation, ts_expr, limited):
+    """The profile of the rows of `relation` (a view or a FROM item with its alias)."""
+    scalar = spark.sql(aggregate_sql(columns, options, relation, ts_expr)).collect()[0].asDict()
+    comparable = [quote(c["name"]) for c in columns if not is_map(c["type"])]
+    distinct_rows = None
+    if comparable:
+        distinct_rows = spark.sql(
+            "SELECT count(*) AS n FROM (SELECT DISTINCT " + ", ".join(comparable) + " FROM " + relation + ") d"
+        ).collect()[0]["n"]
     per_column = {}
     for i, c in enumerate(columns):
+        agg = {key: scalar.get("c%d_%s" % (i, key)) for key in AGGREGATE_KEYS}
+        agg["text_types"] = {t: int(scalar.get("c%d_tt_%s" % (i, t)) or 0) for t in TEXT_TYPE_PATTERNS}
+        if is_map(c["type"]):
+            per_column[c["name"]] = (agg, [], [])
+            continue
         x = quote(c["name"])
         top = spark.sql(
-            "SELECT CAST(" + x + " AS STRING) AS k, count(*) AS n FROM dq_rows WHERE " + x
+            "SELECT CAST(" + x + " AS STRING) AS k, count(*) AS n FROM " + relation + " WHERE " + x
             + " IS NOT NULL GROUP BY 1 ORDER BY n DESC, k LIMIT " + str(TOP_K)
         ).collect()
         shapes = spark.sql(
-            "SELECT " + pattern_sql(x) + " AS k, count(*) AS n FROM dq_rows WHERE " + x
+            "SELECT " + pattern_sql(x) + " AS k, count(*) AS n FROM " + relation + " WHERE " + x
             + " IS NOT NULL GROUP BY 1 ORDER BY n DESC, k LIMIT " + str(TOP_K)
         ).collect()
-        agg = {key: scalar.get("c%d_%s" % (i, key)) for key in ("nulls", "distinct", "min", "max", "mean", "stddev", "quantiles", "empties", "mean_length")}
-        agg["text_types"] = {t: int(scalar.get("c%d_tt_%s" % (i, t)) or 0) for t in TEXT_TYPE_PATTERNS}
         per_column[c["name"]] = (agg, [(r["k"], r["n"]) for r in top], [(r["k"], r["n"]) for r in shapes])
     totals = {
         "rows": scalar["rows"],
@@ -428,6 +552,42 @@ def profile_dataframe(spark, df, options):  # pragma: no cover - needs Spark
         "limited": limited,
     }
     return shape_profile(columns, totals, per_column, options)
+
+
+AGGREGATE_KEYS = ("nulls", "distinct", "min", "max", "nmin", "nmax", "mean", "stddev", "quantiles", "empties", "mean_length")
+
+
+def profile_dataframe(spark, df, options):
+    """Profiles a DataFrame with Spark SQL. The rows (sampled, filtered, limited) are cached once
+    (CACHE TABLE reads the source a single time); one wide aggregate, then top values and shapes
+    per column; the same again per segment value when `segments` is set."""
+    df.createOrReplaceTempView("dq_source")
+    columns = columns_of(df)
+    ts_expr = timestamp_expr(columns, options)
+    limited = bool(options.get("limit"))
+    spark.sql("CACHE TABLE dq_rows AS " + rows_sql(options, ts_expr))
+    try:
+        profile = profile_rows(spark, columns, options, "dq_rows", ts_expr, limited)
+        segments = []
+        for attribute, values in sorted((options.get("segments") or {}).items()):
+            for value in values:
+                relation = "(SELECT * FROM dq_rows WHERE " + in_values(attribute, [value]) + ") s"
+                segments.append({
+                    "attribute": attribute,
+                    "value": clip("null" if value is None else str(value)),
+                    "profile": profile_rows(spark, columns, options, relation, ts_expr, limited),
+                })
+            relation = "(SELECT * FROM dq_rows WHERE " + in_values(attribute, values, none=True) + ") s"
+            segments.append({
+                "attribute": attribute,
+                "value": OTHER_SEGMENT,
+                "profile": profile_rows(spark, columns, options, relation, ts_expr, limited),
+            })
+        if segments:
+            profile["segments"] = segments
+        return profile
+    finally:
+        spark.sql("UNCACHE TABLE IF EXISTS dq_rows")
 
 
 def write_text(spark, uri, text):  # pragma: no cover - needs Spark
@@ -450,6 +610,8 @@ def main(argv=None):  # pragma: no cover - needs Spark
         spark = (
             SparkSession.builder.appName("dq-monitor " + args.job_id)
             .config("spark.sql.session.timeZone", "UTC")
+            # A text that is no number or time casts to NULL, as the Worker skips it (Spark 4 is ANSI).
+            .config("spark.sql.ansi.enabled", "false")
             .getOrCreate()
         )
         profile = profile_dataframe(spark, read_source(spark, args.source), args.options)

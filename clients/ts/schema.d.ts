@@ -2441,6 +2441,8 @@ export interface components {
             service_role?: string;
             /** @description EC2 instance profile of the cluster; default EMR_EC2_DefaultRole */
             job_flow_role?: string;
+            /** @description s3:// folder for the cluster's and the step's logs; default the driver's folder + logs/ */
+            log_uri?: string;
             /**
              * Format: uri
              * @description API base URL instead of https://elasticmapreduce.{region}.amazonaws.com (a private endpoint)
@@ -2529,6 +2531,8 @@ export interface components {
                 service_role?: string;
                 /** @description EC2 instance profile of the cluster; default EMR_EC2_DefaultRole */
                 job_flow_role?: string;
+                /** @description s3:// folder for the cluster's and the step's logs; default the driver's folder + logs/ */
+                log_uri?: string;
                 /**
                  * Format: uri
                  * @description API base URL instead of https://elasticmapreduce.{region}.amazonaws.com (a private endpoint)

@@ -192,6 +192,19 @@ class ResultPayloadTest(unittest.TestCase):
         self.assertEqual(dq_profile.failure_payload(ValueError("x" * 9000))["error"], "x" * 4000)
 
 
+class FilePatternTest(unittest.TestCase):
+    def test_reads_double_star_recursively(self):
+        self.assertEqual(dq_profile.file_pattern("s3://b/p/*.csv"), ("s3://b/p/*.csv", {}))
+        self.assertEqual(
+            dq_profile.file_pattern("gs://b/events/**/*.parquet"),
+            ("gs://b/events/", {"recursiveFileLookup": "true", "pathGlobFilter": "*.parquet"}),
+        )
+        self.assertEqual(dq_profile.file_pattern("s3a://b/x/**"), ("s3a://b/x/", {"recursiveFileLookup": "true"}))
+        for bad in ("s3://b/**/2024/*.csv", "s3://b/*/x/**/*.csv", "s3://b/x**.csv"):
+            with self.subTest(bad), self.assertRaises(dq_profile.UsageError):
+                dq_profile.file_pattern(bad)
+
+
 class SqlTextTest(unittest.TestCase):
     def test_quotes_identifiers_and_filter_values(self):
         self.assertEqual(dq_profile.quote("a`b"), "`a``b`")

@@ -231,12 +231,18 @@ export function driverSource(
       return {
         kind: "iceberg",
         metastore_uri: payload.thrift_uri,
-        table: [t.schema, t.name].filter(Boolean).join("."),
+        // The asset's Hive database is the Iceberg namespace under the driver's catalog "dq"
+        // (tableOf reads a payload's `database` as a warehouse's catalog).
+        table: [assetPayload.database, t.name].filter(Boolean).join("."),
       };
     case "GENERIC_JDBC":
       // The JDBC URL, user and password are the cluster's secrets: never sent in the job's arguments
       // (docs/resources/light-and-full-scans.md, "Deploying the Spark job").
-      return { kind: "jdbc", table: [t.schema, t.name].filter(Boolean).join(".") };
+      return {
+        kind: "jdbc",
+        table: [t.schema, t.name].filter(Boolean).join("."),
+        ...(payload.db_type ? { db_type: payload.db_type } : {}),
+      };
     case "UPLOAD":
       throw new ConnectorError("an UPLOAD asset's batches are scanned in the Worker as they arrive", "unsupported");
     default:

@@ -302,6 +302,7 @@ describe("full scans on EMR (RunJobFlow, SigV4)", { timeout: 60_000 }, () => {
     const run = await submitted(jobId);
     expect(run.body).toMatchObject({
       Name: `dq-monitor full scan ${jobId}`,
+      LogUri: "s3://dq-artifacts/dq-monitor/spark/logs/",
       ReleaseLabel: "emr-7.5.0",
       Applications: [{ Name: "Spark" }],
       Instances: {

@@ -150,6 +150,11 @@ describe("spark job configuration", () => {
     ],
     ["an unknown databricks field", { databricks_config: { workers: 3 } }, "body.databricks_config"],
     [
+      "a Databricks block with no node type, pool or policy (Databricks refuses such a cluster)",
+      { databricks_config: { spark_version: "15.4.x-scala2.12", min_instance_count: 1, max_instance_count: 2 } },
+      "body.databricks_config.node_type",
+    ],
+    [
       "a non-string Spark property",
       { spark_properties: { "spark.executor.cores": 4 } },
       "body.spark_properties.spark.executor.cores",

@@ -1,11 +1,12 @@
 /**
  * A Hive Metastore of the tests' own and the Iceberg tables it points to.
  *
- * The metastore answers `get_table(1: string dbname, 2: string tbl_name)` of the Hive Metastore
+ * The metastore answers `get_table_req(1: GetTableRequest req)` (and, like Hive 4.0.1+, not the
+ * removed `get_table(1: string dbname, 2: string tbl_name)`) of the Hive Metastore
  * IDL (hive_metastore.thrift, ThriftHiveMetastore) in the Thrift binary protocol with the strict
  * message header, over the buffered (unframed) socket transport Hive uses by default; encoding
  * and decoding are Apache Thrift's own Node library. An unknown table is a NoSuchObjectException
- * (get_table_result field 2), an unknown method a TApplicationException, as Hive answers.
+ * (get_table_req_result field 2), an unknown method a TApplicationException, as Hive answers.
  *
  * The tables (test/support/iceberg-tables.ts) are written into the S3 server (s3rver behind its
  * SigV4 front) and Azurite started by object-stores.global.ts, which must run first.
@@ -159,26 +160,45 @@ function StrictBinaryProtocol(this: unknown, trans: unknown) {
 }
 StrictBinaryProtocol.prototype = Object.create(thrift.TBinaryProtocol.prototype);
 
-/** The processor of ThriftHiveMetastore's get_table, written against the IDL by hand. */
+/**
+ * The processor of ThriftHiveMetastore as Hive 4.0.1+ serves it, written against the IDL by hand:
+ * `GetTableResult get_table_req(1: GetTableRequest req) throws (1: MetaException o1,
+ * 2: NoSuchObjectException o2)` with GetTableRequest { 1: required string dbName, 2: required
+ * string tblName, … optional fields } and GetTableResult { 1: required Table table }. The older
+ * `get_table(dbname, tbl_name)` is gone (HIVE-26537): it is answered as Thrift answers any unknown
+ * method, a TApplicationException UNKNOWN_METHOD.
+ */
 function metastoreProcessor(tables: Map<string, MetastoreTable>, calls: string[]) {
   const { Type, MessageType, TApplicationException, TApplicationExceptionType } = thrift.Thrift;
+  /** A struct of string fields (nested structs one level down), other types skipped: the stream stays in step. */
+  const readStruct = (input: any, depth = 0): Map<number, string | Map<number, string>> => {
+    const fields = new Map<number, string | Map<number, string>>();
+    input.readStructBegin();
+    for (;;) {
+      const { ftype, fid } = input.readFieldBegin();
+      if (ftype === Type.STOP) break;
+      if (ftype === Type.STRING) fields.set(fid, input.readString());
+      else if (ftype === Type.STRUCT && depth === 0) fields.set(fid, readStruct(input, 1) as Map<number, string>);
+      else input.skip(ftype);
+      input.readFieldEnd();
+    }
+    input.readStructEnd();
+    return fields;
+  };
   return {
     process(input: any, output: any) {
       const { fname, mtype, rseqid } = input.readMessageBegin();
-      // Read the arguments struct whatever the method (the stream must stay in step).
-      const args = new Map<number, string>();
-      input.readStructBegin();
-      for (;;) {
-        const { ftype, fid } = input.readFieldBegin();
-        if (ftype === Type.STOP) break;
-        if (ftype === Type.STRING) args.set(fid, input.readString());
-        else input.skip(ftype);
-        input.readFieldEnd();
-      }
-      input.readStructEnd();
+      const args = readStruct(input);
       input.readMessageEnd();
 
-      if (fname !== "get_table" || mtype !== MessageType.CALL || !args.has(1) || !args.has(2)) {
+      const req = args.get(1);
+      if (
+        fname !== "get_table_req" ||
+        mtype !== MessageType.CALL ||
+        !(req instanceof Map) ||
+        !req.has(1) ||
+        !req.has(2)
+      ) {
         const error = new TApplicationException(
           TApplicationExceptionType.UNKNOWN_METHOD,
           `Invalid method name: '${fname}' (or arguments)`,
@@ -189,14 +209,19 @@ function metastoreProcessor(tables: Map<string, MetastoreTable>, calls: string[]
         output.flush();
         return;
       }
-      const name = `${args.get(1)}.${args.get(2)}`;
+      const name = `${req.get(1)}.${req.get(2)}`;
       calls.push(name);
       const table = tables.get(name);
-      output.writeMessageBegin("get_table", MessageType.REPLY, rseqid);
-      output.writeStructBegin("get_table_result");
+      output.writeMessageBegin("get_table_req", MessageType.REPLY, rseqid);
+      output.writeStructBegin("get_table_req_result");
       if (table) {
         output.writeFieldBegin("success", Type.STRUCT, 0);
-        writeTable(output, String(args.get(1)), String(args.get(2)), table);
+        output.writeStructBegin("GetTableResult");
+        output.writeFieldBegin("table", Type.STRUCT, 1);
+        writeTable(output, String(req.get(1)), String(req.get(2)), table);
+        output.writeFieldEnd();
+        output.writeFieldStop();
+        output.writeStructEnd();
       } else {
         output.writeFieldBegin("o2", Type.STRUCT, 2);
         output.writeStructBegin("NoSuchObjectException");

@@ -165,6 +165,11 @@ export default async function setup(project: TestProject) {
         !(cluster!.instance_pool_id && cluster!.node_type_id),
         "node_type_id cannot be set together with instance_pool_id",
       );
+      // Databricks: a cluster's node type comes from node_type_id, its pool, or a policy that fixes it.
+      need(
+        isStr(cluster!.node_type_id) || isStr(cluster!.instance_pool_id) || isStr(cluster!.policy_id),
+        "The cluster must specify node_type_id, instance_pool_id or a policy_id that sets it",
+      );
       need(
         isInt(cluster!.num_workers) !== (cluster!.autoscale !== undefined),
         "exactly one of num_workers or autoscale",
@@ -241,6 +246,8 @@ export default async function setup(project: TestProject) {
     switch (action) {
       case "RunJobFlow": {
         if (!isStr(body.Name) || body.Name.length > 256) return invalid("Name is required (at most 256 characters)");
+        if (body.LogUri !== undefined && (!isStr(body.LogUri) || !/^s3n?:\/\/[^/]+/.test(body.LogUri)))
+          return invalid("LogUri must be an s3:// location");
         const groups = body.Instances?.InstanceGroups as Array<Record<string, any>> | undefined;
         if (!Array.isArray(groups)) return invalid("Instances.InstanceGroups is required");
         for (const g of groups) {
@@ -356,8 +363,9 @@ export default async function setup(project: TestProject) {
       const body = parseJson(raw);
       const managed = (body.placement as any)?.managedCluster;
       need(
-        managed && /^[a-z]([-a-z0-9]{0,49}[a-z0-9])?$/.test(managed.clusterName),
-        "placement.managedCluster.clusterName is not a valid cluster name",
+        // ManagedCluster.clusterName: 2 to 35 characters (Dataproc's WorkflowTemplate reference).
+        managed && /^[a-z]([-a-z0-9]{0,33}[a-z0-9])$/.test(managed.clusterName),
+        "placement.managedCluster.clusterName must be 2-35 lower-case letters, digits and hyphens",
       );
       const config = managed.config ?? {};
       for (const group of [config.masterConfig, config.workerConfig].filter(Boolean)) {

@@ -71,6 +71,9 @@ export const EmrConfig = z
     release_label: text("EMR release; default emr-7.5.0").optional(),
     service_role: text("EMR service role; default EMR_DefaultRole").optional(),
     job_flow_role: text("EC2 instance profile of the cluster; default EMR_EC2_DefaultRole").optional(),
+    log_uri: text("s3:// folder for the cluster's and the step's logs; default the driver's folder + logs/")
+      .regex(/^s3n?:\/\//, "must be an s3:// URI")
+      .optional(),
     endpoint: providerEndpoint("https://elasticmapreduce.{region}.amazonaws.com"),
     ...dispatchFields("AWS keys", "s3://{tenant storage bucket}/dq-monitor/spark/dq_profile.py"),
   })
@@ -89,6 +92,16 @@ export const DatabricksConfig = z
     ...dispatchFields("a DELTALAKE connection's host and token", "dbfs:/dq-monitor/spark/dq_profile.py"),
   })
   .superRefine(checkInstanceBounds)
+  .superRefine((block, ctx) => {
+    // Databricks refuses a new_cluster without node_type_id unless a pool or a policy sets it.
+    if (!block.node_type && !block.instance_pool_id && !block.policy_id) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["node_type"],
+        message: "Databricks needs a node type: set node_type, instance_pool_id or policy_id",
+      });
+    }
+  })
   .openapi("DatabricksConfig");
 
 const thresholdBytes = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().openapi({

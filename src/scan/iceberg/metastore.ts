@@ -1,8 +1,12 @@
 /**
- * A Hive Metastore client for one call: `get_table(dbname, tbl_name)` of the Hive Metastore IDL
- * (hive_metastore.thrift), in the Thrift binary protocol over a plain TCP socket
+ * A Hive Metastore client for one call: `get_table_req(GetTableRequest {dbName, tblName})` of the
+ * Hive Metastore IDL (hive_metastore.thrift), in the Thrift binary protocol over a plain TCP socket
  * (cloudflare:sockets), as Iceberg's HiveCatalog and Spark reach a metastore on thrift://host:9083.
  * No SASL/Kerberos: a metastore that requires it closes the connection, which is reported.
+ *
+ * get_table_req is answered by Hive 3.x and 4.x alike; the older `get_table(dbname, tbl_name)` was
+ * removed in Hive 4.0.1 (HIVE-26537). Only the two required fields of GetTableRequest are sent, so
+ * the catalog is the metastore's default ("hive").
  */
 
 import { connect } from "cloudflare:sockets";
@@ -40,6 +44,8 @@ export interface MetastoreAddress {
 
 /** A reply larger than this is refused: a Table is a few KB (its columns and parameters). */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024;
+/** The one method called: GetTableResult get_table_req(1: GetTableRequest req). */
+const METHOD = "get_table_req";
 /** The whole call (connect, send, answer) must finish within this. */
 const CALL_TIMEOUT_MS = 30_000;
 
@@ -89,9 +95,14 @@ async function call(address: MetastoreAddress, database: string, table: string, 
   const reader = socket.readable.getReader();
   try {
     await writer.write(
-      encodeCall("get_table", 1, [
-        { id: 1, value: database },
-        { id: 2, value: table },
+      encodeCall(METHOD, 1, [
+        {
+          id: 1,
+          fields: [
+            { id: 1, value: database },
+            { id: 2, value: table },
+          ],
+        },
       ]),
     );
     let received: Uint8Array = new Uint8Array(0);
@@ -127,17 +138,17 @@ async function call(address: MetastoreAddress, database: string, table: string, 
   }
 }
 
-/** The Table of a get_table reply, or the error its exception (or a TApplicationException) says. */
+/** The Table of a get_table_req reply, or the error its exception (or a TApplicationException) says. */
 function tableOf(reply: ThriftMessage, where: string, name: string): MetastoreTable {
   if (reply.type === TMessageType.EXCEPTION) {
     // TApplicationException { 1: string message, 2: i32 type }
     const message = stringField(reply.body, 1) ?? "unknown error";
-    throw new ConnectorError(`${where} refused get_table: ${safeDetail(message)}`, "invalid");
+    throw new ConnectorError(`${where} refused ${METHOD}: ${safeDetail(message)}`, "invalid");
   }
-  if (reply.type !== TMessageType.REPLY || reply.name !== "get_table" || reply.seqid !== 1) {
-    throw new ConnectorError(`${where} answered another call than get_table`, "invalid");
+  if (reply.type !== TMessageType.REPLY || reply.name !== METHOD || reply.seqid !== 1) {
+    throw new ConnectorError(`${where} answered another call than ${METHOD}`, "invalid");
   }
-  // get_table_result { 0: Table success, 1: MetaException o1, 2: NoSuchObjectException o2 }
+  // get_table_req_result { 0: GetTableResult success, 1: MetaException o1, 2: NoSuchObjectException o2 }
   const noSuchObject = structField(reply.body, 2);
   if (noSuchObject) {
     const message = stringField(noSuchObject, 1);
@@ -153,8 +164,9 @@ function tableOf(reply: ThriftMessage, where: string, name: string): MetastoreTa
       "invalid",
     );
   }
-  const table = structField(reply.body, 0);
-  if (!table) throw new ConnectorError(`${where} answered get_table without a table`, "invalid");
+  // GetTableResult { 1: required Table table }
+  const table = structField(structField(reply.body, 0), 1);
+  if (!table) throw new ConnectorError(`${where} answered ${METHOD} without a table`, "invalid");
   // Table { 7: StorageDescriptor sd, 9: map<string,string> parameters, 12: string tableType }
   // StorageDescriptor { 2: string location }
   return {

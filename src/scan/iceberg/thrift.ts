@@ -34,17 +34,14 @@ export interface ThriftMap {
   entries: [ThriftValue, ThriftValue][];
 }
 
-/** A string field of a call's arguments. */
-export interface StringField {
-  id: number;
-  value: string;
-}
+/** A field of a call's arguments: a string, or a struct of such fields (e.g. a GetTableRequest). */
+export type CallField = { id: number; value: string } | { id: number; fields: CallField[] };
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 
-/** A CALL message whose arguments struct holds only string fields (e.g. get_table(dbname, tbl_name)). */
-export function encodeCall(method: string, seqid: number, args: StringField[]): Uint8Array {
+/** A CALL message whose arguments struct holds strings and structs of strings (e.g. get_table_req(GetTableRequest)). */
+export function encodeCall(method: string, seqid: number, args: CallField[]): Uint8Array {
   const parts: Uint8Array[] = [];
   const i32 = (n: number) => {
     const b = new Uint8Array(4);
@@ -56,17 +53,21 @@ export function encodeCall(method: string, seqid: number, args: StringField[]): 
     i32(b.byteLength);
     parts.push(b);
   };
+  const struct = (fields: CallField[]) => {
+    for (const field of fields) {
+      const head = new Uint8Array(3);
+      head[0] = "value" in field ? TType.STRING : TType.STRUCT;
+      new DataView(head.buffer).setInt16(1, field.id);
+      parts.push(head);
+      if ("value" in field) bytes(field.value);
+      else struct(field.fields);
+    }
+    parts.push(new Uint8Array([TType.STOP]));
+  };
   i32(VERSION_1 | TMessageType.CALL | 0);
   bytes(method);
   i32(seqid);
-  for (const arg of args) {
-    const head = new Uint8Array(3);
-    head[0] = TType.STRING;
-    new DataView(head.buffer).setInt16(1, arg.id);
-    parts.push(head);
-    bytes(arg.value);
-  }
-  parts.push(new Uint8Array([TType.STOP]));
+  struct(args);
   const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
   let at = 0;
   for (const p of parts) {

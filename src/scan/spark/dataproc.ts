@@ -40,14 +40,19 @@ function nodeGroup(count: number, machine: string | undefined, diskGb: number | 
   };
 }
 
+/** The managed cluster's name of a job: at most 35 characters, as Dataproc allows. */
+export const clusterNameOf = (jobId: string) =>
+  `dq-${jobId.toLowerCase().replace(/[^a-z0-9-]/g, "-")}`.slice(0, 35).replace(/-+$/, "");
+
 /** The inline WorkflowTemplate of a run: one managed cluster, one PySpark job. */
 export function inlineWorkflow(block: DataprocBlock, spec: SparkRunSpec) {
   const properties = { ...(block.download_job_spark_properties ?? {}), ...spec.sparkConf };
   return {
     placement: {
       managedCluster: {
-        // Cluster names: lower-case letters, digits and hyphens, starting with a letter.
-        clusterName: `dq-${spec.jobId.toLowerCase().replace(/[^a-z0-9-]/g, "-")}`.slice(0, 50),
+        // ManagedCluster.clusterName: 2–35 lower-case letters, digits and hyphens, a letter first,
+        // no hyphen last (Dataproc appends a random suffix, so a lower-cased job id stays unique).
+        clusterName: clusterNameOf(spec.jobId),
         config: {
           masterConfig: nodeGroup(1, block.master_node_type, block.spark_master_disk_size_in_gb),
           workerConfig: nodeGroup(2, block.worker_node_type, block.spark_worker_disk_size_in_gb),

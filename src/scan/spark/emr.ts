@@ -26,7 +26,12 @@ export interface EmrBlock {
   release_label?: string;
   service_role?: string;
   job_flow_role?: string;
+  /** Where EMR keeps the cluster's and the step's logs after the cluster ends. */
+  log_uri?: string;
 }
+
+/** The default log folder: beside the driver (s3://bucket/dq-monitor/spark/logs/). */
+export const defaultLogUri = (driverUri: string) => `${driverUri.replace(/\/[^/]*$/, "")}/logs/`;
 
 export const EMR_DEFAULTS = {
   release_label: "emr-7.5.0",
@@ -41,6 +46,8 @@ export function runJobFlowRequest(block: EmrBlock, spec: SparkRunSpec) {
   const max = Math.max(min, block.max_instance_count ?? min);
   return {
     Name: `dq-monitor full scan ${spec.jobId}`,
+    // Without it the step's stderr (the driver's failure) is deleted with the cluster.
+    LogUri: block.log_uri ?? defaultLogUri(spec.driverUri),
     ReleaseLabel: block.release_label ?? EMR_DEFAULTS.release_label,
     Applications: [{ Name: "Spark" }],
     ServiceRole: block.service_role ?? EMR_DEFAULTS.service_role,

@@ -219,7 +219,8 @@ export function scalarQuery(
       items.push(as(d, sql`MIN(${x})`, alias.min(i)), as(d, sql`MAX(${x})`, alias.max(i)));
     }
     if (isNumeric(c.kind)) {
-      items.push(as(d, d.mean(x), alias.mean(i)), as(d, sql`STDDEV_POP(${x})`, alias.stddev(i)));
+      // Sample stddev, as the Worker's file profiler and the Spark driver: light and full scans agree.
+      items.push(as(d, d.mean(x), alias.mean(i)), as(d, sql`STDDEV_SAMP(${x})`, alias.stddev(i)));
       if (d.quantiles.kind === "aggregate") {
         d.quantiles.exprs(x, QUANTILE_POINTS).forEach((q, j) => {
           items.push(as(d, q, alias.quantile(i, j)));

@@ -24,6 +24,13 @@ export async function createJdbcRunner(
     case "mysql":
     case "mariadb":
       return createMysqlRunner(jdbcConfig(payload, credential, 3306), policy);
+    case "sqlserver":
+    case "oracle":
+      // No client for their wire protocols (TDS, Oracle Net) runs in a Worker; Spark's JDBC reader does.
+      throw new ConnectorError(
+        `GENERIC_JDBC ${payload.db_type} is scanned only by full scans on Spark (its JDBC reader): request a full scan (full_scan: true) with a Spark provider configured`,
+        "unsupported",
+      );
     default:
       throw new ConnectorError(`GENERIC_JDBC with db_type ${payload.db_type} is not supported yet`, "unsupported");
   }

@@ -29,14 +29,23 @@ const str = (s: string) => {
 };
 
 describe("Thrift binary protocol", () => {
-  it("encodes get_table(dbname, tbl_name) as a strict CALL message", () => {
-    const call = encodeCall("get_table", 7, [
-      { id: 1, value: "lake" },
-      { id: 2, value: "orders" },
+  it("encodes get_table_req(GetTableRequest {dbName, tblName}) as a strict CALL message", () => {
+    const call = encodeCall("get_table_req", 7, [
+      {
+        id: 1,
+        fields: [
+          { id: 1, value: "lake" },
+          { id: 2, value: "orders" },
+        ],
+      },
     ]);
-    // 0x80010001 (version 1, CALL), "get_table", seqid 7, field 1 STRING "lake", field 2 STRING "orders", STOP.
+    // 0x80010001 (version 1, CALL), "get_table_req", seqid 7, field 1 STRUCT { 1 STRING "lake",
+    // 2 STRING "orders", STOP }, STOP.
     expect(hex(call)).toBe(
-      `80010001${str("get_table")}00000007 0b0001${str("lake")} 0b0002${str("orders")} 00`.replace(/ /g, ""),
+      `80010001${str("get_table_req")}00000007 0c0001 0b0001${str("lake")} 0b0002${str("orders")} 00 00`.replace(
+        / /g,
+        "",
+      ),
     );
   });
 

@@ -114,10 +114,12 @@ describe("TLS", () => {
 });
 
 describe("createJdbcRunner", () => {
-  it("refuses databases it has no driver for", async () => {
-    await expect(
-      createJdbcRunner({ db_type: "oracle", db_or_schema: "x", connection_properties: { host: "h" } }, { user: "u" }),
-    ).rejects.toMatchObject({ kind: "unsupported" });
+  it("refuses SQL Server and Oracle in the Worker, saying that full scans on Spark read them", async () => {
+    for (const db_type of ["oracle", "sqlserver"] as const) {
+      await expect(
+        createJdbcRunner({ db_type, db_or_schema: "x", connection_properties: { host: "h" } }, { user: "u" }),
+      ).rejects.toMatchObject({ kind: "unsupported", message: expect.stringMatching(/only by full scans on Spark/) });
+    }
   });
 
   it("needs a host and a user", async () => {

@@ -81,7 +81,7 @@ describe("SQL generator", () => {
       expect(scalar.sql).toContain(`FROM ${table}`);
       expect(scalar.sql).toContain(column);
       expect(scalar.sql).toContain(distinct);
-      expect(scalar.sql).toContain("STDDEV_POP(");
+      expect(scalar.sql).toContain("STDDEV_SAMP(");
       if (quantile) expect(scalar.sql).toContain(quantile);
       // The filter value is bound, never part of the text; every placeholder has its value.
       expect(scalar.sql).not.toContain("DROP TABLE");

@@ -47,9 +47,9 @@ export const DDL = {
 
 export const COLUMNS = ["id", "amount", "score", "email", "code", "country", "created_at", "active"] as const;
 
-/** Population mean and standard deviation. */
+/** Mean and sample standard deviation (n − 1, as SQL's STDDEV_SAMP and the Worker's file profiler). */
 export function meanStddev(values: number[]): { mean: number; stddev: number } {
   const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length;
+  const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1);
   return { mean, stddev: Math.sqrt(variance) };
 }
