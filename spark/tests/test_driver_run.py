@@ -5,7 +5,7 @@ signed callback to a local HTTP server.
 The stand-in answers as Spark's analyzer does where it matters: a MAP column in min/max, GROUP BY or
 DISTINCT is refused; max() of a text column is text, of a cast or a timestamp column a datetime.
 Every statement and every posted body is kept in spark/testdata/driver-runs.json, which
-test/scan/spark/driver-statements.test.ts parses with a Spark SQL grammar (dt-sql-parser) and the
+test/scan/spark/driver-statements.unit.test.ts parses with a Spark SQL grammar (dt-sql-parser) and the
 Worker's callback schema. DQ_UPDATE_GOLDEN=1 rewrites the file; otherwise it must match.
 """
 
