@@ -28,8 +28,17 @@ export type Grant =
   | { of: "user" }
   /** A role in the tenant of the path's `{tenant}`. */
   | { of: "tenant"; role: TenantRole }
-  /** A role in the project, asset or incident the path parameter `param` names (of `{tenant}`). */
-  | { of: "project" | "asset" | "incident"; role: ProjectRole; param: string; read?: "head" | "connectionType" };
+  /**
+   * A role in the project, asset or incident the path parameter `param` names (of `{tenant}`).
+   * `inBatch` (writes): the handler checks it in its one batch with the write (see authorize).
+   */
+  | {
+      of: "project" | "asset" | "incident";
+      role: ProjectRole;
+      param: string;
+      read?: "head" | "connectionType";
+      inBatch?: true;
+    };
 
 /** The platform administrator's routes. */
 export const PLATFORM_ADMIN: Grant = { of: "platform" };
@@ -39,6 +48,16 @@ export const ANY_USER: Grant = { of: "user" };
 export const inTenant = (role: TenantRole): Grant => ({ of: "tenant", role });
 /** A role in the path's project (`{projectId}`, or the parameter named). */
 export const inProject = (role: ProjectRole, param = "projectId"): Grant => ({ of: "project", role, param });
+/**
+ * As inProject, for a write whose handler checks the role in the write's own batch
+ * (Access.projectInBatch, then settleInBatch): the write is one round trip.
+ */
+export const inProjectInBatch = (role: ProjectRole): Grant => ({
+  of: "project",
+  role,
+  param: "projectId",
+  inBatch: true,
+});
 /**
  * A role in the project of the path's asset (`{assetId}`, or the parameter named); `read` is how
  * much of the asset the handler reads with its own check (Access.assetHead, assetWithConnectionType),
@@ -84,9 +103,20 @@ export async function checkGrant(access: Access, grant: Grant, params: Record<st
   else await access.asset(tenant, id, grant.role);
 }
 
-/** The route middleware that checks `grant` (after `authenticate`, before the input is read). */
+/**
+ * The route middleware that checks `grant` (after `authenticate`, before the input is read).
+ *
+ * A write whose grant is `inBatch` is checked by its handler, in the batch that writes (the write's
+ * WHERE holds the same condition, so a refused caller changes nothing): the middleware only keeps
+ * the check, which runs if an error answers before the handler has settled it (an invalid input,
+ * a failed batch): that answer still waits for the check, and its refusal replaces it.
+ */
 export function authorize(grant: Grant): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if ("inBatch" in grant && grant.inBatch && !READS.has(c.req.method)) {
+      c.set("deferredCheck", () => checkGrant(c.var.access, grant, c.req.param() as Record<string, string>));
+      return next();
+    }
     const verdict = checkGrant(c.var.access, grant, c.req.param() as Record<string, string>);
     // Settled below, or by onError: never an unhandled rejection meanwhile.
     verdict.catch(() => {});
@@ -100,7 +130,7 @@ export function authorize(grant: Grant): MiddlewareHandler<AppEnv> {
 
 /** The refusal of the route's access check, once it is known; undefined when it passed or there is none. */
 export async function accessRefusal(c: Context<AppEnv>): Promise<unknown> {
-  const verdict = c.get("verdict") as Promise<void> | undefined;
+  const verdict = (c.get("verdict") as Promise<void> | undefined) ?? c.get("deferredCheck")?.();
   if (!verdict) return undefined;
   return verdict.then(
     () => undefined,
@@ -119,5 +149,22 @@ export function documentedGrant(grant: Grant): Record<string, string> {
       return { of: "tenant", role: grant.role };
     default:
       return { of: grant.of, role: grant.role, parameter: grant.param };
+  }
+}
+
+/**
+ * The answer of an `inBatch` access check (Access.projectInBatch's `settle` on the batch's rows),
+ * kept as the request's verdict: a refusal is thrown, and answers as any route's refusal does.
+ */
+export function settleInBatch<T>(c: Context<AppEnv>, settle: () => T): T {
+  try {
+    const access = settle();
+    c.set("verdict", Promise.resolve());
+    return access;
+  } catch (refusal) {
+    const verdict = Promise.reject(refusal);
+    verdict.catch(() => {});
+    c.set("verdict", verdict);
+    throw refusal;
   }
 }
