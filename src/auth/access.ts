@@ -175,7 +175,7 @@ export class Access {
   }
 
   /** Whose project membership the access queries join: the calling user's, none for others. */
-  private memberEmail(): string {
+  memberEmail(): string {
     return this.principal.kind === "user" ? this.principal.email : "";
   }
 
@@ -200,6 +200,22 @@ export class Access {
       ),
     ]);
     const row = rows[0];
+    const missing = () => new NotFoundError("Project");
+    if (!row) throw missing();
+    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
+  }
+
+  /**
+   * As project(), from the project and the caller's membership read by the route's own query
+   * (`read`: undefined when the project is not the tenant's), e.g. a page of the project's assets
+   * joined with them: one round trip for the check and the read. The tenant comes as in project().
+   */
+  async projectFrom(
+    tenantId: string,
+    need: ProjectRole,
+    read: Promise<{ project: ProjectRow; role: ProjectRole | null } | undefined>,
+  ): Promise<ProjectAccess> {
+    const [t, row] = await Promise.all([this.tenant(tenantId), read]);
     const missing = () => new NotFoundError("Project");
     if (!row) throw missing();
     return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };

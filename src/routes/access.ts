@@ -49,8 +49,8 @@ export const inTenant = (role: TenantRole): Grant => ({ of: "tenant", role });
 /** A role in the path's project (`{projectId}`, or the parameter named). */
 export const inProject = (role: ProjectRole, param = "projectId"): Grant => ({ of: "project", role, param });
 /**
- * As inProject, for a write whose handler checks the role in the write's own batch
- * (Access.projectInBatch, then settleInBatch): the write is one round trip.
+ * As inProject, for a route whose handler checks the role in its own round trip: a write's batch
+ * (Access.projectInBatch, then settleInBatch), a read's query (Access.projectFrom, then settleCheck).
  */
 export const inProjectInBatch = (role: ProjectRole): Grant => ({
   of: "project",
@@ -106,16 +106,21 @@ export async function checkGrant(access: Access, grant: Grant, params: Record<st
 /**
  * The route middleware that checks `grant` (after `authenticate`, before the input is read).
  *
- * A write whose grant is `inBatch` is checked by its handler, in the batch that writes (the write's
- * WHERE holds the same condition, so a refused caller changes nothing): the middleware only keeps
- * the check, which runs if an error answers before the handler has settled it (an invalid input,
- * a failed batch): that answer still waits for the check, and its refusal replaces it.
+ * A route whose grant is `inBatch` is checked by its handler, in the one round trip that reads or
+ * writes (a write's WHERE holds the same condition, so a refused caller changes nothing; a read's
+ * rows are answered only once the check has passed): the middleware only keeps the check, which
+ * runs if an error answers before the handler has settled it (an invalid input, a failed batch):
+ * that answer still waits for the check, and its refusal replaces it.
  */
 export function authorize(grant: Grant): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if ("inBatch" in grant && grant.inBatch && !READS.has(c.req.method)) {
+    if ("inBatch" in grant && grant.inBatch) {
       c.set("deferredCheck", () => checkGrant(c.var.access, grant, c.req.param() as Record<string, string>));
-      return next();
+      await next();
+      // A handler that answers without having settled the check is a bug: nothing unchecked leaves.
+      if (!c.error && !c.get("verdict"))
+        throw new Error(`${c.req.method} ${c.req.path}: its inBatch check was not settled`);
+      return;
     }
     const verdict = checkGrant(c.var.access, grant, c.req.param() as Record<string, string>);
     // Settled below, or by onError: never an unhandled rejection meanwhile.
@@ -167,4 +172,12 @@ export function settleInBatch<T>(c: Context<AppEnv>, settle: () => T): T {
     c.set("verdict", verdict);
     throw refusal;
   }
+}
+
+/** As settleInBatch, for a check answered asynchronously (Access.projectFrom): the request's verdict. */
+export function settleCheck<T>(c: Context<AppEnv>, check: Promise<T>): Promise<T> {
+  const verdict = check.then(() => undefined);
+  verdict.catch(() => {});
+  c.set("verdict", verdict);
+  return check;
 }
