@@ -19,5 +19,12 @@ export type AppEnv = {
     access: Access;
     /** The route's access check (src/routes/access.ts): settled before any answer leaves. */
     verdict: Promise<void>;
+    /**
+     * A write whose access check its handler makes in its one batch (src/routes/access.ts,
+     * `inBatch`): the check, run only if something needs its answer before the handler's.
+     */
+    deferredCheck: () => Promise<void>;
+    /** The status a handler recorded its write with in its own batch (src/routes/audit/audit.middleware.ts). */
+    auditedStatus: number;
   };
 };

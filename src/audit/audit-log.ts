@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import { actorName, PLATFORM_ADMIN, type Principal } from "../auth/principal";
 import type { Db } from "../db";
 import { auditEvents } from "../db/schema";
@@ -28,9 +28,9 @@ export interface AuditWrite {
   requestId: string;
 }
 
-/** Records one write; the time is now. */
-export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
-  await db.insert(auditEvents).values({
+/** The audit row of a write; the time is now. */
+function auditRow(w: AuditWrite): typeof auditEvents.$inferInsert {
+  return {
     tenantId: w.tenantId,
     at: nowIso(),
     actor: actorName(w.principal),
@@ -40,7 +40,25 @@ export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
     path: w.path,
     status: w.status,
     requestId: w.requestId,
-  });
+  };
+}
+
+/** Records one write; the time is now. */
+export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
+  await db.insert(auditEvents).values(auditRow(w));
+}
+
+/**
+ * The statement that records `w` in a batch, after the write it records, if that statement changed
+ * a row (SQLite's `changes()`: the rows the batch's last INSERT, UPDATE or DELETE changed). The
+ * write and its audit row are then one round trip and one transaction; a write that matched
+ * nothing (refused by its conditions) records nothing here, and its answer is audited after it.
+ */
+export function recordWriteAfterChange(db: Db, w: AuditWrite) {
+  const row: Record<string, unknown> = auditRow(w);
+  // Every column in the table's order (drizzle's insert … select), the id chosen by SQLite.
+  const values = Object.keys(getTableColumns(auditEvents)).map((k) => (k === "id" ? sql`null` : sql`${row[k]}`));
+  return db.insert(auditEvents).select(sql`select ${sql.join(values, sql`, `)} where changes() > 0`);
 }
 
 export interface AuditFilters {

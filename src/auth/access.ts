@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, exists, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
 import {
@@ -6,6 +6,7 @@ import {
   assets,
   connections,
   incidents,
+  PROJECT_ROLES,
   type ProjectRole,
   projectMembers,
   projects,
@@ -174,7 +175,7 @@ export class Access {
   }
 
   /** Whose project membership the access queries join: the calling user's, none for others. */
-  private memberEmail(): string {
+  memberEmail(): string {
     return this.principal.kind === "user" ? this.principal.email : "";
   }
 
@@ -202,6 +203,93 @@ export class Access {
     const missing = () => new NotFoundError("Project");
     if (!row) throw missing();
     return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
+  }
+
+  /**
+   * As project(), from the project and the caller's membership read by the route's own query
+   * (`read`: undefined when the project is not the tenant's), e.g. a page of the project's assets
+   * joined with them: one round trip for the check and the read. The tenant comes as in project().
+   */
+  async projectFrom(
+    tenantId: string,
+    need: ProjectRole,
+    read: Promise<{ project: ProjectRow; role: ProjectRole | null } | undefined>,
+  ): Promise<ProjectAccess> {
+    const [t, row] = await Promise.all([this.tenant(tenantId), read]);
+    const missing = () => new NotFoundError("Project");
+    if (!row) throw missing();
+    return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
+  }
+
+  /**
+   * The caller's access to a project, checked inside the project write's own batch (one round
+   * trip for the check and the write). `read` goes first in the batch: the tenant, the caller's
+   * tenant role, the project and the caller's project role as they are when the batch runs.
+   * `allowed` goes into the write's WHERE: on that same state it holds exactly when the check
+   * passes, so a refused caller's write changes nothing. `settle` answers the check from `read`'s
+   * rows as project() does (404 for a tenant or project the caller cannot see, 403 for a lesser
+   * role), from the state the write saw rather than the isolate's cache of memberships.
+   */
+  projectInBatch(tenantId: string, projectId: number, need: ProjectRole) {
+    const p = this.principal;
+    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw new NotFoundError("Tenant");
+    const email = this.memberEmail();
+    // Aliased: in a batch drizzle reads each row by its column names, where two `role`s would be one.
+    const read = this.db
+      .select({
+        tenant: sql<string>`${tenants.id}`.as("access_tenant"),
+        tenantRole: sql<TenantRole | null>`${tenantMembers.role}`.as("access_tenant_role"),
+        project: projects,
+        role: sql<ProjectRole | null>`${projectMembers.role}`.as("access_project_role"),
+      })
+      .from(tenants)
+      .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, email)))
+      .leftJoin(projects, and(eq(projects.tenantId, tenants.id), eq(projects.id, projectId)))
+      .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userEmail, email)))
+      .where(eq(tenants.id, tenantId))
+      .limit(1);
+    // The platform administrator and tenant keys hold every role: the project need only be the tenant's.
+    let allowed: SQL | undefined;
+    if (p.kind === "user") {
+      const tenantRole = (...roles: TenantRole[]) =>
+        exists(
+          this.db
+            .select({ one: sql`1` })
+            .from(tenantMembers)
+            .where(
+              and(
+                eq(tenantMembers.tenantId, tenantId),
+                eq(tenantMembers.userEmail, email),
+                roles.length > 0 ? inArray(tenantMembers.role, roles) : undefined,
+              ),
+            ),
+        );
+      const enough = PROJECT_ROLES.filter((r) => PROJECT_RANK[r] >= PROJECT_RANK[need]);
+      const projectRole = exists(
+        this.db
+          .select({ one: sql`1` })
+          .from(projectMembers)
+          .where(
+            and(
+              eq(projectMembers.projectId, projectId),
+              eq(projectMembers.userEmail, email),
+              inArray(projectMembers.role, enough),
+            ),
+          ),
+      );
+      allowed = or(tenantRole("TENANT_ADMIN"), and(tenantRole(), projectRole));
+    }
+    const settle = (
+      rows: { tenantRole: TenantRole | null; project: ProjectRow | null; role: ProjectRole | null }[],
+    ) => {
+      const row = rows[0];
+      if (!row || (p.kind === "user" && !row.tenantRole)) throw new NotFoundError("Tenant");
+      const missing = () => new NotFoundError("Project");
+      if (!row.project) throw missing();
+      const t: TenantAccess = { tenantId, role: row.tenantRole ?? "TENANT_ADMIN", principal: p };
+      return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
+    };
+    return { read, allowed, settle };
   }
 
   /**

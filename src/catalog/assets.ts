@@ -2,8 +2,8 @@ import { and, asc, eq, gt, isNotNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
-import type { AssetRow, ConnectionRow } from "../db/schema";
-import { assetLineage, assets, type ConnectionType, connections } from "../db/schema";
+import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
+import { assetLineage, assets, type ConnectionType, connections, projectMembers, projects } from "../db/schema";
 import { MAX_SEGMENT_VALUES } from "../detection/segments";
 import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
@@ -315,6 +315,59 @@ export async function listAssets(
     limit: limit + 1,
   });
   return rows.map((r) => (r.connectionId === null ? r.asset : { ...r.asset, dbType: r.connectionDbType }));
+}
+
+/**
+ * A page of a project's assets as listAssets reads it, with the project and the role of the user
+ * `memberEmail` in it ("" for callers who are not users), in one query: the project's row joined
+ * with its assets (and with nothing when it has none on the page). Undefined when the project is
+ * not the tenant's. For the access check of the read (Access.projectFrom) and the read together.
+ */
+export async function listProjectAssetsWithProject(
+  db: Db,
+  tenantId: string,
+  projectId: number,
+  memberEmail: string,
+  limit: number,
+  after?: number,
+): Promise<{ project: ProjectRow; role: ProjectRole | null; assets: AssetRow[] } | undefined> {
+  const paged = after !== undefined;
+  const query = preparedOnce(db, `assets.list.withProject.${paged}`, () =>
+    db
+      .select({
+        project: projects,
+        role: projectMembers.role,
+        asset: assets,
+        connectionId: connections.id,
+        connectionDbType: connections.dbType,
+      })
+      .from(projects)
+      .leftJoin(
+        projectMembers,
+        and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userEmail, sql.placeholder("email"))),
+      )
+      .leftJoin(
+        assets,
+        and(
+          eq(assets.tenantId, projects.tenantId),
+          eq(assets.projectId, projects.id),
+          paged ? gt(assets.id, sql.placeholder("after")) : undefined,
+        ),
+      )
+      .leftJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
+      .where(and(eq(projects.tenantId, sql.placeholder("tenant")), eq(projects.id, sql.placeholder("id"))))
+      .orderBy(asc(assets.id))
+      .limit(sql.placeholder("limit"))
+      .prepare(),
+  );
+  const rows = await query.all({ tenant: tenantId, id: projectId, email: memberEmail, after, limit: limit + 1 });
+  const first = rows[0];
+  if (!first) return undefined;
+  const page: AssetRow[] = [];
+  for (const r of rows) {
+    if (r.asset) page.push(r.connectionId === null ? r.asset : { ...r.asset, dbType: r.connectionDbType });
+  }
+  return { project: first.project, role: first.role, assets: page };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,8 +28,17 @@ export type Grant =
   | { of: "user" }
   /** A role in the tenant of the path's `{tenant}`. */
   | { of: "tenant"; role: TenantRole }
-  /** A role in the project, asset or incident the path parameter `param` names (of `{tenant}`). */
-  | { of: "project" | "asset" | "incident"; role: ProjectRole; param: string; read?: "head" | "connectionType" };
+  /**
+   * A role in the project, asset or incident the path parameter `param` names (of `{tenant}`).
+   * `inBatch` (writes): the handler checks it in its one batch with the write (see authorize).
+   */
+  | {
+      of: "project" | "asset" | "incident";
+      role: ProjectRole;
+      param: string;
+      read?: "head" | "connectionType";
+      inBatch?: true;
+    };
 
 /** The platform administrator's routes. */
 export const PLATFORM_ADMIN: Grant = { of: "platform" };
@@ -39,6 +48,16 @@ export const ANY_USER: Grant = { of: "user" };
 export const inTenant = (role: TenantRole): Grant => ({ of: "tenant", role });
 /** A role in the path's project (`{projectId}`, or the parameter named). */
 export const inProject = (role: ProjectRole, param = "projectId"): Grant => ({ of: "project", role, param });
+/**
+ * As inProject, for a route whose handler checks the role in its own round trip: a write's batch
+ * (Access.projectInBatch, then settleInBatch), a read's query (Access.projectFrom, then settleCheck).
+ */
+export const inProjectInBatch = (role: ProjectRole): Grant => ({
+  of: "project",
+  role,
+  param: "projectId",
+  inBatch: true,
+});
 /**
  * A role in the project of the path's asset (`{assetId}`, or the parameter named); `read` is how
  * much of the asset the handler reads with its own check (Access.assetHead, assetWithConnectionType),
@@ -54,9 +73,12 @@ export const onIncident = (role: ProjectRole): Grant => ({ of: "incident", role,
 /** Methods that only read: their handler may read beside the check (see above). */
 const READS = new Set(["GET", "HEAD"]);
 
+/** A path id as the routes' validators read it; built once (a zod schema's construction costs more than its check). */
+const PATH_ID = IntId("id");
+
 /** An id as the route's validator will read it; undefined when it is not one (the validator answers that). */
 function idOf(raw: string | undefined): number | undefined {
-  const parsed = IntId("id").safeParse(raw);
+  const parsed = PATH_ID.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -81,9 +103,25 @@ export async function checkGrant(access: Access, grant: Grant, params: Record<st
   else await access.asset(tenant, id, grant.role);
 }
 
-/** The route middleware that checks `grant` (after `authenticate`, before the input is read). */
+/**
+ * The route middleware that checks `grant` (after `authenticate`, before the input is read).
+ *
+ * A route whose grant is `inBatch` is checked by its handler, in the one round trip that reads or
+ * writes (a write's WHERE holds the same condition, so a refused caller changes nothing; a read's
+ * rows are answered only once the check has passed): the middleware only keeps the check, which
+ * runs if an error answers before the handler has settled it (an invalid input, a failed batch):
+ * that answer still waits for the check, and its refusal replaces it.
+ */
 export function authorize(grant: Grant): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    if ("inBatch" in grant && grant.inBatch) {
+      c.set("deferredCheck", () => checkGrant(c.var.access, grant, c.req.param() as Record<string, string>));
+      await next();
+      // A handler that answers without having settled the check is a bug: nothing unchecked leaves.
+      if (!c.error && !c.get("verdict"))
+        throw new Error(`${c.req.method} ${c.req.path}: its inBatch check was not settled`);
+      return;
+    }
     const verdict = checkGrant(c.var.access, grant, c.req.param() as Record<string, string>);
     // Settled below, or by onError: never an unhandled rejection meanwhile.
     verdict.catch(() => {});
@@ -97,7 +135,7 @@ export function authorize(grant: Grant): MiddlewareHandler<AppEnv> {
 
 /** The refusal of the route's access check, once it is known; undefined when it passed or there is none. */
 export async function accessRefusal(c: Context<AppEnv>): Promise<unknown> {
-  const verdict = c.get("verdict") as Promise<void> | undefined;
+  const verdict = (c.get("verdict") as Promise<void> | undefined) ?? c.get("deferredCheck")?.();
   if (!verdict) return undefined;
   return verdict.then(
     () => undefined,
@@ -117,4 +155,29 @@ export function documentedGrant(grant: Grant): Record<string, string> {
     default:
       return { of: grant.of, role: grant.role, parameter: grant.param };
   }
+}
+
+/**
+ * The answer of an `inBatch` access check (Access.projectInBatch's `settle` on the batch's rows),
+ * kept as the request's verdict: a refusal is thrown, and answers as any route's refusal does.
+ */
+export function settleInBatch<T>(c: Context<AppEnv>, settle: () => T): T {
+  try {
+    const access = settle();
+    c.set("verdict", Promise.resolve());
+    return access;
+  } catch (refusal) {
+    const verdict = Promise.reject(refusal);
+    verdict.catch(() => {});
+    c.set("verdict", verdict);
+    throw refusal;
+  }
+}
+
+/** As settleInBatch, for a check answered asynchronously (Access.projectFrom): the request's verdict. */
+export function settleCheck<T>(c: Context<AppEnv>, check: Promise<T>): Promise<T> {
+  const verdict = check.then(() => undefined);
+  verdict.catch(() => {});
+  c.set("verdict", verdict);
+  return check;
 }

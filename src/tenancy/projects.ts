@@ -1,4 +1,4 @@
-import { and, asc, eq, exists, gt, notExists, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, notExists, type SQL, sql } from "drizzle-orm";
 import { forgetTenantAccess } from "../auth/access-cache";
 import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
@@ -119,25 +119,29 @@ export function listProjects(db: Db, tenantId: string, ids: number[] | undefined
   return query.execute({ tenant: tenantId, ids: JSON.stringify(ids ?? []), after, limit: limit + 1 });
 }
 
-export async function updateProject(
+/**
+ * The statement that updates a project's name or description (only the fields given), for the
+ * caller's batch: it changes the project only where `allowed` holds (the caller's access, checked
+ * in the same batch), and returns the updated row. Run it through `updateProjectConflicts`: a name
+ * another project of the tenant has is a 409, decided by the unique index (tenant, name).
+ */
+export function updateProjectStatement(
   db: Db,
-  project: ProjectRow,
+  tenantId: string,
+  projectId: number,
   changes: { name?: string; description?: string },
-): Promise<ProjectRow> {
-  if (changes.name !== undefined && changes.name !== project.name) {
-    await assertNameFree(db, project.tenantId, changes.name, project.id);
-  }
-  const [row] = await claimUnique(
-    db
-      .update(projects)
-      .set({ ...changes, updatedAt: nowIso() })
-      .where(and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)))
-      .returning(),
-    nameTaken(changes.name ?? project.name),
-  );
-  if (!row) throw new NotFoundError("Project");
-  return row;
+  allowed: SQL | undefined,
+) {
+  return db
+    .update(projects)
+    .set({ ...changes, updatedAt: nowIso() })
+    .where(and(eq(projects.tenantId, tenantId), eq(projects.id, projectId), allowed))
+    .returning();
 }
+
+/** A batch with updateProjectStatement, whose clash on the name is a 409 naming it. */
+export const updateProjectConflicts = <T>(batch: PromiseLike<T>, changes: { name?: string }) =>
+  claimUnique(batch, nameTaken(changes.name ?? ""));
 
 /**
  * Deletes a project with its memberships and connections; refused (409) while it still holds

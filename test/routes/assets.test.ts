@@ -448,6 +448,42 @@ describe("assets: read and delete", () => {
     expect((await call("GET", `${w.path}?cursor=garbage`, { as: admin })).status).toBe(400);
   });
 
+  it("lists a project's assets with its access check in one D1 call, empty or paged, 404 for a project not the caller's", async () => {
+    const w = await world();
+    const ids = [
+      (await createAsset(w.tenant, w.projectId, w.globalConn)).id,
+      (await createAsset(w.tenant, w.projectId, w.projectConn)).id,
+    ];
+    const viewer = await user(w.tenant, [[w.projectId, "PROJECT_VIEWER"]]);
+    const roundTrips = (res: { headers: Headers }) => res.headers.get("server-timing");
+    for (const as of [viewer.as, admin]) {
+      await call("GET", w.path, { as });
+      // With the caller's standing cached: the page, the project and the membership are one query.
+      const res = await call("GET", w.path, { as });
+      expect(res.status).toBe(200);
+      expect(res.body.map((a: any) => [a.id, a.db_type])).toEqual([
+        [ids[0], "databricks"],
+        [ids[1], "unity"],
+      ]);
+      expect(roundTrips(res)).toMatch(/desc="1 round trips, 1 sequential"/);
+      const paged = await call("GET", `${w.path}?limit=1`, { as });
+      const link = paged.headers.get("link")!;
+      expect((await call("GET", link.slice(1, link.indexOf(">")), { as })).body.map((a: any) => a.id)).toEqual([
+        ids[1],
+      ]);
+    }
+    const empty = await createProject(w.tenant);
+    expect((await call("GET", assetsPath(w.tenant, empty), { as: admin })).body).toEqual([]);
+    // A member of the tenant but not of the project, a project of another tenant, none at all.
+    expect((await call("GET", assetsPath(w.tenant, empty), { as: viewer.as })).status).toBe(404);
+    const other = await world();
+    await createAsset(other.tenant, other.projectId, other.globalConn);
+    expect((await call("GET", assetsPath(w.tenant, other.projectId), { as: admin })).status).toBe(404);
+    expect((await call("GET", assetsPath(w.tenant, 999_999_999), { as: admin })).status).toBe(404);
+    // A bad cursor from a caller without access is that caller's 404, not a 400.
+    expect((await call("GET", `${assetsPath(w.tenant, empty)}?cursor=garbage`, { as: viewer.as })).status).toBe(404);
+  });
+
   it("answers 404 for an asset of another project or tenant", async () => {
     const w = await world();
     const asset = await createAsset(w.tenant, w.projectId, w.globalConn);

@@ -1,10 +1,10 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import { readBesideCheck } from "../../auth/access";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { NotFoundError } from "../../lib/errors";
 import { loadAssetSchema } from "../../scan/schema";
+import { settleCheck } from "../access";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
 import { assetView, assetViews, NO_EXTRAS } from "./assets.views";
@@ -48,13 +48,24 @@ export const listAllAssets: Handler<"listAllAssets"> = async (c) => {
 export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   const query = c.req.valid("query");
-  // The page is read beside the access check: one round trip's wait, sent only if the check passes.
-  const check = c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  // The page is read with the project and the caller's membership, the route's access check
+  // (inProjectInBatch): one query, the page sent only once the check has passed on it.
+  const access = c.var.access;
   const page = await listed(
     c,
     query,
-    (limit, cursor) =>
-      readBesideCheck(check, () => assets.listAssets(c.var.db, tenant, [projectId], limit, afterKey(cursor, "number"))),
+    async (limit, cursor) => {
+      const read = assets.listProjectAssetsWithProject(
+        c.var.db,
+        tenant,
+        projectId,
+        access.memberEmail(),
+        limit,
+        afterKey(cursor, "number"),
+      );
+      await settleCheck(c, access.projectFrom(tenant, "PROJECT_VIEWER", read));
+      return (await read)!.assets;
+    },
     (r) => [r.id],
   );
   return c.json(await assetViews(c.var.db, tenant, page, extras(query), true), 200);

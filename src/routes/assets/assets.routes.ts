@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inProject, inTenant, onAsset } from "../access";
+import { inProject, inProjectInBatch, inTenant, onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema, problem } from "../openapi";
 import { IntId, MoveParams, ProjectParams, TenantParams } from "../params";
 import {
@@ -59,7 +59,7 @@ export const listAllAssets = authedRoute({
 
 export const listProjectAssets = authedRoute({
   operationId: "listProjectAssets",
-  access: inProject("PROJECT_VIEWER"),
+  access: inProjectInBatch("PROJECT_VIEWER"),
   method: "get",
   path: `${base}/projects/{projectId}/assets`,
   tags,

@@ -1,7 +1,8 @@
-import type { MiddlewareHandler } from "hono";
+import { sql } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../app-env";
-import { recordWrite } from "../../audit/audit-log";
+import { type AuditWrite, recordWrite, recordWriteAfterChange } from "../../audit/audit-log";
 import { TENANT_ID_PATTERN } from "../params";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -24,31 +25,54 @@ function tenantOf(template: string, path: string): string | undefined {
 }
 
 /**
+ * What the audit log records of this request's write if it answers `status`; undefined when nothing
+ * is recorded (not a write, a 404, no authenticated caller, no tenant in the route).
+ */
+function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefined {
+  if (!WRITES.has(c.req.method) || status === 404) return undefined;
+  const principal = c.var.principal;
+  if (!principal) return undefined;
+  const route = matchedRoutes(c).find((r) => r.method !== "ALL")?.path;
+  if (!route) return undefined;
+  const path = new URL(c.req.url).pathname;
+  const tenantId = tenantOf(route, path);
+  if (!tenantId) return undefined;
+  return { tenantId, principal, method: c.req.method, route, path, status, requestId: c.var.requestId };
+}
+
+/**
+ * The audit row of this write, to run in the handler's own batch right after the statement that
+ * writes (src/audit/audit-log.ts, recordWriteAfterChange): recorded only if that statement changed
+ * a row, as answering `status`. Once the batch has run, `auditedInBatch` tells the middleware
+ * whether it did; if not (the write was refused or failed), the middleware records the answer.
+ */
+export function auditInBatch(c: Context<AppEnv>, status: number) {
+  const w = auditedWrite(c, status);
+  // Nothing to record (e.g. no tenant in the route): a statement that writes nothing keeps the batch's shape.
+  return w
+    ? recordWriteAfterChange(c.var.db, w)
+    : c.var.db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
+}
+
+/** After the handler's batch: whether it recorded the write with its status (see auditInBatch). */
+export function auditedInBatch(c: Context<AppEnv>, status: number): void {
+  c.set("auditedStatus", status);
+}
+
+/**
  * Records every write under a tenant by an authenticated caller in the tenant's audit log, once
  * the answer is known. A 404 is not recorded: the tenant, or the resource, is not the caller's to
  * see, so nothing happened in it (and another tenant's log must not learn the caller's name).
- * A failure to record is logged and does not change the answer.
+ * A write whose handler recorded it in its own batch with the status it answers is not recorded
+ * again. A failure to record is logged and does not change the answer.
  */
 export const auditWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (!WRITES.has(c.req.method) || c.res.status === 404) return;
-  const principal = c.var.principal;
-  if (!principal) return;
-  const route = matchedRoutes(c).find((r) => r.method !== "ALL")?.path;
-  if (!route) return;
-  const path = new URL(c.req.url).pathname;
-  const tenantId = tenantOf(route, path);
-  if (!tenantId) return;
+  if (c.var.auditedStatus === c.res.status) return;
+  const w = auditedWrite(c, c.res.status);
+  if (!w) return;
   try {
-    await recordWrite(c.var.db, {
-      tenantId,
-      principal,
-      method: c.req.method,
-      route,
-      path,
-      status: c.res.status,
-      requestId: c.var.requestId,
-    });
+    await recordWrite(c.var.db, w);
   } catch (e) {
     console.error(JSON.stringify({ event: "audit_write_failed", request_id: c.var.requestId, error: String(e) }));
   }

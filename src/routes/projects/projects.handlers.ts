@@ -1,7 +1,10 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
+import { NotFoundError } from "../../lib/errors";
 import * as projects from "../../tenancy/projects";
+import { settleInBatch } from "../access";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./projects.routes";
 import { projectView } from "./projects.views";
@@ -34,10 +37,22 @@ export const getProject: Handler<"getProject"> = async (c) => {
   return c.json(projectView(project), 200);
 };
 
+/**
+ * One round trip: the access check, the update (conditioned on the same access) and its audit row
+ * are one batch (Access.projectInBatch; the route's grant is checked here, not before).
+ */
 export const updateProject: Handler<"updateProject"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
-  const row = await projects.updateProject(c.var.db, project, c.req.valid("json"));
+  const changes = c.req.valid("json");
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_ADMIN");
+  const update = projects.updateProjectStatement(c.var.db, tenant, projectId, changes, check.allowed);
+  const audit = auditInBatch(c, 200);
+  const [access, updated] = await projects.updateProjectConflicts(c.var.db.batch([check.read, update, audit]), changes);
+  settleInBatch(c, () => check.settle(access));
+  // The check passed on the state the update saw, so the update matched the project.
+  const row = updated[0];
+  if (!row) throw new NotFoundError("Project");
+  auditedInBatch(c, 200);
   return c.json(projectView(row), 200);
 };
 

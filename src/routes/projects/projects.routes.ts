@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inProject, inTenant } from "../access";
+import { inProject, inProjectInBatch, inTenant } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -43,7 +43,7 @@ export const getProject = authedRoute({
 
 export const updateProject = authedRoute({
   operationId: "updateProject",
-  access: inProject("PROJECT_ADMIN"),
+  access: inProjectInBatch("PROJECT_ADMIN"),
   method: "put",
   path: `${base}/projects/{projectId}`,
   tags,

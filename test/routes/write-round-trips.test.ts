@@ -1,0 +1,119 @@
+/**
+ * Issue 40, point 3: a write is one sequential D1 round trip (one `db.batch`), counted by the
+ * request's metered D1 (src/db/metered.ts, the Server-Timing header), never timed. The access check,
+ * the write's own conditions and its audit row go in that batch; the answers stay what they were
+ * (a refused caller changes nothing, a clash is a 409, each is audited).
+ *
+ * The write routes that are one round trip so far are listed in ONE_ROUND_TRIP; each is called by
+ * every kind of caller that may (a project admin with a token, a tenant admin, a tenant key, the
+ * platform administrator's key), on a fresh isolate cache of memberships as on a warm one.
+ */
+import { describe, expect, it } from "vitest";
+import { admin, type Credential, call } from "../support/api";
+import { createProject, projectMember } from "../support/projects";
+import { createTenant, tenantKey, tenantMember } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
+
+const sequential = (res: { headers: Headers }) =>
+  Number(/desc="\d+ round trips, (\d+) sequential"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
+
+interface World {
+  tenant: string;
+  projectId: number;
+}
+
+async function world(): Promise<World> {
+  const tenant = await createTenant();
+  return { tenant, projectId: await createProject(tenant) };
+}
+
+/** The write routes that are one sequential round trip, each with a body that succeeds. */
+const ONE_ROUND_TRIP: { name: string; method: string; path: (w: World) => string; body: () => unknown }[] = [
+  {
+    name: "PUT project",
+    method: "PUT",
+    path: (w) => `/api/backend/${w.tenant}/configuration/projects/${w.projectId}`,
+    body: () => ({ name: unique("renamed"), description: "one batch" }),
+  },
+];
+
+/** The callers that may write a project: its admin, a tenant admin, a tenant key, the platform administrator. */
+async function callers(w: World): Promise<[string, Credential][]> {
+  const projectAdmin = `${unique("padmin")}@example.com`;
+  await tenantMember(w.tenant, projectAdmin, "TENANT_MEMBER");
+  await projectMember(w.tenant, w.projectId, projectAdmin, "PROJECT_ADMIN");
+  const tenantAdmin = `${unique("tadmin")}@example.com`;
+  await tenantMember(w.tenant, tenantAdmin, "TENANT_ADMIN");
+  return [
+    ["project admin", await userToken(projectAdmin)],
+    ["tenant admin", await userToken(tenantAdmin)],
+    ["tenant key", await tenantKey(w.tenant)],
+    ["platform administrator", admin],
+  ];
+}
+
+describe("writes in one sequential D1 round trip", () => {
+  for (const route of ONE_ROUND_TRIP) {
+    it(`${route.name}: one round trip for every caller that may, the write and its audit row done`, async () => {
+      const w = await world();
+      for (const [who, as] of await callers(w)) {
+        // An API key is read from D1 on its first use in the isolate (then cached): authentication,
+        // not the write. A read of the same resource authenticates it first.
+        expect((await call("GET", route.path(w), { as })).status).toBe(200);
+        // Twice: once without, once with the caller's membership in the isolate's cache.
+        for (const attempt of [1, 2]) {
+          const body = route.body() as Record<string, unknown>;
+          const res = await call(route.method, route.path(w), { as, body });
+          expect(res.status, `${who}, attempt ${attempt}: ${JSON.stringify(res.body)}`).toBe(200);
+          expect(res.body).toMatchObject(body);
+          expect(sequential(res), `${who}, attempt ${attempt}: ${res.headers.get("server-timing")}`).toBe(1);
+        }
+      }
+      // Each write is in the audit log once, as a success.
+      const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+      expect(log.status).toBe(200);
+      const writes = log.body.filter(
+        (e: { method: string; path: string }) => e.method === route.method && e.path === route.path(w),
+      );
+      expect(writes.map((e: { status: number }) => e.status)).toEqual(Array(8).fill(200));
+    });
+  }
+
+  it("PUT project: a refused caller changes nothing and is audited; a clash is a 409; a stranger a 404", async () => {
+    const w = await world();
+    const path = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}`;
+    const before = await call("GET", path, { as: admin });
+    const viewer = `${unique("viewer")}@example.com`;
+    await tenantMember(w.tenant, viewer, "TENANT_MEMBER");
+    await projectMember(w.tenant, w.projectId, viewer, "PROJECT_VIEWER");
+    const refused = await call("PUT", path, { as: await userToken(viewer), body: { description: "not mine" } });
+    expect(refused.status).toBe(403);
+    // Not a member of the project: it is not theirs to see.
+    const member = `${unique("member")}@example.com`;
+    await tenantMember(w.tenant, member, "TENANT_MEMBER");
+    const hidden = await call("PUT", path, { as: await userToken(member), body: { description: "not mine" } });
+    expect(hidden.status).toBe(404);
+    // Not in the tenant at all, and a key of another tenant.
+    const stranger = await call("PUT", path, {
+      as: await userToken(`${unique("stranger")}@example.com`),
+      body: { description: "x" },
+    });
+    expect(stranger.status).toBe(404);
+    const otherKey = await call("PUT", path, { as: await tenantKey(await createTenant()), body: { description: "x" } });
+    expect(otherKey.status).toBe(404);
+    // An invalid body from a caller without access is that caller's refusal, not a 400.
+    const invalid = await call("PUT", path, { as: await userToken(viewer), body: { name: 5 } });
+    expect(invalid.status).toBe(403);
+    const other = await createProject(w.tenant);
+    const taken = await call("GET", `/api/backend/${w.tenant}/configuration/projects/${other}`, { as: admin });
+    const clash = await call("PUT", path, { as: admin, body: { name: taken.body.name, description: "clash" } });
+    expect(clash.status).toBe(409);
+    expect(clash.body.detail).toBe(`A project named '${taken.body.name}' already exists`);
+    const after = await call("GET", path, { as: admin });
+    expect(after.body).toEqual(before.body);
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const puts = log.body.filter((e: { method: string; path: string }) => e.method === "PUT" && e.path === path);
+    expect(puts.map((e: { status: number }) => e.status)).toEqual([409, 403, 403]);
+  });
+});
