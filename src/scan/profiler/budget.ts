@@ -4,7 +4,7 @@
  * quantile sketch: ~300 KiB at the full sizes) and with its rows (the duplicate rows' set, at most
  * 16 MiB: profile-builder.ts MAX_DISTINCT_ROWS). The sketches of a scan share SKETCH_BUDGET: up to
  * FULL_SIZE_COLUMNS attributes each gets the full sizes (the profile of an ordinary table does not
- * change with this budget); a wider table's sketches shrink in proportion, down to floors
+ * change with this budget); a wider table's sketches each get SHARED_COLUMNS / width of their size, down to floors
  * (sketchSizes). Accuracy where they shrink, docs/resources/scans.md (Memory budget):
  *
  * - distinct counts: HyperLogLog of 2^p registers, standard error 1.04 / √(2^p), exact up to 2^p / 4
