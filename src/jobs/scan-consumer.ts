@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { createDb } from "../db";
 import { assetHeadColumns, assets, scanJobs } from "../db/schema";
 import type { Env } from "../env";
@@ -6,6 +6,7 @@ import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { DomainError, InvalidInputError } from "../lib/errors";
 import { runScanJob, UPLOAD_ENGINE_REASON } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";
+import { admitScan } from "./admission";
 import { failJob, retryJob, startJobStatement, succeedJob } from "./lifecycle";
 import type { ScanJobMessage, ScanQueueMessage } from "./messages";
 
@@ -59,9 +60,10 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
   const [claimed, assetRows] = await db.batch([
     startJobStatement(db, message, UPLOAD_ENGINE_REASON),
     // A select, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing. Its
-    // attributes (the latest scan's statistics, tens of KB) are left out: a scan does not read them.
+    // attributes (the latest scan's statistics, tens of KB) are left out: a scan does not read them,
+    // only how many there are (the width its memory is estimated by, jobs/admission.ts).
     db
-      .select(assetHeadColumns)
+      .select({ ...assetHeadColumns, attributeCount: sql<number | null>`json_array_length(${assets.attributes})` })
       .from(assets)
       .where(and(eq(assets.tenantId, message.tenant_id), eq(assets.id, message.asset_id)))
       .limit(1),
@@ -70,7 +72,8 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
   if (!job) return "done";
   const asset = assetRows[0]?.id === job.assetId ? assetRows[0] : undefined;
   try {
-    const outcome = await runScanJob(env, db, job, asset);
+    // Admitted once its memory fits beside the isolate's other scans (estimated by the asset's width).
+    const outcome = await admitScan(asset?.attributeCount ?? undefined, () => runScanJob(env, db, job, asset));
     if ("dispatched" in outcome) return "done";
     await succeedJob(db, job);
     return "done";
@@ -90,16 +93,11 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
 }
 
 /**
- * Scans of one batch run at once at most: each holds its profile in the isolate's memory (about
- * 40 MiB for a 100-column table at worst, bench:profile:memory), and a Worker has 128 MB.
- */
-export const SCAN_CONCURRENCY = 3;
-
-/**
  * Consumer of `scan-jobs`: each message acknowledged or retried on its own, with backoff. The
- * messages of different assets run at the same time, SCAN_CONCURRENCY at most (a scan mostly
- * waits: on the source, on D1, on the asset's monitor); those of one asset, and the backfill's
- * steps, run one after another in the batch's order, as each asset's monitor applies them anyway.
+ * messages of different assets run at the same time (a scan mostly waits: on the source, on D1, on
+ * the asset's monitor), as many as the isolate's memory admits (jobs/admission.ts: each scan by its
+ * estimate, at most 40 MiB live whatever its width); those of one asset, and the backfill's steps,
+ * run one after another in the batch's order, as each asset's monitor applies them anyway.
  */
 export async function consumeScanJobs(batch: MessageBatch<ScanQueueMessage>, env: Env): Promise<void> {
   const lanes = new Map<string, Message<ScanQueueMessage>[]>();
@@ -114,7 +112,7 @@ export async function consumeScanJobs(batch: MessageBatch<ScanQueueMessage>, env
       for (const message of messages) await consumeScanJob(message, env);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(SCAN_CONCURRENCY, waiting.length) }, runLanes));
+  await Promise.all(Array.from({ length: waiting.length }, runLanes));
 }
 
 async function consumeScanJob(message: Message<ScanQueueMessage>, env: Env): Promise<void> {

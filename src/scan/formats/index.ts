@@ -11,6 +11,7 @@ import { NdjsonParser } from "./ndjson";
 import { parquetSchemaFields, readParquet, readParquetColumns } from "./parquet";
 import { parseText, type TextParser, textChunks } from "./text";
 import {
+  batchRowsFor,
   type ColumnRecordBatch,
   DEFAULT_BATCH_SIZE,
   DEFAULT_SAMPLE_SIZE,
@@ -112,7 +113,7 @@ export async function* readColumns(
   for await (const chunk of textChunks(source)) {
     bytes = chunk.bytes;
     parser.push(chunk.text);
-    if (parser.buffered >= batchSize) yield batch(bytes);
+    if (parser.buffered >= batchRowsFor(batchSize, parser.header?.length ?? 1)) yield batch(bytes);
   }
   parser.finish();
   if (parser.buffered > 0) yield batch(bytes);

@@ -24,6 +24,7 @@ import { checkChunkPages } from "./parquet-guard";
 import { PlainTextScratch } from "./parquet-text";
 import { where } from "./text";
 import {
+  batchRowsFor,
   type ColumnRecordBatch,
   DEFAULT_BATCH_SIZE,
   type DictionaryCodes,
@@ -321,12 +322,12 @@ export async function* readParquetColumns(
   options: ReadOptions = {},
   forProfiler = false,
 ): AsyncGenerator<ColumnRecordBatch> {
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const { file, metadata } = await openParquet(source);
   const root = parquetSchema(metadata);
   const top = root.children;
   const byName = new Map(top.map((node) => [node.element.name, node]));
   const names = options.columns ?? top.map((node) => node.element.name);
+  const batchSize = batchRowsFor(options.batchSize ?? DEFAULT_BATCH_SIZE, names.length);
   const attributes = options.attributes;
   if (attributes && !names.every((name) => attributes.add(name))) {
     throw recordError(source.name, "Parquet schema", tooManyAttributes(attributes.max));

@@ -76,4 +76,15 @@ export interface SchemaOptions extends ReadOptions {
 }
 
 export const DEFAULT_BATCH_SIZE = 1000;
+/**
+ * Values (rows × columns) a reader hands over in one batch at most: a wide table comes in batches
+ * of fewer rows, so that what a batch holds while it is profiled does not grow with the width
+ * (issue 40; 2,000 rows of 100 columns, what a file scan reads at ordinary widths).
+ */
+export const BATCH_VALUES = 200_000;
+
+/** Rows in a batch of a table of `columns` columns: at most `rows`, at most BATCH_VALUES values, at least 16 rows. */
+export function batchRowsFor(rows: number, columns: number): number {
+  return Math.max(Math.min(rows, 16), Math.min(rows, Math.floor(BATCH_VALUES / Math.max(1, columns))));
+}
 export const DEFAULT_SAMPLE_SIZE = 1000;

@@ -7,9 +7,10 @@
  * duplicates, where nameHi/nameLo key it by attribute (two stores: the sketches hash the value
  * anyway).
  *
- * Memory per attribute: counters ~200 B; distinct ≤ 64 KB while exact (≤ 4096 hashes),
- * then 16 KB of HLL registers; KLL ~12 KB (numeric values only); two SpaceSaving summaries
- * of up to `topCapacity` keys each (values are cut to MAX_TOP_VALUE_LENGTH characters).
+ * Memory per attribute at the full sizes: counters ~200 B; distinct ≤ 64 KB while exact (≤ 4096
+ * hashes), then 16 KB of HLL registers; KLL ~12 KB (numeric values only); two SpaceSaving summaries
+ * of up to `topCapacity` keys each (values are cut to MAX_TOP_VALUE_LENGTH characters). A wide
+ * table's scan gives them smaller sizes (profiler/budget.ts).
  */
 
 import type { DictionaryCodes } from "../formats/types";
@@ -90,6 +91,10 @@ export interface AttributeOptions {
   inferFromText?: boolean;
   /** SpaceSaving counters for top values and for patterns. */
   topCapacity?: number;
+  /** HyperLogLog precision of the distinct count (DistinctCounter; default 14). */
+  hllPrecision?: number;
+  /** KLL accuracy parameter of the quantiles (default KLL_DEFAULT_K). */
+  kllK?: number;
 }
 
 export class AttributeStats {
@@ -125,7 +130,8 @@ export class AttributeStats {
   private textRangeOwned = true;
   private lengthSum = 0;
   private lengthCount = 0;
-  private readonly distinct = new DistinctCounter();
+  private readonly distinct: DistinctCounter;
+  private readonly kllK: number | undefined;
   private readonly values: SpaceSaving<TopKey>;
   private readonly patterns: PatternCounter;
   /** Text patterns sampled (see PATTERN_SAMPLE): the batch being added is mostly distinct. */
@@ -151,6 +157,8 @@ export class AttributeStats {
     this.nameLo = this.hash.out[1]!;
     this.declaredType = options.declaredType;
     this.inferFromText = options.inferFromText ?? true;
+    this.distinct = new DistinctCounter(options.hllPrecision);
+    this.kllK = options.kllK;
     this.values = new SpaceSaving<TopKey>(options.topCapacity, scratch.fold);
     this.patterns = new PatternCounter(scratch.patterns, options.topCapacity);
   }
@@ -520,7 +528,7 @@ export class AttributeStats {
     this.m2 += w * delta * (x - this.mean);
     if (x < this.numericMin) this.numericMin = x;
     if (x > this.numericMax) this.numericMax = x;
-    if (this.kll === null) this.kll = new KllSketch();
+    if (this.kll === null) this.kll = new KllSketch(this.kllK);
     this.kll.add(x, w);
   }
 

@@ -13,6 +13,7 @@ import type { DictionaryCodes } from "../formats/types";
 import { type AssetProfile, OTHER_SEGMENT, type SchemaField } from "../profile";
 import { AttributeStats, isoTime } from "./attribute-stats";
 import { Breakdown } from "./breakdown";
+import { type SketchSizes, sketchSizes } from "./budget";
 import { DuplicateCounter } from "./duplicates";
 import { combineHash, type HashScratch, hashValue, hashWords, SAMPLE_SEED, VALUE_SEED } from "./hash";
 import { ProfileScratch } from "./scratch";
@@ -35,7 +36,10 @@ export interface ProfileBuilderOptions {
   rowOffset?: number;
   /** Infer types of string values from their text (CSV, default) or take strings as strings. */
   inferFromText?: boolean;
-  /** SpaceSaving counters per attribute for top values and patterns (default 1000). */
+  /**
+   * SpaceSaving counters per attribute for top values and patterns (default: 1000, fewer for a
+   * table wider than FULL_SIZE_COLUMNS, profiler/budget.ts).
+   */
   topCapacity?: number;
   /** Distinct rows held for duplicate_rows before it is given up (default MAX_DISTINCT_ROWS; 0: not counted). */
   maxDistinctRows?: number;
@@ -108,6 +112,11 @@ export class ProfileBuilder {
   private readonly sampleThreshold: number;
   /** The scan's working memory, handed to every attribute's sketches. */
   private readonly scratch: ProfileScratch;
+  /**
+   * The sizes of every attribute's sketches, from the scan's width as first known (the declared
+   * schema, the first batch's columns or the first row's keys): null until then (budget.ts).
+   */
+  private sizes: SketchSizes | null = null;
 
   /**
    * A builder for one scan. `scratch` is for a builder inside a scan (a segment's, which shares its
@@ -123,6 +132,7 @@ export class ProfileBuilder {
     const maxDistinctRows = options.maxDistinctRows ?? MAX_DISTINCT_ROWS;
     this.rowDuplicates = maxDistinctRows > 0 ? new DuplicateCounter(maxDistinctRows) : null;
     this.breakdown = options.breakdown ? new Breakdown() : null;
+    if (options.declaredSchema !== undefined) this.sizes = sketchSizes(options.declaredSchema.length);
     for (const field of options.declaredSchema ?? []) this.attribute(field.name, field.type);
     for (const [attribute, values] of Object.entries(options.segments ?? {})) {
       const byValue = new Map<string, Segment>();
@@ -175,6 +185,7 @@ export class ProfileBuilder {
   add(rows: Row[]): void {
     const selected = this.select(rows);
     if (selected === 0) return;
+    if (this.sizes === null) this.sizes = sketchSizes(Object.keys(rows[this.selection[0]!]!).length);
     const columns = this.transpose(rows, selected);
     this.addColumnsOf(this.attributes, columns, selected);
     if (this.segments.length > 0) this.addToSegments(rows, selected);
@@ -195,6 +206,7 @@ export class ProfileBuilder {
     }
     this.rowsRead += n;
     if (batch.names !== this.batchNames) {
+      if (this.sizes === null) this.sizes = sketchSizes(batch.names.length);
       this.batchNames = batch.names;
       this.batchStats = batch.names.map((name) => this.byName.get(name) ?? this.attribute(name));
     }
@@ -367,10 +379,13 @@ export class ProfileBuilder {
   }
 
   private attribute(name: string, declaredType?: string): AttributeStats {
+    const sizes = this.sizes ?? sketchSizes(1);
     const stats = new AttributeStats(name, this.scratch, {
       declaredType,
       inferFromText: this.options.inferFromText,
-      topCapacity: this.options.topCapacity,
+      topCapacity: this.options.topCapacity ?? sizes.topCapacity,
+      hllPrecision: sizes.hllPrecision,
+      kllK: sizes.kllK,
     });
     stats.addMissing(this.rowCount);
     this.attributes.push(stats);

@@ -2,7 +2,7 @@
  * A scan's working memory: what the profiler reuses from value to value and batch to batch
  * instead of allocating (hash and parse outputs, a batch's column arrays, the pattern counters'
  * shape table and tally, the top-value summaries' fold arrays). A ProfileBuilder makes one (its
- * segments' builders share it) and hands it to every sketch it creates, so up to three scans
+ * segments' builders share it) and hands it to every sketch it creates, so the scans
  * in one Worker isolate cannot share a buffer whatever awaits lie between their batches: one
  * scan's addColumn codes, say, stay as they are while another scan profiles.
  *

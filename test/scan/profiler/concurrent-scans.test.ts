@@ -8,7 +8,7 @@ import { Breakdown } from "../../../src/scan/profiler/breakdown";
 import { ProfileScratch } from "../../../src/scan/profiler/scratch";
 import { prng } from "../../support/random";
 
-// Up to three scans share a Worker isolate; each has its own ProfileScratch, so an await in one
+// Scans share a Worker isolate (as many as its memory admits); each has its own ProfileScratch, so an await in one
 // never lets another overwrite what it filled and has yet to read.
 
 /** A table held as batches of columns, as the file readers hand them to the profiler. */
