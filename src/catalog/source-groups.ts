@@ -5,13 +5,13 @@ import { z } from "zod";
 import type { Db } from "../db";
 import type { ConnectionRow, SourceGroupRow } from "../db/schema";
 import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
+import { followMove } from "../incidents/monitor-store";
 import type { ScanJobMessage } from "../jobs/messages";
 import { createScanJobs, enqueueScanJobs } from "../jobs/scan-jobs";
 import { nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { followMove } from "../monitor/d1-store";
 import {
   checkConnection,
   identifier,

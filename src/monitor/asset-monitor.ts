@@ -28,17 +28,6 @@ import { resolveKinds } from "../detection/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "../detection/policies";
 import { segmentOf } from "../detection/segments";
 import type { EvaluatedPoint, PolicyAlert, RecordedPoint, TrainingState } from "../detection/types";
-import { requestTicket } from "../integrations/tickets";
-import { nowIso } from "../lib/time";
-import type { ChannelRow } from "../notifications/channels";
-import {
-  enabledChannelsQuery,
-  type IncidentEvent,
-  type NotificationMessage,
-  publishIncidentEvents,
-} from "../notifications/events";
-import type { AssetProfile } from "../scan/profile";
-import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
 import {
   alertsWithoutIncident,
   attributesStatement,
@@ -54,9 +43,20 @@ import {
   openIncidentsQuery,
   resultStatements,
   transitionStatements,
-} from "./d1-store";
+} from "../incidents/monitor-store";
+import { requestTicket } from "../integrations/tickets";
+import { nowIso } from "../lib/time";
+import type { ChannelRow } from "../notifications/channels";
+import {
+  enabledChannelsQuery,
+  type IncidentEvent,
+  type NotificationMessage,
+  publishIncidentEvents,
+} from "../notifications/events";
+import type { AssetProfile } from "../scan/profile";
+import { decodeProfile } from "../scan/profile-wire";
+import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
 import { type AdoptionPlan, HistoryStore, type MetricSummary } from "./history-store";
-import { decodeProfile } from "./profile-wire";
 import { SerialQueue } from "./serial";
 
 export type { MonitoredAsset };

@@ -5,9 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { assetMonitor } from "../../src/monitor/client";
-import { decodeProfile, encodeProfile } from "../../src/monitor/profile-wire";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import type { AssetProfile } from "../../src/scan/profile";
+import { decodeProfile, encodeProfile } from "../../src/scan/profile-wire";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { csvAsset } from "../support/assets";
 
