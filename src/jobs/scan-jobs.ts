@@ -112,3 +112,31 @@ export function listScanJobs(db: Db, tenantId: string, assetId: number, limit: n
     limit: limit + 1,
   });
 }
+
+/** An asset created for a source group, with the id of the ANALYZE job that reads its schema. */
+export interface GroupAssetCreated {
+  id: string;
+  analyze_job_id: string;
+}
+
+/** One ANALYZE job per new asset of a group (after the assets are committed), sent to the scan queue. */
+export async function queueGroupAnalyses(
+  db: Db,
+  queue: Queue<ScanJobMessage>,
+  tenantId: string,
+  groupId: number,
+  assetIds: number[],
+): Promise<GroupAssetCreated[]> {
+  const jobs = await createScanJobs(
+    db,
+    assetIds.map((assetId) => ({
+      tenantId,
+      assetId,
+      kind: "ANALYZE" as const,
+      trigger: "source_group",
+      request: { source_group_id: groupId },
+    })),
+  );
+  await enqueueScanJobs(queue, jobs);
+  return jobs.map((j) => ({ id: String(j.assetId), analyze_job_id: j.id }));
+}
