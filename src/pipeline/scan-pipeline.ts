@@ -27,10 +27,10 @@ import { openIcebergTable } from "../scan/iceberg";
 import type { AssetProfile } from "../scan/profile";
 import { encodeProfile } from "../scan/profile-wire";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
-import { loadAssetSchema, schemaSource } from "../scan/schema";
 import { DEFAULT_FULL_SCAN_THRESHOLD_BYTES, decideEngine } from "../scan/spark/engine";
 import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
 import { getSparkJobConfig } from "../settings/spark";
+import { loadAssetSchema, schemaSource } from "./asset-schema";
 import {
   chooseSparkTarget,
   dispatchFullScan,
