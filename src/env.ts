@@ -1,6 +1,5 @@
-import type { ScanQueueMessage, ScanResultMessage } from "./jobs/messages";
+import type { NotificationMessage, ScanQueueMessage, ScanResultMessage } from "./contracts/messages";
 import type { AssetMonitor } from "./monitor/asset-monitor";
-import type { NotificationMessage } from "./notifications/events";
 
 /** Bindings, vars and secrets of the Worker: the one place they are declared (see wrangler.toml). */
 export interface Env {

@@ -1,10 +1,10 @@
 import { and, eq } from "drizzle-orm";
+import type { ScanJobMessage, ScanQueueMessage } from "../contracts/messages";
 import { createDb } from "../db";
 import { assetHeadColumns, assets, scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { failJob, retryJob, startJobStatement, succeedJob } from "../jobs/lifecycle";
-import type { ScanJobMessage, ScanQueueMessage } from "../jobs/messages";
 import { DomainError, InvalidInputError } from "../lib/errors";
 import { runScanJob, UPLOAD_ENGINE_REASON } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";

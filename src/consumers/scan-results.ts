@@ -5,12 +5,12 @@
  */
 
 import { and, eq } from "drizzle-orm";
+import type { ScanResultMessage } from "../contracts/messages";
 import { createDb, type Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
 import { failJob, succeedJob } from "../jobs/lifecycle";
-import type { ScanResultMessage } from "../jobs/messages";
 import { tenantUploadStore } from "../jobs/upload-storage";
 import { applyProfile, loadScanSubject } from "../pipeline/scan-pipeline";
 import { resultKey } from "../pipeline/spark-dispatch";

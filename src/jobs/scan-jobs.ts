@@ -1,11 +1,11 @@
 import { and, desc, eq, lt } from "drizzle-orm";
+import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { INITIAL_STATUS } from "./lifecycle";
-import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "./messages";
 
 /** What a new scan job is about; it starts QUEUED (INITIAL_STATUS). */
 export interface NewScanJob {

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
+import type { NotificationMessage } from "../contracts/messages";
 import { createDb, type Db } from "../db";
 import {
   type AlertRow,
@@ -47,12 +48,7 @@ import {
 import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
 import type { ChannelRow } from "../notifications/channels";
-import {
-  enabledChannelsQuery,
-  type IncidentEvent,
-  type NotificationMessage,
-  publishIncidentEvents,
-} from "../notifications/events";
+import { enabledChannelsQuery, type IncidentEvent, publishIncidentEvents } from "../notifications/events";
 import type { AssetProfile } from "../scan/profile";
 import { decodeProfile } from "../scan/profile-wire";
 import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
