@@ -49,6 +49,15 @@ export interface MonitoredAsset {
   skipInvestigator?: boolean;
 }
 
+/** What the AssetMonitor answers when it applied (or had applied) one scan. */
+export interface ApplyScanResult {
+  jobId: string;
+  alerts: number;
+  dqScore: DqScore | null;
+  /** True when this job had been applied before: nothing was written this time. */
+  replay: boolean;
+}
+
 /** One scan's results, as the monitor writes them to D1. */
 export interface ScanResults {
   asset: MonitoredAsset;

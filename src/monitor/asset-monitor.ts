@@ -11,7 +11,7 @@ import {
   jiraIntegrations,
 } from "../db/schema";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
-import { computeDqScore, type DqScore } from "../detection/dq-score";
+import { computeDqScore } from "../detection/dq-score";
 import { evaluate } from "../detection/evaluate";
 import {
   alertsOf,
@@ -30,6 +30,7 @@ import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "../detect
 import { segmentOf } from "../detection/segments";
 import type { EvaluatedPoint, PolicyAlert, RecordedPoint, TrainingState } from "../detection/types";
 import {
+  type ApplyScanResult,
   alertsWithoutIncident,
   attributesStatement,
   byIncidentKey,
@@ -92,14 +93,6 @@ export interface ApplyScanJsonInput extends Omit<ApplyScanInput, "profile"> {
 /** As ApplyScanJsonInput, with the profile's wire text (top values packed: profile-wire.ts), shorter still. */
 export interface ApplyScanWireInput extends Omit<ApplyScanInput, "profile"> {
   profileWire: string;
-}
-
-export interface ApplyScanResult {
-  jobId: string;
-  alerts: number;
-  dqScore: DqScore | null;
-  /** True when this job had been applied before: nothing was written this time. */
-  replay: boolean;
 }
 
 export interface IncidentStateChange {
