@@ -28,8 +28,7 @@ const above = (...layers) => ({ path: layers });
  *   the scan/ files the registry rewrites can follow it) and env.ts -> monitor/asset-monitor.ts
  *   (the AssetMonitor's RPC interface is not in contracts/ yet). Any other violation fails.
  * - the folder cycles all run through those catalog <-> scan edges, and dependency-cruiser does not
- *   apply a baseline to folder rules: until then a folder cycle is reported as a warning
- *   (`python3 ../shared/tools/folder-cycles.py src` names the files behind each edge).
+ *   apply a baseline to folder rules: until then a folder cycle is reported as a warning.
  */
 const FOLDER_CYCLE_SEVERITY = "warn";
 

@@ -109,7 +109,7 @@ export type IncidentStateResult = { ok: true } | TransitionRefusal;
 /**
  * One per asset (name "<tenant>:<assetId>"): the only writer of the asset's alerts, DQ scores
  * and incidents. It keeps the metric history in its own storage (HistoryStore), decides with
- * pure rules (policies, incident planner) and writes D1 in one batch per change (d1-store).
+ * pure rules (policies, incident planner) and writes D1 in one batch per change (incidents/monitor-store.ts).
  * Every call that reads and then writes runs alone, in arrival order (SerialQueue): two scans,
  * or a scan and a manual close, never interleave on stale state.
  */

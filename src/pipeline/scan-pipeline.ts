@@ -127,7 +127,7 @@ export async function runScanJob(
 /**
  * Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). The
  * profile goes as text (cheaper than the structured clone of its objects): its wire text, top
- * values packed (ApplyScanWireInput, monitor/profile-wire.ts), or its plain JSON when an attribute
+ * values packed (ApplyScanWireInput, scan/profile-wire.ts), or its plain JSON when an attribute
  * has no list of them (ApplyScanJsonInput); unless the text has a null, which may stand for a NaN
  * or an infinity JSON cannot carry: such a profile goes as it is.
  */

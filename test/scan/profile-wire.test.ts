@@ -1,5 +1,5 @@
 /**
- * The profile's wire text (monitor/profile-wire.ts): what the scan pipeline hands the AssetMonitor,
+ * The profile's wire text (scan/profile-wire.ts): what the scan pipeline hands the AssetMonitor,
  * top values packed as [values, counts]. Decoded, it is the profile JSON.parse gives of its plain
  * JSON, keys in the same order; the monitor judges it as it judges the profile itself.
  */
