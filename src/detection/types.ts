@@ -3,8 +3,8 @@
  * throughout: the AssetMonitor stores the points and the alerts as they are.
  */
 
+import type { DqDimension } from "../contracts/dimensions";
 import type { AttributeKind } from "../db/schema";
-import type { DqDimension } from "./dimensions";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];

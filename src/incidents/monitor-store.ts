@@ -6,6 +6,7 @@
 import { and, desc, eq, gte, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
+import type { DqScore } from "../contracts/dimensions";
 import type { Db } from "../db";
 import { insertJsonRows } from "../db/json-insert";
 import {
@@ -22,7 +23,6 @@ import {
   monitorAppliedJobs,
 } from "../db/schema";
 import { seenSchema } from "../detection/checks/schema";
-import type { DqScore } from "../detection/dq-score";
 import {
   type IncidentAlert,
   type IncidentDecision,
