@@ -24,9 +24,9 @@ const above = (...layers) => ({ path: layers });
  * block, the baseline file and the --ignore-known flag of `npm run lint:deps`:
  * - .dependency-cruiser-known-violations.json lists the layer violations found today: the edges the
  *   registry removes (scan/connectors/index.ts, scan/credentials.ts and scan/iceberg/index.ts import
- *   catalog/), contracts/messages.ts -> scan/profile.ts (the profile's shape moves to contracts/ once
- *   the scan/ files the registry rewrites can follow it) and env.ts -> monitor/asset-monitor.ts
- *   (the AssetMonitor's RPC interface is not in contracts/ yet). Any other violation fails.
+ *   catalog/), and contracts/messages.ts and contracts/asset-monitor.ts -> scan/profile.ts (the
+ *   profile's shape moves to contracts/ once the scan/ files the registry rewrites can follow it).
+ *   Any other violation fails.
  * - the folder cycles all run through those catalog <-> scan edges, and dependency-cruiser does not
  *   apply a baseline to folder rules: until then a folder cycle is reported as a warning.
  */

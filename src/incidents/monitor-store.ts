@@ -6,6 +6,7 @@
 import { and, desc, eq, gte, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
+import type { MonitoredAsset } from "../contracts/asset-monitor";
 import type { DqScore } from "../contracts/dimensions";
 import type { Db } from "../db";
 import { insertJsonRows } from "../db/json-insert";
@@ -34,29 +35,6 @@ import { segmentKey } from "../detection/segments";
 import type { PolicyAlert } from "../detection/types";
 import { inJsonList } from "../lib/sql";
 import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../scan/profile";
-
-/** The asset as the monitor needs it (and as its incidents and alerts copy it). */
-export interface MonitoredAsset {
-  tenantId: string;
-  id: number;
-  name: string;
-  type: string;
-  projectId: number;
-  connectionId: number;
-  idAttributes?: string[];
-  timestampAttribute?: string;
-  /** The asset's skip_investigator is 'true': alerts say nothing of where their problem sits. */
-  skipInvestigator?: boolean;
-}
-
-/** What the AssetMonitor answers when it applied (or had applied) one scan. */
-export interface ApplyScanResult {
-  jobId: string;
-  alerts: number;
-  dqScore: DqScore | null;
-  /** True when this job had been applied before: nothing was written this time. */
-  replay: boolean;
-}
 
 /** One scan's results, as the monitor writes them to D1. */
 export interface ScanResults {

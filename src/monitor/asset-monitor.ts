@@ -1,15 +1,21 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
+import type {
+  ApplyScanInput,
+  ApplyScanJsonInput,
+  ApplyScanResult,
+  ApplyScanWireInput,
+  AssetMonitorRpc,
+  IncidentStateChange,
+  IncidentStateResult,
+  MetricSummary,
+  MonitoredAsset,
+  RecordedPoint,
+  TrainingState,
+} from "../contracts/asset-monitor";
 import type { NotificationMessage } from "../contracts/messages";
 import { createDb, type Db } from "../db";
-import {
-  type AlertRow,
-  type AttributeKind,
-  assetPolicies,
-  type CloseReason,
-  incidents,
-  jiraIntegrations,
-} from "../db/schema";
+import { type AlertRow, type AttributeKind, assetPolicies, incidents, jiraIntegrations } from "../db/schema";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
 import { computeDqScore } from "../detection/dq-score";
 import { evaluate } from "../detection/evaluate";
@@ -23,14 +29,12 @@ import {
   incidentKey,
   incidentKeyOf,
   planIncidents,
-  type TransitionRefusal,
 } from "../detection/incident-planner";
 import { resolveKinds } from "../detection/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "../detection/policies";
 import { segmentOf } from "../detection/segments";
-import type { EvaluatedPoint, PolicyAlert, RecordedPoint, TrainingState } from "../detection/types";
+import type { EvaluatedPoint, PolicyAlert } from "../detection/types";
 import {
-  type ApplyScanResult,
   alertsWithoutIncident,
   attributesStatement,
   byIncidentKey,
@@ -40,7 +44,6 @@ import {
   impactOf,
   impactQuery,
   isAppliedBefore,
-  type MonitoredAsset,
   openIncidents,
   openIncidentsQuery,
   resultStatements,
@@ -53,10 +56,8 @@ import { enabledChannelsQuery, type IncidentEvent, publishIncidentEvents } from 
 import type { AssetProfile } from "../scan/profile";
 import { decodeProfile } from "../scan/profile-wire";
 import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
-import { type AdoptionPlan, HistoryStore, type MetricSummary } from "./history-store";
+import { type AdoptionPlan, HistoryStore } from "./history-store";
 import { SerialQueue } from "./serial";
-
-export type { MonitoredAsset };
 
 /** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
 const ADOPTION_WINDOW = 30;
@@ -69,43 +70,6 @@ export interface MonitorEnv {
   PUBLIC_BASE_URL?: string;
 }
 
-export interface ApplyScanInput {
-  asset: MonitoredAsset;
-  jobId: string;
-  /** When the job was created (upload time): the alerts' create_time. */
-  createdAt: string;
-  /** When the scan ran: the time of its metrics. */
-  scanTime: string;
-  profile: AssetProfile;
-}
-
-/**
- * As ApplyScanInput, with the profile as its JSON text: what the scan pipeline sends. A profile is
- * thousands of small objects (every attribute's top values, quantiles, patterns); handed over as
- * one string and parsed here, it costs the caller and this object less CPU than the structured
- * clone of the object itself, for the same profile (the pipeline sends the text only when it has
- * no null, which may stand for a NaN or an infinity: see applyProfile).
- */
-export interface ApplyScanJsonInput extends Omit<ApplyScanInput, "profile"> {
-  profileJson: string;
-}
-
-/** As ApplyScanJsonInput, with the profile's wire text (top values packed: profile-wire.ts), shorter still. */
-export interface ApplyScanWireInput extends Omit<ApplyScanInput, "profile"> {
-  profileWire: string;
-}
-
-export interface IncidentStateChange {
-  tenantId: string;
-  incidentId: number;
-  state: "OPEN" | "CLOSED";
-  note?: string;
-  reason?: CloseReason;
-  actor: string;
-}
-
-export type IncidentStateResult = { ok: true } | TransitionRefusal;
-
 /**
  * One per asset (name "<tenant>:<assetId>"): the only writer of the asset's alerts, DQ scores
  * and incidents. It keeps the metric history in its own storage (HistoryStore), decides with
@@ -113,7 +77,7 @@ export type IncidentStateResult = { ok: true } | TransitionRefusal;
  * Every call that reads and then writes runs alone, in arrival order (SerialQueue): two scans,
  * or a scan and a manual close, never interleave on stale state.
  */
-export class AssetMonitor extends DurableObject<MonitorEnv> {
+export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMonitorRpc {
   private readonly store: HistoryStore;
   private readonly serial = new SerialQueue();
 

@@ -8,12 +8,13 @@
 import { and, eq } from "drizzle-orm";
 import { AssetOptions } from "../catalog/assets";
 import type { ConnectionCredential } from "../catalog/connections";
+import type { ApplyScanResult, MonitoredAsset } from "../contracts/asset-monitor";
 import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow } from "../db/schema";
 import { assetHeadColumns, assets, connections, scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
-import { type ApplyScanResult, lastFreshness, type MonitoredAsset } from "../incidents/monitor-store";
+import { lastFreshness } from "../incidents/monitor-store";
 import type { ScanJobRequest } from "../jobs/scan-requests";
 import { uploadedBatchStore } from "../jobs/upload-storage";
 import { nowIso } from "../lib/time";
