@@ -5,8 +5,8 @@
  */
 
 import type { TransitionRefusal } from "../contracts/asset-monitor";
+import { segmentKey } from "../contracts/segments";
 import type { IncidentState, Level } from "../db/schema";
-import { segmentKey } from "./segments";
 import type { PolicyAlert } from "./types";
 
 /** Consecutive clean scans after which an incident closes itself, unless the asset says otherwise. */

@@ -8,6 +8,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
 import type { DqScore } from "../contracts/dimensions";
+import { segmentKey } from "../contracts/segments";
 import type { Db } from "../db";
 import { insertJsonRows } from "../db/json-insert";
 import {
@@ -31,7 +32,6 @@ import {
   type OpenIncident,
 } from "../detection/incident-planner";
 import type { KnownKind } from "../detection/kinds";
-import { segmentKey } from "../detection/segments";
 import type { PolicyAlert } from "../detection/types";
 import { inJsonList } from "../lib/sql";
 import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../scan/profile";

@@ -14,6 +14,7 @@ import type {
   TrainingState,
 } from "../contracts/asset-monitor";
 import type { NotificationMessage } from "../contracts/messages";
+import { segmentOf } from "../contracts/segments";
 import { createDb, type Db } from "../db";
 import { type AlertRow, type AttributeKind, assetPolicies, incidents, jiraIntegrations } from "../db/schema";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
@@ -32,7 +33,6 @@ import {
 } from "../detection/incident-planner";
 import { resolveKinds } from "../detection/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "../detection/policies";
-import { segmentOf } from "../detection/segments";
 import type { EvaluatedPoint, PolicyAlert } from "../detection/types";
 import {
   alertsWithoutIncident,
