@@ -1,11 +1,10 @@
-import type { ScanQueueMessage, ScanResultMessage } from "./jobs/messages";
-import type { AssetMonitor } from "./monitor/asset-monitor";
-import type { NotificationMessage } from "./notifications/events";
+import type { AssetMonitorRpc } from "./contracts/asset-monitor";
+import type { NotificationMessage, ScanQueueMessage, ScanResultMessage } from "./contracts/messages";
 
 /** Bindings, vars and secrets of the Worker: the one place they are declared (see wrangler.toml). */
 export interface Env {
   DB: D1Database;
-  ASSET_MONITOR: DurableObjectNamespace<AssetMonitor>;
+  ASSET_MONITOR: DurableObjectNamespace<AssetMonitorRpc>;
   SCAN_JOBS: Queue<ScanQueueMessage>;
   UPLOADS: R2Bucket;
   /** Accepted Spark callbacks, applied to the asset's monitor by their consumer. */

@@ -1,14 +1,14 @@
 import { createApp } from "./app";
+import { consumeNotifications, markDeadNotifications } from "./consumers/notifications";
+import { consumeScanJobs, failDeadScanJobs } from "./consumers/scan-jobs";
+import { consumeScanResults, failDeadScanResults } from "./consumers/scan-results";
+import type { NotificationMessage, ScanQueueMessage, ScanResultMessage } from "./contracts/messages";
 import { createDb } from "./db";
 import type { Env } from "./env";
 import { retryPendingTickets } from "./integrations/tickets";
-import type { ScanQueueMessage, ScanResultMessage } from "./jobs/messages";
-import { consumeNotifications, markDeadNotifications } from "./jobs/notification-consumer";
 import { queueKind } from "./jobs/queues";
-import { consumeScanJobs, failDeadScanJobs } from "./jobs/scan-consumer";
-import { consumeScanResults, failDeadScanResults } from "./jobs/scan-results";
 import { dispatchDueSchedules } from "./jobs/schedules";
-import { type NotificationMessage, requeueStrandedDeliveries } from "./notifications/events";
+import { requeueStrandedDeliveries } from "./notifications/events";
 import { pollSparkRuns } from "./pipeline/spark-runs";
 import { runRetention } from "./retention/retention";
 

@@ -5,11 +5,11 @@ import { preparedOnce } from "../db/prepared";
 import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
 import { assetLineage, assets, type ConnectionType, connections, projectMembers, projects } from "../db/schema";
 import { MAX_SEGMENT_VALUES } from "../detection/segments";
+import { followMove } from "../incidents/monitor-store";
 import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList, inJsonPlaceholder } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { followMove } from "../monitor/d1-store";
 import { controlCharacterProblem, dialectOfDbType, identifierProblem, valueProblem } from "../scan/sql/identifiers";
 import { findVisibleConnection } from "./connections";
 

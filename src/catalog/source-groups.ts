@@ -5,13 +5,11 @@ import { z } from "zod";
 import type { Db } from "../db";
 import type { ConnectionRow, SourceGroupRow } from "../db/schema";
 import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
-import type { ScanJobMessage } from "../jobs/messages";
-import { createScanJobs, enqueueScanJobs } from "../jobs/scan-jobs";
+import { followMove } from "../incidents/monitor-store";
 import { nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { followMove } from "../monitor/d1-store";
 import {
   checkConnection,
   identifier,
@@ -144,12 +142,6 @@ export async function groupAssetNames(db: Db, group: SourceGroupRow): Promise<st
   return rows.map((r) => r.name);
 }
 
-/** An asset created for a group, with the id of the ANALYZE job that reads its schema. */
-export interface GroupAssetCreated {
-  id: string;
-  analyze_job_id: string;
-}
-
 /** What a group passes on to the assets of its entries. */
 type GroupOfEntry = Pick<
   SourceGroupRow,
@@ -196,28 +188,6 @@ function insertGroupAsset(
     .returning({ id: assets.id });
 }
 
-/** One ANALYZE job per new asset of a group (after the assets are committed), sent to the scan queue. */
-async function analyzeJobs(
-  db: Db,
-  queue: Queue<ScanJobMessage>,
-  tenantId: string,
-  groupId: number,
-  assetIds: number[],
-) {
-  const jobs = await createScanJobs(
-    db,
-    assetIds.map((assetId) => ({
-      tenantId,
-      assetId,
-      kind: "ANALYZE" as const,
-      trigger: "source_group",
-      request: { source_group_id: groupId },
-    })),
-  );
-  await enqueueScanJobs(queue, jobs);
-  return jobs.map((j) => ({ id: String(j.assetId), analyze_job_id: j.id }));
-}
-
 export interface CreateSourceGroupInput {
   name: string;
   description: string;
@@ -230,16 +200,16 @@ export interface CreateSourceGroupInput {
 }
 
 /**
- * Creates a group and one asset per entry in one batch, then an ANALYZE scan job per asset.
+ * Creates a group and one asset per entry in one batch; returns the new assets' ids, for which the
+ * caller queues one ANALYZE scan job each (queueGroupAnalyses).
  * 400 lists every problem: payload for the type, light scan for the type, the connection.
  */
 export async function createSourceGroup(
   db: Db,
-  queue: Queue<ScanJobMessage>,
   project: ProjectRef,
   input: CreateSourceGroupInput,
   createdBy: string,
-): Promise<{ group: SourceGroupRow; assets: GroupAssetCreated[] }> {
+): Promise<{ group: SourceGroupRow; assetIds: number[] }> {
   const errors: FieldProblem[] = [];
   const payload = checkShape(input, true, errors);
   const connection = await checkConnection(
@@ -277,8 +247,7 @@ export async function createSourceGroup(
     ...input.assets.map((entry) => insertGroupAsset(db, group, entry, groupId, createdBy, now)),
   ]);
   const row = inserted[0]!;
-  const assetIds = assetResults.map((r) => r[0]!.id);
-  return { group: row, assets: await analyzeJobs(db, queue, project.tenantId, row.id, assetIds) };
+  return { group: row, assetIds: assetResults.map((r) => r[0]!.id) };
 }
 
 export interface UpdateSourceGroupInput {
@@ -434,15 +403,14 @@ function updateStatements(
 /**
  * Updates the fields sent; a change of type, payload, options or connection is carried to every
  * asset of the group (each keeps its table). Deletes and adds assets, all in one batch; then an
- * ANALYZE job per added asset. Returns the added assets.
+ * ANALYZE job per added asset (queueGroupAnalyses). Returns the added assets' ids.
  */
 export async function updateSourceGroup(
   db: Db,
-  queue: Queue<ScanJobMessage>,
   group: SourceGroupRow,
   changes: UpdateSourceGroupInput,
   createdBy: string,
-): Promise<GroupAssetCreated[]> {
+): Promise<number[]> {
   const checked = await checkUpdate(db, group, changes);
   const now = nowIso();
   const next = updatedGroup(group, changes, checked, now);
@@ -453,8 +421,7 @@ export async function updateSourceGroup(
   );
   const [first, ...rest] = [...statements, ...adds];
   const results = await db.batch([first!, ...rest]);
-  const addedIds = (results.slice(statements.length) as { id: number }[][]).map((r) => r[0]!.id);
-  return analyzeJobs(db, queue, group.tenantId, group.id, addedIds);
+  return (results.slice(statements.length) as { id: number }[][]).map((r) => r[0]!.id);
 }
 
 /**

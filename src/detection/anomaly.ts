@@ -14,7 +14,8 @@
  * Every band is at least ± the minimum change around its centre, so a tiny table stays quiet,
  * and nothing is judged before `min_history` past values exist (state "training").
  */
-import type { Band, HistoryPoint } from "./types";
+import type { HistoryPoint } from "../contracts/asset-monitor";
+import type { Band } from "./types";
 
 export const STRATEGIES = ["robust_z", "rate_of_change", "weekly_seasonal"] as const;
 export type StrategyName = (typeof STRATEGIES)[number];

@@ -21,13 +21,12 @@
  * An empty share (no rows, no values) counts as 100: nothing measured is nothing wrong. Scores
  * are rounded to one decimal.
  */
+
+import { DQ_DIMENSIONS, type DqScore, type DqWeights, normaliseWeights } from "../contracts/dimensions";
 import type { AssetProfile } from "../scan/profile";
-import { DQ_DIMENSIONS, type DqDimension, type DqWeights, normaliseWeights } from "./dimensions";
 import { POLICIES } from "./policies";
 import type { PolicyRegistry } from "./registry";
 import type { PolicyAlert, Priority } from "./types";
-
-export type DqScore = Record<DqDimension, number> & { overall: number };
 
 export const ALERT_PENALTY: Record<Priority, number> = { HIGH: 0.3, MEDIUM: 0.2, LOW: 0.1 };
 

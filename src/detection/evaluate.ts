@@ -3,6 +3,7 @@
  * the asset's metric history. Pure and deterministic: the scan time is an input, nothing is read
  * or written.
  */
+import type { TrainingState } from "../contracts/asset-monitor";
 import { type CheckContext, type Finding, kindOf } from "./checks/common";
 import type { EvaluationInput } from "./input";
 import { resolveKinds } from "./kinds";
@@ -10,7 +11,7 @@ import { extractMetrics } from "./metrics";
 import { POLICIES } from "./policies";
 import type { PolicyRegistry, ResolvedPolicy } from "./registry";
 import { historyUnder, segmentPrefix } from "./segments";
-import { type EvaluatedPoint, type Evaluation, type PolicyAlert, PRIORITIES, type TrainingState } from "./types";
+import { type EvaluatedPoint, type Evaluation, type PolicyAlert, PRIORITIES } from "./types";
 
 /**
  * Attribute findings one policy may raise in one scan; more become one asset-level finding that

@@ -4,8 +4,9 @@
  * the new normal). No I/O: the AssetMonitor reads the open incidents and writes the decisions.
  */
 
+import type { TransitionRefusal } from "../contracts/asset-monitor";
+import { segmentKey } from "../contracts/segments";
 import type { IncidentState, Level } from "../db/schema";
-import { segmentKey } from "./segments";
 import type { PolicyAlert } from "./types";
 
 /** Consecutive clean scans after which an incident closes itself, unless the asset says otherwise. */
@@ -133,11 +134,6 @@ export function planIncidents<A extends IncidentAlert>(
 export function alertsOf<A extends IncidentAlert>(decisions: readonly IncidentDecision<A>[]): A[] {
   return decisions.flatMap((d) => (d.kind === "open" || d.kind === "escalate" ? [d.alert] : []));
 }
-
-/** Why a manual state change cannot be made; the monitor answers with it instead of changing anything. */
-export type TransitionRefusal =
-  | { ok: false; problem: "not_found"; message: string }
-  | { ok: false; problem: "conflict"; message: string };
 
 /**
  * Checks a manual change of an incident's state: it must exist, not already be in that state,

@@ -12,7 +12,8 @@
  * not kept: HistoryStore reads it from storage again.
  */
 
-import type { HistoryPoint, MetricHistory } from "./types";
+import type { HistoryPoint } from "../contracts/asset-monitor";
+import type { MetricHistory } from "./types";
 
 /** Share metrics under `prefix` count from `since` on (an adopted level). */
 export type ChangePoint = { prefix: string; since: string };

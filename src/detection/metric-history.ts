@@ -7,11 +7,12 @@
  * change sits at the new level and one before it at the old. Metrics judged by share tests (rates) get the robust-z band of their
  * kind, an indication of their usual range rather than the test itself.
  */
+import type { RecordedPoint } from "../contracts/asset-monitor";
 import { type AnomalyParams, DEFAULT_ANOMALY_PARAMS, detect } from "./anomaly";
 import { type MetricKind, MIN_CHANGE_BY_KIND } from "./metrics";
 import { POLICIES } from "./policies";
 import type { PolicyRegistry } from "./registry";
-import type { Band, PolicyOverridesById, RecordedPoint } from "./types";
+import type { Band, PolicyOverridesById } from "./types";
 
 export interface MetricHistoryPoint {
   job_id: string;

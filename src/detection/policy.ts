@@ -4,9 +4,9 @@
  * order of evaluation, the DQ score's penalties, the segments' overrides and the docs' table.
  */
 import type { z } from "zod";
+import type { DqDimension } from "../contracts/dimensions";
 import type { AttributeKind } from "../db/schema";
 import type { CheckContext, CheckResult } from "./checks/common";
-import type { DqDimension } from "./dimensions";
 import type { PolicyAlert, Priority } from "./types";
 
 /** rule: fires from the first scan; anomaly: compares with the metric's own history. */

@@ -8,7 +8,7 @@
  * schema fails when the registry is made, i.e. when the module loads.
  */
 import { z } from "zod";
-import type { DqDimension } from "./dimensions";
+import type { DqDimension } from "../contracts/dimensions";
 import { AnomalyParamsSchema } from "./params";
 import type { PolicyDefinition } from "./policy";
 import { type PolicyAlert, type PolicyOverride, type PolicyOverridesById, PRIORITIES, type Priority } from "./types";

@@ -4,6 +4,7 @@
  * against their own history. A segment's metrics are kept under its own prefix, its alerts carry
  * `segment: {attribute, value}`, and its incidents are apart from the asset's (segmentKey).
  */
+import type { Segment } from "../contracts/segments";
 import { escapeName } from "./metrics";
 import type { MetricHistory } from "./types";
 
@@ -12,27 +13,9 @@ export { OTHER_SEGMENT } from "../scan/profile";
 /** Segment values an asset may list, over all its attributes (each attribute adds `(other)`). */
 export const MAX_SEGMENT_VALUES = 50;
 
-export interface Segment {
-  attribute: string;
-  value: string;
-}
-
 /** The prefix of a segment's metrics in the asset's history: `seg:<attribute>:<value>:`. */
 export function segmentPrefix(s: Segment): string {
   return `seg:${escapeName(s.attribute)}:${escapeName(s.value)}:`;
-}
-
-/** The stored key of a segment (alerts.segment, incidents.segment): JSON [attribute, value]; "" for none. */
-export function segmentKey(s: Segment | undefined): string {
-  return s ? JSON.stringify([s.attribute, s.value]) : "";
-}
-
-/** The segment a stored key names, if any. */
-export function segmentOf(key: string | null | undefined): Segment | undefined {
-  if (!key) return undefined;
-  const parsed: unknown = JSON.parse(key);
-  if (!Array.isArray(parsed) || parsed.length !== 2) return undefined;
-  return { attribute: String(parsed[0]), value: String(parsed[1]) };
 }
 
 /** The part of the history under `prefix`, with the prefix taken off each metric's name. */

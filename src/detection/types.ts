@@ -3,8 +3,9 @@
  * throughout: the AssetMonitor stores the points and the alerts as they are.
  */
 
+import type { HistoryPoint, TrainingState } from "../contracts/asset-monitor";
+import type { DqDimension } from "../contracts/dimensions";
 import type { AttributeKind } from "../db/schema";
-import type { DqDimension } from "./dimensions";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -29,20 +30,6 @@ export interface MetricPoint {
   metric: string;
   value: number;
   attribute?: string;
-}
-
-/** A past value of a metric. `excluded` keeps an anomalous point out of every baseline. */
-export interface HistoryPoint {
-  job_id: string;
-  /** ISO 8601: the scan time of that job. */
-  time: string;
-  value: number;
-  excluded: boolean;
-}
-
-/** A stored point as measured; `offset` is how far adopting a later level moved it for the baselines. */
-export interface RecordedPoint extends HistoryPoint {
-  offset: number;
 }
 
 /** For each metric name, its past points, oldest first. */
@@ -133,15 +120,6 @@ export interface MovedValue {
    */
   test?: "g_test" | "poisson";
   p_value?: number;
-}
-
-/** An anomaly policy that cannot judge a metric yet: it has `points` of the `needed` past scans. */
-export interface TrainingState {
-  policy: string;
-  metric: string;
-  attribute?: string;
-  points: number;
-  needed: number;
 }
 
 export interface AssetRef {

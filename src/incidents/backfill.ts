@@ -1,11 +1,11 @@
 import { and, asc, eq, exists, gte, sql } from "drizzle-orm";
+import type { MonitoredAsset } from "../contracts/asset-monitor";
+import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
 import { alerts, assets, type BackfillError, type IncidentBackfillRow, incidentBackfills } from "../db/schema";
 import type { Env } from "../env";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { assetMonitor } from "../monitor/client";
-import type { MonitoredAsset } from "../monitor/d1-store";
 
 /** Spec 8: the incident backfill covers the last 30 days. */
 export const BACKFILL_DAYS = 30;

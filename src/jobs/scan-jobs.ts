@@ -1,11 +1,11 @@
 import { and, desc, eq, lt } from "drizzle-orm";
+import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { INITIAL_STATUS } from "./lifecycle";
-import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "./messages";
 
 /** What a new scan job is about; it starts QUEUED (INITIAL_STATUS). */
 export interface NewScanJob {
@@ -111,4 +111,32 @@ export function listScanJobs(db: Db, tenantId: string, assetId: number, limit: n
     orderBy: [desc(scanJobs.createdAt), desc(scanJobs.id)],
     limit: limit + 1,
   });
+}
+
+/** An asset created for a source group, with the id of the ANALYZE job that reads its schema. */
+export interface GroupAssetCreated {
+  id: string;
+  analyze_job_id: string;
+}
+
+/** One ANALYZE job per new asset of a group (after the assets are committed), sent to the scan queue. */
+export async function queueGroupAnalyses(
+  db: Db,
+  queue: Queue<ScanJobMessage>,
+  tenantId: string,
+  groupId: number,
+  assetIds: number[],
+): Promise<GroupAssetCreated[]> {
+  const jobs = await createScanJobs(
+    db,
+    assetIds.map((assetId) => ({
+      tenantId,
+      assetId,
+      kind: "ANALYZE" as const,
+      trigger: "source_group",
+      request: { source_group_id: groupId },
+    })),
+  );
+  await enqueueScanJobs(queue, jobs);
+  return jobs.map((j) => ({ id: String(j.assetId), analyze_job_id: j.id }));
 }

@@ -1,10 +1,10 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import type { ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import { type AssetHead, CONNECTION_TYPES, type ScanJobRow, scanJobs } from "../db/schema";
 import { ConflictError, InvalidInputError, LimitExceededError } from "../lib/errors";
 import { dialectOfDbType, identifierProblem } from "../scan/sql/identifiers";
 import { storeCompressed, storeInflated } from "./inflate-upload";
-import type { ScanJobMessage } from "./messages";
 import { createScanJob, enqueueScanJobs } from "./scan-jobs";
 import { type StoredUpload, type UploadTarget, uploadPrefix } from "./upload-storage";
 

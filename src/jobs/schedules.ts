@@ -1,7 +1,7 @@
+import type { ScanJobMessage } from "../contracts/messages";
 import { nextRunIso } from "../lib/cron";
 import { nowIso } from "../lib/time";
 import { INITIAL_STATUS } from "./lifecycle";
-import type { ScanJobMessage } from "./messages";
 import { enqueueScanJobs } from "./scan-jobs";
 
 /** Due schedules handled per statement; several pages fit easily in one cron invocation. */

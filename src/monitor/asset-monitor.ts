@@ -1,16 +1,24 @@
 import { DurableObject } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
+import type {
+  ApplyScanInput,
+  ApplyScanJsonInput,
+  ApplyScanResult,
+  ApplyScanWireInput,
+  AssetMonitorRpc,
+  IncidentStateChange,
+  IncidentStateResult,
+  MetricSummary,
+  MonitoredAsset,
+  RecordedPoint,
+  TrainingState,
+} from "../contracts/asset-monitor";
+import type { NotificationMessage } from "../contracts/messages";
+import { segmentOf } from "../contracts/segments";
 import { createDb, type Db } from "../db";
-import {
-  type AlertRow,
-  type AttributeKind,
-  assetPolicies,
-  type CloseReason,
-  incidents,
-  jiraIntegrations,
-} from "../db/schema";
+import { type AlertRow, type AttributeKind, assetPolicies, incidents, jiraIntegrations } from "../db/schema";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
-import { computeDqScore, type DqScore } from "../detection/dq-score";
+import { computeDqScore } from "../detection/dq-score";
 import { evaluate } from "../detection/evaluate";
 import {
   alertsOf,
@@ -22,23 +30,10 @@ import {
   incidentKey,
   incidentKeyOf,
   planIncidents,
-  type TransitionRefusal,
 } from "../detection/incident-planner";
 import { resolveKinds } from "../detection/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "../detection/policies";
-import { segmentOf } from "../detection/segments";
-import type { EvaluatedPoint, PolicyAlert, RecordedPoint, TrainingState } from "../detection/types";
-import { requestTicket } from "../integrations/tickets";
-import { nowIso } from "../lib/time";
-import type { ChannelRow } from "../notifications/channels";
-import {
-  enabledChannelsQuery,
-  type IncidentEvent,
-  type NotificationMessage,
-  publishIncidentEvents,
-} from "../notifications/events";
-import type { AssetProfile } from "../scan/profile";
-import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
+import type { EvaluatedPoint, PolicyAlert } from "../detection/types";
 import {
   alertsWithoutIncident,
   attributesStatement,
@@ -49,17 +44,20 @@ import {
   impactOf,
   impactQuery,
   isAppliedBefore,
-  type MonitoredAsset,
   openIncidents,
   openIncidentsQuery,
   resultStatements,
   transitionStatements,
-} from "./d1-store";
-import { type AdoptionPlan, HistoryStore, type MetricSummary } from "./history-store";
-import { decodeProfile } from "./profile-wire";
+} from "../incidents/monitor-store";
+import { requestTicket } from "../integrations/tickets";
+import { nowIso } from "../lib/time";
+import type { ChannelRow } from "../notifications/channels";
+import { enabledChannelsQuery, type IncidentEvent, publishIncidentEvents } from "../notifications/events";
+import type { AssetProfile } from "../scan/profile";
+import { decodeProfile } from "../scan/profile-wire";
+import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
+import { type AdoptionPlan, HistoryStore } from "./history-store";
 import { SerialQueue } from "./serial";
-
-export type { MonitoredAsset };
 
 /** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
 const ADOPTION_WINDOW = 30;
@@ -72,59 +70,14 @@ export interface MonitorEnv {
   PUBLIC_BASE_URL?: string;
 }
 
-export interface ApplyScanInput {
-  asset: MonitoredAsset;
-  jobId: string;
-  /** When the job was created (upload time): the alerts' create_time. */
-  createdAt: string;
-  /** When the scan ran: the time of its metrics. */
-  scanTime: string;
-  profile: AssetProfile;
-}
-
-/**
- * As ApplyScanInput, with the profile as its JSON text: what the scan pipeline sends. A profile is
- * thousands of small objects (every attribute's top values, quantiles, patterns); handed over as
- * one string and parsed here, it costs the caller and this object less CPU than the structured
- * clone of the object itself, for the same profile (the pipeline sends the text only when it has
- * no null, which may stand for a NaN or an infinity: see applyProfile).
- */
-export interface ApplyScanJsonInput extends Omit<ApplyScanInput, "profile"> {
-  profileJson: string;
-}
-
-/** As ApplyScanJsonInput, with the profile's wire text (top values packed: profile-wire.ts), shorter still. */
-export interface ApplyScanWireInput extends Omit<ApplyScanInput, "profile"> {
-  profileWire: string;
-}
-
-export interface ApplyScanResult {
-  jobId: string;
-  alerts: number;
-  dqScore: DqScore | null;
-  /** True when this job had been applied before: nothing was written this time. */
-  replay: boolean;
-}
-
-export interface IncidentStateChange {
-  tenantId: string;
-  incidentId: number;
-  state: "OPEN" | "CLOSED";
-  note?: string;
-  reason?: CloseReason;
-  actor: string;
-}
-
-export type IncidentStateResult = { ok: true } | TransitionRefusal;
-
 /**
  * One per asset (name "<tenant>:<assetId>"): the only writer of the asset's alerts, DQ scores
  * and incidents. It keeps the metric history in its own storage (HistoryStore), decides with
- * pure rules (policies, incident planner) and writes D1 in one batch per change (d1-store).
+ * pure rules (policies, incident planner) and writes D1 in one batch per change (incidents/monitor-store.ts).
  * Every call that reads and then writes runs alone, in arrival order (SerialQueue): two scans,
  * or a scan and a manual close, never interleave on stale state.
  */
-export class AssetMonitor extends DurableObject<MonitorEnv> {
+export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMonitorRpc {
   private readonly store: HistoryStore;
   private readonly serial = new SerialQueue();
 

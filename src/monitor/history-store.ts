@@ -10,11 +10,12 @@
  * not exist before has no old points to move.
  */
 
+import type { MetricSummary, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
 import { median } from "../detection/anomaly";
 import { type ChangePoint, KeptHistory } from "../detection/kept-history";
 import type { KnownKind } from "../detection/kinds";
 import { escapeName } from "../detection/metrics";
-import type { EvaluatedPoint, MetricHistory, RecordedPoint, TrainingState } from "../detection/types";
+import type { EvaluatedPoint, MetricHistory } from "../detection/types";
 import type { SchemaField } from "../scan/profile";
 
 /** What adopting an incident's level changes in the history; planned before, written after the D1 batch. */
@@ -28,14 +29,6 @@ export interface AdoptionPlan {
   /** Share metrics under `prefix` count only from `since` on. */
   changePoints: Array<{ prefix: string; since: string }>;
 }
-
-/** A metric of the asset's history: how many points it has and its newest. */
-export type MetricSummary = {
-  metric: string;
-  points: number;
-  last_time: string;
-  last_value: number;
-};
 
 /** Metric name parts whose metrics are shares of a whole, restarted at a change point rather than moved. */
 const SHARE_PARTS = [":value:", ":pattern:"];

@@ -7,6 +7,7 @@
  */
 
 import { and, eq, inArray, lt } from "drizzle-orm";
+import type { NotificationMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import {
   alerts,
@@ -28,12 +29,6 @@ import { nowIso } from "../lib/time";
 import { type ChannelRow, getChannel } from "./channels";
 import { type SendResult, sendToChannel } from "./delivery";
 import { channelTestPayload, incidentPayload, scanFailedPayload, type WebhookPayload } from "./payloads";
-
-/** A message of the notifications queue: which delivery to attempt. The log row holds the rest. */
-export interface NotificationMessage {
-  delivery_id: string;
-  tenant_id: string;
-}
 
 export interface PublishEnv {
   NOTIFICATIONS: Queue<NotificationMessage>;

@@ -4,8 +4,8 @@
  * happens, and stored with its delivery, so every attempt sends the same bytes.
  */
 
+import { alertView, incidentView } from "../contracts/incident-views";
 import type { AlertRow, IncidentRow, NotificationEvent } from "../db/schema";
-import { alertView, incidentView } from "../incidents/views";
 
 /** The event types a channel subscribes to, and the one a channel test sends. */
 export type EventType = NotificationEvent | "channel.test";

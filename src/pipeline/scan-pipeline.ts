@@ -8,17 +8,16 @@
 import { and, eq } from "drizzle-orm";
 import { AssetOptions } from "../catalog/assets";
 import type { ConnectionCredential } from "../catalog/connections";
+import type { ApplyScanResult, MonitoredAsset } from "../contracts/asset-monitor";
+import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow } from "../db/schema";
 import { assetHeadColumns, assets, connections, scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
+import { lastFreshness } from "../incidents/monitor-store";
 import type { ScanJobRequest } from "../jobs/scan-requests";
 import { uploadedBatchStore } from "../jobs/upload-storage";
 import { nowIso } from "../lib/time";
-import type { ApplyScanResult, MonitoredAsset } from "../monitor/asset-monitor";
-import { assetMonitor } from "../monitor/client";
-import { lastFreshness } from "../monitor/d1-store";
-import { encodeProfile } from "../monitor/profile-wire";
 import { createObjectStore, type ObjectStore, type StoredObject } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
 import { openCredential } from "../scan/credentials";
@@ -26,11 +25,12 @@ import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan
 import type { FileFormat } from "../scan/formats";
 import { openIcebergTable } from "../scan/iceberg";
 import type { AssetProfile } from "../scan/profile";
+import { encodeProfile } from "../scan/profile-wire";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
-import { loadAssetSchema, schemaSource } from "../scan/schema";
 import { DEFAULT_FULL_SCAN_THRESHOLD_BYTES, decideEngine } from "../scan/spark/engine";
 import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
 import { getSparkJobConfig } from "../settings/spark";
+import { loadAssetSchema, schemaSource } from "./asset-schema";
 import {
   chooseSparkTarget,
   dispatchFullScan,
@@ -128,7 +128,7 @@ export async function runScanJob(
 /**
  * Hands a profile to the asset's AssetMonitor: idempotent per job id (a replay writes nothing). The
  * profile goes as text (cheaper than the structured clone of its objects): its wire text, top
- * values packed (ApplyScanWireInput, monitor/profile-wire.ts), or its plain JSON when an attribute
+ * values packed (ApplyScanWireInput, scan/profile-wire.ts), or its plain JSON when an attribute
  * has no list of them (ApplyScanJsonInput); unless the text has a null, which may stand for a NaN
  * or an infinity JSON cannot carry: such a profile goes as it is.
  */

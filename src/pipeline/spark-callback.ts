@@ -7,11 +7,11 @@
  */
 
 import { eq } from "drizzle-orm";
+import type { ScanResultMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { releaseCallback, takeCallback } from "../jobs/lifecycle";
-import type { ScanResultMessage } from "../jobs/messages";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, LimitExceededError, UnauthenticatedError } from "../lib/errors";
 import type { AssetProfile } from "../scan/profile";

@@ -13,12 +13,12 @@
  */
 
 import { asc, eq } from "drizzle-orm";
+import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
 import { assets, type TenantRow, tenants } from "../db/schema";
 import type { Env } from "../env";
 import { FINAL_STATUSES } from "../jobs/lifecycle";
 import { type StorageEnv, tenantUploadStore, uploadPrefix } from "../jobs/upload-storage";
-import { assetMonitor } from "../monitor/client";
 
 /** The statuses of a job that ended, as SQL literals (constants of ours, never input). */
 const ENDED = FINAL_STATUSES.map((status) => `'${status}'`).join(", ");

@@ -3,12 +3,12 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { ZodError } from "zod";
 import type { AppEnv } from "../app-env";
-import { authenticate } from "../auth/authenticate";
 import { BOOKMARK_HEADER } from "../db/sessions";
 import type { FieldProblem } from "../lib/errors";
 import { jsonValueProblems, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, pathProblems, queryProblems } from "../lib/input";
 import { readBytes } from "../lib/streams";
 import { authorize, documentedGrant, type Grant } from "./access";
+import { authenticate } from "./authenticate";
 import { ApiError, type FieldError } from "./problems";
 
 export const ProblemSchema = z

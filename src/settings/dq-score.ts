@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
+import { type DqWeights, normaliseWeights } from "../contracts/dimensions";
 import type { Db } from "../db";
 import { dqScoreConfigs, dqScores } from "../db/schema";
-import { type DqWeights, normaliseWeights } from "../detection/dimensions";
 import { nowIso } from "../lib/time";
 
 /** How an asset's DQ score is computed: the overall score is the weighted mean of the dimensions. */

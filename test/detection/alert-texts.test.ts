@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { CORRUPTION_IDS, corrupt, corruptionTargets, FRACTIONS } from "../../bench/detection/corruptions";
 import { BIRD_COLUMNS, BIRD_SWAPS } from "../../bench/detection/tables";
 import type { Evaluation, PolicyAlert } from "../../src/detection";
-import { alertDetails } from "../../src/monitor/d1-store";
+import { alertDetails } from "../../src/incidents/monitor-store";
 import { type AlertLike, disagreements } from "../support/alert-consistency";
 import { BIRDSTRIKES, birdstrikeYears, profileBirdstrikes } from "../support/birdstrikes";
 import { cleanOrders, PROBLEMS, ReplayMonitor, runOrders } from "./fixtures";

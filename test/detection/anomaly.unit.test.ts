@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { HistoryPoint } from "../../src/contracts/asset-monitor";
 import {
   type AnomalyParams,
   DEFAULT_ANOMALY_PARAMS,
   detect,
-  type HistoryPoint,
   median,
   rateOfChange,
   robustZ,

@@ -4,8 +4,9 @@
  * on request, one real problem.
  */
 
+import type { HistoryPoint } from "../../src/contracts/asset-monitor";
 import type { AttributeKind } from "../../src/db/schema";
-import { type AssetRef, type Evaluation, evaluate, type HistoryPoint, type MetricHistory } from "../../src/detection";
+import { type AssetRef, type Evaluation, evaluate, type MetricHistory } from "../../src/detection";
 import { rememberedSchema, seenSchema } from "../../src/detection/checks/schema";
 import { type KnownKind, resolveKinds } from "../../src/detection/kinds";
 import {

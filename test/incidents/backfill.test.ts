@@ -1,10 +1,10 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import type { BackfillMessage } from "../../src/contracts/messages";
 import { createDb } from "../../src/db";
 import { failBackfill, getBackfillJob, runBackfillStep, startBackfill } from "../../src/incidents/backfill";
 import worker from "../../src/index";
-import type { BackfillMessage } from "../../src/jobs/messages";
 import { seedAlert } from "../support/alerts";
 import { type ApiResponse, admin, call } from "../support/api";
 import { seedAsset } from "../support/assets";

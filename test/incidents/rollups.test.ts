@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { createDb } from "../../src/db";
 import { incidents } from "../../src/db/schema";
 import type { IncidentFilters } from "../../src/incidents/filters";
@@ -17,9 +18,8 @@ import {
   incidentSummary,
   incidentSummaryFromIncidents,
 } from "../../src/incidents/incidents";
+import { decisionStatements, followMove } from "../../src/incidents/monitor-store";
 import { dayCountsQueries, rangeParts, tagTotalsQueries } from "../../src/incidents/rollups";
-import { assetMonitor } from "../../src/monitor/client";
-import { decisionStatements, followMove } from "../../src/monitor/d1-store";
 import { purgeTenant } from "../../src/retention/retention";
 import { type AssetRef, seedAsset } from "../support/assets";
 import { seedIncident } from "../support/incidents";

@@ -5,7 +5,7 @@
 
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
-import { processScanJob } from "../../src/jobs/scan-consumer";
+import { processScanJob } from "../../src/consumers/scan-jobs";
 import type { SqlRunner } from "../../src/scan/sql";
 import { DATABASES, runnerFor, uniqueTable } from "../scan/sql/support/databases";
 import { admin, call } from "../support/api";

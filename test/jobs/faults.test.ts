@@ -7,9 +7,9 @@
 import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
+import type { ScanQueueMessage } from "../../src/contracts/messages";
 import worker from "../../src/index";
-import type { ScanQueueMessage } from "../../src/jobs/messages";
-import { assetMonitor } from "../../src/monitor/client";
 import { countRows, csvAsset } from "../support/assets";
 import { emailBatch as batch, scanJob, uploadCsv } from "../support/scans";
 

@@ -7,8 +7,8 @@
 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { processScanJob } from "../../src/consumers/scan-jobs";
 import type { AssetAttribute } from "../../src/db/schema";
-import { processScanJob } from "../../src/jobs/scan-consumer";
 import { uploadPrefix } from "../../src/jobs/upload-storage";
 import { MAX_SCAN_COLUMNS } from "../../src/scan/profiler/budget";
 import { csvAsset } from "../support/assets";

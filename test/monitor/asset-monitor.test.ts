@@ -1,8 +1,8 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { MonitoredAsset } from "../../src/monitor/asset-monitor";
-import { assetMonitor } from "../../src/monitor/client";
+import type { MonitoredAsset } from "../../src/contracts/asset-monitor";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders, type Problem } from "../scenario/data";
 import { admin, call } from "../support/api";

@@ -3,8 +3,9 @@
  * against their own history, alerting and opening incidents of their own.
  */
 import { describe, expect, it } from "vitest";
+import { segmentKey, segmentOf } from "../../src/contracts/segments";
 import { evaluate } from "../../src/detection";
-import { MAX_SEGMENT_VALUES, segmentKey, segmentOf } from "../../src/detection/segments";
+import { MAX_SEGMENT_VALUES } from "../../src/detection/segments";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { admin, call } from "../support/api";
 import { assetsPath, csvAsset } from "../support/assets";

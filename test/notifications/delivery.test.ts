@@ -8,9 +8,9 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { NotificationMessage } from "../../src/contracts/messages";
 import worker from "../../src/index";
 import { parseRetryAfter, retryDelaySeconds } from "../../src/notifications/delivery";
-import type { NotificationMessage } from "../../src/notifications/events";
 import { admin, call } from "../support/api";
 import { receiver } from "../support/receivers";
 import { createTenant } from "../support/tenants";

@@ -9,8 +9,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { createDb } from "../../src/db";
-import { assetMonitor } from "../../src/monitor/client";
 import { cutoffOf, purgeTenant, runRetention } from "../../src/retention/retention";
 import { seedAlert } from "../support/alerts";
 import { admin, call } from "../support/api";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { requestTicket, retryPendingTickets } from "../../src/integrations/tickets";
-import { assetMonitor } from "../../src/monitor/client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders } from "../scenario/data";
 import { admin, call } from "../support/api";

@@ -1,9 +1,9 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it, vi } from "vitest";
+import { MAX_ATTEMPTS, processScanJob } from "../../src/consumers/scan-jobs";
 import { createDb } from "../../src/db";
 import worker from "../../src/index";
-import { MAX_ATTEMPTS, processScanJob } from "../../src/jobs/scan-consumer";
 import { createScanJob } from "../../src/jobs/scan-jobs";
 import { finishedJob } from "../scenario/support";
 import { admin, call } from "../support/api";

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { assetMonitor } from "../../src/monitor/client";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders, type Problem } from "../scenario/data";
 

@@ -2,6 +2,7 @@
  * What every check shares: its context and result shapes, the number formats of the alert texts,
  * and the share test the rate policies use (a Wilson interval against the metric's own history).
  */
+import type { HistoryPoint, TrainingState } from "../../contracts/asset-monitor";
 import type { AttributeKind } from "../../db/schema";
 import type { AttributeProfile } from "../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, shareBaseline } from "../anomaly";
@@ -10,14 +11,12 @@ import { investigationSentence } from "../investigate";
 import { wilson } from "../stats";
 import type {
   Band,
-  HistoryPoint,
   InvestigationEntry,
   MetricHistory,
   MovedValue,
   PolicyAlert,
   Priority,
   SchemaChange,
-  TrainingState,
 } from "../types";
 
 export interface CheckContext {

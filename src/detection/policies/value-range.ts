@@ -8,7 +8,9 @@
  *   percentiles; the share of this scan's values beyond them (from its quantile profile) is tested
  *   against the shares the past scans had beyond the same fences (shareTest).
  */
+
 import { z } from "zod";
+import type { HistoryPoint } from "../../contracts/asset-monitor";
 import type { AttributeProfile } from "../../scan/profile";
 import { QUANTILE_POINTS } from "../../scan/profile";
 import { baselinePoints, detect } from "../anomaly";
@@ -35,7 +37,7 @@ import { quantileCdf } from "../divergence";
 import { attrMetric, isNumeric, nonNull } from "../metrics";
 import { anomalyDefaults, anomalyShape, ignoreAttributes } from "../params";
 import { definePolicy } from "../policy";
-import type { Band, HistoryPoint } from "../types";
+import type { Band } from "../types";
 
 export const VALUE_RANGE_STATS = ["min", "max", "mean", "p50"] as const;
 

@@ -1,9 +1,9 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
+import { alertsOfJob } from "../../incidents/alerts";
 import * as incidents from "../../incidents/incidents";
 import { getScanJob } from "../../jobs/scan-jobs";
 import { NotFoundError } from "../../lib/errors";
-import { alertsOfJob } from "../../monitor/alerts";
 import type * as routes from "./alerts.routes";
 import { alertView } from "./alerts.views";
 

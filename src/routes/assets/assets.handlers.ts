@@ -3,7 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { NotFoundError } from "../../lib/errors";
-import { loadAssetSchema } from "../../scan/schema";
+import { loadAssetSchema } from "../../pipeline/asset-schema";
 import { settleCheck } from "../access";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DQ_DIMENSIONS } from "../../detection/dimensions";
+import { DQ_DIMENSIONS } from "../../contracts/dimensions";
 
 const weight = z.number().nonnegative().max(1_000_000);
 

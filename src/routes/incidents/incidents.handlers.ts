@@ -1,11 +1,11 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { getBackfillJob, startBackfill as recordBackfill } from "../../incidents/backfill";
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ConflictError, NotFoundError } from "../../lib/errors";
-import { assetMonitor } from "../../monitor/client";
 import { decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import { backfillView } from "./backfill.views";

@@ -1,6 +1,6 @@
+import { incidentView } from "../../contracts/incident-views";
 import type { IncidentHistoryRow } from "../../db/schema";
 import type { IncidentDetail } from "../../incidents/incidents";
-import { incidentView } from "../../incidents/views";
 
 /** An incident as the list and the detail show it (shared with the notifications' payloads). */
 export { incidentView };

@@ -1,9 +1,9 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
+import { assetPolicySettings } from "../../catalog/policy-settings";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { attrMetric } from "../../detection/metrics";
-import { assetMonitor } from "../../monitor/client";
-import * as metrics from "../../monitor/metric-history";
-import { assetPolicySettings } from "../../monitor/policy-settings";
+import * as metrics from "../../incidents/metric-history";
 import type * as routes from "./metrics.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;

@@ -1,7 +1,7 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import { assetMonitor } from "../../monitor/client";
-import * as policySettings from "../../monitor/policy-settings";
+import * as policySettings from "../../catalog/policy-settings";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
 import type * as routes from "./policies.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;

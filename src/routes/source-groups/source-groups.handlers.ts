@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as groups from "../../catalog/source-groups";
+import { queueGroupAnalyses } from "../../jobs/scan-jobs";
 import { deprecationHeaders } from "../openapi";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./source-groups.routes";
@@ -24,14 +25,15 @@ export const createSourceGroup: Handler<"createSourceGroup"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
   const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
   deprecated(c, tenant, `/projects/${projectId}/assets`);
-  const created = await groups.createSourceGroup(
+  const created = await groups.createSourceGroup(c.var.db, project, c.req.valid("json"), actorName(principal));
+  const assets = await queueGroupAnalyses(
     c.var.db,
     c.env.SCAN_JOBS,
-    project,
-    c.req.valid("json"),
-    actorName(principal),
+    project.tenantId,
+    created.group.id,
+    created.assetIds,
   );
-  return c.json({ group_id: created.group.id, assets: created.assets }, 201);
+  return c.json({ group_id: created.group.id, assets }, 201);
 };
 
 export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
@@ -39,13 +41,8 @@ export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
   const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
   deprecated(c, tenant, `/projects/${projectId}/assets`);
   const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
-  const added = await groups.updateSourceGroup(
-    c.var.db,
-    c.env.SCAN_JOBS,
-    group,
-    c.req.valid("json"),
-    actorName(principal),
-  );
+  const addedIds = await groups.updateSourceGroup(c.var.db, group, c.req.valid("json"), actorName(principal));
+  const added = await queueGroupAnalyses(c.var.db, c.env.SCAN_JOBS, group.tenantId, group.id, addedIds);
   return c.json({ assets: added }, 200);
 };
 

@@ -1,12 +1,12 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import { adminPrincipal, resolvePrincipal } from "../../auth/authenticate";
 import { findKeyBySecret, keyPrincipal } from "../../auth/keys";
 import type { Principal } from "../../auth/principal";
 import { spendPrincipalRequest } from "../../auth/rate-limit";
 import { signServiceToken, tokenTtlSeconds } from "../../auth/tokens";
 import { timingSafeEqual } from "../../lib/crypto";
 import { ForbiddenError, UnauthenticatedError } from "../../lib/errors";
+import { adminPrincipal, resolvePrincipal } from "../authenticate";
 import type * as routes from "./token.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;

@@ -1,5 +1,5 @@
 import type { AlertRow, IncidentRow } from "../db/schema";
-import { segmentOf } from "../detection/segments";
+import { segmentOf } from "./segments";
 
 /**
  * An incident as the list shows it: the API's incident fields, and the incident a notification

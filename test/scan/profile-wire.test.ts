@@ -1,13 +1,13 @@
 /**
- * The profile's wire text (monitor/profile-wire.ts): what the scan pipeline hands the AssetMonitor,
+ * The profile's wire text (scan/profile-wire.ts): what the scan pipeline hands the AssetMonitor,
  * top values packed as [values, counts]. Decoded, it is the profile JSON.parse gives of its plain
  * JSON, keys in the same order; the monitor judges it as it judges the profile itself.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { assetMonitor } from "../../src/monitor/client";
-import { decodeProfile, encodeProfile } from "../../src/monitor/profile-wire";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import type { AssetProfile } from "../../src/scan/profile";
+import { decodeProfile, encodeProfile } from "../../src/scan/profile-wire";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { csvAsset } from "../support/assets";
 

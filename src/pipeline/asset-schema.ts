@@ -7,13 +7,13 @@ import { lastUploadedBatch } from "../jobs/scan-requests";
 import { uploadedBatchStore } from "../jobs/upload-storage";
 import { ConflictError } from "../lib/errors";
 import { nowIso } from "../lib/time";
-import { createObjectStore } from "./connectors";
-import { ConnectorError } from "./connectors/types";
-import { openCredential } from "./credentials";
-import { type FileFormat, objectSource, readSchema } from "./formats";
-import { openIcebergTable } from "./iceberg";
-import type { SchemaField } from "./profile";
-import { createSqlRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, type SchemaSource, tableOf } from "./sql";
+import { createObjectStore } from "../scan/connectors";
+import { ConnectorError } from "../scan/connectors/types";
+import { openCredential } from "../scan/credentials";
+import { type FileFormat, objectSource, readSchema } from "../scan/formats";
+import { openIcebergTable } from "../scan/iceberg";
+import type { SchemaField } from "../scan/profile";
+import { createSqlRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, type SchemaSource, tableOf } from "../scan/sql";
 
 /** Where the tenant's schema loads and SQL profiles read column types (its use_information_schema). */
 export async function schemaSource(db: Db, tenantId: string): Promise<SchemaSource> {

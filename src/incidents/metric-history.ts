@@ -2,12 +2,14 @@
  * A metric's history for the metrics route: the points the asset's AssetMonitor keeps, with the
  * alerts D1 holds on them, drawn with their bands (detection/metric-history.ts).
  */
+
 import { and, asc, eq } from "drizzle-orm";
+import type { RecordedPoint } from "../contracts/asset-monitor";
 import type { Db } from "../db";
 import { alerts } from "../db/schema";
 import { bandParams, type MetricHistoryPoint, withBands } from "../detection/metric-history";
 import type { PolicyOverrides } from "../detection/policies";
-import type { Band, RecordedPoint } from "../detection/types";
+import type { Band } from "../detection/types";
 
 /** Where a metric's points come from: the asset's AssetMonitor (or anything that reads its history). */
 export interface MetricSource {

@@ -1,14 +1,14 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
+import { Access } from "../auth/access";
+import { findKeyById, findKeyBySecret, keyPrincipal, touchKey } from "../auth/keys";
+import type { Principal } from "../auth/principal";
+import { spendPrincipalRequest } from "../auth/rate-limit";
+import { verifyBearer } from "../auth/tokens";
 import type { Db } from "../db";
 import type { Env } from "../env";
 import { timingSafeEqual } from "../lib/crypto";
 import { UnauthenticatedError } from "../lib/errors";
-import { Access } from "./access";
-import { findKeyById, findKeyBySecret, keyPrincipal, touchKey } from "./keys";
-import type { Principal } from "./principal";
-import { spendPrincipalRequest } from "./rate-limit";
-import { verifyBearer } from "./tokens";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

@@ -1,14 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
+import type { ScanJobMessage, ScanQueueMessage } from "../contracts/messages";
 import { createDb } from "../db";
 import { assetHeadColumns, assets, scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
+import { admitScan } from "../jobs/admission";
+import { failJob, retryJob, startJobStatement, succeedJob } from "../jobs/lifecycle";
 import { DomainError, InvalidInputError } from "../lib/errors";
 import { runScanJob, UPLOAD_ENGINE_REASON } from "../pipeline/scan-pipeline";
 import { ConnectorError } from "../scan/connectors/types";
-import { admitScan } from "./admission";
-import { failJob, retryJob, startJobStatement, succeedJob } from "./lifecycle";
-import type { ScanJobMessage, ScanQueueMessage } from "./messages";
 
 /** Attempts before a transient failure is final (the queue's max_retries is 5: 6 deliveries). */
 export const MAX_ATTEMPTS = 6;

@@ -5,8 +5,8 @@
 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { processScanJob } from "../../src/consumers/scan-jobs";
 import { meteredD1, newD1Meter } from "../../src/db/metered";
-import { processScanJob } from "../../src/jobs/scan-consumer";
 import { uploadPrefix } from "../../src/jobs/upload-storage";
 import { UPLOAD_ENGINE_REASON } from "../../src/pipeline/scan-pipeline";
 import { csvAsset } from "../support/assets";

@@ -8,6 +8,9 @@ export const DQ_DIMENSIONS = ["completeness", "accuracy", "consistency", "timeli
 export type DqDimension = (typeof DQ_DIMENSIONS)[number];
 export type DqWeights = Record<DqDimension, number>;
 
+/** An asset's DQ score: one per dimension, and the overall one weighted over them. */
+export type DqScore = Record<DqDimension, number> & { overall: number };
+
 /** Scales weights to sum 1, so a score stays within 0-100 whatever scale the caller used. */
 export function normaliseWeights(weights: DqWeights): DqWeights {
   const sum = DQ_DIMENSIONS.reduce((s, d) => s + weights[d], 0);

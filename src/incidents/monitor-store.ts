@@ -6,6 +6,9 @@
 import { and, desc, eq, gte, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
+import type { MonitoredAsset } from "../contracts/asset-monitor";
+import type { DqScore } from "../contracts/dimensions";
+import { segmentKey } from "../contracts/segments";
 import type { Db } from "../db";
 import { insertJsonRows } from "../db/json-insert";
 import {
@@ -22,7 +25,6 @@ import {
   monitorAppliedJobs,
 } from "../db/schema";
 import { seenSchema } from "../detection/checks/schema";
-import type { DqScore } from "../detection/dq-score";
 import {
   type IncidentAlert,
   type IncidentDecision,
@@ -30,24 +32,9 @@ import {
   type OpenIncident,
 } from "../detection/incident-planner";
 import type { KnownKind } from "../detection/kinds";
-import { segmentKey } from "../detection/segments";
 import type { PolicyAlert } from "../detection/types";
 import { inJsonList } from "../lib/sql";
 import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../scan/profile";
-
-/** The asset as the monitor needs it (and as its incidents and alerts copy it). */
-export interface MonitoredAsset {
-  tenantId: string;
-  id: number;
-  name: string;
-  type: string;
-  projectId: number;
-  connectionId: number;
-  idAttributes?: string[];
-  timestampAttribute?: string;
-  /** The asset's skip_investigator is 'true': alerts say nothing of where their problem sits. */
-  skipInvestigator?: boolean;
-}
 
 /** One scan's results, as the monitor writes them to D1. */
 export interface ScanResults {

@@ -5,19 +5,19 @@
  */
 
 import { and, eq } from "drizzle-orm";
+import type { ScanResultMessage } from "../contracts/messages";
 import { createDb, type Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs, tenants } from "../db/schema";
 import type { Env } from "../env";
+import { failJob, succeedJob } from "../jobs/lifecycle";
+import { tenantUploadStore } from "../jobs/upload-storage";
 import { applyProfile, loadScanSubject } from "../pipeline/scan-pipeline";
 import { resultKey } from "../pipeline/spark-dispatch";
 import { ConnectorError, safeDetail } from "../scan/connectors/types";
 import type { AssetProfile } from "../scan/profile";
 import { SparkProfileSchema } from "../scan/spark/callback-body";
-import { failJob, succeedJob } from "./lifecycle";
-import type { ScanResultMessage } from "./messages";
-import { backoffSeconds, describe, isStorageFault, MAX_ATTEMPTS } from "./scan-consumer";
-import { tenantUploadStore } from "./upload-storage";
+import { backoffSeconds, describe, isStorageFault, MAX_ATTEMPTS } from "./scan-jobs";
 
 /** A stored profile larger than this is refused (a profile of 2,000 attributes is a few MB). */
 const MAX_STORED_PROFILE_BYTES = 32 * 1024 * 1024;

@@ -1,7 +1,7 @@
+import type { NotificationMessage } from "../contracts/messages";
 import { createDb } from "../db";
 import type { Env } from "../env";
 import { attemptDelivery, markDead, retryDelaySeconds } from "../notifications/delivery";
-import type { NotificationMessage } from "../notifications/events";
 
 /**
  * Consumer of `notifications`: one attempt per message. A transient failure (429, 5xx, timeout,

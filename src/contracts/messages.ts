@@ -35,3 +35,9 @@ export interface ScanResultMessage {
   profile_ref?: { bytes: number };
   error?: string;
 }
+
+/** A message of the notifications queue: which delivery to attempt. The log row holds the rest. */
+export interface NotificationMessage {
+  delivery_id: string;
+  tenant_id: string;
+}

@@ -1,0 +1,115 @@
+/**
+ * The AssetMonitor's RPC interface (one Durable Object per asset, monitor/asset-monitor.ts) and the
+ * shapes it takes and answers in: what env.ts types its binding with, and what its callers (the
+ * pipeline, the backfill, retention, routes) see of it.
+ */
+import type { CloseReason } from "../db/schema";
+import type { AssetProfile } from "../scan/profile";
+import type { DqScore } from "./dimensions";
+
+/** The asset as the monitor needs it (and as its incidents and alerts copy it). */
+export interface MonitoredAsset {
+  tenantId: string;
+  id: number;
+  name: string;
+  type: string;
+  projectId: number;
+  connectionId: number;
+  idAttributes?: string[];
+  timestampAttribute?: string;
+  /** The asset's skip_investigator is 'true': alerts say nothing of where their problem sits. */
+  skipInvestigator?: boolean;
+}
+
+/** A past value of a metric. `excluded` keeps an anomalous point out of every baseline. */
+export interface HistoryPoint {
+  job_id: string;
+  /** ISO 8601: the scan time of that job. */
+  time: string;
+  value: number;
+  excluded: boolean;
+}
+
+/** A stored point as measured; `offset` is how far adopting a later level moved it for the baselines. */
+export interface RecordedPoint extends HistoryPoint {
+  offset: number;
+}
+
+/** An anomaly policy that cannot judge a metric yet: it has `points` of the `needed` past scans. */
+export interface TrainingState {
+  policy: string;
+  metric: string;
+  attribute?: string;
+  points: number;
+  needed: number;
+}
+
+/** A metric of the asset's history: how many points it has and its newest. */
+export type MetricSummary = {
+  metric: string;
+  points: number;
+  last_time: string;
+  last_value: number;
+};
+
+/** Why a manual state change cannot be made; the monitor answers with it instead of changing anything. */
+export type TransitionRefusal =
+  | { ok: false; problem: "not_found"; message: string }
+  | { ok: false; problem: "conflict"; message: string };
+
+export interface ApplyScanInput {
+  asset: MonitoredAsset;
+  jobId: string;
+  /** When the job was created (upload time): the alerts' create_time. */
+  createdAt: string;
+  /** When the scan ran: the time of its metrics. */
+  scanTime: string;
+  profile: AssetProfile;
+}
+
+/**
+ * As ApplyScanInput, with the profile as its JSON text: what the scan pipeline sends. A profile is
+ * thousands of small objects (every attribute's top values, quantiles, patterns); handed over as
+ * one string and parsed here, it costs the caller and this object less CPU than the structured
+ * clone of the object itself, for the same profile (the pipeline sends the text only when it has
+ * no null, which may stand for a NaN or an infinity: see applyProfile).
+ */
+export interface ApplyScanJsonInput extends Omit<ApplyScanInput, "profile"> {
+  profileJson: string;
+}
+
+/** As ApplyScanJsonInput, with the profile's wire text (top values packed: profile-wire.ts), shorter still. */
+export interface ApplyScanWireInput extends Omit<ApplyScanInput, "profile"> {
+  profileWire: string;
+}
+
+export interface IncidentStateChange {
+  tenantId: string;
+  incidentId: number;
+  state: "OPEN" | "CLOSED";
+  note?: string;
+  reason?: CloseReason;
+  actor: string;
+}
+
+export type IncidentStateResult = { ok: true } | TransitionRefusal;
+
+/** What the AssetMonitor answers when it applied (or had applied) one scan. */
+export interface ApplyScanResult {
+  jobId: string;
+  alerts: number;
+  dqScore: DqScore | null;
+  /** True when this job had been applied before: nothing was written this time. */
+  replay: boolean;
+}
+
+/** What the AssetMonitor answers over RPC (its stub's methods). */
+export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
+  applyScan(input: ApplyScanInput | ApplyScanJsonInput | ApplyScanWireInput): Promise<ApplyScanResult>;
+  setIncidentState(change: IncidentStateChange): Promise<IncidentStateResult>;
+  rebuildIncidents(input: { asset: MonitoredAsset; since: string }): Promise<{ incidents: number; alerts: number }>;
+  pruneHistory(cutoff: string): Promise<{ points: number }>;
+  training(): Promise<TrainingState[]>;
+  metricSeries(metric: string): Promise<RecordedPoint[]>;
+  metricCatalog(prefix: string | null): Promise<MetricSummary[]>;
+}
