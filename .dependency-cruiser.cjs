@@ -37,6 +37,14 @@ module.exports = {
       to: { path: "^src/(?!lib/|db/|detection/|scan/profile\\.ts$|scan/profiler/patterns\\.ts$)" },
     },
     {
+      name: "connections-is-an-engine",
+      severity: "error",
+      comment:
+        "connections/ (the connection-type registry) opens scan/'s connectors: it imports lib/, db/, scan/ and nothing above (no catalog, job, pipeline, monitor or route).",
+      from: { path: "^src/connections/" },
+      to: { path: "^src/(?!lib/|db/|scan/|connections/)" },
+    },
+    {
       name: "lib-db-at-the-bottom",
       severity: "error",
       comment: "lib/ and db/ serve everyone and import no layer above them.",

@@ -8,6 +8,7 @@
 
 import { and, eq } from "drizzle-orm";
 import type { ConnectionCredential } from "../catalog/connections";
+import { openCredential } from "../connections";
 import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow, SparkProvider, TenantRow } from "../db/schema";
 import { connections, tenants } from "../db/schema";
@@ -16,7 +17,6 @@ import { markDispatched, recordSparkDispatch } from "../jobs/lifecycle";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { outboundPolicy } from "../lib/outbound";
 import { ConnectorError } from "../scan/connectors/types";
-import { openCredential } from "../scan/credentials";
 import { newCallbackSecret } from "../scan/spark/callback-signature";
 import { type DatabricksBlock, databricksJobs } from "../scan/spark/databricks";
 import { type DataprocBlock, dataprocWorkflows } from "../scan/spark/dataproc";

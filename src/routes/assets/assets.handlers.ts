@@ -4,7 +4,7 @@ import { readBesideCheck } from "../../auth/access";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { NotFoundError } from "../../lib/errors";
-import { loadAssetSchema } from "../../scan/schema";
+import { loadAssetSchema } from "../../pipeline/asset-schema";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
 import { assetView, assetViews, NO_EXTRAS } from "./assets.views";
