@@ -19,19 +19,6 @@ const ENTRY_POINTS = "^src/((routes|consumers|cron|monitor)/|(app|app-env|index)
 
 const above = (...layers) => ({ path: layers });
 
-/*
- * TEMPORARY, until the connection registry (branch wt/conn) is merged; then the lead deletes this
- * block, the baseline file and the --ignore-known flag of `npm run lint:deps`:
- * - .dependency-cruiser-known-violations.json lists the layer violations found today: the edges the
- *   registry removes (scan/connectors/index.ts, scan/credentials.ts and scan/iceberg/index.ts import
- *   catalog/), and contracts/messages.ts and contracts/asset-monitor.ts -> scan/profile.ts (the
- *   profile's shape moves to contracts/ once the scan/ files the registry rewrites can follow it).
- *   Any other violation fails.
- * - the folder cycles all run through those catalog <-> scan edges, and dependency-cruiser does not
- *   apply a baseline to folder rules: until then a folder cycle is reported as a warning.
- */
-const FOLDER_CYCLE_SEVERITY = "warn";
-
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -65,7 +52,7 @@ module.exports = {
     },
     {
       name: "no-folder-cycle",
-      severity: FOLDER_CYCLE_SEVERITY,
+      severity: "error",
       comment: "Two folders that import each other, however indirectly, are one tangle: move the shared part down.",
       scope: "folder",
       from: { path: "^src/" },

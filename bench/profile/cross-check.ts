@@ -3,7 +3,7 @@
  * next to exact values (DuckDB count(DISTINCT), quantile_disc… computed untimed), with each
  * engine's largest relative difference from exact.
  */
-import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../src/scan/profile";
+import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../src/contracts/profile";
 import type { ExactColumn, ExactValues, FileKind, SummaryRow } from "./duckdb";
 import { renderTable, significant } from "./table";
 

@@ -3,7 +3,7 @@
  * and, untimed, the exact reference values the accuracy cross-check compares both engines with.
  */
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { QUANTILE_POINTS } from "../../src/scan/profile";
+import { QUANTILE_POINTS } from "../../src/contracts/profile";
 import { TOP_REPORTED } from "../../src/scan/profiler/attribute-stats";
 import { MAX_PATTERN_LENGTH } from "../../src/scan/profiler/patterns";
 

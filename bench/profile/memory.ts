@@ -23,9 +23,9 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { AttributeProfile } from "../../src/contracts/profile";
+import { QUANTILE_POINTS } from "../../src/contracts/profile";
 import { batchRowsFor } from "../../src/scan/formats/types";
-import type { AttributeProfile } from "../../src/scan/profile";
-import { QUANTILE_POINTS } from "../../src/scan/profile";
 import { SCAN_MEMORY_BUDGET, scanMemoryEstimate, sketchSizes } from "../../src/scan/profiler/budget";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { seededRandom } from "../support/seeded-random";

@@ -4,7 +4,7 @@
  * timed, and prints the timed profile's CPU seconds (this process: user + system).
  */
 import { parseArgs } from "node:util";
-import type { AssetProfile } from "../../src/scan/profile";
+import type { AssetProfile } from "../../src/contracts/profile";
 import type { FileKind } from "./duckdb";
 import { FileStore } from "./file-store";
 

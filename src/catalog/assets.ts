@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, isNotNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
+import { ASSET_PAYLOADS, holdableName, LIGHT_SCAN_TYPES, namesTheDatabaseCannotHold } from "../connections";
 import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
 import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
@@ -10,7 +11,6 @@ import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList, inJsonPlaceholder } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { controlCharacterProblem, dialectOfDbType, identifierProblem, valueProblem } from "../scan/sql/identifiers";
 import { findVisibleConnection } from "./connections";
 
 type ProjectRef = { tenantId: string; id: number };
@@ -18,45 +18,8 @@ type ProjectRef = { tenantId: string; id: number };
 // ---------------------------------------------------------------------------------------------
 // What an asset may hold: payload per type, options, schedule.
 
-/** A name no store can hold (a NUL, a control character) is refused whatever the database. */
-const holdableName = (name: string, ctx: z.core.$RefinementCtx) => {
-  const problem = controlCharacterProblem(name);
-  if (problem) ctx.addIssue({ code: "custom", message: problem });
-};
-
-/** A database, catalog, schema, dataset or table name; what its database cannot hold is checked with its connection. */
-export const identifier = z.string().trim().min(1).max(1024).superRefine(holdableName);
-
 /** An attribute (column) named by the options. */
 const attributeName = z.string().min(1).superRefine(holdableName);
-
-/** Payload of an asset, per type: where its table or files are, relative to the connection. */
-export const ASSET_PAYLOADS = {
-  DELTALAKE: z.strictObject({ catalog: identifier, schema: identifier, table: identifier }),
-  SNOWFLAKE: z.strictObject({ database: identifier, schema: identifier, table: identifier }),
-  /** The GCP project comes from the connection. */
-  BIGQUERY: z.strictObject({ dataset: identifier, table: identifier }),
-  REDSHIFT: z.strictObject({ database: identifier, schema: identifier, table: identifier }),
-  /** The database comes from the connection's db_or_schema; schema only where the database has them. */
-  GENERIC_JDBC: z.strictObject({ schema: identifier.optional(), table: identifier }),
-  HIVE_ICEBERG: z.strictObject({ database: identifier, table: identifier }),
-  GCS: filePayload(),
-  S3: filePayload(),
-  AZURE: filePayload(),
-  /** Nothing: each batch arrives by upload, in the request that sends it (its format from its Content-Type). */
-  UPLOAD: z.strictObject({}),
-} satisfies Record<ConnectionType, z.ZodType>;
-
-function filePayload() {
-  return z.strictObject({
-    /** Object key or prefix inside the connection's bucket; `*` and `?` are wildcards. */
-    path: z.string().trim().min(1).max(1024),
-    format: z.enum(["csv", "ndjson", "json", "parquet"]),
-  });
-}
-
-/** Asset types whose connectors can do a light (metadata and pushdown only) scan. */
-export const LIGHT_SCAN_TYPES: readonly ConnectionType[] = ["SNOWFLAKE", "DELTALAKE", "BIGQUERY"];
 
 const boolString = z.enum(["true", "false"]);
 const filterValues = z.record(attributeName, z.array(z.union([z.string(), z.number(), z.boolean()])).max(1000));
@@ -228,42 +191,6 @@ export async function checkConnection(
 
 function invalid(errors: FieldProblem[]): never {
   throw new InvalidInputError(errors);
-}
-
-/** The payload's parts that name a table (and where it is): database, catalog, dataset, schema, table. */
-const TABLE_PARTS = ["database", "catalog", "dataset", "schema", "table"] as const;
-
-/**
- * The names of a payload and options that the database behind `dbType` cannot hold
- * (src/scan/sql/identifiers.ts): too long for PostgreSQL, a MySQL name ending in a space, a NUL in
- * a PostgreSQL filter value… Refused when saved, so a scan never sends them.
- */
-export function namesTheDatabaseCannotHold(
-  dbType: string | null,
-  payload: Record<string, unknown>,
-  options: AssetOptions,
-  fieldOf: (part: string) => string = (part) => `payload.${part}`,
-): FieldProblem[] {
-  const dialect = dialectOfDbType(dbType);
-  if (!dialect) return [];
-  const problems: FieldProblem[] = [];
-  const check = (field: string, name: unknown) => {
-    const message = typeof name === "string" ? identifierProblem(name, dialect) : undefined;
-    if (message) problems.push({ field, message });
-  };
-  for (const part of TABLE_PARTS) check(fieldOf(part), payload[part]);
-  for (const [i, name] of (options.id_attributes ?? []).entries()) check(`options.id_attributes.${i}`, name);
-  check("options.timestamp_attribute", options.timestamp_attribute);
-  for (const kind of ["filter", "segments"] as const) {
-    for (const [attribute, values] of Object.entries(options[kind] ?? {})) {
-      check(`options.${kind}.${attribute}`, attribute);
-      values.forEach((value, i) => {
-        const message = valueProblem(value, dialect);
-        if (message) problems.push({ field: `options.${kind}.${attribute}.${i}`, message });
-      });
-    }
-  }
-  return problems;
 }
 
 // ---------------------------------------------------------------------------------------------

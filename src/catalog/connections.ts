@@ -1,24 +1,25 @@
 import { and, asc, eq, gt, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
+import {
+  CONNECTION_PAYLOADS,
+  type ConnectionCredential,
+  type CredentialInput,
+  changedAddressFields,
+  deriveDbType,
+  NO_CREDENTIAL,
+  requiredCredentialType,
+  sealCredential,
+} from "../connections";
 import type { Db } from "../db";
 import type { ConnectionRow } from "../db/schema";
 import { assets, type ConnectionType, connections } from "../db/schema";
 import { claimUnique, conflictOf, insertWithNextId } from "../db/unique";
-import type { SealedSecret, SecretBox } from "../lib/crypto";
+import type { SecretBox } from "../lib/crypto";
 import { ConflictError, type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../lib/outbound";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { changedAddressFields } from "./connection-addresses";
-import {
-  CONNECTION_PAYLOADS,
-  type CredentialInput,
-  NO_CREDENTIAL,
-  type NoCredential,
-  requiredCredentialType,
-} from "./connection-types";
 
-/** A connection's decrypted credential: what the scan pipeline authenticates with (NONE: an UPLOAD connection's). */
-export type ConnectionCredential = CredentialInput | NoCredential;
+export { type ConnectionCredential, deriveDbType, openConnectionCredential } from "../connections";
 
 /** A new connection, validated against its type (payload and credential, spec 2.2); UPLOAD has no credential. */
 export interface ConnectionDefinition {
@@ -34,35 +35,6 @@ export interface ConnectionChanges {
   type?: ConnectionType;
   payload?: Record<string, unknown>;
   credential?: CredentialInput;
-}
-
-/**
- * Additional data of a sealed credential: a ciphertext opens only in the row it was sealed for,
- * so a credential copied to another connection or tenant is useless.
- */
-const credentialAad = (tenantId: string, connectionId: number) => `connection:${tenantId}:${connectionId}`;
-
-/** The database type of a connection: what SQL dialect or format reader its scans use. */
-export function deriveDbType(type: ConnectionType, payload: Record<string, unknown>): string | null {
-  switch (type) {
-    case "GENERIC_JDBC":
-      return String(payload.db_type);
-    case "REDSHIFT":
-      return "redshift";
-    case "SNOWFLAKE":
-      return "snowflake";
-    case "BIGQUERY":
-      return "bigquery";
-    case "DELTALAKE":
-      return "databricks";
-    case "HIVE_ICEBERG":
-      return "iceberg";
-    case "GCS":
-    case "S3":
-    case "AZURE":
-    case "UPLOAD":
-      return null;
-  }
 }
 
 /**
@@ -151,16 +123,6 @@ function assertCredentialTargets(credential: ConnectionCredential, policy: Outbo
   if (uri !== undefined && uri !== GOOGLE_TOKEN_URI) {
     throw invalid([{ field: "credential.payload.token_uri", message: `must be ${GOOGLE_TOKEN_URI}` }]);
   }
-}
-
-async function sealCredential(
-  box: SecretBox,
-  tenantId: string,
-  connectionId: number,
-  credential: ConnectionCredential,
-) {
-  // The type is sealed with the payload, so a tampered credential_type column is detected on open.
-  return JSON.stringify(await box.seal(credential, credentialAad(tenantId, connectionId)));
 }
 
 const invalid = (errors: FieldProblem[]) => new InvalidInputError(errors);
@@ -277,7 +239,7 @@ export async function updateConnection(
     throw invalid([{ field, message: `must be a ${need} credential for this ${type} connection` }]);
   }
   if (credential === undefined) {
-    // The stored credential may only go where it was entered for (see connection-addresses.ts).
+    // The stored credential may only go where it was entered for (changedAddressFields in src/connections).
     const moved = changedAddressFields(type, row.payload, payload);
     if (moved.length > 0) {
       const fields = moved.map((f) => `payload.${f}`).join(", ");
@@ -345,16 +307,3 @@ export async function updateConnection(
 
 /** Asset ids a refused connection change names at most. */
 const MAX_NAMED_ASSETS = 20;
-
-/** The decrypted credential of a connection, for the scan pipeline; never returned by the API. */
-export async function openConnectionCredential(
-  box: SecretBox,
-  row: Pick<ConnectionRow, "id" | "tenantId" | "credentialType" | "credentialSecret">,
-): Promise<ConnectionCredential> {
-  const sealed = JSON.parse(row.credentialSecret) as SealedSecret;
-  const credential = await box.open<ConnectionCredential>(sealed, credentialAad(row.tenantId, row.id));
-  if (credential.type !== row.credentialType) {
-    throw new Error(`connection ${row.id}: sealed credential type differs from credential_type`);
-  }
-  return credential;
-}

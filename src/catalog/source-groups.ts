@@ -2,6 +2,7 @@ import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
+import { identifier, LIGHT_SCAN_TYPES, namesTheDatabaseCannotHold } from "../connections";
 import type { Db } from "../db";
 import type { ConnectionRow, SourceGroupRow } from "../db/schema";
 import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
@@ -10,13 +11,7 @@ import { nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import {
-  checkConnection,
-  identifier,
-  LIGHT_SCAN_TYPES,
-  namesTheDatabaseCannotHold,
-  projectScopedConnections,
-} from "./assets";
+import { checkConnection, projectScopedConnections } from "./assets";
 import { findVisibleConnection } from "./connections";
 export type SourceGroupType = (typeof SOURCE_GROUP_TYPES)[number];
 type ProjectRef = { tenantId: string; id: number };
@@ -81,7 +76,7 @@ function invalid(errors: FieldProblem[]): never {
 
 /**
  * The names of a group's payload and of its entries' tables that the database behind `dbType`
- * cannot hold (catalog/assets.ts, namesTheDatabaseCannotHold), at their fields in the request.
+ * cannot hold (connections/names.ts, namesTheDatabaseCannotHold), at their fields in the request.
  */
 function groupNameProblems(
   dbType: string | null,

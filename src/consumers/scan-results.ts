@@ -6,6 +6,7 @@
 
 import { and, eq } from "drizzle-orm";
 import type { ScanResultMessage } from "../contracts/messages";
+import type { AssetProfile } from "../contracts/profile";
 import { createDb, type Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs, tenants } from "../db/schema";
@@ -15,7 +16,6 @@ import { tenantUploadStore } from "../jobs/upload-storage";
 import { applyProfile, loadScanSubject } from "../pipeline/scan-pipeline";
 import { resultKey } from "../pipeline/spark-dispatch";
 import { ConnectorError, safeDetail } from "../scan/connectors/types";
-import type { AssetProfile } from "../scan/profile";
 import { SparkProfileSchema } from "../scan/spark/callback-body";
 import { backoffSeconds, describe, isStorageFault, MAX_ATTEMPTS } from "./scan-jobs";
 

@@ -4,8 +4,8 @@
  * pipeline, the backfill, retention, routes) see of it.
  */
 import type { CloseReason } from "../db/schema";
-import type { AssetProfile } from "../scan/profile";
 import type { DqScore } from "./dimensions";
+import type { AssetProfile } from "./profile";
 
 /** The asset as the monitor needs it (and as its incidents and alerts copy it). */
 export interface MonitoredAsset {

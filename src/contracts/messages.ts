@@ -1,4 +1,4 @@
-import type { AssetProfile } from "../scan/profile";
+import type { AssetProfile } from "./profile";
 
 /** A message of the `scan-jobs` queue: which job to run. The job row in D1 holds the rest. */
 export interface ScanJobMessage {

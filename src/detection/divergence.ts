@@ -2,7 +2,7 @@
  * The baselines the drift policies compare with, rebuilt from the share and quantile points of
  * the metric history, and the CDF of a distribution known by its quantiles.
  */
-import { QUANTILE_POINTS } from "../scan/profile";
+import { QUANTILE_POINTS } from "../contracts/profile";
 import { baselinePoints, median } from "./anomaly";
 import type { MetricHistory } from "./types";
 

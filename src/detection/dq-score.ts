@@ -23,7 +23,7 @@
  */
 
 import { DQ_DIMENSIONS, type DqScore, type DqWeights, normaliseWeights } from "../contracts/dimensions";
-import type { AssetProfile } from "../scan/profile";
+import type { AssetProfile } from "../contracts/profile";
 import { POLICIES } from "./policies";
 import type { PolicyRegistry } from "./registry";
 import type { PolicyAlert, Priority } from "./types";

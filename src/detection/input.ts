@@ -1,5 +1,5 @@
+import type { AssetProfile, SchemaField } from "../contracts/profile";
 import type { AttributeKind } from "../db/schema";
-import type { AssetProfile, SchemaField } from "../scan/profile";
 import type { AssetRef, MetricHistory, PolicyOverridesById } from "./types";
 
 /** Everything one evaluation of an asset's policies looks at. */

@@ -13,7 +13,7 @@
  * must stand MIN_Z standard deviations above its mean. Strongest first: by the excess of its share
  * of the problem over its share of the rows; at most MAX_ENTRIES.
  */
-import type { AssetProfile, BreakdownValue } from "../scan/profile";
+import type { AssetProfile, BreakdownValue } from "../contracts/profile";
 import { baselinePoints, median } from "./anomaly";
 import { attrMetric, meanByMetric, unescapeName, valuePrefix } from "./metrics";
 import type { InvestigationEntry, MetricHistory } from "./types";

@@ -17,8 +17,9 @@
  * - text: nearly all distinct → free text when long or with spaces, else identifier; long values
  *   (mean length > 40) → free text; else code
  */
+
+import type { AttributeProfile } from "../contracts/profile";
 import type { AttributeKind } from "../db/schema";
-import type { AttributeProfile } from "../scan/profile";
 import { hasValues } from "./metrics";
 import type { AssetRef } from "./types";
 

@@ -12,8 +12,8 @@
  * so a name can never read as another metric's prefix.
  */
 
+import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../contracts/profile";
 import type { AttributeKind } from "../db/schema";
-import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../scan/profile";
 import type { AssetRef, MetricPoint } from "./types";
 
 /** How a metric varies, which sets the smallest change worth an alert. */

@@ -8,7 +8,7 @@ import type { Segment } from "../contracts/segments";
 import { escapeName } from "./metrics";
 import type { MetricHistory } from "./types";
 
-export { OTHER_SEGMENT } from "../scan/profile";
+export { OTHER_SEGMENT } from "../contracts/profile";
 
 /** Segment values an asset may list, over all its attributes (each attribute adds `(other)`). */
 export const MAX_SEGMENT_VALUES = 50;

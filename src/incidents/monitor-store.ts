@@ -8,6 +8,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
 import type { DqScore } from "../contracts/dimensions";
+import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../contracts/profile";
 import { segmentKey } from "../contracts/segments";
 import type { Db } from "../db";
 import { insertJsonRows } from "../db/json-insert";
@@ -34,7 +35,6 @@ import {
 import type { KnownKind } from "../detection/kinds";
 import type { PolicyAlert } from "../detection/types";
 import { inJsonList } from "../lib/sql";
-import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../scan/profile";
 
 /** One scan's results, as the monitor writes them to D1. */
 export interface ScanResults {

@@ -5,14 +5,13 @@
  */
 
 import { eq } from "drizzle-orm";
-import type { ConnectionCredential } from "../catalog/connections";
+import { createObjectStore } from "../connections";
 import type { Db } from "../db";
 import { type TenantRow, tenants } from "../db/schema";
 import type { Env } from "../env";
 import { secretBox } from "../lib/crypto";
 import {
   ConnectorError,
-  createObjectStore,
   type ObjectStore,
   R2Store,
   type StoredObject,
@@ -56,8 +55,8 @@ export async function tenantUploadStore(
 }
 
 /**
- * The tenant's storage as the file connection it amounts to, opened by the connectors' own
- * createObjectStore (R2 through its S3 API: region auto, the account's endpoint).
+ * The tenant's storage as the file connection it amounts to, opened by that connection type's
+ * module (createObjectStore (R2 through its S3 API: region auto, the account's endpoint)).
  */
 function storeOf(storage: TenantStorage, secret: StorageSecret, env: StorageEnv): WritableObjectStore {
   const { payload } = storage;
@@ -66,7 +65,7 @@ function storeOf(storage: TenantStorage, secret: StorageSecret, env: StorageEnv)
   const s3 = (region: string | undefined, s3Endpoint: { endpoint?: string }) =>
     createObjectStore(
       { type: "S3", payload: { bucket: payload.bucket, ...(region ? { region } : {}), ...s3Endpoint } },
-      { type: "AWS", payload: credentials } as ConnectionCredential,
+      { type: "AWS", payload: credentials },
       env,
       { writable: true },
     );
@@ -80,7 +79,7 @@ function storeOf(storage: TenantStorage, secret: StorageSecret, env: StorageEnv)
     case "GCS":
       return createObjectStore(
         { type: "GCS", payload: { bucket: payload.bucket, ...endpoint } },
-        { type: "GCP", payload: credentials } as ConnectionCredential,
+        { type: "GCP", payload: credentials },
         env,
         { writable: true },
       );

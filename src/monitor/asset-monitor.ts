@@ -14,6 +14,7 @@ import type {
   TrainingState,
 } from "../contracts/asset-monitor";
 import type { NotificationMessage } from "../contracts/messages";
+import type { AssetProfile } from "../contracts/profile";
 import { segmentOf } from "../contracts/segments";
 import { createDb, type Db } from "../db";
 import { type AlertRow, type AttributeKind, assetPolicies, incidents, jiraIntegrations } from "../db/schema";
@@ -53,7 +54,6 @@ import { requestTicket } from "../integrations/tickets";
 import { nowIso } from "../lib/time";
 import type { ChannelRow } from "../notifications/channels";
 import { enabledChannelsQuery, type IncidentEvent, publishIncidentEvents } from "../notifications/events";
-import type { AssetProfile } from "../scan/profile";
 import { decodeProfile } from "../scan/profile-wire";
 import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
 import { type AdoptionPlan, HistoryStore } from "./history-store";

@@ -11,12 +11,12 @@
  */
 
 import type { MetricSummary, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
+import type { SchemaField } from "../contracts/profile";
 import { median } from "../detection/anomaly";
 import { type ChangePoint, KeptHistory } from "../detection/kept-history";
 import type { KnownKind } from "../detection/kinds";
 import { escapeName } from "../detection/metrics";
 import type { EvaluatedPoint, MetricHistory } from "../detection/types";
-import type { SchemaField } from "../scan/profile";
 
 /** What adopting an incident's level changes in the history; planned before, written after the D1 batch. */
 export interface AdoptionPlan {

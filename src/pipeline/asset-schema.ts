@@ -1,4 +1,13 @@
 import { and, eq } from "drizzle-orm";
+import {
+  createObjectStore,
+  createSqlRunner,
+  isFileType,
+  isMetastoreType,
+  openCredential,
+  openIcebergTable,
+} from "../connections";
+import type { SchemaField } from "../contracts/profile";
 import type { Db } from "../db";
 import type { AssetAttribute, AssetRow } from "../db/schema";
 import { assets, connections, tenants } from "../db/schema";
@@ -7,13 +16,9 @@ import { lastUploadedBatch } from "../jobs/scan-requests";
 import { uploadedBatchStore } from "../jobs/upload-storage";
 import { ConflictError } from "../lib/errors";
 import { nowIso } from "../lib/time";
-import { createObjectStore } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
-import { openCredential } from "../scan/credentials";
 import { type FileFormat, objectSource, readSchema } from "../scan/formats";
-import { openIcebergTable } from "../scan/iceberg";
-import type { SchemaField } from "../scan/profile";
-import { createSqlRunner, loadSchema, MAX_SCHEMA_ATTRIBUTES, type SchemaSource, tableOf } from "../scan/sql";
+import { loadSchema, MAX_SCHEMA_ATTRIBUTES, type SchemaSource, tableOf } from "../scan/sql";
 
 /** Where the tenant's schema loads and SQL profiles read column types (its use_information_schema). */
 export async function schemaSource(db: Db, tenantId: string): Promise<SchemaSource> {
@@ -31,7 +36,7 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
   });
   if (!connection) throw new ConnectorError("the asset's connection no longer exists", "not_found");
   const credential = await openCredential(env, connection);
-  if (["S3", "GCS", "AZURE"].includes(asset.type)) {
+  if (isFileType(asset.type)) {
     const payload = asset.payload as { path: string; format: FileFormat };
     const { separator, resolve_wildcards_to_folders: folders } = asset.options as {
       separator?: string;
@@ -42,7 +47,7 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
     if (!first) throw new ConnectorError(`no file matches ${payload.path}`, "not_found");
     return readSchema(objectSource(store, first), payload.format, separator ? { separator } : {});
   }
-  if (asset.type === "HIVE_ICEBERG") return (await openIcebergTable(connection, credential, env, asset.payload)).schema;
+  if (isMetastoreType(asset.type)) return (await openIcebergTable(connection, credential, env, asset.payload)).schema;
   const runner = await createSqlRunner(connection, credential);
   if (runner) {
     try {

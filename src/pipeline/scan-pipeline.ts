@@ -7,9 +7,18 @@
 
 import { and, eq } from "drizzle-orm";
 import { AssetOptions } from "../catalog/assets";
-import type { ConnectionCredential } from "../catalog/connections";
+import {
+  type ConnectionCredential,
+  createObjectStore,
+  createSqlRunner,
+  isFileType,
+  isMetastoreType,
+  openCredential,
+  openIcebergTable,
+} from "../connections";
 import type { ApplyScanResult, MonitoredAsset } from "../contracts/asset-monitor";
 import { assetMonitor } from "../contracts/asset-monitor-client";
+import type { AssetProfile } from "../contracts/profile";
 import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow } from "../db/schema";
 import { assetHeadColumns, assets, connections, scanJobs, tenants } from "../db/schema";
@@ -18,17 +27,14 @@ import { lastFreshness } from "../incidents/monitor-store";
 import type { ScanJobRequest } from "../jobs/scan-requests";
 import { uploadedBatchStore } from "../jobs/upload-storage";
 import { nowIso } from "../lib/time";
-import { createObjectStore, type ObjectStore, type StoredObject } from "../scan/connectors";
+import type { ObjectStore, StoredObject } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
-import { openCredential } from "../scan/credentials";
 import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan/files";
 import type { FileFormat } from "../scan/formats";
-import { openIcebergTable } from "../scan/iceberg";
-import type { AssetProfile } from "../scan/profile";
 import { encodeProfile } from "../scan/profile-wire";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
 import { DEFAULT_FULL_SCAN_THRESHOLD_BYTES, decideEngine } from "../scan/spark/engine";
-import { createSqlRunner, loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
+import { loadSchema, profileTable, type SqlProfileOptions, tableOf } from "../scan/sql";
 import { getSparkJobConfig } from "../settings/spark";
 import { loadAssetSchema, schemaSource } from "./asset-schema";
 import {
@@ -39,8 +45,6 @@ import {
   resultKey,
   type SparkChoice,
 } from "./spark-dispatch";
-
-const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
 
 /** Everything a scan is about, loaded once: the job, its asset with validated options, and where the data is. */
 export interface ScanSubject {
@@ -171,10 +175,10 @@ async function placeScan(env: Env, db: Db, subject: ScanSubject): Promise<{ full
   // was asked for (Spark lists them itself).
   let listed: Listed | undefined;
   if (onlyLightScan || !fullScanRequested) {
-    if (FILE_TYPES.has(asset.type)) {
+    if (isFileType(asset.type)) {
       const store = createObjectStore(source.connection, source.credential, env);
       listed = { store, objects: await listSubjectFiles(db, subject, store) };
-    } else if (asset.type === "HIVE_ICEBERG") {
+    } else if (isMetastoreType(asset.type)) {
       listed = await listIcebergFiles(env, db, subject, source);
     }
   }
@@ -278,7 +282,7 @@ async function profileSubject(
     );
   }
   if (!source) throw new ConnectorError("the asset has no connection", "not_found");
-  if (FILE_TYPES.has(asset.type)) {
+  if (isFileType(asset.type)) {
     const payload = asset.payload as { path: string; format: FileFormat };
     const store = listed?.store ?? createObjectStore(source.connection, source.credential, env);
     const objects = listed?.objects ?? (await listSubjectFiles(db, subject, store));
@@ -289,7 +293,7 @@ async function profileSubject(
       fileScanOptions(subject, format, request.delimiter ?? options.separator, onProgress),
     );
   }
-  if (asset.type === "HIVE_ICEBERG") {
+  if (isMetastoreType(asset.type)) {
     // A light scan of the current snapshot: its Parquet data files, streamed like a file scan.
     const { store, objects } = listed ?? (await listIcebergFiles(env, db, subject, source));
     return profileObjects(store, objects, fileScanOptions(subject, "parquet", undefined, onProgress));

@@ -8,13 +8,13 @@
 
 import { eq } from "drizzle-orm";
 import type { ScanResultMessage } from "../contracts/messages";
+import type { AssetProfile } from "../contracts/profile";
 import type { Db } from "../db";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
 import { releaseCallback, takeCallback } from "../jobs/lifecycle";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, LimitExceededError, UnauthenticatedError } from "../lib/errors";
-import type { AssetProfile } from "../scan/profile";
 import { ScanCallbackBody } from "../scan/spark/callback-body";
 import { checkCallbackSignature } from "../scan/spark/callback-signature";
 import { callbackAad } from "./spark-dispatch";

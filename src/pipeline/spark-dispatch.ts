@@ -7,7 +7,7 @@
  */
 
 import { and, eq } from "drizzle-orm";
-import type { ConnectionCredential } from "../catalog/connections";
+import { type ConnectionCredential, openCredential, type SparkStart, sparkStartOf } from "../connections";
 import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow, SparkProvider, TenantRow } from "../db/schema";
 import { connections, tenants } from "../db/schema";
@@ -16,11 +16,7 @@ import { markDispatched, recordSparkDispatch } from "../jobs/lifecycle";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { outboundPolicy } from "../lib/outbound";
 import { ConnectorError } from "../scan/connectors/types";
-import { openCredential } from "../scan/credentials";
 import { newCallbackSecret } from "../scan/spark/callback-signature";
-import { type DatabricksBlock, databricksJobs } from "../scan/spark/databricks";
-import { type DataprocBlock, dataprocWorkflows } from "../scan/spark/dataproc";
-import { type EmrBlock, emrJobFlows } from "../scan/spark/emr";
 import type { SparkProviderClient } from "../scan/spark/provider";
 import { tableOf } from "../scan/sql";
 import { getSparkJobConfig, type SparkJobConfig } from "../settings/spark";
@@ -83,21 +79,22 @@ export async function chooseSparkTarget(
   if (list.length === 0) {
     return { missing: "the tenant has no Spark job configuration (databricks_config, emr_config or dataproc_config)" };
   }
-  const fits = (c: Candidate, conn: { connection: ConnectionRow; credential: ConnectionCredential }) =>
-    conn.credential.type === c.credential && (c.provider !== "DATABRICKS" || conn.connection.type === "DELTALAKE");
-  const ownFit = own ? list.find((c) => c.block.connection_id === undefined && fits(c, own)) : undefined;
-  if (ownFit && own) return target(env, ownFit, own, config, tenant);
+  // The provider a connection can start is its type's (src/connections): a DELTALAKE token starts Databricks…
+  const fits = (c: Candidate, start: SparkStart | undefined): start is SparkStart => start?.provider === c.provider;
+  const ownStart = own ? sparkStartOf(own.connection, own.credential) : undefined;
+  const ownFit = list.find((c) => c.block.connection_id === undefined && fits(c, ownStart));
+  if (ownFit && ownStart) return target(env, ownFit, ownStart, config, tenant);
   for (const c of list) {
     if (c.block.connection_id === undefined) continue;
     const connection = await db.query.connections.findFirst({
       where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, c.block.connection_id)),
     });
     if (!connection) return { missing: `${blockName(c)}.connection_id ${c.block.connection_id} names no connection` };
-    const conn = { connection, credential: await openCredential(env, connection) };
-    if (!fits(c, conn)) {
+    const start = sparkStartOf(connection, await openCredential(env, connection));
+    if (!fits(c, start)) {
       return { missing: `${blockName(c)}.connection_id must name a connection with ${need(c)}` };
     }
-    return target(env, c, conn, config, tenant);
+    return target(env, c, start, config, tenant);
   }
   const names = list.map((c) => `${blockName(c)} (${need(c)})`).join(", ");
   return {
@@ -110,16 +107,15 @@ const blockName = (c: Candidate) =>
 const need = (c: Candidate) =>
   c.credential === "TOKEN" ? "a DELTALAKE token" : c.credential === "AWS" ? "AWS keys" : "a GCP service account";
 
+/** The provider's target: its client opened by the connection's module, where its driver is, its Spark settings. */
 function target(
   env: Env,
   c: Candidate,
-  conn: { connection: ConnectionRow; credential: ConnectionCredential },
+  start: SparkStart,
   config: SparkJobConfig,
   tenant: TenantRow | undefined,
 ): SparkChoice {
-  const policy = outboundPolicy(env);
-  const payload = conn.connection.payload as Record<string, string | undefined>;
-  const secret = conn.credential.payload as Record<string, string>;
+  const client = start.client(c.block, outboundPolicy(env));
   const storage = tenant?.storage as { type?: string; payload?: { bucket?: string } } | null | undefined;
   const storageUri = (scheme: string, type: string) =>
     storage?.type === type && storage.payload?.bucket
@@ -131,16 +127,7 @@ function target(
     case "DATABRICKS":
       return {
         provider: "DATABRICKS",
-        client: databricksJobs(
-          {
-            host: payload.host ?? "",
-            ...(payload.port ? { port: payload.port } : {}),
-            ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
-            token: secret.token ?? "",
-            block: block as DatabricksBlock,
-          },
-          policy,
-        ),
+        client,
         driverUri: block.driver_uri ?? "dbfs:/dq-monitor/spark/dq_profile.py",
         sparkConf,
         s3Scheme: "s3a",
@@ -148,48 +135,12 @@ function target(
     case "EMR": {
       const driverUri = block.driver_uri ?? storageUri("s3", "S3");
       if (!driverUri) return { missing: "emr_config.driver_uri is not set and the tenant's storage is not S3" };
-      const region = (block.region as string | undefined) ?? payload.region ?? "us-east-1";
-      return {
-        provider: "EMR",
-        client: emrJobFlows(
-          {
-            accessKeyId: secret.access_key ?? "",
-            secretAccessKey: secret.secret_key ?? "",
-            region,
-            ...(typeof block.endpoint === "string" ? { endpoint: block.endpoint } : {}),
-            block: block as EmrBlock,
-          },
-          policy,
-        ),
-        driverUri,
-        sparkConf,
-        s3Scheme: "s3",
-      };
+      return { provider: "EMR", client, driverUri, sparkConf, s3Scheme: "s3" };
     }
     case "DATAPROC": {
       const driverUri = block.driver_uri ?? storageUri("gs", "GCS");
       if (!driverUri) return { missing: "dataproc_config.driver_uri is not set and the tenant's storage is not GCS" };
-      return {
-        provider: "DATAPROC",
-        client: dataprocWorkflows(
-          {
-            project: (block.project_id as string | undefined) ?? secret.project_id ?? "",
-            region: (block.region as string | undefined) ?? "us-central1",
-            ...(typeof block.endpoint === "string" ? { endpoint: block.endpoint } : {}),
-            account: {
-              client_email: secret.client_email ?? "",
-              private_key: secret.private_key ?? "",
-              private_key_id: secret.private_key_id ?? "",
-              ...(secret.token_uri ? { token_uri: secret.token_uri } : {}),
-            },
-            block: block as DataprocBlock,
-          },
-          policy,
-        ),
-        driverUri,
-        sparkConf,
-        s3Scheme: "s3a",
-      };
+      return { provider: "DATAPROC", client, driverUri, sparkConf, s3Scheme: "s3a" };
     }
   }
 }

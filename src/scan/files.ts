@@ -1,3 +1,4 @@
+import type { AssetProfile } from "../contracts/profile";
 import { ConnectorError, type ObjectStore, type StoredObject } from "./connectors/types";
 import {
   AttributeNames,
@@ -9,7 +10,6 @@ import {
   readColumns,
   readRecords,
 } from "./formats";
-import type { AssetProfile } from "./profile";
 import { ProfileBuilder, type ProfileBuilderOptions } from "./profiler/profile-builder";
 
 /** Progress of a scan, reported as it goes. */

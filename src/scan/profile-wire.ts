@@ -7,7 +7,7 @@
  * its plain JSON: the same values, keys in the same order.
  */
 
-import type { AssetProfile, AttributeProfile } from "./profile";
+import type { AssetProfile, AttributeProfile } from "../contracts/profile";
 
 /** An attribute as it travels: its top values as `[values, counts]`, in the same order. */
 type WireAttribute = Omit<AttributeProfile, "top_values"> & { top_values: [string[], number[]] };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { AssetProfile, AttributeProfile } from "../../src/contracts/profile";
 import type { PolicyAlert } from "../../src/detection";
 import { computeDqScore } from "../../src/detection/dq-score";
-import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
 import { defaultDqScoreConfig } from "../../src/settings/dq-score";
 import { attributeProfile } from "../support/attribute-profile";
 

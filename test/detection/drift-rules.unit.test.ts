@@ -4,10 +4,10 @@
  * only, and timestamps stamped with one moment. Each case failed before its rule.
  */
 import { describe, expect, it } from "vitest";
+import type { AttributeProfile } from "../../src/contracts/profile";
 import type { AttributeKind } from "../../src/db/schema";
 import { evaluate, type MetricHistory } from "../../src/detection";
 import { shareBaseline } from "../../src/detection/anomaly";
-import type { AttributeProfile } from "../../src/scan/profile";
 import { prng } from "../support/random";
 import { alertKeys, pastPoints } from "./fixtures";
 

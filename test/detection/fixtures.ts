@@ -5,17 +5,17 @@
  */
 
 import type { HistoryPoint } from "../../src/contracts/asset-monitor";
-import type { AttributeKind } from "../../src/db/schema";
-import { type AssetRef, type Evaluation, evaluate, type MetricHistory } from "../../src/detection";
-import { rememberedSchema, seenSchema } from "../../src/detection/checks/schema";
-import { type KnownKind, resolveKinds } from "../../src/detection/kinds";
 import {
   type AssetProfile,
   type AttributeProfile,
   QUANTILE_POINTS,
   type SchemaField,
   type ValueType,
-} from "../../src/scan/profile";
+} from "../../src/contracts/profile";
+import type { AttributeKind } from "../../src/db/schema";
+import { type AssetRef, type Evaluation, evaluate, type MetricHistory } from "../../src/detection";
+import { rememberedSchema, seenSchema } from "../../src/detection/checks/schema";
+import { type KnownKind, resolveKinds } from "../../src/detection/kinds";
 import { normal, prng } from "../support/random";
 
 export type Cell = string | number | null;

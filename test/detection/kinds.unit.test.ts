@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { AttributeProfile } from "../../src/contracts/profile";
 import { inferKind, resolveKinds } from "../../src/detection/kinds";
-import type { AttributeProfile } from "../../src/scan/profile";
 
 /** An attribute profile of 10,000 rows with the given shape. */
 function attribute(a: Partial<AttributeProfile> & Pick<AttributeProfile, "name" | "inferred_type">): AttributeProfile {

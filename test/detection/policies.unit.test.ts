@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { AssetProfile, AttributeProfile } from "../../src/contracts/profile";
 import type { MetricHistory } from "../../src/detection";
 import {
   evaluate,
@@ -8,7 +9,6 @@ import {
   PolicyOverridesSchema,
   resolvePolicies,
 } from "../../src/detection";
-import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
 import { attributeProfile } from "../support/attribute-profile";
 import { prng } from "../support/random";
 import { alertKeys, cleanOrders, ORDERS, orderKinds, ordersScan, pastPoints, runOrders } from "./fixtures";

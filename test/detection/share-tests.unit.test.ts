@@ -4,9 +4,9 @@
  * of steady batch sizes.
  */
 import { describe, expect, it } from "vitest";
+import type { AssetProfile, AttributeProfile } from "../../src/contracts/profile";
 import { evaluate, type MetricHistory } from "../../src/detection";
 import { wilson } from "../../src/detection/stats";
-import type { AssetProfile, AttributeProfile } from "../../src/scan/profile";
 import { alertKeys, pastPoints } from "./fixtures";
 
 const ASSET = { id: 1, name: "trips", type: "CSV" };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { corrupt } from "../../bench/detection/corruptions";
 import { BIRD_COLUMNS, BIRD_SWAPS } from "../../bench/detection/tables";
+import type { AssetProfile } from "../../src/contracts/profile";
 import {
   investigateDuplicates,
   investigateMismatches,
@@ -12,7 +13,6 @@ import {
 } from "../../src/detection/investigate";
 import { attrMetric, meanByMetric, valuePrefix } from "../../src/detection/metrics";
 import type { MetricHistory } from "../../src/detection/types";
-import type { AssetProfile } from "../../src/scan/profile";
 import { MAX_BREAKDOWN_ATTRIBUTES, MAX_BREAKDOWN_VALUES } from "../../src/scan/profiler/breakdown";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { ReplayMonitor } from "../detection/fixtures";

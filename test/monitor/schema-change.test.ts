@@ -3,8 +3,8 @@
  * no value yet has no type, so its first values are not a change of type; a real change is.
  */
 import { describe, expect, it } from "vitest";
+import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../../src/contracts/profile";
 import { rememberedSchema, seenSchema } from "../../src/detection/checks/schema";
-import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../../src/scan/profile";
 import { admin, call } from "../support/api";
 import { csvAsset } from "../support/assets";
 import { attributeProfile } from "../support/attribute-profile";

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { assetMonitor } from "../../src/contracts/asset-monitor-client";
-import type { AssetProfile } from "../../src/scan/profile";
+import type { AssetProfile } from "../../src/contracts/profile";
 import { decodeProfile, encodeProfile } from "../../src/scan/profile-wire";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { csvAsset } from "../support/assets";

@@ -1,5 +1,5 @@
 /** An attribute profile for tests of the policies, built in memory (no binding: both test lanes use it). */
-import type { AttributeProfile } from "../../src/scan/profile";
+import type { AttributeProfile } from "../../src/contracts/profile";
 
 /** An attribute profile with no rows and no values, overridden by `over`. */
 export function attributeProfile(name: string, over: Partial<AttributeProfile> = {}): AttributeProfile {

@@ -4,8 +4,8 @@
  */
 import { BIRD_COLUMNS, toCsv } from "../../bench/detection/tables";
 import birdstrikesCsv from "../../node_modules/vega-datasets/data/birdstrikes.csv?raw";
+import type { AssetProfile } from "../../src/contracts/profile";
 import type { AssetRef } from "../../src/detection";
-import type { AssetProfile } from "../../src/scan/profile";
 import { profileCsv } from "./profiles";
 
 export const BIRDSTRIKES: AssetRef = { id: 1, name: "birdstrikes", type: "S3", timestamp_attribute: "flight_date" };

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { requiredCredentialType } from "../../src/catalog/connection-types";
+import { requiredCredentialType } from "../../src/connections";
 import type { ConnectionType } from "../../src/db/schema";
 import { admin, type Credential, call } from "./api";
 import { unique } from "./unique";

@@ -1,8 +1,8 @@
 /** Profiles for tests of the policies: a CSV text through the file profiler (an in-memory attribute: attribute-profile.ts). */
 import { env } from "cloudflare:workers";
+import type { AssetProfile } from "../../src/contracts/profile";
 import { R2Store } from "../../src/scan/connectors";
 import { profileObjects } from "../../src/scan/files";
-import type { AssetProfile } from "../../src/scan/profile";
 import type { ProfileBuilderOptions } from "../../src/scan/profiler/profile-builder";
 
 /** A CSV text profiled as an upload's scan profiles it: stored in R2, read by the file profiler (breakdown on). */

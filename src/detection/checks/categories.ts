@@ -19,7 +19,7 @@
  *   attributes of up to MAX_LISTED_VALUES values list them all, so their rare values are watched.
  * The values that moved are named in the alert (`values`).
  */
-import type { AttributeProfile } from "../../scan/profile";
+import type { AttributeProfile } from "../../contracts/profile";
 import { shareBaseline } from "../anomaly";
 import { componentBaseline } from "../divergence";
 import { attrMetric, escapeName, listsEveryValue, nonNull, unescapeName, valuePrefix } from "../metrics";

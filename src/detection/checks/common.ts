@@ -3,8 +3,8 @@
  * and the share test the rate policies use (a Wilson interval against the metric's own history).
  */
 import type { HistoryPoint, TrainingState } from "../../contracts/asset-monitor";
+import type { AttributeProfile } from "../../contracts/profile";
 import type { AttributeKind } from "../../db/schema";
-import type { AttributeProfile } from "../../scan/profile";
 import { type AnomalyParams, type AnomalyResult, baselinePoints, shareBaseline } from "../anomaly";
 import type { EvaluationInput } from "../input";
 import { investigationSentence } from "../investigate";

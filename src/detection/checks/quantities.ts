@@ -8,8 +8,8 @@
  * - A point mass the quantiles cannot see (rows set to one value: a default, a stuck sensor) is the
  *   most frequent value's share rising beyond its history, by the share test (modeShare).
  */
-import type { AttributeProfile } from "../../scan/profile";
-import { QUANTILE_POINTS } from "../../scan/profile";
+import type { AttributeProfile } from "../../contracts/profile";
+import { QUANTILE_POINTS } from "../../contracts/profile";
 import { baselinePoints, median, spreadBound } from "../anomaly";
 import { componentBaseline, quantileCdf } from "../divergence";
 import { investigateShift } from "../investigate";

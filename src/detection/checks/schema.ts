@@ -1,5 +1,5 @@
 /** The schema as a scan saw it, and as the next scan is compared with (schema_change, the AssetMonitor). */
-import { type AssetProfile, type SchemaField, UNKNOWN_TYPE } from "../../scan/profile";
+import { type AssetProfile, type SchemaField, UNKNOWN_TYPE } from "../../contracts/profile";
 import { hasValues } from "../metrics";
 
 /** The schema as a scan saw it: an attribute without a declared type or a value has no type yet. */

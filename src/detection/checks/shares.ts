@@ -2,7 +2,7 @@
  * The rate policies' finding (completeness, type_mismatch): the share of bad values of an
  * attribute against its own history by a test that knows the row count (see shareTest).
  */
-import type { AttributeProfile } from "../../scan/profile";
+import type { AttributeProfile } from "../../contracts/profile";
 import {
   type CheckContext,
   type Finding,

@@ -1,7 +1,7 @@
 /** schema_change: attributes added, removed or retyped since the previous scan; a fixed rule, no baseline. */
 import { z } from "zod";
+import { UNKNOWN_TYPE } from "../../contracts/profile";
 import { ATTRIBUTE_KINDS } from "../../db/schema";
-import { UNKNOWN_TYPE } from "../../scan/profile";
 import { assetName, type Check, type Finding, NOTHING } from "../checks/common";
 import { seenSchema } from "../checks/schema";
 import { definePolicy } from "../policy";

@@ -11,8 +11,8 @@
 
 import { z } from "zod";
 import type { HistoryPoint } from "../../contracts/asset-monitor";
-import type { AttributeProfile } from "../../scan/profile";
-import { QUANTILE_POINTS } from "../../scan/profile";
+import type { AttributeProfile } from "../../contracts/profile";
+import { QUANTILE_POINTS } from "../../contracts/profile";
 import { baselinePoints, detect } from "../anomaly";
 import {
   anomalyFields,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CONNECTION_PAYLOADS, CredentialInput, requiredCredentialType } from "../../catalog/connection-types";
+import { CONNECTION_PAYLOADS, CredentialInput, credentialBasis, requiredCredentialType } from "../../connections";
 import { CONNECTION_TYPES, type ConnectionType } from "../../db/schema";
 import { IntId, ProjectParams, TenantParams } from "../params";
 
@@ -30,19 +30,11 @@ const uploadDefinition = z.strictObject(
   },
 );
 
+/** One definition per connection type of the registry, in the order of CONNECTION_TYPES. */
+const [first, ...rest] = CONNECTION_TYPES.filter((t) => t !== "UPLOAD").map(definitionOf);
+
 export const CreateConnectionBody = z
-  .discriminatedUnion("type", [
-    definitionOf("REDSHIFT"),
-    definitionOf("GCS"),
-    definitionOf("S3"),
-    definitionOf("AZURE"),
-    definitionOf("BIGQUERY"),
-    definitionOf("DELTALAKE"),
-    definitionOf("GENERIC_JDBC"),
-    definitionOf("HIVE_ICEBERG"),
-    definitionOf("SNOWFLAKE"),
-    uploadDefinition,
-  ])
+  .discriminatedUnion("type", [first!, ...rest, uploadDefinition])
   .superRefine((body, ctx) => {
     if (body.type === "UPLOAD") return;
     const need = requiredCredentialType(body.type, body.payload);
@@ -50,7 +42,7 @@ export const CreateConnectionBody = z
       ctx.addIssue({
         code: "custom",
         path: ["credential", "type"],
-        message: `must be ${need} for a ${body.type} connection${body.type === "HIVE_ICEBERG" ? ` on ${body.payload.location_type}` : ""}`,
+        message: `must be ${need} for a ${body.type} connection${credentialBasis(body.type, body.payload)}`,
       });
     }
   })

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { storageEndpoint } from "../../catalog/connection-types";
+import { storageEndpoint } from "../../connections";
 import { TenantId } from "../params";
 
 /** 50 GB = 50 × 10⁹ bytes (decimal, as storage is sold), the default upload size of a new tenant (spec section 8). */

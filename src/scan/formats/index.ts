@@ -2,8 +2,9 @@
  * Streaming readers for files in object storage: CSV, NDJSON, JSON and Parquet, read in batches of
  * rows so that a scan never holds a whole file (Workers have 128 MB).
  */
+
+import type { SchemaField } from "../../contracts/profile";
 import { ConnectorError } from "../connectors/types";
-import type { SchemaField } from "../profile";
 import { CsvParser } from "./csv";
 import { SchemaSampler, textType } from "./infer";
 import { JsonParser } from "./json";

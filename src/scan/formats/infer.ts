@@ -1,5 +1,5 @@
 /** Attribute types guessed from a sample of values, for the schema of text formats. */
-import { type SchemaField, UNKNOWN_TYPE } from "../profile";
+import { type SchemaField, UNKNOWN_TYPE } from "../../contracts/profile";
 import type { Row } from "./types";
 
 const INTEGER = /^[+-]?(?:0|[1-9]\d*)$/;

@@ -15,8 +15,8 @@ import {
   type SchemaTree,
 } from "hyparquet";
 import { getMaxDefinitionLevel, getMaxRepetitionLevel, getSchemaPath } from "hyparquet/src/schema.js";
+import type { SchemaField } from "../../contracts/profile";
 import { ConnectorError } from "../connectors/types";
-import type { SchemaField } from "../profile";
 import { compressors } from "./codecs";
 import { MAX_RECORD_DEPTH, MAX_VALUE_CHARS, recordError, tooManyAttributes, valueTooLong } from "./limits";
 import { chunkRange, isFlatTopLevel, readFlatChunk, timestampUnit } from "./parquet-flat";

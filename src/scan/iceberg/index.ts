@@ -5,13 +5,9 @@
  * profiled like any file scan (src/scan/files.ts).
  */
 
-import { HiveIcebergPayload } from "../../catalog/connection-types";
-import type { ConnectionCredential } from "../../catalog/connections";
-import type { Env } from "../../env";
-import { outboundPolicy } from "../../lib/outbound";
-import { createObjectStore } from "../connectors";
+import type { SchemaField } from "../../contracts/profile";
+import type { OutboundPolicy } from "../../lib/outbound";
 import { ConnectorError, type ObjectStore, type StoredObject } from "../connectors/types";
-import type { SchemaField } from "../profile";
 import { getMetastoreTable, metastoreAddress } from "./metastore";
 import { type KeyOf, liveDataFiles, readTableMetadata } from "./table";
 
@@ -26,33 +22,38 @@ export interface IcebergTable {
   dataFiles(): Promise<StoredObject[]>;
 }
 
+/** A Hive catalog of Iceberg tables: its metastore, and the one bucket its files may be read from. */
+export interface IcebergCatalog {
+  thrift_uri: string;
+  location_type: "S3" | "GCS" | "AZURE";
+  bucket: string;
+}
+
 /** URI schemes of each location type, as Iceberg's FileIO implementations write them. */
-const SCHEMES: Record<HiveIcebergPayload["location_type"], readonly string[]> = {
+const SCHEMES: Record<IcebergCatalog["location_type"], readonly string[]> = {
   S3: ["s3", "s3a", "s3n"],
   GCS: ["gs"],
   AZURE: ["abfs", "abfss", "wasb", "wasbs"],
 };
 
 /**
- * Opens the table an HIVE_ICEBERG asset names (payload `{database, table}`) through its
- * connection. Every file the table names must lie in the connection's bucket: the credential is
+ * Opens the table an HIVE_ICEBERG asset names (payload `{database, table}`) through its catalog;
+ * `storeFor` opens the catalog's bucket with its credential (on Azure, in the storage account the
+ * table's location names). Every file the table names must lie in that bucket: the credential is
  * never used elsewhere.
  */
 export async function openIcebergTable(
-  connection: { payload: unknown },
-  credential: ConnectionCredential,
-  env: Partial<Env>,
+  payload: IcebergCatalog,
+  storeFor: (account: string | undefined) => ObjectStore,
+  policy: OutboundPolicy,
   assetPayload: unknown,
 ): Promise<IcebergTable> {
-  const parsed = HiveIcebergPayload.safeParse(connection.payload);
-  if (!parsed.success) throw new ConnectorError("the HIVE_ICEBERG connection's payload is not valid", "invalid");
-  const payload = parsed.data;
   const { database, table } = (assetPayload ?? {}) as { database?: unknown; table?: unknown };
   if (typeof database !== "string" || typeof table !== "string") {
     throw new ConnectorError("a HIVE_ICEBERG asset names its table as payload {database, table}", "invalid");
   }
   const name = `${database}.${table}`;
-  const found = await getMetastoreTable(metastoreAddress(payload.thrift_uri), database, table, outboundPolicy(env));
+  const found = await getMetastoreTable(metastoreAddress(payload.thrift_uri), database, table, policy);
   const tableType = found.parameters.table_type ?? found.parameters.TABLE_TYPE;
   if (tableType?.toUpperCase() !== "ICEBERG") {
     throw new ConnectorError(
@@ -63,19 +64,7 @@ export async function openIcebergTable(
   const metadataUri = found.parameters.metadata_location;
   if (!metadataUri) throw new ConnectorError(`the metastore gives no metadata_location for ${name}`, "invalid");
   const first = locate(payload, metadataUri);
-  const store = createObjectStore(
-    {
-      type: payload.location_type,
-      payload: {
-        bucket: payload.bucket,
-        ...(payload.location_type === "S3" ? { region: payload.region } : {}),
-        ...(payload.location_type === "AZURE" ? { storage_account: first.account } : {}),
-        ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
-      },
-    },
-    credential,
-    env,
-  );
+  const store = storeFor(first.account);
   const keyOf: KeyOf = (uri) => {
     const at = locate(payload, uri);
     if (at.account !== first.account) throw outside(uri, payload);
@@ -91,7 +80,7 @@ export async function openIcebergTable(
 }
 
 /** The key (and, on Azure, the storage account) of a file URI in the connection's bucket. */
-function locate(payload: HiveIcebergPayload, uri: string): { key: string; account?: string } {
+function locate(payload: IcebergCatalog, uri: string): { key: string; account?: string } {
   let url: URL;
   try {
     url = new URL(uri);
@@ -113,7 +102,7 @@ function locate(payload: HiveIcebergPayload, uri: string): { key: string; accoun
   return { key };
 }
 
-function outside(uri: string, payload: HiveIcebergPayload): ConnectorError {
+function outside(uri: string, payload: IcebergCatalog): ConnectorError {
   const shown = uri.replace(/[?#].*$/s, "");
   return new ConnectorError(
     `the table names ${shown}, which is not in the connection's ${payload.location_type} bucket ${payload.bucket}: the credential is used for that bucket only`,

@@ -6,10 +6,10 @@
  */
 
 import { z } from "zod";
+import type { SchemaField } from "../../contracts/profile";
 import { readBytes } from "../../lib/streams";
 import type { ObjectStore, StoredObject } from "../connectors/types";
 import { ConnectorError } from "../connectors/types";
-import type { SchemaField } from "../profile";
 import { AvroError, type AvroRecord, readAvroFile } from "./avro";
 
 /** A metadata JSON, a manifest list or a manifest larger than this is refused (the Worker's memory). */

@@ -13,9 +13,9 @@
  * table's scan gives them smaller sizes (profiler/budget.ts).
  */
 
+import type { AttributeProfile, ValueType } from "../../contracts/profile";
+import { QUANTILE_POINTS } from "../../contracts/profile";
 import type { DictionaryCodes } from "../formats/types";
-import type { AttributeProfile, ValueType } from "../profile";
-import { QUANTILE_POINTS } from "../profile";
 import type { ColumnCodes, ColumnScratch } from "./column-codes";
 import { DistinctCounter } from "./distinct";
 import {

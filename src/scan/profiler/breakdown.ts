@@ -30,7 +30,7 @@
  * row (a row without the attribute misses it, as the profile counts it).
  */
 
-import type { BreakdownProfile, BreakdownValue, NumericSummary } from "../profile";
+import type { BreakdownProfile, BreakdownValue, NumericSummary } from "../../contracts/profile";
 import type { ColumnCodes } from "./column-codes";
 import { ownString } from "./own-string";
 import { T_EMPTY, T_INTEGER, T_NUMBER, T_STRING } from "./value-types";

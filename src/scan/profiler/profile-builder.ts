@@ -9,8 +9,8 @@
  * combineHash per value. Exact up to 64-bit collisions (~n²/2^65 for n distinct rows).
  */
 
+import { type AssetProfile, OTHER_SEGMENT, type SchemaField } from "../../contracts/profile";
 import type { DictionaryCodes } from "../formats/types";
-import { type AssetProfile, OTHER_SEGMENT, type SchemaField } from "../profile";
 import { AttributeStats, isoTime } from "./attribute-stats";
 import { Breakdown } from "./breakdown";
 import { type SketchSizes, sketchSizes } from "./budget";

@@ -5,7 +5,7 @@
  * 1/0 for booleans; a number's decimal places; the text's shape).
  */
 
-import type { ValueType } from "../profile";
+import type { ValueType } from "../../contracts/profile";
 
 export const T_INTEGER = 0;
 export const T_NUMBER = 1;

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { VALUE_TYPES } from "../profile";
+import { VALUE_TYPES } from "../../contracts/profile";
 
 const count = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 const scalar = z.union([z.number(), z.string().max(4096)]);
@@ -46,7 +46,7 @@ const ProfileCore = z.object({
   sampled: z.boolean(),
 });
 
-/** The profile shape the Worker computes (scan/profile.ts), without the investigator's breakdown. */
+/** The profile shape the Worker computes (contracts/profile.ts), without the investigator's breakdown. */
 export const SparkProfileSchema = ProfileCore.extend({
   segments: z
     .array(z.object({ attribute: z.string().max(1024), value: z.string().max(4096), profile: ProfileCore }))

@@ -8,16 +8,9 @@
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { accountSecrets, exchangeServiceAccountAssertion, type GcsServiceAccount } from "../connectors/gcs";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import { type SqlRunner, type StatementResult, statementMethods } from "./runner";
-import {
-  cleanDetail,
-  closedError,
-  exactNumber,
-  PollBudget,
-  parseJson,
-  trimSlash,
-  type WarehouseRunnerOptions,
-} from "./warehouse-api";
+import type { SqlRunner } from "./runner";
+import { statementRunner } from "./statement-lifecycle";
+import { cleanDetail, exactNumber, parseJson, trimSlash, type WarehouseRunnerOptions } from "./warehouse-api";
 
 /** jobs.query creates a query job: it needs the bigquery scope (the read-only scopes cannot create jobs). */
 export const BIGQUERY_SCOPE = "https://www.googleapis.com/auth/bigquery";
@@ -69,8 +62,6 @@ export async function createBigQueryRunner(
   };
   const secrets = accountSecrets(account);
   let token: { accessToken: string; refreshAt: number } | undefined;
-  let running: { jobId: string; location?: string | undefined } | undefined;
-  let closed = false;
 
   async function call(method: string, url: string, body?: unknown): Promise<QueryAnswer> {
     for (let attempt = 0; ; attempt++) {
@@ -119,66 +110,51 @@ export async function createBigQueryRunner(
     return `${base}/queries/${encodeURIComponent(jobId)}?${q}`;
   }
 
-  async function cancel(job: { jobId: string; location?: string | undefined }): Promise<void> {
-    const q = job.location ? `?location=${encodeURIComponent(job.location)}` : "";
-    await call("POST", `${base}/jobs/${encodeURIComponent(job.jobId)}/cancel${q}`).catch(() => {});
-  }
+  type Job = { jobId: string; location?: string | undefined };
 
-  /** Runs one statement: its rows, and the columns its metadata describes. */
-  async function execute(sql: string, params: unknown[] = []): Promise<StatementResult> {
-    if (closed) throw closedError("BigQuery");
-    const budget = new PollBudget(options);
-    const request: Record<string, unknown> = {
-      query: sql,
-      useLegacySql: false,
-      timeoutMs: SERVER_WAIT_MS,
-      // Timestamps as microseconds since the epoch (exact), not as floating-point seconds.
-      formatOptions: { useInt64Timestamp: true },
-    };
-    if (config.location) request.location = config.location;
-    if (params.length) {
-      // The generator writes `?` markers: positional parameters, in order.
-      request.parameterMode = "POSITIONAL";
-      request.queryParameters = params.map(parameter);
-    }
-    let answer = await call("POST", `${base}/queries`, request);
-    const jobId = answer.jobReference?.jobId;
-    const location = answer.jobReference?.location ?? config.location;
-    running = jobId ? { jobId, location } : undefined;
-    try {
-      while (answer.jobComplete === false) {
-        if (!jobId) throw new ConnectorError("BigQuery returned an unfinished job without an id", "transient");
-        await budget.next("the BigQuery job", () => cancel({ jobId, location }));
-        if (closed) {
-          // close() may have come before the job id was known: cancel here too.
-          await cancel({ jobId, location });
-          throw closedError("BigQuery");
-        }
-        answer = await call("GET", resultsUrl(jobId, location));
+  return statementRunner<Job, QueryAnswer>("bigquery", options, {
+    provider: "BigQuery",
+    what: "the BigQuery job",
+    noHandle: "BigQuery returned an unfinished job without an id",
+    async submit(sql, params, _budget, started) {
+      const request: Record<string, unknown> = {
+        query: sql,
+        useLegacySql: false,
+        timeoutMs: SERVER_WAIT_MS,
+        // Timestamps as microseconds since the epoch (exact), not as floating-point seconds.
+        formatOptions: { useInt64Timestamp: true },
+      };
+      if (config.location) request.location = config.location;
+      if (params.length) {
+        // The generator writes `?` markers: positional parameters, in order.
+        request.parameterMode = "POSITIONAL";
+        request.queryParameters = params.map(parameter);
       }
+      const answer = await call("POST", `${base}/queries`, request);
+      const jobId = answer.jobReference?.jobId;
+      const job = jobId ? { jobId, location: answer.jobReference?.location ?? config.location } : undefined;
+      if (job) started(job);
+      return { handle: job, answer };
+    },
+    running: (answer) => answer.jobComplete === false,
+    poll: (job) => call("GET", resultsUrl(job.jobId, job.location)),
+    async result(first, job, checkOpen) {
+      let answer = first;
       const fields = answer.schema?.fields ?? [];
       const rows = (answer.rows ?? []).map((r) => toObject(fields, r));
       while (answer.pageToken) {
-        if (closed) throw closedError("BigQuery");
-        if (!jobId) break;
-        answer = await call("GET", resultsUrl(jobId, location, answer.pageToken));
+        checkOpen();
+        if (!job) break;
+        answer = await call("GET", resultsUrl(job.jobId, job.location, answer.pageToken));
         for (const r of answer.rows ?? []) rows.push(toObject(fields, r));
       }
       return { rows, columns: fields.map((f) => ({ name: f.name, type: f.type })) };
-    } finally {
-      running = undefined;
-    }
-  }
-
-  return {
-    dialect: "bigquery",
-    ...statementMethods(execute),
-    async close(): Promise<void> {
-      closed = true;
-      const job = running;
-      if (job) await cancel(job);
     },
-  };
+    cancel: async (job) => {
+      const q = job.location ? `?location=${encodeURIComponent(job.location)}` : "";
+      await call("POST", `${base}/jobs/${encodeURIComponent(job.jobId)}/cancel${q}`).catch(() => {});
+    },
+  });
 }
 
 /** A positional query parameter: GoogleSQL type and the value as text (absent value = NULL). */

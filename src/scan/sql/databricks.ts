@@ -7,16 +7,9 @@
 
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import { type SqlRunner, type StatementResult, statementMethods } from "./runner";
-import {
-  cleanDetail,
-  closedError,
-  exactNumber,
-  PollBudget,
-  parseJson,
-  trimSlash,
-  type WarehouseRunnerOptions,
-} from "./warehouse-api";
+import type { SqlRunner } from "./runner";
+import { statementRunner } from "./statement-lifecycle";
+import { cleanDetail, exactNumber, parseJson, trimSlash, type WarehouseRunnerOptions } from "./warehouse-api";
 
 export interface DatabricksConfig {
   /** Workspace host, e.g. dbc-a1b2c3d4-e5f6.cloud.databricks.com. */
@@ -75,8 +68,6 @@ export async function createDatabricksRunner(
   const port = config.port && config.port !== "443" ? `:${config.port}` : "";
   const base = trimSlash(options.endpoint ?? `https://${config.host}${port}`);
   const secrets = [config.token];
-  let running: string | undefined;
-  let closed = false;
 
   async function call(method: string, path: string, body?: unknown): Promise<StatementAnswer> {
     const url = `${base}${path}`;
@@ -127,38 +118,30 @@ export async function createDatabricksRunner(
     return new ConnectorError(`Databricks statement failed${suffix}`, kind);
   }
 
-  async function cancel(id: string): Promise<void> {
-    await call("POST", `/api/2.0/sql/statements/${encodeURIComponent(id)}/cancel`).catch(() => {});
-  }
+  const statementPath = (id: string) => `/api/2.0/sql/statements/${encodeURIComponent(id)}`;
 
-  /** Runs one statement: its rows, and the columns its metadata describes. */
-  async function execute(sql: string, params: unknown[] = []): Promise<StatementResult> {
-    if (closed) throw closedError("Databricks");
-    const budget = new PollBudget(options);
-    const request: Record<string, unknown> = {
-      statement: sql,
-      warehouse_id: warehouseId,
-      // Wait on the server first; a longer statement continues and is polled.
-      wait_timeout: "30s",
-      on_wait_timeout: "CONTINUE",
-      format: "JSON_ARRAY",
-      disposition: "INLINE",
-    };
-    if (params.length) request.parameters = params.map((v, i) => parameter(`p${i}`, v));
-    let answer = await call("POST", "/api/2.0/sql/statements", request);
-    const id = answer.statement_id;
-    running = id;
-    try {
-      while (answer.status?.state === "PENDING" || answer.status?.state === "RUNNING") {
-        if (!id) throw new ConnectorError("Databricks returned a running statement without an id", "transient");
-        await budget.next("the Databricks statement", () => cancel(id));
-        if (closed) {
-          // close() may have come before the statement id was known: cancel here too.
-          await cancel(id);
-          throw closedError("Databricks");
-        }
-        answer = await call("GET", `/api/2.0/sql/statements/${encodeURIComponent(id)}`);
-      }
+  return statementRunner<string, StatementAnswer>("databricks", options, {
+    provider: "Databricks",
+    what: "the Databricks statement",
+    noHandle: "Databricks returned a running statement without an id",
+    async submit(sql, params, _budget, started) {
+      const request: Record<string, unknown> = {
+        statement: sql,
+        warehouse_id: warehouseId,
+        // Wait on the server first; a longer statement continues and is polled.
+        wait_timeout: "30s",
+        on_wait_timeout: "CONTINUE",
+        format: "JSON_ARRAY",
+        disposition: "INLINE",
+      };
+      if (params.length) request.parameters = params.map((v, i) => parameter(`p${i}`, v));
+      const answer = await call("POST", "/api/2.0/sql/statements", request);
+      if (answer.statement_id) started(answer.statement_id);
+      return { handle: answer.statement_id, answer };
+    },
+    running: (answer) => answer.status?.state === "PENDING" || answer.status?.state === "RUNNING",
+    poll: (id) => call("GET", statementPath(id)),
+    async result(answer, _id, checkOpen) {
       if (answer.status?.state !== "SUCCEEDED") throw ended(answer);
       const columns = answer.manifest?.schema?.columns ?? [];
       const rows: Record<string, unknown>[] = [];
@@ -167,7 +150,7 @@ export async function createDatabricksRunner(
         for (const r of chunk.data_array ?? []) rows.push(toObject(columns, r));
         const next = chunk.next_chunk_internal_link;
         if (!next) break;
-        if (closed) throw closedError("Databricks");
+        checkOpen();
         // The link is a path on the workspace; never follow it anywhere else.
         if (!next.startsWith("/api/2.0/sql/statements/")) {
           throw new ConnectorError("Databricks returned an unexpected chunk link", "invalid");
@@ -175,20 +158,11 @@ export async function createDatabricksRunner(
         chunk = (await call("GET", next)) as Chunk;
       }
       return { rows, columns: columns.map((c) => ({ name: c.name, type: c.type_text ?? c.type_name ?? "" })) };
-    } finally {
-      running = undefined;
-    }
-  }
-
-  return {
-    dialect: "databricks",
-    ...statementMethods(execute),
-    async close(): Promise<void> {
-      closed = true;
-      const id = running;
-      if (id) await cancel(id);
     },
-  };
+    cancel: async (id) => {
+      await call("POST", `${statementPath(id)}/cancel`).catch(() => {});
+    },
+  });
 }
 
 /** A named parameter: the value as text with its SQL type (no value = NULL). */

@@ -4,7 +4,7 @@
  * (generator.ts) composes these and never writes dialect-specific SQL itself.
  */
 
-import type { ValueType } from "../profile";
+import type { ValueType } from "../../contracts/profile";
 import type { Dialect, TableRef } from "./runner";
 import { join, param, raw, SqlText, sql } from "./sql-text";
 

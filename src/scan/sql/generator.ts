@@ -9,7 +9,7 @@
  * query per chunk of numeric columns for exact quantiles.
  */
 
-import { QUANTILE_POINTS } from "../profile";
+import { QUANTILE_POINTS } from "../../contracts/profile";
 import { type ColumnKind, columnKind, type DialectSql, numberLiteral as num } from "./dialects";
 import type { TableRef } from "./runner";
 import { join, param, type RenderedQuery, raw, render, type SqlText, sql } from "./sql-text";

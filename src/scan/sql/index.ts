@@ -6,7 +6,6 @@ import { type JdbcPayload, jdbcConfig } from "./jdbc-config";
 import { createMysqlRunner } from "./mysql";
 import { createPostgresRunner } from "./postgres";
 import type { SqlRunner, TableRef } from "./runner";
-import { createWarehouseRunner, WAREHOUSE_TYPES } from "./warehouses";
 
 /**
  * A runner for a GENERIC_JDBC connection (see jdbc-config.ts for which payload and credential
@@ -48,35 +47,8 @@ export function tableOf(payload: Record<string, unknown>, table?: string): Table
   return { ...(catalog ? { catalog } : {}), ...(schema ? { schema } : {}), name: table ?? p.table };
 }
 
-/** Connection types whose assets are profiled by SQL pushdown. */
-export const SQL_TYPES = new Set(["GENERIC_JDBC", ...WAREHOUSE_TYPES]);
-
-/**
- * The SQL runner of a database or warehouse connection with its opened credential; undefined
- * for connection types that are not SQL (files, HIVE_ICEBERG). `policy` decides where it may
- * connect (default: the deployment's, ALLOW_PRIVATE_TARGETS).
- */
-export async function createSqlRunner(
-  connection: { type: string; payload: Record<string, unknown> },
-  credential: { type: string; payload: Record<string, unknown> },
-  policy?: OutboundPolicy,
-): Promise<SqlRunner | undefined> {
-  if (connection.type === "GENERIC_JDBC") {
-    return createJdbcRunner(
-      connection.payload as unknown as JdbcPayload,
-      credential.payload as Record<string, string>,
-      policy,
-    );
-  }
-  if (WAREHOUSE_TYPES.includes(connection.type)) {
-    return createWarehouseRunner(connection, credential, policy ? { policy } : {});
-  }
-  return undefined;
-}
-
 export { type ColumnKind, columnKind, type DialectSql, dialectSql } from "./dialects";
 export type { FilterValue, ProfileColumn, SqlProfileOptions } from "./generator";
 export type { JdbcConfig, JdbcPayload } from "./jdbc-config";
 export { loadSchema, MAX_SCHEMA_ATTRIBUTES, profileTable, type SchemaSource } from "./profile-table";
 export { DIALECTS, type Dialect, type SqlRunner, type TableRef } from "./runner";
-export { createWarehouseRunner, WAREHOUSE_TYPES } from "./warehouses";

@@ -41,7 +41,7 @@ export const JDBC_CONNECTION_PROPERTIES = {
 export interface JdbcPayload {
   db_type: string;
   db_or_schema: string;
-  connection_properties?: Record<string, string>;
+  connection_properties?: Record<string, string | undefined>;
 }
 
 export type TlsMode = "disable" | "prefer" | "require";

@@ -3,8 +3,6 @@
  * Every metric is computed by the database; only aggregates travel.
  */
 
-import { chunks } from "../../lib/arrays";
-import { ConnectorError } from "../connectors/types";
 import {
   type AssetProfile,
   type AttributeProfile,
@@ -14,7 +12,9 @@ import {
   QUANTILE_POINTS,
   type SchemaField,
   type ValueType,
-} from "../profile";
+} from "../../contracts/profile";
+import { chunks } from "../../lib/arrays";
+import { ConnectorError } from "../connectors/types";
 import {
   MAX_BREAKDOWN_ATTRIBUTES,
   MAX_BREAKDOWN_NUMERIC,

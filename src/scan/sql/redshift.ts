@@ -16,16 +16,9 @@
 import { AwsClient } from "aws4fetch";
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, logProviderFailure } from "../connectors/types";
-import { type ResultColumn, type SqlRunner, type StatementResult, statementMethods } from "./runner";
-import {
-  cleanDetail,
-  closedError,
-  exactNumber,
-  PollBudget,
-  parseJson,
-  trimSlash,
-  type WarehouseRunnerOptions,
-} from "./warehouse-api";
+import type { ResultColumn, SqlRunner } from "./runner";
+import { statementRunner } from "./statement-lifecycle";
+import { cleanDetail, exactNumber, parseJson, trimSlash, type WarehouseRunnerOptions } from "./warehouse-api";
 
 export interface RedshiftConfig {
   endpointPrefix: string;
@@ -121,8 +114,6 @@ export async function createRedshiftRunner(
   // DbUser is the credential's user name: Redshift's messages may quote it, ours never do.
   const secrets = [config.secretAccessKey, config.sessionToken, config.accessKeyId, config.username];
   const where = target.workgroupName ? `workgroup ${target.workgroupName}` : `cluster ${target.clusterIdentifier}`;
-  let running: string | undefined;
-  let closed = false;
 
   async function call(action: string, body: Record<string, unknown>): Promise<DataApiAnswer> {
     const init = {
@@ -158,43 +149,33 @@ export async function createRedshiftRunner(
     throw new ConnectorError(`the Redshift Data API refused ${action} (${res.status})${suffix}`, "invalid");
   }
 
-  async function cancel(id: string): Promise<void> {
-    await call("CancelStatement", { Id: id }).catch(() => {});
-  }
-
-  /** Runs one statement: its rows, and the columns its metadata describes. */
-  async function execute(sql: string, params: unknown[] = []): Promise<StatementResult> {
-    if (closed) throw closedError("Redshift");
-    const budget = new PollBudget(options);
-    const request: Record<string, unknown> = { Sql: sql, Database: database, ClientToken: crypto.randomUUID() };
-    if (target.workgroupName) request.WorkgroupName = target.workgroupName;
-    else {
-      request.ClusterIdentifier = target.clusterIdentifier;
-      request.DbUser = config.username;
-    }
-    if (params.length) request.Parameters = params.map((v, i) => parameter(`p${i}`, v));
-    const started = await call("ExecuteStatement", request);
-    const id = started.Id;
-    if (!id) throw new ConnectorError("the Redshift Data API returned no statement id", "transient");
-    running = id;
-    try {
-      let status = await call("DescribeStatement", { Id: id });
-      while (status.Status === "SUBMITTED" || status.Status === "PICKED" || status.Status === "STARTED") {
-        await budget.next("the Redshift statement", () => cancel(id));
-        if (closed) {
-          // close() may have come before the statement id was known: cancel here too.
-          await cancel(id);
-          throw closedError("Redshift");
-        }
-        status = await call("DescribeStatement", { Id: id });
+  return statementRunner<string, DataApiAnswer>("redshift", options, {
+    provider: "Redshift",
+    what: "the Redshift statement",
+    noHandle: "the Redshift Data API returned no statement id",
+    async submit(sql, params, _budget, started) {
+      const request: Record<string, unknown> = { Sql: sql, Database: database, ClientToken: crypto.randomUUID() };
+      if (target.workgroupName) request.WorkgroupName = target.workgroupName;
+      else {
+        request.ClusterIdentifier = target.clusterIdentifier;
+        request.DbUser = config.username;
       }
+      if (params.length) request.Parameters = params.map((v, i) => parameter(`p${i}`, v));
+      const id = (await call("ExecuteStatement", request)).Id;
+      if (!id) throw new ConnectorError("the Redshift Data API returned no statement id", "transient");
+      started(id);
+      return { handle: id, answer: await call("DescribeStatement", { Id: id }) };
+    },
+    running: (status) => status.Status === "SUBMITTED" || status.Status === "PICKED" || status.Status === "STARTED",
+    poll: (id) => call("DescribeStatement", { Id: id }),
+    async result(status, id, checkOpen) {
       if (status.Status !== "FINISHED") throw statementError(status, secrets);
-      if (status.HasResultSet === false) return { rows: [], columns: [] };
+      if (status.HasResultSet === false || !id) return { rows: [], columns: [] };
       const rows: Record<string, unknown>[] = [];
       let token: string | undefined;
       let described: ResultColumn[] = [];
       do {
-        if (closed) throw closedError("Redshift");
+        checkOpen();
         const page = await call("GetStatementResult", token ? { Id: id, NextToken: token } : { Id: id });
         const columns = page.ColumnMetadata ?? [];
         if (columns.length > 0)
@@ -203,20 +184,11 @@ export async function createRedshiftRunner(
         token = page.NextToken || undefined;
       } while (token);
       return { rows, columns: described };
-    } finally {
-      running = undefined;
-    }
-  }
-
-  return {
-    dialect: "redshift",
-    ...statementMethods(execute),
-    async close(): Promise<void> {
-      closed = true;
-      const id = running;
-      if (id) await cancel(id);
     },
-  };
+    cancel: async (id) => {
+      await call("CancelStatement", { Id: id }).catch(() => {});
+    },
+  });
 }
 
 /** A FAILED or ABORTED statement as an error of the right kind (the message is PostgreSQL-like). */

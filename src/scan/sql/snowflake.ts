@@ -9,16 +9,9 @@
 import { importPKCS8, SignJWT } from "jose";
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
-import { type ResultColumn, type SqlRunner, type StatementResult, statementMethods } from "./runner";
-import {
-  cleanDetail,
-  closedError,
-  exactNumber,
-  PollBudget,
-  parseJson,
-  trimSlash,
-  type WarehouseRunnerOptions,
-} from "./warehouse-api";
+import type { ResultColumn, SqlRunner } from "./runner";
+import { statementRunner } from "./statement-lifecycle";
+import { cleanDetail, exactNumber, parseJson, trimSlash, type WarehouseRunnerOptions } from "./warehouse-api";
 
 export interface SnowflakeConfig {
   /** Account identifier as in the host name: `myorg-myaccount` or `xy12345.eu-west-1.aws`. */
@@ -76,8 +69,6 @@ export async function createSnowflakeRunner(
   const secrets = [config.password, config.privateKey, config.username];
   const keyPair = config.privateKey ? await keyPairSigner(config) : undefined;
   let jwt: { token: string; expiresAt: number } | undefined;
-  let running: string | undefined;
-  let closed = false;
 
   async function headers(): Promise<Record<string, string>> {
     let token = config.password;
@@ -132,61 +123,45 @@ export async function createSnowflakeRunner(
     return new ConnectorError(`Snowflake answered ${status}${suffix}`, kind);
   }
 
-  async function cancel(handle: string): Promise<void> {
-    await call("POST", `/api/v2/statements/${encodeURIComponent(handle)}/cancel`).catch(() => {});
-  }
+  const statementPath = (handle: string) => `/api/v2/statements/${encodeURIComponent(handle)}`;
 
-  /** Runs one statement: its rows, and the columns its metadata describes. */
-  async function execute(sql: string, params: unknown[] = []): Promise<StatementResult> {
-    if (closed) throw closedError("Snowflake");
-    const budget = new PollBudget(options);
-    const request: Record<string, unknown> = {
-      statement: sql,
-      timeout: Math.min(budget.secondsLeft, 604800),
-      warehouse: config.warehouse,
-      role: config.role,
-    };
-    if (config.database) request.database = config.database;
-    if (config.schema) request.schema = config.schema;
-    if (params.length) request.bindings = bindings(params);
-    let { status, body } = await call("POST", `/api/v2/statements?requestId=${crypto.randomUUID()}`, request);
-    const handle = body.statementHandle;
-    running = handle;
-    try {
-      while (status === 202) {
-        if (!handle) throw new ConnectorError("Snowflake accepted a statement without a handle", "transient");
-        await budget.next("the Snowflake statement", () => cancel(handle));
-        if (closed) {
-          // close() may have come before the handle was known: cancel here too.
-          await cancel(handle);
-          throw closedError("Snowflake");
-        }
-        ({ status, body } = await call("GET", `/api/v2/statements/${encodeURIComponent(handle)}`));
-      }
+  return statementRunner<string, { status: number; body: SnowflakeBody }>("snowflake", options, {
+    provider: "Snowflake",
+    what: "the Snowflake statement",
+    noHandle: "Snowflake accepted a statement without a handle",
+    async submit(sql, params, budget, started) {
+      const request: Record<string, unknown> = {
+        statement: sql,
+        timeout: Math.min(budget.secondsLeft, 604800),
+        warehouse: config.warehouse,
+        role: config.role,
+      };
+      if (config.database) request.database = config.database;
+      if (config.schema) request.schema = config.schema;
+      if (params.length) request.bindings = bindings(params);
+      const answer = await call("POST", `/api/v2/statements?requestId=${crypto.randomUUID()}`, request);
+      const handle = answer.body.statementHandle;
+      if (handle) started(handle);
+      return { handle, answer };
+    },
+    running: (answer) => answer.status === 202,
+    poll: (handle) => call("GET", statementPath(handle)),
+    async result({ body }, handle, checkOpen) {
       const rowType = body.resultSetMetaData?.rowType ?? [];
       const rows = (body.data ?? []).map((r) => toObject(rowType, r));
       // Partition 0 came with the result; the others are fetched one by one.
       const partitions = body.resultSetMetaData?.partitionInfo?.length ?? 1;
       for (let p = 1; p < partitions; p++) {
-        if (closed) throw closedError("Snowflake");
-        const page = await call("GET", `/api/v2/statements/${encodeURIComponent(handle ?? "")}?partition=${p}`);
+        checkOpen();
+        const page = await call("GET", `${statementPath(handle ?? "")}?partition=${p}`);
         for (const r of page.body.data ?? []) rows.push(toObject(rowType, r));
       }
       return { rows, columns: rowType.map(snowflakeColumn) };
-    } finally {
-      running = undefined;
-    }
-  }
-
-  return {
-    dialect: "snowflake",
-    ...statementMethods(execute),
-    async close(): Promise<void> {
-      closed = true;
-      const handle = running;
-      if (handle) await cancel(handle);
     },
-  };
+    cancel: async (handle) => {
+      await call("POST", `${statementPath(handle)}/cancel`).catch(() => {});
+    },
+  });
 }
 
 /** Bindings as the SQL API wants them: positions from "1", Snowflake types, values as text. */

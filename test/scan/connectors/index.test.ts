@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
-import { AzureBlobStore, createObjectStore, GcsStore, S3Store } from "../../../src/scan/connectors";
+import { createObjectStore } from "../../../src/connections";
+import { AzureBlobStore, GcsStore, S3Store } from "../../../src/scan/connectors";
 import { connectorError } from "./contract";
 
 const { s3, azure, gcs } = inject("objectStores");
@@ -72,7 +73,7 @@ describe("createObjectStore", () => {
 
 describe("storage payloads", () => {
   it("accept an optional region and endpoint, refusing endpoints that could carry a secret", async () => {
-    const { S3Payload, AzurePayload, GcsPayload } = await import("../../../src/catalog/connection-types");
+    const { S3Payload, AzurePayload, GcsPayload } = await import("../../../src/connections");
     expect(S3Payload.safeParse({ bucket: "b", region: "eu-west-1", endpoint: "http://127.0.0.1:9000" }).success).toBe(
       true,
     );

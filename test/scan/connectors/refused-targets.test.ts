@@ -6,10 +6,10 @@
  */
 
 import { describe, expect, inject, it } from "vitest";
+import { createObjectStore } from "../../../src/connections";
 import type { OutboundPolicy } from "../../../src/lib/outbound";
 import { AzureBlobStore } from "../../../src/scan/connectors/azure";
 import { GcsStore } from "../../../src/scan/connectors/gcs";
-import { createObjectStore } from "../../../src/scan/connectors/index";
 import { S3Store } from "../../../src/scan/connectors/s3";
 import { admin, call } from "../../support/api";
 import { createAsset } from "../../support/assets";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUANTILE_POINTS } from "../../../src/scan/profile";
+import { QUANTILE_POINTS } from "../../../src/contracts/profile";
 import { base64ToFloat64 } from "../../../src/scan/profiler/codec";
 import { KllSketch } from "../../../src/scan/profiler/kll";
 import { normal, prng } from "../../support/random";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/scan/profile";
+import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/contracts/profile";
 import { ProfileBuilder, type ProfileBuilderOptions } from "../../../src/scan/profiler/profile-builder";
 import { prng } from "../../support/random";
 

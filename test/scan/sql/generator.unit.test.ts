@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { QUANTILE_POINTS } from "../../../src/scan/profile";
+import { QUANTILE_POINTS } from "../../../src/contracts/profile";
 import { columnKind, dialectSql } from "../../../src/scan/sql/dialects";
 import {
   frequencyQuery,

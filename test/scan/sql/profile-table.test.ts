@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SchemaField } from "../../../src/contracts/profile";
+import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/contracts/profile";
 import { ConnectorError } from "../../../src/scan/connectors/types";
-import type { SchemaField } from "../../../src/scan/profile";
-import { type AssetProfile, type AttributeProfile, QUANTILE_POINTS } from "../../../src/scan/profile";
 import { loadSchema, profileTable, type SqlRunner, type TableRef } from "../../../src/scan/sql";
 import { columnKind } from "../../../src/scan/sql/dialects";
 import { DATABASES, runnerFor, type TestDatabase, uniqueTable } from "./support/databases";

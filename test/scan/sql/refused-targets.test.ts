@@ -6,10 +6,10 @@
  */
 
 import { describe, expect, inject, it } from "vitest";
+import { createWarehouseRunner } from "../../../src/connections";
 import type { OutboundPolicy } from "../../../src/lib/outbound";
 import { ConnectorError } from "../../../src/scan/connectors/types";
 import { createJdbcRunner } from "../../../src/scan/sql";
-import { createWarehouseRunner } from "../../../src/scan/sql/warehouses";
 import { admin, call } from "../../support/api";
 import { createAsset } from "../../support/assets";
 import { createConnection } from "../../support/connections";

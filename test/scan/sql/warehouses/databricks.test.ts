@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/connections";
 import { loadSchema } from "../../../../src/scan/sql";
-import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
 import {
   CATALOG,
   EXPECTED_ROWS,

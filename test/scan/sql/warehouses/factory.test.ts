@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createWarehouseRunner } from "../../../../src/connections";
 import { CreateConnectionBody } from "../../../../src/routes/connections/connections.schemas";
-import { createWarehouseRunner } from "../../../../src/scan/sql/warehouses";
 import { expectFailure, fakeWarehouseRunners, fixtures } from "./support";
 
 describe("createWarehouseRunner", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/connections";
 import { loadSchema } from "../../../../src/scan/sql";
 import { redshiftTarget } from "../../../../src/scan/sql/redshift";
-import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
 import {
   CATALOG,
   EXPECTED_ROWS,

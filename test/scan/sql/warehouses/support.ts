@@ -1,11 +1,11 @@
 /** Helpers shared by the warehouse runner tests (fake providers: test/support/warehouses.global.ts). */
 
 import { expect, inject, it } from "vitest";
+import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/connections";
 import { ConnectorError } from "../../../../src/scan/connectors/types";
 import { loadSchema } from "../../../../src/scan/sql";
 import { columnKind } from "../../../../src/scan/sql/dialects";
 import type { SqlRunner } from "../../../../src/scan/sql/runner";
-import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/scan/sql/warehouses";
 
 export const fixtures = () => inject("warehouses");
 
