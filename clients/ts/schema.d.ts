@@ -988,7 +988,7 @@ export interface paths {
         head?: never;
         /**
          * Close or reopen an incident by hand (PROJECT_EDITOR)
-         * @description Closing needs a reason (FIXED, EXPECTED, FALSE_POSITIVE, NO_ACTION_NEEDED); EXPECTED and FALSE_POSITIVE return the incident's points to the detector's baseline. Reopening a closed incident is a 409 while another incident of the same asset, policy and attribute is open.
+         * @description Closing needs a reason (FIXED, EXPECTED, FALSE_POSITIVE, NO_ACTION_NEEDED); EXPECTED adopts the level, FALSE_POSITIVE and NO_ACTION_NEEDED return the incident's points to the baseline as measured, and all three answer the condition: it alerts again only when it goes clearly further. Reopening a closed incident is a 409 while another incident of the same asset, policy and attribute is open.
          */
         patch: operations["updateIncident"];
         trace?: never;
@@ -3058,7 +3058,7 @@ export interface components {
             state: "OPEN" | "CLOSED";
             note?: string;
             /**
-             * @description Required when closing; EXPECTED and FALSE_POSITIVE return the points to the baseline
+             * @description Required when closing; EXPECTED adopts the level, FALSE_POSITIVE and NO_ACTION_NEEDED accept what was observed; FIXED alerts again if it comes back
              * @enum {string}
              */
             reason?: "FIXED" | "EXPECTED" | "FALSE_POSITIVE" | "NO_ACTION_NEEDED";

@@ -3,7 +3,7 @@
  * throughout: the AssetMonitor stores the points and the alerts as they are.
  */
 
-import type { AttributeKind } from "../db/schema";
+import type { AttributeKind, CloseReason } from "../db/schema";
 import type { DqDimension } from "./dimensions";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
@@ -107,6 +107,23 @@ export interface PolicyAlert {
   adaptable: boolean;
   /** True when each finding is a new event (a schema change): it alerts even with its incident open. */
   event?: boolean;
+  /** The close of the same condition this alert went clearly beyond (closes.ts); absent when none. */
+  after_close?: AfterClose;
+}
+
+/** What a later alert of a closed condition says about the close it went beyond (closes.ts). */
+export interface AfterClose {
+  incident_id: number;
+  reason: CloseReason;
+  closed_at: string;
+  /** The closed alert's deviation and observed value: what the close accepted. */
+  accepted_deviation: number | null;
+  accepted_observed: number | null;
+  /**
+   * The band the closed alert quoted: this alert's observed value is ESCALATION_STEP half-widths of
+   * it further than accepted_observed (without a band, its deviation is that much beyond accepted_deviation).
+   */
+  band_at_close: Band | null;
 }
 
 /** An attribute added, removed or retyped since the previous scan. */

@@ -10,6 +10,7 @@ import {
   jiraIntegrations,
 } from "../db/schema";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
+import { ANSWERING_REASONS, answerCloses, closedCondition, releaseAnswered } from "../detection/closes";
 import { computeDqScore, type DqScore } from "../detection/dq-score";
 import { evaluate } from "../detection/evaluate";
 import {
@@ -49,6 +50,7 @@ import {
   impactOf,
   impactQuery,
   isAppliedBefore,
+  lastAlertOf,
   type MonitoredAsset,
   openIncidents,
   openIncidentsQuery,
@@ -246,6 +248,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       result: { ...result, replay: false },
     });
     for (const { plan } of adoptions.values()) this.store.applyAdoption(plan);
+    for (const d of decisions) {
+      if (d.kind !== "adopt") continue;
+      this.store.rememberClose(closedCondition(d.incident, d.alert, "NEW_NORMAL", input.scanTime));
+    }
     return result;
   }
 
@@ -315,7 +321,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       this.store.kinds,
       (policyRow?.attributeKinds ?? {}) as Record<string, AttributeKind>,
     );
-    const evaluation = evaluate({
+    const evaluated = evaluate({
       asset: { id: asset.id, name: asset.name, type: asset.type, ...ids, ...timestamp },
       kinds: Object.fromEntries(Object.entries(kinds).map(([name, k]) => [name, k.kind])),
       job_id: input.jobId,
@@ -326,6 +332,9 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       ...(overrides?.success ? { overrides: overrides.data as PolicyOverrides } : {}),
       ...(asset.skipInvestigator ? { investigate: false } : {}),
     });
+    // Findings a close already answered are no alerts, and their points join the baseline.
+    const { alerts: kept, answered } = answerCloses(evaluated.alerts, this.store.closes());
+    const evaluation = { ...evaluated, alerts: kept, points: releaseAnswered(evaluated.points, answered) };
     const dqScore = dqConfig.enabled
       ? computeDqScore(profile, evaluation.alerts, dqConfig.weights, { scan_time: input.scanTime, ...timestamp })
       : null;
@@ -429,15 +438,31 @@ export class AssetMonitor extends DurableObject<MonitorEnv> {
       }),
     );
     this.ctx.waitUntil(this.notifyTransition(db, incident, change));
-    if (change.state === "CLOSED" && (change.reason === "EXPECTED" || change.reason === "FALSE_POSITIVE")) {
-      this.store.applyAdoption(
-        this.store.planAdoption({
-          policy: incident.policy,
-          attribute: incident.attribute,
-          openedAt: incident.openedAt,
-          levelSince: incident.lastAlertAt,
-          window: ADOPTION_WINDOW,
-        }),
+    if (change.state === "OPEN") this.store.forgetClose(incident.id);
+    if (change.state === "CLOSED" && change.reason && ANSWERING_REASONS.includes(change.reason)) {
+      const plan = this.store.planAdoption({
+        policy: incident.policy,
+        attribute: incident.attribute,
+        openedAt: incident.openedAt,
+        levelSince: incident.lastAlertAt,
+        window: ADOPTION_WINDOW,
+      });
+      // EXPECTED: the level is the new normal, the history moves to it. FALSE_POSITIVE and
+      // NO_ACTION_NEEDED: what was observed is normal, its points join the baseline as measured.
+      this.store.applyAdoption(change.reason === "EXPECTED" ? plan : { ...plan, offsets: [], changePoints: [] });
+      const last = await lastAlertOf(db, incident);
+      this.store.rememberClose(
+        closedCondition(
+          incident,
+          {
+            deviation: incident.deviation,
+            metric: last?.metric,
+            observed: last?.details.observed,
+            expected: last?.details.expected,
+          },
+          change.reason,
+          nowIso(),
+        ),
       );
     }
     return { ok: true };
