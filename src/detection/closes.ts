@@ -6,8 +6,8 @@
  * After a close as EXPECTED, NEW_NORMAL, FALSE_POSITIVE or NO_ACTION_NEEDED, a finding of the same
  * condition is an alert again only when it goes clearly further than the alert that was closed: by
  * the rule that makes a finding of an open incident alert again (escalates: ESCALATION_STEP units of
- * its allowed change further, or a higher priority), measured against the band the closed alert
- * quoted when it had one (the baseline learns after a close, and its units change with it; the
+ * its allowed change further, or a higher priority), measured in the closed alert's own unit when it
+ * quoted a band (closedUnit: the baseline learns after a close, and its units change with it; the
  * user's answer was about what that alert said). The reasons differ in what the baseline learns
  * (see the AssetMonitor): EXPECTED and NEW_NORMAL move it to the new level; FALSE_POSITIVE and
  * NO_ACTION_NEEDED give the incident's points back to it unmoved. FIXED and AUTO_RESOLVED are not
@@ -91,10 +91,25 @@ export function closedCondition(
   };
 }
 
+/**
+ * The closed alert's unit of deviation in its metric's own terms: its deviation grows by one per
+ * `unit` of observed value beyond the band edge it crossed (a band's half-width; a share's allowed
+ * rise; with no history, the limit itself), read off its observed value, deviation and band.
+ */
+export function closedUnit(c: Pick<ClosedCondition, "band" | "observed" | "deviation">): number | undefined {
+  if (!c.band || c.observed === null || c.deviation === null || Math.abs(c.deviation) <= 1) return undefined;
+  const edge = c.deviation > 0 ? c.band.high : c.band.low;
+  const unit = (c.observed - edge) / (c.deviation - Math.sign(c.deviation));
+  return Number.isFinite(unit) && unit > 0 ? unit : undefined;
+}
+
 /** Whether a finding of a closed condition goes clearly further than the alert that was closed. */
 function beyond(close: ClosedCondition, a: PolicyAlert): boolean {
   if (a.event || RANK[a.priority] > RANK[close.severity]) return true;
   if (close.band && close.observed !== null && close.metric === a.metric && typeof a.observed === "number") {
+    const unit = closedUnit(close);
+    if (unit !== undefined)
+      return (Math.sign(close.deviation!) * (a.observed - close.observed)) / unit >= ESCALATION_STEP;
     const was = deviationFrom(close.observed, close.band);
     const now = deviationFrom(a.observed, close.band);
     return Math.sign(now) === Math.sign(was) && Math.abs(now) - Math.abs(was) >= ESCALATION_STEP;

@@ -120,8 +120,8 @@ export interface AfterClose {
   accepted_deviation: number | null;
   accepted_observed: number | null;
   /**
-   * The band the closed alert quoted: this alert's observed value is ESCALATION_STEP half-widths of
-   * it further than accepted_observed (without a band, its deviation is that much beyond accepted_deviation).
+   * The band the closed alert quoted: with accepted_observed and accepted_deviation it gives the
+   * closed alert's unit (closedUnit), of which this alert is ESCALATION_STEP further at least.
    */
   band_at_close: Band | null;
 }
