@@ -5,7 +5,16 @@
  */
 import type { Violation } from "./deequ";
 import type { HistoryBatch } from "./history";
-import type { ServiceTrouble } from "./service";
+import type { ScanRecord, ServiceTrouble } from "./service";
+import { repeatsOf, type TriageClose } from "./triage";
+
+/** A table's history twice: untouched, and triaged (its scans and the closes the user made). */
+export interface TriageRun {
+  table: string;
+  untriaged: readonly ScanRecord[];
+  scans: readonly ScanRecord[];
+  closes: readonly TriageClose[];
+}
 
 export interface ScenarioResult {
   id: string;
@@ -184,7 +193,7 @@ function controlsSection(controls: ScenarioResult[], all: ScenarioResult[]): str
   return lines;
 }
 
-function historySection(history: Array<{ table: string; batches: HistoryBatch[] }>): string[] {
+export function historySection(history: Array<{ table: string; batches: HistoryBatch[] }>): string[] {
   const lines = ["(3) real history: one asset per table gets every batch in order (clean real data)"];
   const rows = [
     [
@@ -251,11 +260,69 @@ function historySection(history: Array<{ table: string; batches: HistoryBatch[] 
   return lines;
 }
 
+/**
+ * (3b) The triage replay: alerts per batch with and without a user who closes every open incident
+ * after each scan, and the alerts that repeat a closed condition (triage.ts says which those are).
+ */
+export function triageSection(runs: readonly TriageRun[]): string[] {
+  const lines = [
+    "(3b) triage replay: the same history, with a user who closes every open incident after each scan",
+    "     (EXPECTED for a change of level, NO_ACTION_NEEDED for what may be one record, FALSE_POSITIVE otherwise)",
+  ];
+  const rows = [
+    [
+      "table",
+      "batches",
+      "alerts, no triage",
+      "per batch",
+      "alerts, triaged",
+      "per batch",
+      "closes E/FP/NA",
+      "repeats of a close",
+    ],
+  ];
+  const count = (scans: readonly ScanRecord[]) => scans.reduce((s, b) => s + b.alerts.length, 0);
+  for (const r of runs) {
+    const by = (reason: string) => r.closes.filter((c) => c.reason === reason).length;
+    const n = Math.max(1, r.scans.length);
+    rows.push([
+      r.table,
+      String(r.scans.length),
+      String(count(r.untriaged)),
+      (count(r.untriaged) / Math.max(1, r.untriaged.length)).toFixed(2),
+      String(count(r.scans)),
+      (count(r.scans) / n).toFixed(2),
+      `${by("EXPECTED")}/${by("FALSE_POSITIVE")}/${by("NO_ACTION_NEEDED")}`,
+      String(repeatsOf(r.scans, r.closes).length),
+    ]);
+  }
+  lines.push(...table(rows, 1).map((l) => `  ${l}`));
+  for (const r of runs) {
+    const repeats = repeatsOf(r.scans, r.closes);
+    lines.push(
+      `  ${r.table} triaged alerts by policy: ${tally(
+        r.scans.flatMap((b) => b.alerts.map((a) => a.type)),
+        10,
+      )}`,
+    );
+    if (repeats.length) {
+      lines.push(
+        `  ${r.table} repeats: ${tally(
+          repeats.map((x) => `${x.alert.type}:${x.alert.attribute ?? ""} (closed ${x.close.reason})`),
+          8,
+        )}`,
+      );
+    }
+  }
+  return lines;
+}
+
 /** Prints the whole report on stdout. */
 export function printReport(input: {
   meta: Meta;
   results: ScenarioResult[];
   history: Array<{ table: string; batches: HistoryBatch[] }>;
+  triage: readonly TriageRun[];
   timings: Record<string, number>;
   trouble: ServiceTrouble;
   queue: { lostUploads: number; deliveredLate: number; hung: number; otherFailures: string };
@@ -306,7 +373,16 @@ export function printReport(input: {
     ];
     lines.push("", ...table(rows, 1));
   }
-  lines.push("", ...controlsSection(controls, results), "", ...historySection(history), "", "(4) timings");
+  lines.push(
+    "",
+    ...controlsSection(controls, results),
+    "",
+    ...historySection(history),
+    "",
+    ...triageSection(input.triage),
+    "",
+    "(4) timings",
+  );
   const scansPerSecond = meta.scans / Math.max(1e-9, timings["all scans"] ?? 0);
   for (const [name, seconds] of Object.entries(timings))
     lines.push(`  ${name.padEnd(28)} ${seconds.toFixed(1).padStart(7)} s`);

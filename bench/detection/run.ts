@@ -4,7 +4,7 @@
  * Usage (see bench/README.md):
  *
  *   npm run bench:detection -- [--quick] [--keep] [--types missing,typo] [--tables flights]
- *                              [--windows 4] [--reps 2] [--concurrency 16] [--verbose]
+ *                              [--windows 4] [--reps 2] [--concurrency 16] [--verbose] [--history-only]
  *
  * 1. Data (data.ts): vega-datasets flights (daily batches) and birdstrikes (yearly batches).
  * 2. Plan (scenarios.ts, corruptions.ts): per table, windows of 8 clean batches + a 9th; one
@@ -15,7 +15,10 @@
  * 4. Ours (service.ts): wrangler dev on a temporary state directory; a fresh asset per scenario
  *    and control; one round per batch index (all assets, bounded concurrency), each upload's job
  *    waited for and its alerts read; the history assets run alongside, one batch after another;
- *    then the history assets' incidents, to tell new alerts from repeated ones.
+ *    then the history assets' incidents, to tell new alerts from repeated ones. Each table's
+ *    history runs twice: untouched, and triaged (triage.ts: every open incident closed after each
+ *    scan with the reason a person would choose), to count alerts with and without triage and the
+ *    alerts that repeat a closed condition. --history-only runs the histories alone.
  * 5. Report (report.ts) on stdout, every figure from this run; the full per-scenario results in
  *    bench/.data/detection-results.json.
  */
@@ -36,9 +39,10 @@ import { CORRUPTION_IDS, CORRUPTIONS, corrupt, FRACTIONS } from "./corruptions";
 import { loadBirdstrikes, loadFlights, type Table, toCsv } from "./data";
 import { type Constraint, DeequPeer, type Violation } from "./deequ";
 import { classifyHistory, type HistoryBatch } from "./history";
-import { printReport, type ScenarioResult } from "./report";
+import { historySection, printReport, type ScenarioResult, triageSection } from "./report";
 import { planTable, type Scenario, TRAINING_BATCHES, targetColumns, windowsOf } from "./scenarios";
-import { DqService, pool, type ScanRecord } from "./service";
+import { type Alert, DqService, pool, type ScanRecord } from "./service";
+import { alertIncidentKey, type TriageClose, triage } from "./triage";
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), "..", ".data", "detection-results.json");
 const TABLES: Record<string, () => Promise<Table>> = { flights: loadFlights, birdstrikes: loadBirdstrikes };
@@ -53,13 +57,14 @@ const { values: args } = parseArgs({
     reps: { type: "string" },
     concurrency: { type: "string", default: "16" },
     verbose: { type: "boolean", default: false },
+    "history-only": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (args.help) {
   console.log(
     "usage: npm run bench:detection -- [--quick] [--keep] [--types a,b] [--tables flights,birdstrikes] " +
-      "[--windows 4] [--reps 2] [--concurrency 16] [--verbose]",
+      "[--windows 4] [--reps 2] [--concurrency 16] [--verbose] [--history-only]",
   );
   process.exit(0);
 }
@@ -165,6 +170,7 @@ async function main() {
   const runs: Run[] = [];
   await time("corruption", async () => {
     for (const table of tables) {
+      if (args["history-only"]) continue;
       const { scenarios, controls } = planTable(
         table,
         windowsOf(table.batches.length, WINDOWS),
@@ -235,7 +241,7 @@ async function main() {
     // Projects and connections: scenarios of a table together; each history asset alone, so the
     // incident list (which filters by project, not by asset) returns only its incidents.
     const projects = new Map<string, { project: number; connection: number }>();
-    for (const name of tables.flatMap((t) => [t.name, `${t.name}-history`])) {
+    for (const name of tables.flatMap((t) => [t.name, `${t.name}-history`, `${t.name}-history-triaged`])) {
       const project = await service.createProject(name);
       projects.set(name, { project, connection: await service.createConnection(project, `${name} uploads`) });
     }
@@ -247,26 +253,36 @@ async function main() {
       }),
     );
 
-    // The history assets: every batch in order, one at a time, alongside the rounds.
+    // The history assets: every batch in order, one at a time, alongside the rounds; each table's
+    // twice, the second triaged by a user who closes every open incident after each scan.
     const historyStart = performance.now();
-    const histories = tables.map(async (table) => {
-      const { project, connection } = projects.get(`${table.name}-history`)!;
-      const assetId = await service.createAsset(project, connection, `${table.name} history`);
-      const count = Math.min(table.batches.length, HISTORY_LIMIT);
-      const scans: ScanRecord[] = [];
-      for (let b = 0; b < count; b++) {
-        scans.push(await scan(service, assetId, table.batches[b]!.key, cleanCsv(table, b)));
-        const last = scans.at(-1)!;
-        if (last.status !== "SUCCEEDED") log(`history ${table.name} ${last.batch}: ${failures([last])}`);
-        if (scans.slice(-2).filter((s) => s.status === "HUNG").length === 2) {
-          log(`history ${table.name}: two scans in a row hung; the history stops at ${last.batch}`);
-          break;
+    const histories = tables.flatMap((table) =>
+      [false, true].map(async (triaged) => {
+        const name = `${table.name}-history${triaged ? "-triaged" : ""}`;
+        const { project, connection } = projects.get(name)!;
+        const assetId = await service.createAsset(project, connection, name.replace("-", " "));
+        const count = Math.min(table.batches.length, HISTORY_LIMIT);
+        const scans: ScanRecord[] = [];
+        const closes: TriageClose[] = [];
+        const lastAlert = new Map<string, Alert>();
+        for (let b = 0; b < count; b++) {
+          scans.push(await scan(service, assetId, table.batches[b]!.key, cleanCsv(table, b)));
+          const last = scans.at(-1)!;
+          if (triaged) {
+            for (const a of last.alerts) lastAlert.set(alertIncidentKey(a), a);
+            closes.push(...(await triage(service, project, b, lastAlert)));
+          }
+          if (last.status !== "SUCCEEDED") log(`history ${name} ${last.batch}: ${failures([last])}`);
+          if (scans.slice(-2).filter((s) => s.status === "HUNG").length === 2) {
+            log(`history ${table.name}: two scans in a row hung; the history stops at ${last.batch}`);
+            break;
+          }
+          if ((b + 1) % 20 === 0 || b + 1 === count) log(`history ${name}: ${b + 1}/${count} batches`);
         }
-        if ((b + 1) % 20 === 0 || b + 1 === count) log(`history ${table.name}: ${b + 1}/${count} batches`);
-      }
-      const seconds = (performance.now() - historyStart) / 1000;
-      return { table: table.name, project, assetId, scans, seconds };
-    });
+        const seconds = (performance.now() - historyStart) / 1000;
+        return { table: table.name, triaged, project, assetId, scans, closes, seconds };
+      }),
+    );
 
     // The rounds: batch index k of every scenario and control asset.
     const roundsStart = performance.now();
@@ -303,13 +319,15 @@ async function main() {
     }
     timings["scenario scans"] = (performance.now() - roundsStart) / 1000;
 
-    const historyRuns = await Promise.all(histories);
+    const allHistoryRuns = await Promise.all(histories);
+    const historyRuns = allHistoryRuns.filter((h) => !h.triaged);
+    const triagedRuns = allHistoryRuns.filter((h) => h.triaged);
     timings["history scans (alongside)"] = Math.max(...historyRuns.map((h) => h.seconds));
     timings["all scans"] = (performance.now() - roundsStart) / 1000;
     // Jobs given up as never delivered: did any run after all (then its asset got a scan twice)?
     const lost = [
       ...runs.flatMap((r) => r.scans.flatMap((s) => (s.lostJobs ?? []).map((job) => ({ assetId: r.assetId!, job })))),
-      ...historyRuns.flatMap((h) =>
+      ...allHistoryRuns.flatMap((h) =>
         h.scans.flatMap((s) => (s.lostJobs ?? []).map((job) => ({ assetId: h.assetId, job }))),
       ),
     ];
@@ -317,7 +335,7 @@ async function main() {
     await pool(lost, CONCURRENCY, async ({ assetId, job }) => {
       if ((await service.scanJob(assetId, job)).status !== "QUEUED") deliveredLate += 1;
     });
-    const allScans = [...runs.flatMap((r) => r.scans), ...historyRuns.flatMap((h) => h.scans)];
+    const allScans = [...runs.flatMap((r) => r.scans), ...allHistoryRuns.flatMap((h) => h.scans)];
     const queue = {
       lostUploads: lost.length,
       deliveredLate,
@@ -406,12 +424,19 @@ async function main() {
       concurrency: CONCURRENCY,
       reps: REPS,
       quick: args.quick,
-      scans: runs.length * (TRAINING_BATCHES + 1) + historyRuns.reduce((s, h) => s + h.scans.length, 0),
+      scans: runs.length * (TRAINING_BATCHES + 1) + allHistoryRuns.reduce((s, h) => s + h.scans.length, 0),
     };
     const suggested = Object.fromEntries(
       [...suggestions].map(([key, cs]) => [key, cs.map((c) => `${c.rule}: ${c.description}`)]),
     );
     const historyOut = historyRuns.map((h, i) => ({ table: h.table, assetId: h.assetId, batches: history[i]! }));
+    const triageOut = triagedRuns.map((h) => ({
+      table: h.table,
+      assetId: h.assetId,
+      untriaged: historyRuns.find((u) => u.table === h.table)!.scans,
+      scans: h.scans,
+      closes: h.closes,
+    }));
     mkdirSync(dirname(OUT), { recursive: true });
     writeFileSync(
       OUT,
@@ -424,12 +449,31 @@ async function main() {
           scenarios: results.filter((r) => r.type !== "control"),
           controls: results.filter((r) => r.type === "control"),
           history: historyOut,
+          triage: triageOut.map((t) => ({
+            table: t.table,
+            assetId: t.assetId,
+            batches: t.scans.map((s) => ({ batch: s.batch, status: s.status, alerts: s.alerts })),
+            closes: t.closes.map((c) => ({ after: c.after, incident: c.incident, reason: c.reason, key: c.key })),
+          })),
         },
         null,
         1,
       )}\n`,
     );
-    printReport({ meta, results, history: historyOut, timings, trouble: service.trouble, queue, out: OUT });
+    if (args["history-only"]) {
+      console.log([...historySection(historyOut), "", ...triageSection(triageOut)].join("\n"));
+    } else {
+      printReport({
+        meta,
+        results,
+        history: historyOut,
+        triage: triageOut,
+        timings,
+        trouble: service.trouble,
+        queue,
+        out: OUT,
+      });
+    }
   } finally {
     worker?.stop();
     dropStateDir(state, args.keep);

@@ -14,7 +14,18 @@ export interface Alert {
   priority: string;
   description: string;
   job_id: string;
+  metric: string;
   details: Record<string, unknown>;
+}
+
+/** An incident as the list returns it (the fields the benchmark reads). */
+export interface IncidentSummary {
+  id: number;
+  asset_id: string;
+  alert_policy_id: string;
+  attribute: string | null;
+  segment: { attribute: string; value: string } | null;
+  state: string;
 }
 
 /** An incident with its history (GET …/incidents/{id}). */
@@ -211,14 +222,14 @@ export class DqService {
   }
 
   /** Every incident of a project, all pages (the list has no asset filter; project_ids is the narrowest). */
-  async incidents(projectId: number): Promise<Array<{ id: number; asset_id: string }>> {
-    const out: Array<{ id: number; asset_id: string }> = [];
+  async incidents(projectId: number): Promise<IncidentSummary[]> {
+    const out: IncidentSummary[] = [];
     // The default range of the list is all time; only the page size and the cursor change.
     let path: string | undefined = `/api/backend/${this.tenant}/incidents?project_ids=${projectId}&limit=1000`;
     while (path) {
       const res: Response = await fetch(`${this.base}${path}`, { headers: { "X-SVC-Key": this.key } });
       if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
-      out.push(...((await res.json()) as Array<{ id: number; asset_id: string }>));
+      out.push(...((await res.json()) as IncidentSummary[]));
       path = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get("link") ?? "")?.[1];
     }
     return out;
@@ -226,5 +237,12 @@ export class DqService {
 
   async incident(id: number): Promise<IncidentDetail> {
     return this.request("GET", `/api/backend/${this.tenant}/incidents/${id}`);
+  }
+
+  /** Closes an incident by hand with a reason, as a user triaging it would (PATCH …/incidents/{id}). */
+  async closeIncident(id: number, reason: string, note: string): Promise<void> {
+    await this.request("PATCH", `/api/backend/${this.tenant}/incidents/${id}`, {
+      json: { state: "CLOSED", reason, note },
+    });
   }
 }

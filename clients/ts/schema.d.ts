@@ -988,7 +988,7 @@ export interface paths {
         head?: never;
         /**
          * Close or reopen an incident by hand (PROJECT_EDITOR)
-         * @description Closing needs a reason (FIXED, EXPECTED, FALSE_POSITIVE, NO_ACTION_NEEDED); EXPECTED and FALSE_POSITIVE return the incident's points to the detector's baseline. Reopening a closed incident is a 409 while another incident of the same asset, policy and attribute is open.
+         * @description Closing needs a reason (FIXED, EXPECTED, FALSE_POSITIVE, NO_ACTION_NEEDED); EXPECTED adopts the level, FALSE_POSITIVE and NO_ACTION_NEEDED return the incident's points to the baseline as measured, and all three answer the condition: it alerts again only when it goes clearly further. Reopening a closed incident is a 409 while another incident of the same asset, policy and attribute is open.
          */
         patch: operations["updateIncident"];
         trace?: never;
@@ -1408,7 +1408,7 @@ export interface components {
             attribute: string | null;
             segment: components["schemas"]["Segment"];
             metric: string;
-            /** @description observed, expected band, unit (when the metric's name does not say it: freshness in hours), strategy, training window and size, dimension; values (categorical policies: each moved value, with the test that found it and its p-value), schema_changes, investigation (where the problem concentrates) */
+            /** @description observed, expected band, unit (when the metric's name does not say it: freshness in hours), strategy, training window and size, dimension; values (categorical policies: each moved value, with the test that found it and its p-value), schema_changes, investigation (where the problem concentrates); deviation (signed distance from the baseline in band half-widths); after_close (the close of the same condition this alert went clearly beyond) */
             details: {
                 [key: string]: unknown;
             };
@@ -3062,7 +3062,7 @@ export interface components {
             state: "OPEN" | "CLOSED";
             note?: string;
             /**
-             * @description Required when closing; EXPECTED and FALSE_POSITIVE return the points to the baseline
+             * @description Required when closing; EXPECTED adopts the level, FALSE_POSITIVE and NO_ACTION_NEEDED accept what was observed; FIXED alerts again if it comes back
              * @enum {string}
              */
             reason?: "FIXED" | "EXPECTED" | "FALSE_POSITIVE" | "NO_ACTION_NEEDED";

@@ -21,7 +21,8 @@ export const DEFAULT_ADAPT_AFTER = 3;
  */
 export const ESCALATION_STEP = 2;
 
-const RANK: Record<Level, number> = { LOW: 1, MEDIUM: 2, HIGH: 3 };
+/** Priorities in order, for comparisons. */
+export const RANK: Record<Level, number> = { LOW: 1, MEDIUM: 2, HIGH: 3 };
 
 /** What the rules need of a finding: the policy's alert, as evaluated or as read back from D1. */
 export type IncidentAlert = Pick<PolicyAlert, "policy" | "policy_name" | "priority" | "dimension"> &

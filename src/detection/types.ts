@@ -5,7 +5,7 @@
 
 import type { HistoryPoint, TrainingState } from "../contracts/asset-monitor";
 import type { DqDimension } from "../contracts/dimensions";
-import type { AttributeKind } from "../db/schema";
+import type { AttributeKind, CloseReason } from "../db/schema";
 
 export const PRIORITIES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -94,6 +94,23 @@ export interface PolicyAlert {
   adaptable: boolean;
   /** True when each finding is a new event (a schema change): it alerts even with its incident open. */
   event?: boolean;
+  /** The close of the same condition this alert went clearly beyond (closes.ts); absent when none. */
+  after_close?: AfterClose;
+}
+
+/** What a later alert of a closed condition says about the close it went beyond (closes.ts). */
+export interface AfterClose {
+  incident_id: number;
+  reason: CloseReason;
+  closed_at: string;
+  /** The closed alert's deviation and observed value: what the close accepted. */
+  accepted_deviation: number | null;
+  accepted_observed: number | null;
+  /**
+   * The band the closed alert quoted: with accepted_observed and accepted_deviation it gives the
+   * closed alert's unit (closedUnit), of which this alert is ESCALATION_STEP further at least.
+   */
+  band_at_close: Band | null;
 }
 
 /** An attribute added, removed or retyped since the previous scan. */

@@ -25,6 +25,7 @@ import {
   type Level,
   monitorAppliedJobs,
 } from "../db/schema";
+import { round } from "../detection/checks/common";
 import { seenSchema } from "../detection/checks/schema";
 import {
   type IncidentAlert,
@@ -196,6 +197,9 @@ export function alertDetails(a: PolicyAlert): Record<string, unknown> {
     ...(a.schema_changes ? { schema_changes: a.schema_changes } : {}),
     ...(a.investigation ? { investigation: a.investigation } : {}),
     ...(a.segment ? { segment: a.segment } : {}),
+    // Signed distance from the baseline in allowed changes (a band's half-width: beyond ±1 is outside).
+    ...(a.deviation !== undefined && Math.abs(a.deviation) < 1e12 ? { deviation: round(a.deviation) } : {}),
+    ...(a.after_close ? { after_close: a.after_close } : {}),
     dimension: a.dimension,
   };
 }
@@ -216,6 +220,28 @@ export function alertsWithoutIncident(db: Db, asset: MonitoredAsset, since: stri
       ),
     )
     .orderBy(alerts.metricTime, alerts.id);
+}
+
+/** The newest alert of an incident's condition (its policy, attribute and segment on its asset): its metric and details. */
+export async function lastAlertOf(
+  db: Db,
+  incident: Pick<IncidentRow, "tenantId" | "assetId" | "policy" | "attribute" | "segment">,
+): Promise<{ metric: string; details: Record<string, unknown> } | undefined> {
+  const [row] = await db
+    .select({ metric: alerts.metric, details: alerts.details })
+    .from(alerts)
+    .where(
+      and(
+        eq(alerts.tenantId, incident.tenantId),
+        eq(alerts.assetId, incident.assetId),
+        eq(alerts.type, incident.policy),
+        eq(alerts.attribute, incident.attribute),
+        eq(alerts.segment, incident.segment),
+      ),
+    )
+    .orderBy(desc(alerts.id))
+    .limit(1);
+  return row;
 }
 
 /** How many incidents the asset has had. */

@@ -19,6 +19,7 @@ import { segmentOf } from "../contracts/segments";
 import { createDb, type Db } from "../db";
 import { type AlertRow, type AttributeKind, assetPolicies, incidents, jiraIntegrations } from "../db/schema";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
+import { ANSWERING_REASONS, answerCloses, closedCondition, releaseAnswered } from "../detection/closes";
 import { computeDqScore } from "../detection/dq-score";
 import { evaluate } from "../detection/evaluate";
 import {
@@ -45,6 +46,7 @@ import {
   impactOf,
   impactQuery,
   isAppliedBefore,
+  lastAlertOf,
   openIncidents,
   openIncidentsQuery,
   resultStatements,
@@ -199,6 +201,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       result: { ...result, replay: false },
     });
     for (const { plan } of adoptions.values()) this.store.applyAdoption(plan);
+    for (const d of decisions) {
+      if (d.kind !== "adopt") continue;
+      this.store.rememberClose(closedCondition(d.incident, d.alert, "NEW_NORMAL", input.scanTime));
+    }
     return result;
   }
 
@@ -268,7 +274,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       this.store.kinds,
       (policyRow?.attributeKinds ?? {}) as Record<string, AttributeKind>,
     );
-    const evaluation = evaluate({
+    const evaluated = evaluate({
       asset: { id: asset.id, name: asset.name, type: asset.type, ...ids, ...timestamp },
       kinds: Object.fromEntries(Object.entries(kinds).map(([name, k]) => [name, k.kind])),
       job_id: input.jobId,
@@ -279,6 +285,9 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       ...(overrides?.success ? { overrides: overrides.data as PolicyOverrides } : {}),
       ...(asset.skipInvestigator ? { investigate: false } : {}),
     });
+    // Findings a close already answered are no alerts, and their points join the baseline.
+    const { alerts: kept, answered } = answerCloses(evaluated.alerts, this.store.closes());
+    const evaluation = { ...evaluated, alerts: kept, points: releaseAnswered(evaluated.points, answered) };
     const dqScore = dqConfig.enabled
       ? computeDqScore(profile, evaluation.alerts, dqConfig.weights, { scan_time: input.scanTime, ...timestamp })
       : null;
@@ -382,15 +391,31 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       }),
     );
     this.ctx.waitUntil(this.notifyTransition(db, incident, change));
-    if (change.state === "CLOSED" && (change.reason === "EXPECTED" || change.reason === "FALSE_POSITIVE")) {
-      this.store.applyAdoption(
-        this.store.planAdoption({
-          policy: incident.policy,
-          attribute: incident.attribute,
-          openedAt: incident.openedAt,
-          levelSince: incident.lastAlertAt,
-          window: ADOPTION_WINDOW,
-        }),
+    if (change.state === "OPEN") this.store.forgetClose(incident.id);
+    if (change.state === "CLOSED" && change.reason && ANSWERING_REASONS.includes(change.reason)) {
+      const plan = this.store.planAdoption({
+        policy: incident.policy,
+        attribute: incident.attribute,
+        openedAt: incident.openedAt,
+        levelSince: incident.lastAlertAt,
+        window: ADOPTION_WINDOW,
+      });
+      // EXPECTED: the level is the new normal, the history moves to it. FALSE_POSITIVE and
+      // NO_ACTION_NEEDED: what was observed is normal, its points join the baseline as measured.
+      this.store.applyAdoption(change.reason === "EXPECTED" ? plan : { ...plan, offsets: [], changePoints: [] });
+      const last = await lastAlertOf(db, incident);
+      this.store.rememberClose(
+        closedCondition(
+          incident,
+          {
+            deviation: incident.deviation,
+            metric: last?.metric,
+            observed: last?.details.observed,
+            expected: last?.details.expected,
+          },
+          change.reason,
+          nowIso(),
+        ),
       );
     }
     return { ok: true };

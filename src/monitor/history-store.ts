@@ -12,7 +12,9 @@
 
 import type { MetricSummary, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
 import type { SchemaField } from "../contracts/profile";
+import type { CloseReason, Level } from "../db/schema";
 import { median } from "../detection/anomaly";
+import type { ClosedCondition } from "../detection/closes";
 import { type ChangePoint, KeptHistory } from "../detection/kept-history";
 import type { KnownKind } from "../detection/kinds";
 import { escapeName } from "../detection/metrics";
@@ -74,6 +76,78 @@ export class HistoryStore {
       this.sql.exec("ALTER TABLE metric_points ADD COLUMN offset REAL NOT NULL DEFAULT 0");
     }
     this.sql.exec("CREATE TABLE IF NOT EXISTS change_points (prefix TEXT PRIMARY KEY, since TEXT NOT NULL)");
+    // The answers of closed incidents (detection/closes.ts), one per condition: the latest close.
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS closed_conditions (
+      policy TEXT NOT NULL, attribute TEXT NOT NULL, segment TEXT NOT NULL, direction INTEGER NOT NULL,
+      reason TEXT NOT NULL, incident_id INTEGER NOT NULL, closed_at TEXT NOT NULL, deviation REAL,
+      severity TEXT NOT NULL, metric TEXT, observed REAL, band_low REAL, band_high REAL,
+      PRIMARY KEY (policy, attribute, segment, direction))`);
+  }
+
+  /** The conditions closed with an answering reason (detection/closes.ts), the latest close of each. */
+  closes(): ClosedCondition[] {
+    return this.sql
+      .exec<{
+        policy: string;
+        attribute: string;
+        segment: string;
+        direction: number;
+        reason: string;
+        incident_id: number;
+        closed_at: string;
+        deviation: number | null;
+        severity: string;
+        metric: string | null;
+        observed: number | null;
+        band_low: number | null;
+        band_high: number | null;
+      }>("SELECT * FROM closed_conditions")
+      .toArray()
+      .map((r) => ({
+        policy: r.policy,
+        attribute: r.attribute,
+        segment: r.segment,
+        direction: r.direction,
+        reason: r.reason as CloseReason,
+        incidentId: r.incident_id,
+        closedAt: r.closed_at,
+        deviation: r.deviation,
+        severity: r.severity as Level,
+        metric: r.metric,
+        observed: r.observed,
+        band: r.band_low !== null && r.band_high !== null ? { low: r.band_low, high: r.band_high } : null,
+      }));
+  }
+
+  /** Remembers a close (replacing the condition's earlier one). */
+  rememberClose(c: ClosedCondition): void {
+    this.sql.exec(
+      `INSERT INTO closed_conditions (policy, attribute, segment, direction, reason, incident_id, closed_at, deviation,
+         severity, metric, observed, band_low, band_high)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (policy, attribute, segment, direction) DO UPDATE SET reason = excluded.reason,
+         incident_id = excluded.incident_id, closed_at = excluded.closed_at, deviation = excluded.deviation,
+         severity = excluded.severity, metric = excluded.metric, observed = excluded.observed,
+         band_low = excluded.band_low, band_high = excluded.band_high`,
+      c.policy,
+      c.attribute,
+      c.segment,
+      c.direction,
+      c.reason,
+      c.incidentId,
+      c.closedAt,
+      c.deviation,
+      c.severity,
+      c.metric,
+      c.observed,
+      c.band?.low ?? null,
+      c.band?.high ?? null,
+    );
+  }
+
+  /** Forgets the close of an incident reopened by hand: its condition is a problem after all. */
+  forgetClose(incidentId: number): void {
+    this.sql.exec("DELETE FROM closed_conditions WHERE incident_id = ?", incidentId);
   }
 
   /** Drops metric points and applied-job records from before `cutoff` (retention); returns the points dropped. */

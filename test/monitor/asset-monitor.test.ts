@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { MonitoredAsset } from "../../src/contracts/asset-monitor";
 import { assetMonitor } from "../../src/contracts/asset-monitor-client";
+import type { CloseReason } from "../../src/db/schema";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { orders, type Problem } from "../scenario/data";
 import { admin, call } from "../support/api";
@@ -31,10 +32,11 @@ async function monitoredAsset(): Promise<MonitoredAsset> {
   };
 }
 
-/** A profile of one scan of the orders table, as a connector would produce it. */
-function profileOf(scan: number, problem?: Problem) {
+/** A profile of one scan of the orders table, as a connector would produce it (`nullEmail`: no e-mail at all). */
+function profileOf(scan: number, problem?: Problem, nullEmail = false) {
   const builder = new ProfileBuilder({ idAttributes: ["id"], timestampAttribute: "updated_at", inferFromText: false });
-  builder.add(orders(scan, new Date(), problem) as unknown as Record<string, unknown>[]);
+  const rows = orders(scan, new Date(), problem).map((r) => (nullEmail ? { ...r, email: null } : r));
+  builder.add(rows as unknown as Record<string, unknown>[]);
   return builder.finish();
 }
 
@@ -380,20 +382,23 @@ describe("AssetMonitor is serial", () => {
 });
 
 describe("AssetMonitor: one change, one alert", () => {
-  /** An asset trained on 8 clean scans, and a way to apply the next ones (optionally edited). */
-  async function trained() {
+  /**
+   * An asset trained on `clean` clean scans (8 unless said), and a way to apply the next ones
+   * (optionally edited, or with no e-mail at all: `nullEmail`).
+   */
+  async function trained(clean = 8, nullEmail = false) {
     const asset = await monitoredAsset();
     const stub = assetMonitor(env, asset.tenantId, asset.id);
     const start = Date.parse("2026-10-01T00:00:00Z");
     let n = 0;
     const apply = async (problem?: Problem, edit?: (p: ReturnType<typeof profileOf>) => void) => {
       n += 1;
-      const profile = profileOf(n, problem);
+      const profile = profileOf(n, problem, nullEmail);
       edit?.(profile);
       const time = new Date(start + n * 86_400_000).toISOString();
       return stub.applyScan({ asset, jobId: `job_one_${asset.id}_${n}`, createdAt: time, scanTime: time, profile });
     };
-    for (let i = 0; i < 8; i++) expect((await apply()).alerts).toBe(0);
+    for (let i = 0; i < clean; i++) expect((await apply()).alerts).toBe(0);
     return { asset, stub, apply, job: (k: number) => `job_one_${asset.id}_${k}` };
   }
 
@@ -477,6 +482,99 @@ describe("AssetMonitor: one change, one alert", () => {
     expect((await apply("row_drop")).alerts).toBe(0);
     expect((await apply("row_drop")).alerts).toBe(0);
     expect(await incidentsOf(asset)).toHaveLength(1);
+  });
+
+  /** Closes the asset's only open incident by hand with `reason`. */
+  async function closeOpen(asset: MonitoredAsset, stub: ReturnType<typeof assetMonitor>, reason: CloseReason) {
+    const open = (await incidentsOf(asset)).filter((i) => i.state === "OPEN");
+    expect(open).toHaveLength(1);
+    const change = { tenantId: asset.tenantId, incidentId: open[0]!.id, actor: "ada@example.com" };
+    expect(await stub.setIncidentState({ ...change, state: "CLOSED", reason })).toEqual({ ok: true });
+  }
+  const alertRows = (asset: MonitoredAsset) =>
+    rows<{ type: string; details: string }>(
+      "select type, details from alerts where asset_id = ? order by id",
+      asset.id,
+    );
+
+  it("EXPECTED answers a rule with no history yet: a column null since the first scan alerts once", async () => {
+    const { asset, stub, apply } = await trained(0, true);
+    expect((await apply()).alerts).toBe(1);
+    await closeOpen(asset, stub, "EXPECTED");
+    // Released, the one point is still less history than the rule needs: only the close answers.
+    for (let i = 0; i < 3; i++) expect((await apply()).alerts).toBe(0);
+    expect(await incidentsOf(asset)).toHaveLength(1);
+  });
+
+  it("NEW_NORMAL answers too, where the adopted points are still too few for the rule", async () => {
+    const { asset, apply } = await trained(0, true);
+    await env.DB.prepare(`insert into asset_policies (asset_id, tenant_id, overrides, updated_at) values (?, ?, ?, ?)`)
+      .bind(asset.id, asset.tenantId, JSON.stringify({ completeness: { params: { min_history: 10 } } }), "2026-10-01")
+      .run();
+    expect((await apply()).alerts).toBe(1);
+    expect((await apply()).alerts).toBe(0);
+    expect((await apply()).alerts).toBe(0);
+    expect((await incidentsOf(asset))[0]).toMatchObject({ state: "CLOSED", close_reason: "NEW_NORMAL" });
+    for (let i = 0; i < 3; i++) expect((await apply()).alerts).toBe(0);
+    expect(await incidentsOf(asset)).toHaveLength(1);
+  });
+
+  it("FALSE_POSITIVE accepts what was observed without moving the baseline; further alerts, saying so", async () => {
+    const { asset, stub, apply } = await trained();
+    expect((await apply("row_drop")).alerts).toBe(1);
+    await closeOpen(asset, stub, "FALSE_POSITIVE");
+    // The usual level stays usual (the baseline did not move to the drop), and the drop is accepted.
+    expect((await apply()).alerts).toBe(0);
+    expect((await apply("row_drop")).alerts).toBe(0);
+    expect((await apply()).alerts).toBe(0);
+    expect(await incidentsOf(asset)).toHaveLength(1);
+    // Clearly further than the accepted drop: an alert, whose details name the close it went beyond.
+    expect(
+      (
+        await apply("row_drop", (p) => {
+          p.row_count = 20;
+        })
+      ).alerts,
+    ).toBe(1);
+    const last = JSON.parse((await alertRows(asset)).at(-1)!.details);
+    const accepted = JSON.parse((await alertRows(asset))[0]!.details);
+    expect(last.after_close).toEqual({
+      incident_id: expect.any(Number),
+      reason: "FALSE_POSITIVE",
+      closed_at: expect.any(String),
+      accepted_deviation: accepted.deviation,
+      accepted_observed: accepted.observed,
+      band_at_close: accepted.expected,
+    });
+  });
+
+  it("NO_ACTION_NEEDED accepts the observation: its points join the baseline and it does not alert again", async () => {
+    const { asset, stub, apply, job } = await trained();
+    expect((await apply("row_drop")).alerts).toBe(1);
+    await closeOpen(asset, stub, "NO_ACTION_NEEDED");
+    const excluded = await runInDurableObject(
+      stub,
+      (_i, state) =>
+        state.storage.sql
+          .exec<{ n: number }>("select count(*) as n from metric_points where job_id = ? and excluded = 1", job(9))
+          .one().n,
+    );
+    expect(excluded).toBe(0);
+    expect((await apply("row_drop")).alerts).toBe(0);
+    expect((await apply()).alerts).toBe(0);
+    expect(await incidentsOf(asset)).toHaveLength(1);
+  });
+
+  it("a reopened incident's close no longer answers its condition", async () => {
+    const { asset, stub, apply } = await trained();
+    expect((await apply("row_drop")).alerts).toBe(1);
+    await closeOpen(asset, stub, "NO_ACTION_NEEDED");
+    const [incident] = await incidentsOf(asset);
+    const change = { tenantId: asset.tenantId, incidentId: incident!.id, actor: "ada@example.com" };
+    expect(await stub.setIncidentState({ ...change, state: "OPEN" })).toEqual({ ok: true });
+    expect(await stub.setIncidentState({ ...change, state: "CLOSED", reason: "FIXED" })).toEqual({ ok: true });
+    // FIXED is no answer about the level: the drop coming back is news.
+    expect((await apply("row_drop")).alerts).toBe(1);
   });
 });
 

@@ -97,6 +97,17 @@ export function disagreements(alert: AlertLike): string[] {
       if (!quoted(figures, n!)) out.push(`investigation figure ${n} is not quoted`);
     }
   }
+  // A tail counts values strictly beyond its fence: the extreme the text quotes must be beyond it.
+  const tail =
+    /are (below|above) (-?\d+(?:\.\d+)?(?:e[+-]?\d+)?) \(the .*; (min|max) (-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\.?$/.exec(
+      text,
+    );
+  if (tail && /:tail_(below|above)$/.test(alert.metric)) {
+    const fence = Number(tail[2]);
+    const extreme = Number(tail[4]);
+    if (tail[1] === "below" ? !(extreme < fence) : !(extreme > fence))
+      out.push(`no value is ${tail[1]} ${tail[2]} (${tail[3]} ${tail[4]})`);
+  }
   if (alert.type === "pattern_drift" && !text.includes("A = upper-case letters"))
     out.push("patterns without their notation");
   if (alert.type === "freshness" && d.unit !== "hours") out.push("freshness without its unit");

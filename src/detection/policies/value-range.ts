@@ -5,7 +5,8 @@
  *   below the metric's resolution: the grid the values sit on (the profile's `step`) for the
  *   median, and the smallest move the metric has ever made between scans.
  * - Extremes are judged as tails, never by one record: the fences are the baseline's 1st and 99th
- *   percentiles; the share of this scan's values beyond them (from its quantile profile) is tested
+ *   percentiles; the share of this scan's values strictly beyond them (from its quantile profile,
+ *   a point mass on a fence left out: tailShares) is tested
  *   against the shares the past scans had beyond the same fences (shareTest).
  */
 
@@ -80,10 +81,32 @@ function grid(a: AttributeProfile): number {
   return Math.max(a.step ?? 0, common);
 }
 
-/** Shares of values below the low fence and above the high fence, from a quantile profile. */
-function tailShares(quantiles: readonly number[], low: number, high: number): { below: number; above: number } {
-  const below = low > quantiles[0]! ? quantileCdf(quantiles, low - Number.EPSILON * Math.abs(low)) : 0;
-  return { below: Math.max(0, below), above: Math.max(0, 1 - quantileCdf(quantiles, high)) };
+/**
+ * Shares of values strictly below the low fence and strictly above the high fence, from a quantile
+ * profile. A fence's own value is never a tail: where a quantile sits on the fence (a point mass
+ * there, tolls 0 in 90 % of the rows), only the quantile points beyond it count, the share the
+ * profile proves (at least p of the values are at or below the p-quantile); between quantiles, the
+ * share is interpolated.
+ */
+export function tailShares(quantiles: readonly number[], low: number, high: number): { below: number; above: number } {
+  const n = quantiles.length;
+  let below = 0;
+  if (low > quantiles[0]!) {
+    if (quantiles.includes(low)) {
+      let i = 0;
+      while (i + 1 < n && quantiles[i + 1]! < low) i++;
+      below = QUANTILE_POINTS[i]!;
+    } else below = quantileCdf(quantiles, low);
+  }
+  let above = 0;
+  if (high < quantiles[n - 1]!) {
+    if (quantiles.includes(high)) {
+      let j = n - 1;
+      while (j - 1 >= 0 && quantiles[j - 1]! > high) j--;
+      above = 1 - QUANTILE_POINTS[j]!;
+    } else above = 1 - quantileCdf(quantiles, high);
+  }
+  return { below: Math.max(0, below), above: Math.max(0, above) };
 }
 
 /**
@@ -259,6 +282,6 @@ export const valueRangePolicy = definePolicy({
   score: "penalty",
   bands: (metric) => metric.startsWith("attr:") && VALUE_RANGE_STATS.some((s) => metric.endsWith(`:${s}`)),
   details:
-    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50); min/max as tails: more values beyond the baseline's p1/p99 than the past scans had (share test); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
+    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; a fence's own value, a point mass on it, is never a tail); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
   check: valueRange,
 });

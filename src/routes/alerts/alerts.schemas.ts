@@ -28,7 +28,7 @@ export const AlertSchema = z
     metric: z.string(),
     details: z.record(z.string(), z.unknown()).openapi({
       description:
-        "observed, expected band, unit (when the metric's name does not say it: freshness in hours), strategy, training window and size, dimension; values (categorical policies: each moved value, with the test that found it and its p-value), schema_changes, investigation (where the problem concentrates)",
+        "observed, expected band, unit (when the metric's name does not say it: freshness in hours), strategy, training window and size, dimension; values (categorical policies: each moved value, with the test that found it and its p-value), schema_changes, investigation (where the problem concentrates); deviation (signed distance from the baseline in band half-widths); after_close (the close of the same condition this alert went clearly beyond)",
     }),
   })
   .openapi("Alert");

@@ -105,8 +105,9 @@ export const updateIncident = authedRoute({
   tags,
   summary: "Close or reopen an incident by hand (PROJECT_EDITOR)",
   description:
-    "Closing needs a reason (FIXED, EXPECTED, FALSE_POSITIVE, NO_ACTION_NEEDED); EXPECTED and FALSE_POSITIVE " +
-    "return the incident's points to the detector's baseline. Reopening a closed incident is a 409 while " +
+    "Closing needs a reason (FIXED, EXPECTED, FALSE_POSITIVE, NO_ACTION_NEEDED); EXPECTED adopts the level, " +
+    "FALSE_POSITIVE and NO_ACTION_NEEDED return the incident's points to the baseline as measured, and all three " +
+    "answer the condition: it alerts again only when it goes clearly further. Reopening a closed incident is a 409 while " +
     "another incident of the same asset, policy and attribute is open.",
   request: { params: incidentParams, body: jsonBody(UpdateIncidentBody) },
   responses: { 200: jsonResponse(IncidentDetailSchema, "The updated incident"), ...CONFLICT_RESPONSE },

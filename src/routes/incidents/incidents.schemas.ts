@@ -143,10 +143,10 @@ export const UpdateIncidentBody = z
   .strictObject({
     state: z.enum(INCIDENT_STATES),
     note: z.string().max(2000).optional(),
-    reason: z
-      .enum(["FIXED", "EXPECTED", "FALSE_POSITIVE", "NO_ACTION_NEEDED"])
-      .optional()
-      .openapi({ description: "Required when closing; EXPECTED and FALSE_POSITIVE return the points to the baseline" }),
+    reason: z.enum(["FIXED", "EXPECTED", "FALSE_POSITIVE", "NO_ACTION_NEEDED"]).optional().openapi({
+      description:
+        "Required when closing; EXPECTED adopts the level, FALSE_POSITIVE and NO_ACTION_NEEDED accept what was observed; FIXED alerts again if it comes back",
+    }),
   })
   .superRefine((b, ctx) => {
     if (b.state === "CLOSED" && !b.reason)
