@@ -10,6 +10,7 @@ import type { EnvironmentEnv } from "../lib/environment";
 import { type OutboundPolicy, outboundPolicy } from "../lib/outbound";
 import { ConnectorError, type WritableObjectStore } from "../scan/connectors/types";
 import type { IcebergTable } from "../scan/iceberg";
+import type { ScanSource } from "../scan/spark/engine";
 import type { SqlRunner } from "../scan/sql/runner";
 import type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 import type { ConnectionCredential } from "./credentials";
@@ -94,6 +95,10 @@ export const isFileType = (type: string): boolean => connectionModule(type)?.obj
 
 /** Whether the assets of a connection type are Iceberg tables found through a metastore. */
 export const isMetastoreType = (type: string): boolean => connectionModule(type)?.metastore !== undefined;
+
+/** What a scan of an asset of this type reads: what decides where it runs (scan/spark/engine.ts). */
+export const scanSource = (type: string): ScanSource =>
+  isFileType(type) ? "files" : isMetastoreType(type) ? "metastore" : "tables";
 
 /** A connection as a row or a caller gives it: its type and stored payload. */
 export interface StoredConnection {
