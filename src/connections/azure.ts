@@ -4,7 +4,7 @@ import { z } from "zod";
 import { AzureBlobStore } from "../scan/connectors/azure";
 import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection, type Loaded, type StoreOptions } from "./module";
-import { filePayload, storageEndpoint, text } from "./schema-parts";
+import { FILE_ASSET_DOC, filePayload, storageEndpoint, text } from "./schema-parts";
 
 export const AzurePayload = z
   .strictObject({
@@ -36,5 +36,6 @@ export const azure = defineConnection({
   changedAddress: addressFields(["storage_account", "endpoint"]),
   dbType: () => null,
   asset: filePayload(),
+  docs: { asset: FILE_ASSET_DOC, dbType: "null (files)" },
   objectStore: azureStore,
 });

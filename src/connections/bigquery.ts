@@ -26,6 +26,11 @@ export const bigquery = defineConnection({
   dbType: () => "bigquery",
   /** The GCP project comes from the connection. */
   asset: z.strictObject({ dataset: identifier, table: identifier }),
+  docs: { asset: "{dataset, table} (the GCP project comes from the connection)", dbType: "bigquery" },
+  group: {
+    payload: z.strictObject({ dataset: identifier }),
+    doc: "{dataset} (the GCP project comes from the connection)",
+  },
   lightScan: true,
   sqlRunner: ({ payload, credential }, options) => {
     const secret = credential.payload;

@@ -29,6 +29,8 @@ export const deltalake = defineConnection({
   changedAddress: addressFields(["host", "port", "endpoint"]),
   dbType: () => "databricks",
   asset: z.strictObject({ catalog: identifier, schema: identifier, table: identifier }),
+  docs: { asset: "{catalog, schema, table}", dbType: "databricks" },
+  group: { payload: z.strictObject({ catalog: identifier, schema: identifier }), doc: "{catalog, schema}" },
   lightScan: true,
   sqlRunner: ({ payload, credential }, options) =>
     createDatabricksRunner(

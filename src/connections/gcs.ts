@@ -4,7 +4,7 @@ import { z } from "zod";
 import { GcsStore } from "../scan/connectors/gcs";
 import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection, type Loaded, type StoreOptions } from "./module";
-import { filePayload, storageEndpoint, text } from "./schema-parts";
+import { FILE_ASSET_DOC, filePayload, storageEndpoint, text } from "./schema-parts";
 import { dataprocStart } from "./spark";
 
 export const GcsPayload = z
@@ -40,6 +40,7 @@ export const gcs = defineConnection({
   changedAddress: addressFields(["endpoint"]),
   dbType: () => null,
   asset: filePayload(),
+  docs: { asset: FILE_ASSET_DOC, dbType: "null (files)" },
   objectStore: gcsStore,
   sparkTarget: (c) => dataprocStart(c.credential.payload),
 });

@@ -95,5 +95,9 @@ export const genericJdbc = defineConnection<
   dbType: (payload) => payload.db_type,
   /** The database comes from the connection's db_or_schema; schema only where the database has them. */
   asset: JdbcAsset,
+  docs: {
+    asset: "{schema (opt), table} (the database comes from the connection's db_or_schema)",
+    dbType: "payload.db_type",
+  },
   sqlRunner: ({ payload, credential }, options) => createJdbcRunner(payload, credential.payload, options.policy),
 });

@@ -103,6 +103,7 @@ export const hiveIceberg = defineConnection({
       .filter((key) => !sameValue(before[key], after[key])),
   dbType: () => "iceberg",
   asset: z.strictObject({ database: identifier, table: identifier }),
+  docs: { asset: "{database, table}", dbType: "iceberg" },
   noObjectStore:
     "a HIVE_ICEBERG connection's files are found through its metastore: scan its tables as HIVE_ICEBERG assets",
   metastore: (c, policy, asset) =>

@@ -14,7 +14,7 @@ import type { ScanSource } from "../scan/spark/engine";
 import type { SqlRunner } from "../scan/sql/runner";
 import type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 import type { ConnectionCredential } from "./credentials";
-import type { Loaded, StoredPayload } from "./module";
+import type { Loaded, SourceGroupOf, StoredPayload } from "./module";
 import { type AnyConnectionModule, CONNECTION_MODULES, connectionModule } from "./registry";
 import type { SparkStart } from "./spark";
 
@@ -26,7 +26,7 @@ export { DeltaLakePayload } from "./deltalake";
 export { GcsPayload } from "./gcs";
 export { GenericJdbcPayload, JDBC_DB_TYPES } from "./generic-jdbc";
 export { HiveIcebergPayload, ICEBERG_LOCATION_TYPES } from "./hive-iceberg";
-export type { ConnectionModule, Loaded, StoreOptions } from "./module";
+export type { ConnectionDocs, ConnectionModule, Loaded, SourceGroupOf, StoreOptions } from "./module";
 export { defineConnection } from "./module";
 export { type NamingOptions, namesTheDatabaseCannotHold } from "./names";
 export { RedshiftPayload } from "./redshift";
@@ -52,6 +52,34 @@ export const ASSET_PAYLOADS = entries((m) => m.asset) as { [T in ConnectionType]
 export const LIGHT_SCAN_TYPES: readonly ConnectionType[] = Object.values(CONNECTION_MODULES)
   .filter((m: AnyConnectionModule) => m.lightScan)
   .map((m) => m.type);
+
+/** Types as a sentence names them: "A", "A and B", "A, B and C". */
+export function typeList(types: readonly string[]): string {
+  return types.length < 2 ? types.join("") : `${types.slice(0, -1).join(", ")} and ${types.at(-1)}`;
+}
+
+/**
+ * One of the interface's types' words for a description that covers them all (picked from each
+ * module, e.g. its assets' payload), in the enum's order; types with the same words share an entry
+ * (`{ types: ["REDSHIFT", "SNOWFLAKE"], text: "{database, schema, table}" }`). Types whose module
+ * has no words for it (undefined) are left out.
+ */
+export function docsByType(pick: (m: AnyConnectionModule) => string | undefined): { types: string[]; text: string }[] {
+  const entries = new Map<string, string[]>();
+  for (const m of Object.values(CONNECTION_MODULES) as AnyConnectionModule[]) {
+    const text = pick(m);
+    if (text !== undefined) entries.set(text, [...(entries.get(text) ?? []), m.type]);
+  }
+  return [...entries].map(([text, types]) => ({ types, text }));
+}
+
+/** The interface's types that have source groups (the deprecated API), in the enum's order. */
+export const GROUP_TYPES: readonly string[] = (Object.values(CONNECTION_MODULES) as AnyConnectionModule[])
+  .filter((m) => m.group)
+  .map((m) => m.type);
+
+/** The group of a connection type's module: its payload schema and words; undefined for a type without groups. */
+export const sourceGroupOf = (type: string): SourceGroupOf | undefined => connectionModule(type)?.group;
 
 /** The module of a type the caller knows to exist (a row's, a request's). */
 function moduleOf(type: string): AnyConnectionModule {

@@ -30,6 +30,20 @@ export interface StoreOptions {
 /** A stored payload as the row holds it (what a module compares to find a moved address). */
 export type StoredPayload = Record<string, unknown>;
 
+/** The OpenAPI document's words for a connection type, where a description lists every type. */
+export interface ConnectionDocs {
+  /** Its assets' payload, e.g. `{database, schema, table}`. */
+  readonly asset: string;
+  /** Its database type (`dbType`), e.g. `snowflake`, `payload.db_type`, `null`. */
+  readonly dbType: string;
+}
+
+/** A connection type's source groups: their payload (zod) and its shape in words, e.g. `{database, schema}`. */
+export interface SourceGroupOf {
+  readonly payload: z.ZodType<Record<string, unknown>>;
+  readonly doc: string;
+}
+
 /**
  * One connection type. `P` is its parsed payload, `K` the type of credential it authenticates with, `A`
  * its assets' payload. Every capability is optional: a type has those it can open.
@@ -58,6 +72,10 @@ export interface ConnectionModule<
   dbType(payload: P): string | null;
   /** Where an asset's table or files are, relative to the connection. */
   readonly asset: z.ZodType<A>;
+  /** What the API's documentation says of it (see docsByType in index.ts). */
+  readonly docs: ConnectionDocs;
+  /** Source group (deprecated API): what its assets share, each adding its `table`; none: it has no groups. */
+  readonly group?: SourceGroupOf;
   /** Whether its assets can have a light (metadata and pushdown only) scan only. */
   readonly lightScan?: true;
   /** Object store: its assets are files in a bucket. */
@@ -105,6 +123,8 @@ export interface AnyConnectionModule {
   changedAddress(before: StoredPayload, after: StoredPayload): string[];
   dbType(payload: unknown): string | null;
   readonly asset: z.ZodType;
+  readonly docs: ConnectionDocs;
+  readonly group?: SourceGroupOf;
   readonly lightScan?: true;
   objectStore?(c: Loaded<unknown>, options: StoreOptions): WritableObjectStore;
   sqlRunner?(c: Loaded<unknown>, options: WarehouseRunnerOptions): Promise<SqlRunner>;

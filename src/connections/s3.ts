@@ -4,7 +4,7 @@ import { z } from "zod";
 import { S3Store } from "../scan/connectors/s3";
 import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection, type Loaded, type StoreOptions } from "./module";
-import { filePayload, storageEndpoint, text } from "./schema-parts";
+import { FILE_ASSET_DOC, filePayload, storageEndpoint, text } from "./schema-parts";
 import { emrStart } from "./spark";
 
 export const S3Payload = z
@@ -42,6 +42,7 @@ export const s3 = defineConnection({
   changedAddress: addressFields(["endpoint", "region"]),
   dbType: () => null,
   asset: filePayload(),
+  docs: { asset: FILE_ASSET_DOC, dbType: "null (files)" },
   objectStore: s3Store,
   sparkTarget: (c) => emrStart(c.credential.payload, c.payload.region),
 });
