@@ -5,6 +5,7 @@ import { AzureBlobStore } from "../scan/connectors/azure";
 import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection, type Loaded, type StoreOptions } from "./module";
 import { FILE_ASSET_DOC, filePayload, storageEndpoint, text } from "./schema-parts";
+import { filesSource, sparkFields } from "./spark";
 
 export const AzurePayload = z
   .strictObject({
@@ -38,4 +39,9 @@ export const azure = defineConnection({
   asset: filePayload(),
   docs: { asset: FILE_ASSET_DOC, dbType: "null (files)" },
   objectStore: azureStore,
+  sparkSource: (payload, input) => {
+    const fields = z.looseObject({ bucket: z.string(), storage_account: z.string() });
+    const { bucket, storage_account } = sparkFields("AZURE", fields, payload);
+    return filesSource("AZURE", input, (path) => `abfss://${bucket}@${storage_account}.dfs.core.windows.net/${path}`);
+  },
 });

@@ -1,10 +1,11 @@
 /** BIGQUERY: tables of a Google BigQuery project, profiled with jobs.query as a service account. */
 
 import { z } from "zod";
+import { tableOf } from "../scan/sql";
 import { createBigQueryRunner } from "../scan/sql/bigquery";
 import { addressFields, defineConnection } from "./module";
 import { apiEndpoint, identifier, text } from "./schema-parts";
-import { dataprocStart } from "./spark";
+import { dataprocStart, sparkFields } from "./spark";
 
 export const BigQueryPayload = z
   .strictObject({
@@ -49,4 +50,9 @@ export const bigquery = defineConnection({
     );
   },
   sparkTarget: (c) => dataprocStart(c.credential.payload),
+  sparkSource: (payload, { asset, request }) => {
+    const { project } = sparkFields("BIGQUERY", z.looseObject({ project: z.string() }), payload);
+    const t = tableOf(asset, request.table);
+    return { kind: "table", format: "bigquery", table: [project, t.schema, t.name].filter(Boolean).join(".") };
+  },
 });

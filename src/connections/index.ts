@@ -16,7 +16,7 @@ import type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 import type { ConnectionCredential } from "./credentials";
 import type { Loaded, SourceGroupOf, StoredPayload } from "./module";
 import { type AnyConnectionModule, CONNECTION_MODULES, connectionModule } from "./registry";
-import type { SparkStart } from "./spark";
+import type { SparkSourceInput, SparkStart } from "./spark";
 
 export type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 export { AzurePayload } from "./azure";
@@ -34,7 +34,7 @@ export { type AnyConnectionModule, CONNECTION_MODULES, connectionModule, registe
 export { S3Payload, s3Store } from "./s3";
 export { holdableName, identifier, storageEndpoint } from "./schema-parts";
 export { SnowflakePayload } from "./snowflake";
-export type { SparkStart } from "./spark";
+export type { SparkRequest, SparkSourceInput, SparkStart } from "./spark";
 export { UploadPayload } from "./upload";
 
 type Modules = typeof CONNECTION_MODULES;
@@ -246,4 +246,20 @@ export function sparkStartOf(connection: StoredConnection, credential: GivenCred
     throw err;
   }
   return loaded.module.sparkTarget?.(loaded);
+}
+
+/**
+ * What the Spark driver reads for an asset of this type (its --source argument: never a
+ * credential; the cluster reads with its own identity); `unsupported` for a type whose full scans
+ * do not run on Spark.
+ */
+export function driverSourceOf(type: string, payload: StoredPayload, input: SparkSourceInput): Record<string, unknown> {
+  const module = connectionModule(type);
+  if (!module?.sparkSource) {
+    throw new ConnectorError(
+      module?.noSparkSource ?? `full scans of ${type} assets are not available on Spark`,
+      "unsupported",
+    );
+  }
+  return module.sparkSource(payload, input);
 }

@@ -12,7 +12,7 @@ import type { IcebergTable } from "../scan/iceberg";
 import type { SqlRunner } from "../scan/sql/runner";
 import type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 import type { ConnectionCredential, CredentialOf } from "./credentials";
-import type { SparkStart } from "./spark";
+import type { SparkSourceInput, SparkStart } from "./spark";
 
 /** A connection of one type, loaded: its payload parsed by its module, its credential of the type it needs. */
 export interface Loaded<P, C extends ConnectionCredential = ConnectionCredential> {
@@ -86,6 +86,14 @@ export interface ConnectionModule<
   metastore?(c: Loaded<P, CredentialOf<K>>, policy: OutboundPolicy, asset: A): Promise<IcebergTable>;
   /** Spark target: the provider its credential can start a full scan on (none: it starts none). */
   sparkTarget?(c: Loaded<P, CredentialOf<K>>): SparkStart | undefined;
+  /**
+   * What the Spark driver reads for an asset (its --source argument, never a credential), from
+   * the fields of the stored payload it needs, parsed (sparkFields); none: full scans of its
+   * assets do not run on Spark.
+   */
+  sparkSource?(payload: StoredPayload, input: SparkSourceInput): Record<string, unknown>;
+  /** Why its assets have no Spark source, when a full scan asks (default: not available on Spark). */
+  readonly noSparkSource?: string;
   /** Why it has no object store, when a caller asks for one (default: it is a database). */
   readonly noObjectStore?: string;
 }
@@ -130,5 +138,7 @@ export interface AnyConnectionModule {
   sqlRunner?(c: Loaded<unknown>, options: WarehouseRunnerOptions): Promise<SqlRunner>;
   metastore?(c: Loaded<unknown>, policy: OutboundPolicy, asset: unknown): Promise<IcebergTable>;
   sparkTarget?(c: Loaded<unknown>): SparkStart | undefined;
+  sparkSource?(payload: StoredPayload, input: SparkSourceInput): Record<string, unknown>;
+  readonly noSparkSource?: string;
   readonly noObjectStore?: string;
 }

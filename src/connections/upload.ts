@@ -24,4 +24,5 @@ export const upload = defineConnection({
     dbType: "null",
   },
   noObjectStore: "an UPLOAD connection has no store of its own: each batch is read where its upload stored it",
+  noSparkSource: "an UPLOAD asset's batches are scanned in the Worker as they arrive",
 });
