@@ -219,7 +219,7 @@ export async function createWarehouseRunner(
  * Opens the Iceberg table an asset of a metastore connection (HIVE_ICEBERG) names through its
  * catalog; `invalid` for a connection of another type.
  */
-export function openIcebergTable(
+export async function openIcebergTable(
   connection: StoredConnection,
   credential: GivenCredential,
   env: EnvironmentEnv,
@@ -229,7 +229,13 @@ export function openIcebergTable(
   if (!module.metastore) {
     throw new ConnectorError(`a ${connection.type} connection has no metastore of Iceberg tables`, "invalid");
   }
-  return module.metastore(loadConnection(connection, credential), outboundPolicy(env), assetPayload);
+  const loaded = loadConnection(connection, credential);
+  // Parsed by its type's module, as the connection is: what the metastore opens is typed.
+  const asset = module.asset.safeParse(assetPayload);
+  if (!asset.success) {
+    throw new ConnectorError(`a ${connection.type} asset's payload must be ${module.docs.asset}`, "invalid");
+  }
+  return module.metastore(loaded, outboundPolicy(env), asset.data);
 }
 
 /**

@@ -1,5 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { GROUP_TYPES, LIGHT_SCAN_TYPES, sourceGroupOf, typeList } from "../../src/connections";
+import { GROUP_TYPES, LIGHT_SCAN_TYPES, openIcebergTable, sourceGroupOf, typeList } from "../../src/connections";
 import { SOURCE_GROUP_TYPES } from "../../src/db/schema";
 
 describe("the connection registry and the interface's enums", () => {
@@ -13,5 +14,22 @@ describe("the connection registry and the interface's enums", () => {
     expect(typeList(["S3"])).toBe("S3");
     expect(typeList(["S3", "GCS"])).toBe("S3 and GCS");
     expect(typeList(LIGHT_SCAN_TYPES)).toBe("BIGQUERY, DELTALAKE and SNOWFLAKE");
+  });
+
+  it("parses an Iceberg asset's payload with its type's module before the metastore is called", async () => {
+    const connection = {
+      type: "HIVE_ICEBERG",
+      payload: {
+        thrift_uri: "thrift://metastore.example.com:9083",
+        location_type: "S3",
+        region: "eu-west-1",
+        bucket: "b",
+      },
+    };
+    const credential = { type: "AWS", payload: { access_key: "AKIA", secret_key: "secret" } };
+    await expect(openIcebergTable(connection, credential, env, { table: "orders" })).rejects.toMatchObject({
+      kind: "invalid",
+      message: "a HIVE_ICEBERG asset's payload must be {database, table}",
+    });
   });
 });
