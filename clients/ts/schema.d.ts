@@ -485,7 +485,7 @@ export interface paths {
         /**
          * Create a source group and its assets (PROJECT_EDITOR)
          * @deprecated
-         * @description Deprecated: manage assets one by one under /api/backend/{tenant}/configuration/…/assets. Creates one asset per entry (type and connection of the group, payload of the group plus {table: table_or_file_name}) and a QUEUED ANALYZE scan job for each. 400 lists every problem with its field: the payload must fit the type; the connection must be visible from the project and of the group's type; only_light_scan only for SNOWFLAKE, DELTALAKE and BIGQUERY.
+         * @description Deprecated: manage assets one by one under /api/backend/{tenant}/configuration/…/assets. Creates one asset per entry (type and connection of the group, payload of the group plus {table: table_or_file_name}) and a QUEUED ANALYZE scan job for each. 400 lists every problem with its field: the payload must fit the type; the connection must be visible from the project and of the group's type; only_light_scan only for BIGQUERY, DELTALAKE and SNOWFLAKE.
          */
         post: operations["createSourceGroup"];
         delete?: never;
@@ -526,7 +526,7 @@ export interface paths {
         /**
          * Update a source group, add and delete its assets (PROJECT_EDITOR)
          * @deprecated
-         * @description Deprecated: manage assets one by one under /api/backend/{tenant}/configuration/…/assets. Only the fields sent change; a new type, payload, options or connection is carried to every asset of the group (each keeps its table). A new type needs a payload for it. assets_to_delete are ids of assets of this group (400 otherwise). All in one batch. 400 lists every problem with its field: the payload must fit the type; the connection must be visible from the project and of the group's type; only_light_scan only for SNOWFLAKE, DELTALAKE and BIGQUERY.
+         * @description Deprecated: manage assets one by one under /api/backend/{tenant}/configuration/…/assets. Only the fields sent change; a new type, payload, options or connection is carried to every asset of the group (each keeps its table). A new type needs a payload for it. assets_to_delete are ids of assets of this group (400 otherwise). All in one batch. 400 lists every problem with its field: the payload must fit the type; the connection must be visible from the project and of the group's type; only_light_scan only for BIGQUERY, DELTALAKE and SNOWFLAKE.
          */
         put: operations["updateSourceGroup"];
         post?: never;
@@ -1695,7 +1695,7 @@ export interface components {
             payload: {
                 [key: string]: unknown;
             };
-            /** @description Database type derived from the connection: GENERIC_JDBC → payload.db_type; REDSHIFT → redshift; SNOWFLAKE → snowflake; BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files), UPLOAD → null */
+            /** @description Database type derived from the connection: REDSHIFT → redshift; GCS, S3, AZURE → null (files); BIGQUERY → bigquery; DELTALAKE → databricks; GENERIC_JDBC → payload.db_type; HIVE_ICEBERG → iceberg; SNOWFLAKE → snowflake; UPLOAD → null */
             db_type: string | null;
         };
         /**
@@ -2071,7 +2071,7 @@ export interface components {
             options: {
                 [key: string]: unknown;
             };
-            /** @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type). */
+            /** @description Depends on `type` (unknown keys are refused): REDSHIFT, SNOWFLAKE {database, schema, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; BIGQUERY {dataset, table} (the GCP project comes from the connection); DELTALAKE {catalog, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type). */
             payload: {
                 [key: string]: unknown;
             };
@@ -2156,7 +2156,7 @@ export interface components {
             type: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "UPLOAD" | "GCP";
             options?: components["schemas"]["AssetOptions"];
             /**
-             * @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type).
+             * @description Depends on `type` (unknown keys are refused): REDSHIFT, SNOWFLAKE {database, schema, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; BIGQUERY {dataset, table} (the GCP project comes from the connection); DELTALAKE {catalog, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type).
              * @default {}
              */
             payload?: {
@@ -2166,7 +2166,7 @@ export interface components {
             scheduled_upload?: components["schemas"]["AssetScheduleInput"];
         };
         /**
-         * @description only_light_scan 'true' is allowed for SNOWFLAKE, DELTALAKE and BIGQUERY assets only
+         * @description only_light_scan 'true' is allowed for BIGQUERY, DELTALAKE and SNOWFLAKE assets only
          * @default {}
          */
         AssetOptions: {
@@ -2231,7 +2231,7 @@ export interface components {
              */
             type?: "REDSHIFT" | "GCS" | "S3" | "AZURE" | "BIGQUERY" | "DELTALAKE" | "GENERIC_JDBC" | "HIVE_ICEBERG" | "SNOWFLAKE" | "UPLOAD" | "GCP";
             options?: components["schemas"]["AssetOptions"] & unknown;
-            /** @description Depends on `type` (unknown keys are refused): DELTALAKE {catalog, schema, table}; SNOWFLAKE {database, schema, table}; BIGQUERY {dataset, table} (the GCP project comes from the connection); REDSHIFT {database, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type). */
+            /** @description Depends on `type` (unknown keys are refused): REDSHIFT, SNOWFLAKE {database, schema, table}; GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}; BIGQUERY {dataset, table} (the GCP project comes from the connection); DELTALAKE {catalog, schema, table}; GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema); HIVE_ICEBERG {database, table}; UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type). */
             payload?: {
                 [key: string]: unknown;
             };
@@ -2295,7 +2295,7 @@ export interface components {
             connection_id: number;
             /** @default [] */
             assets?: components["schemas"]["SourceGroupAssetEntry"][];
-            /** @description Depends on `type` (unknown keys are refused): SNOWFLAKE {database, schema}; REDSHIFT {database, schema}; BIGQUERY {dataset} (the GCP project comes from the connection); DELTALAKE {catalog, schema}. Each asset of the group gets this payload plus {table: its table_or_file_name}. */
+            /** @description Depends on `type` (unknown keys are refused): REDSHIFT, SNOWFLAKE {database, schema}; BIGQUERY {dataset} (the GCP project comes from the connection); DELTALAKE {catalog, schema}. Each asset of the group gets this payload plus {table: its table_or_file_name}. */
             payload: {
                 [key: string]: unknown;
             };
@@ -2312,7 +2312,7 @@ export interface components {
             description?: string;
         };
         /**
-         * @description only_light_scan true is allowed for SNOWFLAKE, DELTALAKE and BIGQUERY groups only
+         * @description only_light_scan true is allowed for BIGQUERY, DELTALAKE and SNOWFLAKE groups only
          * @default {}
          */
         SourceGroupOptions: {
@@ -2358,7 +2358,7 @@ export interface components {
             /** @enum {string} */
             type?: "SNOWFLAKE" | "REDSHIFT" | "BIGQUERY" | "DELTALAKE";
             connection_id?: number;
-            /** @description Depends on `type` (unknown keys are refused): SNOWFLAKE {database, schema}; REDSHIFT {database, schema}; BIGQUERY {dataset} (the GCP project comes from the connection); DELTALAKE {catalog, schema}. Each asset of the group gets this payload plus {table: its table_or_file_name}. */
+            /** @description Depends on `type` (unknown keys are refused): REDSHIFT, SNOWFLAKE {database, schema}; BIGQUERY {dataset} (the GCP project comes from the connection); DELTALAKE {catalog, schema}. Each asset of the group gets this payload plus {table: its table_or_file_name}. */
             payload?: {
                 [key: string]: unknown;
             };

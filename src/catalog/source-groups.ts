@@ -2,7 +2,7 @@ import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
-import { identifier, LIGHT_SCAN_TYPES, namesTheDatabaseCannotHold } from "../connections";
+import { identifier, LIGHT_SCAN_TYPES, namesTheDatabaseCannotHold, sourceGroupOf } from "../connections";
 import type { Db } from "../db";
 import type { ConnectionRow, SourceGroupRow } from "../db/schema";
 import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
@@ -15,15 +15,6 @@ import { checkConnection, projectScopedConnections } from "./assets";
 import { findVisibleConnection } from "./connections";
 export type SourceGroupType = (typeof SOURCE_GROUP_TYPES)[number];
 type ProjectRef = { tenantId: string; id: number };
-
-/** Payload of a group, per type: what its assets share; each asset adds its `table`. */
-export const GROUP_PAYLOADS = {
-  SNOWFLAKE: z.strictObject({ database: identifier, schema: identifier }),
-  REDSHIFT: z.strictObject({ database: identifier, schema: identifier }),
-  /** The GCP project comes from the connection. */
-  BIGQUERY: z.strictObject({ dataset: identifier }),
-  DELTALAKE: z.strictObject({ catalog: identifier, schema: identifier }),
-} satisfies Record<SourceGroupType, z.ZodType>;
 
 export const GroupOptions = z.strictObject({ only_light_scan: z.boolean().optional() });
 export type GroupOptions = z.infer<typeof GroupOptions>;
@@ -54,7 +45,13 @@ interface GroupShape {
 
 /** Checks the payload for the type and the type-dependent options; returns the clean payload. */
 function checkShape(shape: GroupShape, payloadSent: boolean, errors: FieldProblem[]): Record<string, unknown> {
-  const parsed = GROUP_PAYLOADS[shape.type].safeParse(shape.payload);
+  // Each type of the enum (SOURCE_GROUP_TYPES) has its group in its module (test/connections/registry.unit.test.ts).
+  const group = sourceGroupOf(shape.type);
+  if (!group) {
+    errors.push({ field: "type", message: `${shape.type} connections have no source groups` });
+    return {};
+  }
+  const parsed = group.payload.safeParse(shape.payload);
   if (!parsed.success) {
     const note = payloadSent ? "" : ` (the stored payload does not fit type ${shape.type}; send a payload for it)`;
     for (const issue of parsed.error.issues) {

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { AzureBlobStore } from "../scan/connectors/azure";
 import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection, type Loaded, type StoreOptions } from "./module";
-import { filePayload, storageEndpoint, text } from "./schema-parts";
+import { FILE_ASSET_DOC, filePayload, storageEndpoint, text } from "./schema-parts";
+import { filesSource, sparkFields } from "./spark";
 
 export const AzurePayload = z
   .strictObject({
@@ -36,5 +37,11 @@ export const azure = defineConnection({
   changedAddress: addressFields(["storage_account", "endpoint"]),
   dbType: () => null,
   asset: filePayload(),
+  docs: { asset: FILE_ASSET_DOC, dbType: "null (files)" },
   objectStore: azureStore,
+  sparkSource: (payload, input) => {
+    const fields = z.looseObject({ bucket: z.string(), storage_account: z.string() });
+    const { bucket, storage_account } = sparkFields("AZURE", fields, payload);
+    return filesSource("AZURE", input, (path) => `abfss://${bucket}@${storage_account}.dfs.core.windows.net/${path}`);
+  },
 });

@@ -1,10 +1,11 @@
 /** BIGQUERY: tables of a Google BigQuery project, profiled with jobs.query as a service account. */
 
 import { z } from "zod";
+import { tableOf } from "../scan/sql";
 import { createBigQueryRunner } from "../scan/sql/bigquery";
 import { addressFields, defineConnection } from "./module";
 import { apiEndpoint, identifier, text } from "./schema-parts";
-import { dataprocStart } from "./spark";
+import { dataprocStart, sparkFields } from "./spark";
 
 export const BigQueryPayload = z
   .strictObject({
@@ -26,6 +27,11 @@ export const bigquery = defineConnection({
   dbType: () => "bigquery",
   /** The GCP project comes from the connection. */
   asset: z.strictObject({ dataset: identifier, table: identifier }),
+  docs: { asset: "{dataset, table} (the GCP project comes from the connection)", dbType: "bigquery" },
+  group: {
+    payload: z.strictObject({ dataset: identifier }),
+    doc: "{dataset} (the GCP project comes from the connection)",
+  },
   lightScan: true,
   sqlRunner: ({ payload, credential }, options) => {
     const secret = credential.payload;
@@ -44,4 +50,9 @@ export const bigquery = defineConnection({
     );
   },
   sparkTarget: (c) => dataprocStart(c.credential.payload),
+  sparkSource: (payload, { asset, request }) => {
+    const { project } = sparkFields("BIGQUERY", z.looseObject({ project: z.string() }), payload);
+    const t = tableOf(asset, request.table);
+    return { kind: "table", format: "bigquery", table: [project, t.schema, t.name].filter(Boolean).join(".") };
+  },
 });

@@ -2,6 +2,7 @@
 
 import { z } from "zod";
 import { type DatabricksBlock, databricksJobs } from "../scan/spark/databricks";
+import { tableOf } from "../scan/sql";
 import { createDatabricksRunner } from "../scan/sql/databricks";
 import { addressFields, defineConnection } from "./module";
 import { apiEndpoint, identifier, portString, text } from "./schema-parts";
@@ -29,6 +30,8 @@ export const deltalake = defineConnection({
   changedAddress: addressFields(["host", "port", "endpoint"]),
   dbType: () => "databricks",
   asset: z.strictObject({ catalog: identifier, schema: identifier, table: identifier }),
+  docs: { asset: "{catalog, schema, table}", dbType: "databricks" },
+  group: { payload: z.strictObject({ catalog: identifier, schema: identifier }), doc: "{catalog, schema}" },
   lightScan: true,
   sqlRunner: ({ payload, credential }, options) =>
     createDatabricksRunner(
@@ -49,4 +52,8 @@ export const deltalake = defineConnection({
         policy,
       ),
   }),
+  sparkSource: (_payload, { asset, request }) => {
+    const t = tableOf(asset, request.table);
+    return { kind: "table", format: "delta", table: [t.catalog, t.schema, t.name].filter(Boolean).join(".") };
+  },
 });

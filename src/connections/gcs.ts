@@ -4,8 +4,8 @@ import { z } from "zod";
 import { GcsStore } from "../scan/connectors/gcs";
 import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection, type Loaded, type StoreOptions } from "./module";
-import { filePayload, storageEndpoint, text } from "./schema-parts";
-import { dataprocStart } from "./spark";
+import { FILE_ASSET_DOC, filePayload, storageEndpoint, text } from "./schema-parts";
+import { dataprocStart, filesSource, sparkFields } from "./spark";
 
 export const GcsPayload = z
   .strictObject({
@@ -40,6 +40,11 @@ export const gcs = defineConnection({
   changedAddress: addressFields(["endpoint"]),
   dbType: () => null,
   asset: filePayload(),
+  docs: { asset: FILE_ASSET_DOC, dbType: "null (files)" },
   objectStore: gcsStore,
   sparkTarget: (c) => dataprocStart(c.credential.payload),
+  sparkSource: (payload, input) => {
+    const { bucket } = sparkFields("GCS", z.looseObject({ bucket: z.string() }), payload);
+    return filesSource("GCS", input, (path) => `gs://${bucket}/${path}`);
+  },
 });

@@ -1,10 +1,11 @@
 /** GENERIC_JDBC: tables of a database reached over TCP (PostgreSQL, MySQL, MariaDB), profiled by SQL. */
 
 import { z } from "zod";
-import { createJdbcRunner } from "../scan/sql";
+import { createJdbcRunner, tableOf } from "../scan/sql";
 import { JDBC_CONNECTION_PROPERTIES, jdbcUrlProblem } from "../scan/sql/jdbc-config";
 import { defineConnection, type StoredPayload, sameValue } from "./module";
 import { identifier, text } from "./schema-parts";
+import { sparkFields } from "./spark";
 
 /** Databases a GENERIC_JDBC connection can reach (the driver is chosen by this value). */
 export const JDBC_DB_TYPES = ["postgresql", "mysql", "mariadb", "sqlserver", "oracle"] as const;
@@ -95,5 +96,16 @@ export const genericJdbc = defineConnection<
   dbType: (payload) => payload.db_type,
   /** The database comes from the connection's db_or_schema; schema only where the database has them. */
   asset: JdbcAsset,
+  docs: {
+    asset: "{schema (opt), table} (the database comes from the connection's db_or_schema)",
+    dbType: "payload.db_type",
+  },
   sqlRunner: ({ payload, credential }, options) => createJdbcRunner(payload, credential.payload, options.policy),
+  // The JDBC URL, user and password are the cluster's secrets: never sent in the job's arguments
+  // (docs/resources/light-and-full-scans.md, "Deploying the Spark job").
+  sparkSource: (payload, { asset, request }) => {
+    const { db_type } = sparkFields("GENERIC_JDBC", z.looseObject({ db_type: z.string().optional() }), payload);
+    const t = tableOf(asset, request.table);
+    return { kind: "jdbc", table: [t.schema, t.name].filter(Boolean).join("."), ...(db_type ? { db_type } : {}) };
+  },
 });

@@ -7,13 +7,14 @@ import { z } from "zod";
 import type { OutboundPolicy } from "../lib/outbound";
 import { ConnectorError, type ObjectStore } from "../scan/connectors/types";
 import { openIcebergTable } from "../scan/iceberg";
+import { tableOf } from "../scan/sql";
 import { AzurePayload, azureStore } from "./azure";
 import type { CredentialOf } from "./credentials";
 import { GcsPayload, gcsStore } from "./gcs";
 import { defineConnection, isCredential, type Loaded, type StoredPayload, sameValue } from "./module";
 import { S3Payload, s3Store } from "./s3";
 import { identifier, storageEndpoint, text } from "./schema-parts";
-import { dataprocStart, emrStart } from "./spark";
+import { dataprocStart, emrStart, sparkFields } from "./spark";
 
 /** thrift://<host>:<port>, the form of a Hive metastore URI (usually port 9083). */
 const THRIFT_URI = /^thrift:\/\/([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
@@ -103,6 +104,7 @@ export const hiveIceberg = defineConnection({
       .filter((key) => !sameValue(before[key], after[key])),
   dbType: () => "iceberg",
   asset: z.strictObject({ database: identifier, table: identifier }),
+  docs: { asset: "{database, table}", dbType: "iceberg" },
   noObjectStore:
     "a HIVE_ICEBERG connection's files are found through its metastore: scan its tables as HIVE_ICEBERG assets",
   metastore: (c, policy, asset) =>
@@ -111,5 +113,13 @@ export const hiveIceberg = defineConnection({
     if (isCredential(credential, "AWS")) return emrStart(credential.payload, payload.region);
     if (isCredential(credential, "GCP")) return dataprocStart(credential.payload);
     return undefined;
+  },
+  sparkSource: (payload, { asset, request }) => {
+    const { thrift_uri } = sparkFields("HIVE_ICEBERG", z.looseObject({ thrift_uri: z.string() }), payload);
+    const { database } = sparkFields("HIVE_ICEBERG", z.looseObject({ database: z.string().optional() }), asset);
+    // The asset's Hive database is the Iceberg namespace under the driver's catalog "dq"
+    // (tableOf reads a payload's `database` as a warehouse's catalog).
+    const table = [database, tableOf(asset, request.table).name].filter(Boolean).join(".");
+    return { kind: "iceberg", metastore_uri: thrift_uri, table };
   },
 });

@@ -10,12 +10,13 @@ import type { EnvironmentEnv } from "../lib/environment";
 import { type OutboundPolicy, outboundPolicy } from "../lib/outbound";
 import { ConnectorError, type WritableObjectStore } from "../scan/connectors/types";
 import type { IcebergTable } from "../scan/iceberg";
+import type { ScanSource } from "../scan/spark/engine";
 import type { SqlRunner } from "../scan/sql/runner";
 import type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 import type { ConnectionCredential } from "./credentials";
-import type { Loaded, StoredPayload } from "./module";
+import type { Loaded, SourceGroupOf, StoredPayload } from "./module";
 import { type AnyConnectionModule, CONNECTION_MODULES, connectionModule } from "./registry";
-import type { SparkStart } from "./spark";
+import type { SparkSourceInput, SparkStart } from "./spark";
 
 export type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 export { AzurePayload } from "./azure";
@@ -25,7 +26,7 @@ export { DeltaLakePayload } from "./deltalake";
 export { GcsPayload } from "./gcs";
 export { GenericJdbcPayload, JDBC_DB_TYPES } from "./generic-jdbc";
 export { HiveIcebergPayload, ICEBERG_LOCATION_TYPES } from "./hive-iceberg";
-export type { ConnectionModule, Loaded, StoreOptions } from "./module";
+export type { ConnectionDocs, ConnectionModule, Loaded, SourceGroupOf, StoreOptions } from "./module";
 export { defineConnection } from "./module";
 export { type NamingOptions, namesTheDatabaseCannotHold } from "./names";
 export { RedshiftPayload } from "./redshift";
@@ -33,7 +34,7 @@ export { type AnyConnectionModule, CONNECTION_MODULES, connectionModule, registe
 export { S3Payload, s3Store } from "./s3";
 export { holdableName, identifier, storageEndpoint } from "./schema-parts";
 export { SnowflakePayload } from "./snowflake";
-export type { SparkStart } from "./spark";
+export type { SparkRequest, SparkSourceInput, SparkStart } from "./spark";
 export { UploadPayload } from "./upload";
 
 type Modules = typeof CONNECTION_MODULES;
@@ -51,6 +52,34 @@ export const ASSET_PAYLOADS = entries((m) => m.asset) as { [T in ConnectionType]
 export const LIGHT_SCAN_TYPES: readonly ConnectionType[] = Object.values(CONNECTION_MODULES)
   .filter((m: AnyConnectionModule) => m.lightScan)
   .map((m) => m.type);
+
+/** Types as a sentence names them: "A", "A and B", "A, B and C". */
+export function typeList(types: readonly string[]): string {
+  return types.length < 2 ? types.join("") : `${types.slice(0, -1).join(", ")} and ${types.at(-1)}`;
+}
+
+/**
+ * One of the interface's types' words for a description that covers them all (picked from each
+ * module, e.g. its assets' payload), in the enum's order; types with the same words share an entry
+ * (`{ types: ["REDSHIFT", "SNOWFLAKE"], text: "{database, schema, table}" }`). Types whose module
+ * has no words for it (undefined) are left out.
+ */
+export function docsByType(pick: (m: AnyConnectionModule) => string | undefined): { types: string[]; text: string }[] {
+  const entries = new Map<string, string[]>();
+  for (const m of Object.values(CONNECTION_MODULES) as AnyConnectionModule[]) {
+    const text = pick(m);
+    if (text !== undefined) entries.set(text, [...(entries.get(text) ?? []), m.type]);
+  }
+  return [...entries].map(([text, types]) => ({ types, text }));
+}
+
+/** The interface's types that have source groups (the deprecated API), in the enum's order. */
+export const GROUP_TYPES: readonly string[] = (Object.values(CONNECTION_MODULES) as AnyConnectionModule[])
+  .filter((m) => m.group)
+  .map((m) => m.type);
+
+/** The group of a connection type's module: its payload schema and words; undefined for a type without groups. */
+export const sourceGroupOf = (type: string): SourceGroupOf | undefined => connectionModule(type)?.group;
 
 /** The module of a type the caller knows to exist (a row's, a request's). */
 function moduleOf(type: string): AnyConnectionModule {
@@ -94,6 +123,10 @@ export const isFileType = (type: string): boolean => connectionModule(type)?.obj
 
 /** Whether the assets of a connection type are Iceberg tables found through a metastore. */
 export const isMetastoreType = (type: string): boolean => connectionModule(type)?.metastore !== undefined;
+
+/** What a scan of an asset of this type reads: what decides where it runs (scan/spark/engine.ts). */
+export const scanSource = (type: string): ScanSource =>
+  isFileType(type) ? "files" : isMetastoreType(type) ? "metastore" : "tables";
 
 /** A connection as a row or a caller gives it: its type and stored payload. */
 export interface StoredConnection {
@@ -186,7 +219,7 @@ export async function createWarehouseRunner(
  * Opens the Iceberg table an asset of a metastore connection (HIVE_ICEBERG) names through its
  * catalog; `invalid` for a connection of another type.
  */
-export function openIcebergTable(
+export async function openIcebergTable(
   connection: StoredConnection,
   credential: GivenCredential,
   env: EnvironmentEnv,
@@ -196,7 +229,13 @@ export function openIcebergTable(
   if (!module.metastore) {
     throw new ConnectorError(`a ${connection.type} connection has no metastore of Iceberg tables`, "invalid");
   }
-  return module.metastore(loadConnection(connection, credential), outboundPolicy(env), assetPayload);
+  const loaded = loadConnection(connection, credential);
+  // Parsed by its type's module, as the connection is: what the metastore opens is typed.
+  const asset = module.asset.safeParse(assetPayload);
+  if (!asset.success) {
+    throw new ConnectorError(`a ${connection.type} asset's payload must be ${module.docs.asset}`, "invalid");
+  }
+  return module.metastore(loaded, outboundPolicy(env), asset.data);
 }
 
 /**
@@ -213,4 +252,20 @@ export function sparkStartOf(connection: StoredConnection, credential: GivenCred
     throw err;
   }
   return loaded.module.sparkTarget?.(loaded);
+}
+
+/**
+ * What the Spark driver reads for an asset of this type (its --source argument: never a
+ * credential; the cluster reads with its own identity); `unsupported` for a type whose full scans
+ * do not run on Spark.
+ */
+export function driverSourceOf(type: string, payload: StoredPayload, input: SparkSourceInput): Record<string, unknown> {
+  const module = connectionModule(type);
+  if (!module?.sparkSource) {
+    throw new ConnectorError(
+      module?.noSparkSource ?? `full scans of ${type} assets are not available on Spark`,
+      "unsupported",
+    );
+  }
+  return module.sparkSource(payload, input);
 }

@@ -12,7 +12,7 @@ import type { IcebergTable } from "../scan/iceberg";
 import type { SqlRunner } from "../scan/sql/runner";
 import type { WarehouseRunnerOptions } from "../scan/sql/warehouse-api";
 import type { ConnectionCredential, CredentialOf } from "./credentials";
-import type { SparkStart } from "./spark";
+import type { SparkSourceInput, SparkStart } from "./spark";
 
 /** A connection of one type, loaded: its payload parsed by its module, its credential of the type it needs. */
 export interface Loaded<P, C extends ConnectionCredential = ConnectionCredential> {
@@ -29,6 +29,20 @@ export interface StoreOptions {
 
 /** A stored payload as the row holds it (what a module compares to find a moved address). */
 export type StoredPayload = Record<string, unknown>;
+
+/** The OpenAPI document's words for a connection type, where a description lists every type. */
+export interface ConnectionDocs {
+  /** Its assets' payload, e.g. `{database, schema, table}`. */
+  readonly asset: string;
+  /** Its database type (`dbType`), e.g. `snowflake`, `payload.db_type`, `null`. */
+  readonly dbType: string;
+}
+
+/** A connection type's source groups: their payload (zod) and its shape in words, e.g. `{database, schema}`. */
+export interface SourceGroupOf {
+  readonly payload: z.ZodType<Record<string, unknown>>;
+  readonly doc: string;
+}
 
 /**
  * One connection type. `P` is its parsed payload, `K` the type of credential it authenticates with, `A`
@@ -58,6 +72,10 @@ export interface ConnectionModule<
   dbType(payload: P): string | null;
   /** Where an asset's table or files are, relative to the connection. */
   readonly asset: z.ZodType<A>;
+  /** What the API's documentation says of it (see docsByType in index.ts). */
+  readonly docs: ConnectionDocs;
+  /** Source group (deprecated API): what its assets share, each adding its `table`; none: it has no groups. */
+  readonly group?: SourceGroupOf;
   /** Whether its assets can have a light (metadata and pushdown only) scan only. */
   readonly lightScan?: true;
   /** Object store: its assets are files in a bucket. */
@@ -68,6 +86,14 @@ export interface ConnectionModule<
   metastore?(c: Loaded<P, CredentialOf<K>>, policy: OutboundPolicy, asset: A): Promise<IcebergTable>;
   /** Spark target: the provider its credential can start a full scan on (none: it starts none). */
   sparkTarget?(c: Loaded<P, CredentialOf<K>>): SparkStart | undefined;
+  /**
+   * What the Spark driver reads for an asset (its --source argument, never a credential), from
+   * the fields of the stored payload it needs, parsed (sparkFields); none: full scans of its
+   * assets do not run on Spark.
+   */
+  sparkSource?(payload: StoredPayload, input: SparkSourceInput): Record<string, unknown>;
+  /** Why its assets have no Spark source, when a full scan asks (default: not available on Spark). */
+  readonly noSparkSource?: string;
   /** Why it has no object store, when a caller asks for one (default: it is a database). */
   readonly noObjectStore?: string;
 }
@@ -105,10 +131,14 @@ export interface AnyConnectionModule {
   changedAddress(before: StoredPayload, after: StoredPayload): string[];
   dbType(payload: unknown): string | null;
   readonly asset: z.ZodType;
+  readonly docs: ConnectionDocs;
+  readonly group?: SourceGroupOf;
   readonly lightScan?: true;
   objectStore?(c: Loaded<unknown>, options: StoreOptions): WritableObjectStore;
   sqlRunner?(c: Loaded<unknown>, options: WarehouseRunnerOptions): Promise<SqlRunner>;
   metastore?(c: Loaded<unknown>, policy: OutboundPolicy, asset: unknown): Promise<IcebergTable>;
   sparkTarget?(c: Loaded<unknown>): SparkStart | undefined;
+  sparkSource?(payload: StoredPayload, input: SparkSourceInput): Record<string, unknown>;
+  readonly noSparkSource?: string;
   readonly noObjectStore?: string;
 }

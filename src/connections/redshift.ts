@@ -26,6 +26,8 @@ export const redshift = defineConnection({
   changedAddress: addressFields(["endpoint_prefix", "endpoint"]),
   dbType: () => "redshift",
   asset: z.strictObject({ database: identifier, schema: identifier, table: identifier }),
+  docs: { asset: "{database, schema, table}", dbType: "redshift" },
+  group: { payload: z.strictObject({ database: identifier, schema: identifier }), doc: "{database, schema}" },
   sqlRunner: ({ payload, credential }, options) => {
     const secret = credential.payload;
     return createRedshiftRunner(

@@ -4,8 +4,8 @@ import { z } from "zod";
 import { S3Store } from "../scan/connectors/s3";
 import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection, type Loaded, type StoreOptions } from "./module";
-import { filePayload, storageEndpoint, text } from "./schema-parts";
-import { emrStart } from "./spark";
+import { FILE_ASSET_DOC, filePayload, storageEndpoint, text } from "./schema-parts";
+import { emrStart, filesSource, sparkFields } from "./spark";
 
 export const S3Payload = z
   .strictObject({
@@ -42,6 +42,11 @@ export const s3 = defineConnection({
   changedAddress: addressFields(["endpoint", "region"]),
   dbType: () => null,
   asset: filePayload(),
+  docs: { asset: FILE_ASSET_DOC, dbType: "null (files)" },
   objectStore: s3Store,
   sparkTarget: (c) => emrStart(c.credential.payload, c.payload.region),
+  sparkSource: (payload, input) => {
+    const { bucket } = sparkFields("S3", z.looseObject({ bucket: z.string() }), payload);
+    return filesSource("S3", input, (path) => `${input.s3Scheme}://${bucket}/${path}`);
+  },
 });

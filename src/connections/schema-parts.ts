@@ -48,6 +48,10 @@ export const holdableName = (name: string, ctx: z.core.$RefinementCtx) => {
 /** A database, catalog, schema, dataset or table name; what its database cannot hold is checked with its connection. */
 export const identifier = z.string().trim().min(1).max(1024).superRefine(holdableName);
 
+/** The asset payload of a file connection, in the API's words. */
+export const FILE_ASSET_DOC =
+  "{path (object key or prefix in the connection's bucket; * and ? are wildcards), format: csv | ndjson | json | parquet}";
+
 /** The asset payload of a file connection: a key or prefix in its bucket, and the files' format. */
 export function filePayload() {
   return z.strictObject({

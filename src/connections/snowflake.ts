@@ -27,6 +27,8 @@ export const snowflake = defineConnection({
   changedAddress: addressFields(["account", "endpoint"]),
   dbType: () => "snowflake",
   asset: z.strictObject({ database: identifier, schema: identifier, table: identifier }),
+  docs: { asset: "{database, schema, table}", dbType: "snowflake" },
+  group: { payload: z.strictObject({ database: identifier, schema: identifier }), doc: "{database, schema}" },
   lightScan: true,
   sqlRunner: ({ payload, credential }, options) =>
     createSnowflakeRunner(

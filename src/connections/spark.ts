@@ -4,7 +4,9 @@
  * scan/spark. A provider block is the tenant's Spark job configuration for it.
  */
 
+import { z } from "zod";
 import type { OutboundPolicy } from "../lib/outbound";
+import { ConnectorError } from "../scan/connectors/types";
 import type { DataprocBlock } from "../scan/spark/dataproc";
 import { dataprocWorkflows } from "../scan/spark/dataproc";
 import type { EmrBlock } from "../scan/spark/emr";
@@ -66,5 +68,46 @@ export function dataprocStart(gcp: CredentialOf<"GCP">["payload"]): SparkStart {
         policy,
       );
     },
+  };
+}
+
+/** What a scan request may set of what a full scan reads, instead of the asset's payload. */
+export interface SparkRequest {
+  path?: string;
+  format?: string;
+  delimiter?: string;
+  table?: string;
+}
+
+/** What a module's driver source is built from, besides the connection's payload. */
+export interface SparkSourceInput {
+  /** The asset's payload as its row holds it. */
+  asset: Record<string, unknown>;
+  request: SparkRequest;
+  /** URI scheme the cluster reads S3 objects with (EMR: s3, elsewhere s3a). */
+  s3Scheme: "s3" | "s3a";
+}
+
+/**
+ * The fields of a stored payload a driver source reads, parsed (only those: the rest of the
+ * payload was checked when it was written); a row that lacks them is an `invalid` connector error.
+ */
+export function sparkFields<T>(type: string, schema: z.ZodType<T>, payload: unknown): T {
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) throw new ConnectorError(`the ${type} connection's payload is not valid`, "invalid");
+  return parsed.data;
+}
+
+const FileAsset = z.looseObject({ path: z.string().optional(), format: z.string().optional() });
+
+/** The driver source of files at `uri(path)`: the request's path, format and delimiter, else the asset's. */
+export function filesSource(type: string, input: SparkSourceInput, uri: (path: string) => string) {
+  const asset = sparkFields(type, FileAsset, input.asset);
+  const { request } = input;
+  return {
+    kind: "files",
+    uri: uri((request.path ?? asset.path ?? "").replace(/^\/+/, "")),
+    format: request.format ?? asset.format ?? "csv",
+    ...(request.delimiter ? { delimiter: request.delimiter } : {}),
   };
 }

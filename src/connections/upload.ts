@@ -19,5 +19,10 @@ export const upload = defineConnection({
   dbType: () => null,
   /** Nothing: each batch arrives by upload, in the request that sends it (its format from its Content-Type). */
   asset: z.strictObject({}),
+  docs: {
+    asset: "{} (may be left out: each batch arrives by upload, its format from its Content-Type)",
+    dbType: "null",
+  },
   noObjectStore: "an UPLOAD connection has no store of its own: each batch is read where its upload stored it",
+  noSparkSource: "an UPLOAD asset's batches are scanned in the Worker as they arrive",
 });

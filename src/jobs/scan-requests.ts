@@ -1,4 +1,5 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { isFileType } from "../connections";
 import type { ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import { type AssetHead, CONNECTION_TYPES, type ScanJobRow, scanJobs } from "../db/schema";
@@ -60,7 +61,7 @@ export async function queueScan(
   if (request.location && locationType(request.location as Location) !== asset.type) {
     throw new InvalidInputError([{ field: "location", message: `the asset is of type ${asset.type}` }]);
   }
-  const files = ["GCS", "S3", "AZURE"].includes(asset.type);
+  const files = isFileType(asset.type);
   if (!files && !request.upload && (request.path || request.format || request.delimiter)) {
     throw new InvalidInputError([{ field: "path", message: `the asset is a ${asset.type} table, not files` }]);
   }

@@ -15,6 +15,7 @@ import {
   isMetastoreType,
   openCredential,
   openIcebergTable,
+  scanSource,
 } from "../connections";
 import type { ApplyScanResult, MonitoredAsset } from "../contracts/asset-monitor";
 import { assetMonitor } from "../contracts/asset-monitor-client";
@@ -184,7 +185,7 @@ async function placeScan(env: Env, db: Db, subject: ScanSubject): Promise<{ full
   }
   const config = await getSparkJobConfig(db, asset.tenantId);
   const inputs = {
-    assetType: asset.type,
+    reads: scanSource(asset.type),
     onlyLightScan,
     fullScanRequested,
     ...(listed ? { sizeBytes: listed.objects.reduce((sum, o) => sum + o.size, 0) } : {}),

@@ -7,7 +7,14 @@
  */
 
 import { and, eq } from "drizzle-orm";
-import { type ConnectionCredential, openCredential, type SparkStart, sparkStartOf } from "../connections";
+import {
+  type ConnectionCredential,
+  driverSourceOf,
+  openCredential,
+  type SparkRequest,
+  type SparkStart,
+  sparkStartOf,
+} from "../connections";
 import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow, SparkProvider, TenantRow } from "../db/schema";
 import { connections, tenants } from "../db/schema";
@@ -15,10 +22,8 @@ import type { Env } from "../env";
 import { markDispatched, recordSparkDispatch } from "../jobs/lifecycle";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { outboundPolicy } from "../lib/outbound";
-import { ConnectorError } from "../scan/connectors/types";
 import { newCallbackSecret } from "../scan/spark/callback-signature";
 import type { SparkProviderClient } from "../scan/spark/provider";
-import { tableOf } from "../scan/sql";
 import { getSparkJobConfig, type SparkJobConfig } from "../settings/spark";
 
 /** A full scan that has not called back after this long is cancelled and failed (the cron checks). */
@@ -149,56 +154,10 @@ function target(
 export function driverSource(
   asset: AssetHead,
   connection: ConnectionRow,
-  request: { path?: string; format?: string; delimiter?: string; table?: string },
+  request: SparkRequest,
   s3Scheme: "s3" | "s3a",
 ): Record<string, unknown> {
-  const payload = connection.payload as Record<string, string>;
-  const assetPayload = asset.payload as Record<string, unknown>;
-  const path = String(request.path ?? assetPayload.path ?? "").replace(/^\/+/, "");
-  const files = (uri: string) => ({
-    kind: "files",
-    uri,
-    format: request.format ?? assetPayload.format ?? "csv",
-    ...(request.delimiter ? { delimiter: request.delimiter } : {}),
-  });
-  const t = tableOf(assetPayload, request.table);
-  const dotted = [t.catalog, t.schema, t.name].filter(Boolean).join(".");
-  switch (asset.type) {
-    case "S3":
-      return files(`${s3Scheme}://${payload.bucket}/${path}`);
-    case "GCS":
-      return files(`gs://${payload.bucket}/${path}`);
-    case "AZURE":
-      return files(`abfss://${payload.bucket}@${payload.storage_account}.dfs.core.windows.net/${path}`);
-    case "DELTALAKE":
-      return { kind: "table", format: "delta", table: dotted };
-    case "BIGQUERY":
-      return {
-        kind: "table",
-        format: "bigquery",
-        table: [payload.project, t.schema, t.name].filter(Boolean).join("."),
-      };
-    case "HIVE_ICEBERG":
-      return {
-        kind: "iceberg",
-        metastore_uri: payload.thrift_uri,
-        // The asset's Hive database is the Iceberg namespace under the driver's catalog "dq"
-        // (tableOf reads a payload's `database` as a warehouse's catalog).
-        table: [assetPayload.database, t.name].filter(Boolean).join("."),
-      };
-    case "GENERIC_JDBC":
-      // The JDBC URL, user and password are the cluster's secrets: never sent in the job's arguments
-      // (docs/resources/light-and-full-scans.md, "Deploying the Spark job").
-      return {
-        kind: "jdbc",
-        table: [t.schema, t.name].filter(Boolean).join("."),
-        ...(payload.db_type ? { db_type: payload.db_type } : {}),
-      };
-    case "UPLOAD":
-      throw new ConnectorError("an UPLOAD asset's batches are scanned in the Worker as they arrive", "unsupported");
-    default:
-      throw new ConnectorError(`full scans of ${asset.type} assets are not available on Spark`, "unsupported");
-  }
+  return driverSourceOf(asset.type, connection.payload, { asset: asset.payload, request, s3Scheme });
 }
 
 /** The per-job callback secret: the one already sealed on the row (a retried dispatch), or a new one. */

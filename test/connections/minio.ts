@@ -21,6 +21,7 @@ export const minio = defineConnection({
   changedAddress: (before, after) => ["bucket", "endpoint", "region"].filter((k) => before[k] !== after[k]),
   dbType: () => null,
   asset: z.strictObject({ path: z.string().min(1), format: z.enum(["csv", "parquet"]) }),
+  docs: { asset: "{path, format: csv | parquet}", dbType: "null (files)" },
   objectStore: ({ payload, credential }, options) =>
     s3Store({ type: "S3", payload: S3Payload.parse(payload), credential }, options),
 });

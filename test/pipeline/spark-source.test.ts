@@ -46,4 +46,15 @@ describe("driverSource", () => {
       ),
     ).toEqual({ kind: "jdbc", table: "SALES.ORDERS", db_type: "oracle" });
   });
+
+  it("refuses a stored connection that lacks what the driver reads, and types whose full scans do not run on Spark", () => {
+    const files = asset("S3", { path: "orders.csv", format: "csv" });
+    expect(() => driverSource(files, connection({}), {}, "s3")).toThrow("the S3 connection's payload is not valid");
+    expect(() => driverSource(asset("UPLOAD", {}), connection({}), {}, "s3a")).toThrow(
+      "an UPLOAD asset's batches are scanned in the Worker as they arrive",
+    );
+    expect(() => driverSource(asset("SNOWFLAKE", { table: "t" }), connection({}), {}, "s3a")).toThrow(
+      "full scans of SNOWFLAKE assets are not available on Spark",
+    );
+  });
 });

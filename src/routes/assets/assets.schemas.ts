@@ -1,28 +1,20 @@
 import { z } from "@hono/zod-openapi";
 import { AssetOptions, AssetSchedule } from "../../catalog/assets";
+import { docsByType, LIGHT_SCAN_TYPES, typeList } from "../../connections";
 import { ATTRIBUTE_KINDS, CONNECTION_TYPES } from "../../db/schema";
 import { PageQuery } from "../pagination";
 import { IntId, ProjectParams } from "../params";
 
-/** Per-type payload shapes, as the OpenAPI description of `payload` tells them. */
-export const PAYLOAD_DOC = [
-  "Depends on `type` (unknown keys are refused):",
-  "DELTALAKE {catalog, schema, table};",
-  "SNOWFLAKE {database, schema, table};",
-  "BIGQUERY {dataset, table} (the GCP project comes from the connection);",
-  "REDSHIFT {database, schema, table};",
-  "GENERIC_JDBC {schema (opt), table} (the database comes from the connection's db_or_schema);",
-  "HIVE_ICEBERG {database, table};",
-  "GCS, S3, AZURE {path (object key or prefix in the connection's bucket; * and ? are wildcards),",
-  "format: csv | ndjson | json | parquet};",
-  "UPLOAD {} (may be left out: each batch arrives by upload, its format from its Content-Type).",
-].join(" ");
+/** Per-type payload shapes, as the OpenAPI description of `payload` tells them (from each type's module). */
+export const PAYLOAD_DOC = `Depends on \`type\` (unknown keys are refused): ${docsByType((m) => m.docs.asset)
+  .map((d) => `${d.types.join(", ")} ${d.text}`)
+  .join("; ")}.`;
 
 const name = z.string().trim().min(1).max(200);
 const description = z.string().max(2000);
 const payload = z.record(z.string(), z.unknown()).openapi({ description: PAYLOAD_DOC });
 const options = AssetOptions.openapi("AssetOptions", {
-  description: "only_light_scan 'true' is allowed for SNOWFLAKE, DELTALAKE and BIGQUERY assets only",
+  description: `only_light_scan 'true' is allowed for ${typeList(LIGHT_SCAN_TYPES)} assets only`,
 });
 const schedule = AssetSchedule.openapi("AssetScheduleInput", {
   description:

@@ -1,5 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { CONNECTION_PAYLOADS, CredentialInput, credentialBasis, requiredCredentialType } from "../../connections";
+import {
+  CONNECTION_PAYLOADS,
+  CredentialInput,
+  credentialBasis,
+  docsByType,
+  requiredCredentialType,
+} from "../../connections";
 import { CONNECTION_TYPES, type ConnectionType } from "../../db/schema";
 import { IntId, ProjectParams, TenantParams } from "../params";
 
@@ -91,9 +97,9 @@ export const ConnectionSchema = z
       .string()
       .nullable()
       .openapi({
-        description:
-          "Database type derived from the connection: GENERIC_JDBC → payload.db_type; REDSHIFT → redshift; SNOWFLAKE → snowflake; " +
-          "BIGQUERY → bigquery; DELTALAKE → databricks; HIVE_ICEBERG → iceberg; GCS, S3, AZURE (files), UPLOAD → null",
+        description: `Database type derived from the connection: ${docsByType((m) => m.docs.dbType)
+          .map((d) => `${d.types.join(", ")} → ${d.text}`)
+          .join("; ")}`,
       }),
   })
   .openapi("Connection", { description: "A connection; its credential is never returned" });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LIGHT_SCAN_TYPES, typeList } from "../../connections";
 import { inProject, inTenant } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
@@ -19,7 +20,7 @@ const base = "/api/backend/v2/{tenant}/configuration";
 const deprecated = "Deprecated: manage assets one by one under /api/backend/{tenant}/configuration/…/assets.";
 const validation =
   "400 lists every problem with its field: the payload must fit the type; the connection must be visible from " +
-  "the project and of the group's type; only_light_scan only for SNOWFLAKE, DELTALAKE and BIGQUERY.";
+  `the project and of the group's type; only_light_scan only for ${typeList(LIGHT_SCAN_TYPES)}.`;
 
 export const createSourceGroup = authedRoute({
   operationId: "createSourceGroup",

@@ -1,21 +1,21 @@
 import { z } from "@hono/zod-openapi";
 import { CronExpression } from "../../catalog/assets";
 import { GroupAssetEntry, GroupOptions } from "../../catalog/source-groups";
+import { docsByType, LIGHT_SCAN_TYPES, typeList } from "../../connections";
 import { SOURCE_GROUP_TYPES } from "../../db/schema";
 import { AssetIdString } from "../assets/assets.schemas";
 import { IntId, ProjectParams } from "../params";
 
-/** Per-type payload shapes, as the OpenAPI description of `payload` tells them. */
-const PAYLOAD_DOC =
-  "Depends on `type` (unknown keys are refused): SNOWFLAKE {database, schema}; REDSHIFT {database, schema}; " +
-  "BIGQUERY {dataset} (the GCP project comes from the connection); DELTALAKE {catalog, schema}. " +
-  "Each asset of the group gets this payload plus {table: its table_or_file_name}.";
+/** Per-type payload shapes, as the OpenAPI description of `payload` tells them (from each type's module). */
+const PAYLOAD_DOC = `Depends on \`type\` (unknown keys are refused): ${docsByType((m) => m.group?.doc)
+  .map((d) => `${d.types.join(", ")} ${d.text}`)
+  .join("; ")}. Each asset of the group gets this payload plus {table: its table_or_file_name}.`;
 
 const name = z.string().trim().min(1).max(200);
 const description = z.string().max(2000);
 const payload = z.record(z.string(), z.unknown()).openapi({ description: PAYLOAD_DOC });
 const options = GroupOptions.openapi("SourceGroupOptions", {
-  description: "only_light_scan true is allowed for SNOWFLAKE, DELTALAKE and BIGQUERY groups only",
+  description: `only_light_scan true is allowed for ${typeList(LIGHT_SCAN_TYPES)} groups only`,
 });
 const entry = GroupAssetEntry.openapi("SourceGroupAssetEntry");
 const schedule = CronExpression.nullable().openapi({

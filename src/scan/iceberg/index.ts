@@ -46,12 +46,9 @@ export async function openIcebergTable(
   payload: IcebergCatalog,
   storeFor: (account: string | undefined) => ObjectStore,
   policy: OutboundPolicy,
-  assetPayload: unknown,
+  asset: { database: string; table: string },
 ): Promise<IcebergTable> {
-  const { database, table } = (assetPayload ?? {}) as { database?: unknown; table?: unknown };
-  if (typeof database !== "string" || typeof table !== "string") {
-    throw new ConnectorError("a HIVE_ICEBERG asset names its table as payload {database, table}", "invalid");
-  }
+  const { database, table } = asset;
   const name = `${database}.${table}`;
   const found = await getMetastoreTable(metastoreAddress(payload.thrift_uri), database, table, policy);
   const tableType = found.parameters.table_type ?? found.parameters.TABLE_TYPE;

@@ -5,8 +5,9 @@
  * The rule, in order:
  * 1. `only_light_scan: 'true'` on the asset: the Worker, always (sampled by the asset's options).
  * 2. `{"full_scan": true}` on the request: Spark; without a Spark provider the job FAILS, saying why.
- * 3. Files (S3, GCS, AZURE) whose listed size exceeds the threshold (default 1 GiB, the tenant's
- *    `full_scan_threshold_bytes` overrides it), and HIVE_ICEBERG tables whose current snapshot's
+ * 3. Files (a connection type with an object store) whose listed size exceeds the threshold (default
+ *    1 GiB, the tenant's `full_scan_threshold_bytes` overrides it), and Iceberg tables found through a
+ *    metastore (HIVE_ICEBERG) whose current snapshot's
  *    data files (sizes from its manifests) exceed it, or whose size is not known: Spark when a
  *    provider is configured, else the Worker, with the reason recorded on the job.
  * 4. Everything else (warehouses and databases push SQL down; small files): the Worker.
@@ -18,8 +19,15 @@
  */
 export const DEFAULT_FULL_SCAN_THRESHOLD_BYTES = 1024 ** 3;
 
+/**
+ * What an asset's scan reads, as its connection type's module says (src/connections; scan/ does not
+ * import it): files in an object store, Iceberg tables found through a metastore, or tables a SQL
+ * runner pushes down to (and anything else).
+ */
+export type ScanSource = "files" | "metastore" | "tables";
+
 export interface EngineInputs {
-  assetType: string;
+  reads: ScanSource;
   onlyLightScan: boolean;
   fullScanRequested: boolean;
   /** Bytes the scan would read, when known before reading (listed files). */
@@ -33,8 +41,6 @@ export type EngineDecision =
   | { engine: "WORKER"; reason: string }
   | { engine: "SPARK"; reason: string }
   | { engine: "NONE"; reason: string };
-
-const FILE_TYPES = new Set(["S3", "GCS", "AZURE"]);
 
 /** Bytes as a person reads them: 812 bytes, 3.5 KiB, 120.0 MiB, 2.0 GiB. */
 function size(bytes: number): string {
@@ -55,8 +61,8 @@ export function decideEngine(inputs: EngineInputs): EngineDecision {
     return { engine: "NONE", reason: `a full scan was requested but ${spark.missing}` };
   }
   const over = inputs.sizeBytes !== undefined && inputs.sizeBytes > inputs.thresholdBytes;
-  const iceberg = inputs.assetType === "HIVE_ICEBERG" && (inputs.sizeBytes === undefined || over);
-  if ((FILE_TYPES.has(inputs.assetType) && over) || iceberg) {
+  const iceberg = inputs.reads === "metastore" && (inputs.sizeBytes === undefined || over);
+  if ((inputs.reads === "files" && over) || iceberg) {
     const why =
       inputs.sizeBytes === undefined
         ? "the table's size is not known before reading it"

@@ -3,7 +3,7 @@ import { DEFAULT_FULL_SCAN_THRESHOLD_BYTES, decideEngine, type EngineInputs } fr
 
 const GiB = 1024 ** 3;
 const base: EngineInputs = {
-  assetType: "S3",
+  reads: "files",
   onlyLightScan: false,
   fullScanRequested: false,
   sizeBytes: 10 * 1024 ** 2,
@@ -15,7 +15,7 @@ const none = { missing: "the tenant has no Spark job configuration" };
 describe("light or full (the documented rule)", () => {
   it("keeps small files and warehouses in the Worker", () => {
     expect(decideEngine(base)).toEqual({ engine: "WORKER", reason: "light scan: within the Worker's budget" });
-    expect(decideEngine({ ...base, assetType: "SNOWFLAKE", sizeBytes: undefined }).engine).toBe("WORKER");
+    expect(decideEngine({ ...base, reads: "tables", sizeBytes: undefined }).engine).toBe("WORKER");
   });
 
   it("sends files over the threshold to Spark, or says why they stayed light", () => {
@@ -36,14 +36,14 @@ describe("light or full (the documented rule)", () => {
   });
 
   it("sends a HIVE_ICEBERG table of unknown or large size to Spark when there is one", () => {
-    const iceberg = { ...base, assetType: "HIVE_ICEBERG", sizeBytes: undefined };
+    const iceberg = { ...base, reads: "metastore" as const, sizeBytes: undefined };
     expect(decideEngine(iceberg).engine).toBe("SPARK");
     expect(decideEngine({ ...iceberg, spark: none }).engine).toBe("WORKER");
     expect(decideEngine({ ...iceberg, sizeBytes: 1024 }).engine).toBe("WORKER");
   });
 
   it("runs a requested full scan on Spark, and fails it (NONE) without a provider", () => {
-    expect(decideEngine({ ...base, assetType: "DELTALAKE", fullScanRequested: true }).engine).toBe("SPARK");
+    expect(decideEngine({ ...base, reads: "tables", fullScanRequested: true }).engine).toBe("SPARK");
     expect(decideEngine({ ...base, fullScanRequested: true, spark: none })).toEqual({
       engine: "NONE",
       reason: "a full scan was requested but the tenant has no Spark job configuration",
