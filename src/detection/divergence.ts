@@ -86,3 +86,51 @@ export function componentBaseline(
     to: ordered[ordered.length - 1]?.time,
   };
 }
+
+/** An exact value holding a share of a quantity's values (a toll of 0). */
+export interface Atom {
+  value: number;
+  share: number;
+}
+
+/**
+ * The CDF of a quantity's continuous part (its values other than the atoms), as knots (x, G(x))
+ * to interpolate linearly, from its quantiles at QUANTILE_POINTS and its atoms' shares. A quantile
+ * on an atom says nothing of the rest; at an atom v the rest's CDF is F(v−) less the atoms below,
+ * F(v−) taken mid-way in what the quantiles and the atom's share allow.
+ */
+export function continuousKnots(quantiles: readonly number[], atoms: readonly Atom[]): Array<[number, number]> {
+  const total = atoms.reduce((s, a) => s + a.share, 0);
+  const rest = 1 - total;
+  if (!(rest > 0) || quantiles.length !== QUANTILE_POINTS.length) return [];
+  const below = (x: number) => atoms.reduce((s, a) => s + (a.value < x ? a.share : 0), 0);
+  const isAtom = (x: number) => atoms.some((a) => a.value === x);
+  const knots: Array<[number, number]> = [];
+  for (let i = 0; i < quantiles.length; i++) {
+    const x = quantiles[i]!;
+    // A run of equal quantiles: its last point (the CDF there is at least that probability).
+    if (isAtom(x) || quantiles[i + 1] === x) continue;
+    knots.push([x, (QUANTILE_POINTS[i]! - below(x)) / rest]);
+  }
+  for (const a of atoms) {
+    // F(v−) ≥ the probability of the last quantile below v and ≥ that of the last at or below v less
+    // the share; ≤ that of the first at or above v and ≤ that of the first above v less the share.
+    let lo = 0;
+    let hi = 1 - a.share;
+    for (let i = 0; i < quantiles.length; i++) {
+      const q = quantiles[i]!;
+      const p = QUANTILE_POINTS[i]!;
+      if (q < a.value) lo = Math.max(lo, p);
+      if (q <= a.value) lo = Math.max(lo, p - a.share);
+      if (q >= a.value) hi = Math.min(hi, p);
+      if (q > a.value) hi = Math.min(hi, p - a.share);
+    }
+    knots.push([a.value, ((lo + hi) / 2 - below(a.value)) / rest]);
+  }
+  knots.sort((x, y) => x[0] - y[0]);
+  let running = 0;
+  return knots.map(([x, g]) => {
+    running = Math.min(1, Math.max(running, g));
+    return [x, running] as [number, number];
+  });
+}

@@ -44,6 +44,14 @@ export function escapeName(name: string): string {
   return name.replaceAll("%", "%25").replaceAll(":", "%3A");
 }
 
+/** A quantity's value holding at least this share of its values is recorded as an atom (atomStat). */
+export const ATOM_RECORD_SHARE = 0.01;
+
+/** The stat of an atom's share: `atom:<value>`. */
+export function atomStat(value: string): string {
+  return `atom:${escapeName(value)}`;
+}
+
 export function unescapeName(name: string): string {
   return name.replaceAll("%3A", ":").replaceAll("%25", "%");
 }
@@ -176,6 +184,14 @@ function attributeMetrics(a: AttributeProfile, kind: AttributeKind | undefined):
   }
   // The most frequent value's share: many rows set to one value (a default, a stuck sensor) raise it.
   if (present > 0 && a.top_values.length > 0) add("top_value_share", a.top_values[0]!.count / present);
+  // A quantity's atoms (exact values holding a share, a toll of 0): distribution_drift judges their
+  // shares as categories and the rest of the values by KS.
+  if (isNumeric(a) && kind !== "code" && present > 0) {
+    for (const t of a.top_values) {
+      const share = t.count / present;
+      if (share >= ATOM_RECORD_SHARE && Number.isFinite(Number(t.value))) add(atomStat(t.value), share);
+    }
+  }
   if (a.patterns.length > 0) {
     add("top_pattern_share", Math.max(...a.patterns.map((p) => p.share)));
     for (const p of a.patterns) add(`pattern:${escapeName(p.pattern)}`, p.share);

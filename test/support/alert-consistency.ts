@@ -43,7 +43,7 @@ export function boundsOf(metric: string): { min: number; max: number } {
   if (/(^|:)(row_count|duplicate_count|distinct|non_null|attributes|freshness_age_hours)$/.test(metric)) {
     return { min: 0, max: Number.POSITIVE_INFINITY };
   }
-  if (/(_rate|_share|:tail_below|:tail_above|:unique_ratio|:ks)$/.test(metric)) return { min: 0, max: 1 };
+  if (/(_rate|_share|:tail_below|:tail_above|:unique_ratio|:ks|:atom:[^:]*)$/.test(metric)) return { min: 0, max: 1 };
   return { min: Number.NEGATIVE_INFINITY, max: Number.POSITIVE_INFINITY };
 }
 

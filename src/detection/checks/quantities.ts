@@ -8,12 +8,13 @@
  * - A point mass the quantiles cannot see (rows set to one value: a default, a stuck sensor) is the
  *   most frequent value's share rising beyond its history, by the share test (modeShare).
  */
+import type { HistoryPoint } from "../../contracts/asset-monitor";
 import type { AttributeProfile } from "../../contracts/profile";
 import { QUANTILE_POINTS } from "../../contracts/profile";
 import { baselinePoints, median, spreadBound } from "../anomaly";
-import { componentBaseline, quantileCdf } from "../divergence";
+import { type Atom, componentBaseline, continuousKnots, quantileCdf } from "../divergence";
 import { investigateShift } from "../investigate";
-import { attrMetric, meanByMetric, nonNull, QUANTILE_STATS } from "../metrics";
+import { atomStat, attrMetric, meanByMetric, nonNull, QUANTILE_STATS, unescapeName } from "../metrics";
 import { ksCritical } from "../stats";
 import type { MetricHistory } from "../types";
 import {
@@ -114,6 +115,8 @@ export function quantityDrift(
   }
   const n = nonNull(a);
   if (n < p.min_values) return {};
+  const atoms = atomsOf(ctx, a, base, n, p.min_history);
+  if (atoms) return { finding: atomDrift(ctx, p, a, base, atoms, n) };
   const { d, at } = ksDistance(base.quantiles, cur);
   const pastD = base.past.map((j) => ksDistance(base.quantiles, j.quantiles).d);
   const centre = median(pastD);
@@ -177,5 +180,176 @@ export function modeShare(
     deviation: v.deviation,
     adaptable: true,
     exclude: [metric],
+  };
+}
+
+/** An exact value holding at least this share of a quantity's values is judged as a category (an atom). */
+const ATOM_SHARE = 0.05;
+
+/** The fewest quantiles inside a quantity's continuous part for KS to judge it. */
+const MIN_KNOTS = 2;
+
+/** An atom of a quantity: its share in this scan and in each past scan of the baseline. */
+interface AtomSeries {
+  value: string;
+  metric: string;
+  count: number;
+  /** The baseline's scans' shares, oldest first (0 where it held less than ATOM_RECORD_SHARE). */
+  past: HistoryPoint[];
+}
+
+/**
+ * The atoms of a quantity (values holding ATOM_SHARE of this scan or of its baseline's median), with
+ * their shares in the baseline's scans; undefined when it has none, or when its history does not
+ * record atoms (a history from before they were recorded: the quantiles alone judge it).
+ */
+function atomsOf(
+  ctx: CheckContext,
+  a: AttributeProfile,
+  base: QuantileBaseline,
+  n: number,
+  minHistory: number,
+): AtomSeries[] | undefined {
+  const prefix = attrMetric(a.name, atomStat(""));
+  const jobs = new Set(base.past.map((j) => j.job));
+  const byMetric = new Map<string, Map<string, number>>();
+  for (const [m, points] of Object.entries(ctx.history)) {
+    if (!m.startsWith(prefix)) continue;
+    const byJob = new Map<string, number>();
+    for (const h of points ?? []) if (jobs.has(h.job_id)) byJob.set(h.job_id, h.value);
+    if (byJob.size > 0) byMetric.set(m, byJob);
+  }
+  const recorded = new Set([...byMetric.values()].flatMap((byJob) => [...byJob.keys()]));
+  if (recorded.size < minHistory) return undefined;
+  const values = new Set<string>();
+  for (const t of a.top_values) if (t.count / n >= ATOM_SHARE && Number.isFinite(Number(t.value))) values.add(t.value);
+  for (const [m, byJob] of byMetric) {
+    if (median(base.past.map((j) => byJob.get(j.job) ?? 0)) >= ATOM_SHARE)
+      values.add(unescapeName(m.slice(prefix.length)));
+  }
+  if (values.size === 0) return undefined;
+  return [...values].map((value) => {
+    const metric = attrMetric(a.name, atomStat(value));
+    const byJob = byMetric.get(metric);
+    return {
+      value,
+      metric,
+      count: a.top_values.find((t) => t.value === value)?.count ?? 0,
+      past: base.past.map((j) => ({ job_id: j.job, time: j.time, value: byJob?.get(j.job) ?? 0, excluded: false })),
+    };
+  });
+}
+
+/**
+ * The smallest CDF gap between two continuous parts (knots) that their knots prove: at each knot
+ * of one (not an atom, not an end), its CDF against the other's bounds there (a CDF is monotone:
+ * between two knots it lies between their values), since a line between few knots is no CDF.
+ */
+function knotDistance(
+  base: ReadonlyArray<readonly [number, number]>,
+  current: ReadonlyArray<readonly [number, number]>,
+  atoms: readonly Atom[],
+): { d: number; at: number } {
+  let d = 0;
+  let at = base[0]?.[0] ?? 0;
+  const sweep = (own: ReadonlyArray<readonly [number, number]>, other: ReadonlyArray<readonly [number, number]>) => {
+    for (let i = 1; i < own.length - 1; i++) {
+      const [t, g] = own[i]!;
+      if (atoms.some((x) => x.value === t)) continue;
+      const [lo, hi] = knotBounds(other, t);
+      const gap = Math.max(0, lo - g, g - hi);
+      if (gap > d) {
+        d = gap;
+        at = t;
+      }
+    }
+  };
+  sweep(base, current);
+  sweep(current, base);
+  return { d, at };
+}
+
+/** Where the CDF of knots (x, G(x)) sorted by x can be at `t`: between the knots around it. */
+function knotBounds(knots: ReadonlyArray<readonly [number, number]>, t: number): [number, number] {
+  let lo = 0;
+  let hi = 1;
+  for (const [x, g] of knots) {
+    if (x <= t) lo = Math.max(lo, g);
+    if (x >= t) hi = Math.min(hi, g);
+  }
+  return [lo, Math.max(lo, hi)];
+}
+
+/**
+ * distribution_drift of a quantity with atoms: each atom's share as a category (the share test,
+ * both ways, against its past scans), then the rest of the values by KS on their own CDF (the
+ * quantiles less the atoms), so a share of zeros moving within its usual range is no drift.
+ */
+function atomDrift(
+  ctx: CheckContext,
+  p: { window: number; min_history: number; min_values: number },
+  a: AttributeProfile,
+  base: QuantileBaseline,
+  atoms: AtomSeries[],
+  n: number,
+): Finding | undefined {
+  const test = { window: p.window, min_history: p.min_history, ...MODE_SHARE };
+  const trained = { ...trainingWindow(base.from, base.to), training_size: base.past.length, adaptable: true };
+  for (const x of atoms) {
+    const share = x.count / n;
+    const up = shareTest(x.past, ctx.input.job_id, x.count, n, test);
+    const flipped = x.past.map((h) => ({ ...h, value: 1 - h.value }));
+    const down = shareTest(flipped, ctx.input.job_id, n - x.count, n, test);
+    const v = up.fires ? up : down.fires ? down : undefined;
+    if (!v || v.usual === undefined) continue;
+    const low = up.fires ? 0 : 1 - v.limit;
+    const high = up.fires ? v.limit : 1;
+    const usual = up.fires ? v.usual : 1 - v.usual;
+    return {
+      attribute: a.name,
+      metric: x.metric,
+      observed: round(share),
+      metric_value: fmt(share),
+      expected: { low: round(low), high: round(high) },
+      description: `The share of the value ${x.value} of attribute ${a.name} (quantity) in ${assetName(ctx)} is ${pct(share)} (${x.count} of ${n}), ${up.fires ? `above the allowed ${pct(high)}` : `below the allowed ${pct(low)}`} (its usual ${pct(usual)} over the last ${base.past.length} scans; a value holding ${pct(ATOM_SHARE)} of the values or more is judged as a category).`,
+      strategy: "wilson_share",
+      ...trained,
+      deviation: v.deviation,
+      exclude: [x.metric, ...QUANTILE_STATS.map((s) => attrMetric(a.name, s))],
+    };
+  }
+  const at = (shares: (x: AtomSeries) => number): Atom[] =>
+    atoms.map((x) => ({ value: Number(x.value), share: shares(x) }));
+  const baseAtoms = at((x) => median(x.past.map((h) => h.value)));
+  const baseKnots = continuousKnots(base.quantiles, baseAtoms);
+  const curAtoms = at((x) => x.count / n);
+  const rest = Math.round(n * (1 - curAtoms.reduce((s, x) => s + x.share, 0)));
+  const cur = a.quantiles ?? [];
+  // The rest known by fewer quantiles than MIN_KNOTS inside it is a line between its ends, not a CDF
+  // to compare (its tails are value_range's).
+  const inside = baseKnots.slice(1, -1).filter(([x]) => !baseAtoms.some((b) => b.value === x));
+  if (rest < p.min_values || inside.length < MIN_KNOTS) return undefined;
+  const { d, at: where } = knotDistance(baseKnots, continuousKnots(cur, curAtoms), baseAtoms);
+  const pastD = base.past.map((j, i) => {
+    const own = at((x) => x.past[i]!.value);
+    return knotDistance(baseKnots, continuousKnots(j.quantiles, own), baseAtoms).d;
+  });
+  const centre = median(pastD);
+  const learned = centre + spreadBound(pastD, centre, SPREAD_Z);
+  const critical = ksCritical(rest, rest * base.past.length, KS_ALPHA);
+  const limit = Math.max(learned, critical);
+  if (!(d > limit)) return undefined;
+  const names = atoms.map((x) => x.value).join(", ");
+  return {
+    attribute: a.name,
+    metric: attrMetric(a.name, "ks"),
+    observed: round(d),
+    metric_value: fmt(d),
+    expected: { low: 0, high: round(limit) },
+    description: `The value distribution of attribute ${a.name} (quantity) in ${assetName(ctx)} other than ${atoms.length === 1 ? "the value" : "the values"} ${names} drifted from its baseline of the last ${base.past.length} scans: the CDFs of those ${rest} values differ by ${pct(d)} at ${fmt(where)}, above the allowed ${pct(limit)} (the larger of the KS critical distance ${pct(critical)} and the past scans' own distances); ${atoms.length === 1 ? `the share of ${names} stayed within its usual range` : `the shares of ${names} stayed within their usual ranges`}.`,
+    strategy: "ks_quantiles",
+    ...trained,
+    deviation: limit > 0 ? d / limit : 1,
+    exclude: QUANTILE_STATS.map((s) => attrMetric(a.name, s)),
   };
 }

@@ -44,7 +44,7 @@ export const distributionDriftPolicy = definePolicy({
   id: "distribution_drift",
   name: "Distribution drift",
   description:
-    "Quantities: the quantile profile's largest CDF gap from the baseline (a KS distance) exceeds both the KS critical distance at alpha for the row count and the past scans' own distances. Codes: a new category (min_share and min_count), a vanished one (had vanish_share), or shares moved beyond their history's spread and sampling, by at least min_shift (or min_rel_shift of a smaller category's share), with a G-test below alpha.",
+    "Quantities: the quantile profile's largest CDF gap from the baseline (a KS distance) exceeds both the KS critical distance at alpha for the row count and the past scans' own distances. A quantity with atoms (exact values holding 5 % of its values or more, a toll of 0) has each atom's share judged as a category against its past scans, and the rest of its values by the KS distance their knots prove, so a share of zeros moving within its usual range is no drift. Codes: a new category (min_share and min_count), a vanished one (had vanish_share), or shares moved beyond their history's spread and sampling, by at least min_shift (or min_rel_shift of a smaller category's share), with a G-test below alpha.",
   dimension: "accuracy",
   priority: "LOW",
   kind: "anomaly",
@@ -55,6 +55,6 @@ export const distributionDriftPolicy = definePolicy({
   defaults: { ...driftDefaults },
   score: "penalty",
   details:
-    "quantities: KS distance of the quantile profiles above both the KS critical value (α 1e-6) and the past scans' own distances; codes: when every value is listed (up to 256), a new category (≥ 5 rows and ≥ 0.5 % beyond the share of new values the window's scans brought; or more scattered never-seen values than any of its scans brought) or a vanished one (had ≥ 1 %); always a share moved beyond sampling and its spread by ≥ 5 points or, for a smaller category, ≥ 20 % of its share (≥ 0.5 point), with a G-test p < 1e-6, a rare value (< 0.5 %) whose count surged (Poisson p < 1e-6, ≥ 5 rows over its usual count); quantities and timestamps: the most frequent value's share rising (share test, z 3.5, ≥ 0.5 point)",
+    "quantities: KS distance of the quantile profiles above both the KS critical value (α 1e-6) and the past scans' own distances; with atoms (values holding ≥ 5 %), each atom's share rising or falling beyond its past scans (share test, z 3.5, ≥ 0.5 point), then the rest of the values by KS on their own CDF (at least 2 quantiles inside it; the gap its knots prove, between knots a CDF only bounded); codes: when every value is listed (up to 256), a new category (≥ 5 rows and ≥ 0.5 % beyond the share of new values the window's scans brought; or more scattered never-seen values than any of its scans brought) or a vanished one (had ≥ 1 %); always a share moved beyond sampling and its spread by ≥ 5 points or, for a smaller category, ≥ 20 % of its share (≥ 0.5 point), with a G-test p < 1e-6, a rare value (< 0.5 %) whose count surged (Poisson p < 1e-6, ≥ 5 rows over its usual count); quantities and timestamps: the most frequent value's share rising (share test, z 3.5, ≥ 0.5 point)",
   check: distributionDrift,
 });

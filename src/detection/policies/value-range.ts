@@ -35,7 +35,7 @@ import {
 } from "../checks/common";
 import { P1, P99, quantileBaseline, withShift } from "../checks/quantities";
 import { quantileCdf } from "../divergence";
-import { attrMetric, isNumeric, nonNull } from "../metrics";
+import { ATOM_RECORD_SHARE, atomStat, attrMetric, isNumeric, nonNull } from "../metrics";
 import { anomalyDefaults, anomalyShape, ignoreAttributes } from "../params";
 import { definePolicy } from "../policy";
 import type { Band } from "../types";
@@ -83,19 +83,27 @@ function grid(a: AttributeProfile): number {
 
 /**
  * Shares of values strictly below the low fence and strictly above the high fence, from a quantile
- * profile. A fence's own value is never a tail: where a quantile sits on the fence (a point mass
- * there, tolls 0 in 90 % of the rows), only the quantile points beyond it count, the share the
- * profile proves (at least p of the values are at or below the p-quantile); between quantiles, the
- * share is interpolated.
+ * profile. A fence's own value is never a tail: where a quantile sits on the fence, the share the
+ * profile proves is counted: the quantile points beyond it (at least p of the values are at or
+ * below the p-quantile), or, when `mass` bounds the share of the fence's own value (the largest
+ * share any one value holds, or that value's recorded share), the values at or beyond the fence
+ * less that mass. Between quantiles, the share is interpolated.
  */
-export function tailShares(quantiles: readonly number[], low: number, high: number): { below: number; above: number } {
+export function tailShares(
+  quantiles: readonly number[],
+  low: number,
+  high: number,
+  mass: (value: number) => number = () => 1,
+): { below: number; above: number } {
   const n = quantiles.length;
   let below = 0;
   if (low > quantiles[0]!) {
     if (quantiles.includes(low)) {
       let i = 0;
       while (i + 1 < n && quantiles[i + 1]! < low) i++;
-      below = QUANTILE_POINTS[i]!;
+      let k = i;
+      while (k + 1 < n && quantiles[k + 1]! <= low) k++;
+      below = Math.max(QUANTILE_POINTS[i]!, QUANTILE_POINTS[k]! - mass(low));
     } else below = quantileCdf(quantiles, low);
   }
   let above = 0;
@@ -103,10 +111,34 @@ export function tailShares(quantiles: readonly number[], low: number, high: numb
     if (quantiles.includes(high)) {
       let j = n - 1;
       while (j - 1 >= 0 && quantiles[j - 1]! > high) j--;
-      above = 1 - QUANTILE_POINTS[j]!;
+      let k = j;
+      while (k - 1 >= 0 && quantiles[k - 1]! >= high) k--;
+      above = Math.max(1 - QUANTILE_POINTS[j]!, 1 - QUANTILE_POINTS[k]! - mass(high));
     } else above = 1 - quantileCdf(quantiles, high);
   }
   return { below: Math.max(0, below), above: Math.max(0, above) };
+}
+
+/**
+ * An upper bound of the share of one exact value in a scan: its recorded atom share (values
+ * holding ≥ 1 %), else the most frequent value's share (no value holds more), else 1.
+ */
+function massBound(ctx: CheckContext, a: AttributeProfile, job: string): (value: number) => number {
+  const point = (stat: string) => ctx.history[attrMetric(a.name, stat)]?.find((h) => h.job_id === job)?.value;
+  const top = point("top_value_share") ?? 1;
+  return (value) => Math.min(top, point(atomStat(String(value))) ?? top);
+}
+
+/** massBound of this scan, from its own profile. */
+function currentMass(a: AttributeProfile): (value: number) => number {
+  const n = nonNull(a);
+  if (n === 0 || a.top_values.length === 0) return () => 1;
+  const top = a.top_values[0]!.count / n;
+  return (value) => {
+    const listed = a.top_values.find((t) => Number(t.value) === value);
+    const share = listed ? listed.count / n : undefined;
+    return share !== undefined && share >= ATOM_RECORD_SHARE ? share : top;
+  };
 }
 
 /**
@@ -217,19 +249,19 @@ function tailFinding(ctx: CheckContext, p: Params, a: AttributeProfile): Finding
   const low = base.quantiles[P1]!;
   const high = base.quantiles[P99]!;
   const n = nonNull(a);
-  const now = tailShares(cur, low, high);
+  const now = tailShares(cur, low, high, currentMass(a));
   const sides = [
     {
       side: "below",
       fence: low,
       share: now.below,
-      past: base.past.map((j) => tailShares(j.quantiles, low, high).below),
+      past: base.past.map((j) => tailShares(j.quantiles, low, high, massBound(ctx, a, j.job)).below),
     },
     {
       side: "above",
       fence: high,
       share: now.above,
-      past: base.past.map((j) => tailShares(j.quantiles, low, high).above),
+      past: base.past.map((j) => tailShares(j.quantiles, low, high, massBound(ctx, a, j.job)).above),
     },
   ].filter((s) => (s.side === "below" ? p.stats.includes("min") : p.stats.includes("max")));
   for (const s of sides) {
@@ -282,6 +314,6 @@ export const valueRangePolicy = definePolicy({
   score: "penalty",
   bands: (metric) => metric.startsWith("attr:") && VALUE_RANGE_STATS.some((s) => metric.endsWith(`:${s}`)),
   details:
-    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; a fence's own value, a point mass on it, is never a tail); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
+    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; a fence's own value, a point mass on it, is never a tail: where a quantile sits on the fence, the share proven by the quantiles beyond it or by those at or beyond it less the largest share one value, or that value, holds); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
   check: valueRange,
 });
