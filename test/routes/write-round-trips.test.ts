@@ -10,6 +10,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
+import { createAsset } from "../support/assets";
+import { createConnection } from "../support/connections";
 import { createProject, projectMember } from "../support/projects";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
 import { userToken } from "../support/tokens";
@@ -115,5 +117,38 @@ describe("writes in one sequential D1 round trip", () => {
     const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
     const puts = log.body.filter((e: { method: string; path: string }) => e.method === "PUT" && e.path === path);
     expect(puts.map((e: { status: number }) => e.status)).toEqual([409, 403, 403]);
+  });
+
+  it("DELETE asset: one round trip; a refused caller deletes nothing and is audited; another project's asset a 404", async () => {
+    const w = await world();
+    const connection = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const asset = await createAsset(w.tenant, w.projectId, connection.id, { type: "S3" });
+    const path = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets/${asset.id}`;
+    const viewer = `${unique("viewer")}@example.com`;
+    await tenantMember(w.tenant, viewer, "TENANT_MEMBER");
+    await projectMember(w.tenant, w.projectId, viewer, "PROJECT_VIEWER");
+    expect((await call("DELETE", path, { as: await userToken(viewer) })).status).toBe(403);
+    const member = `${unique("member")}@example.com`;
+    await tenantMember(w.tenant, member, "TENANT_MEMBER");
+    expect((await call("DELETE", path, { as: await userToken(member) })).status).toBe(404);
+    expect((await call("DELETE", path, { as: await tenantKey(await createTenant()) })).status).toBe(404);
+    // The same asset through another project of the tenant is not there.
+    const other = await createProject(w.tenant);
+    const elsewhere = `/api/backend/${w.tenant}/configuration/projects/${other}/assets/${asset.id}`;
+    expect((await call("DELETE", elsewhere, { as: admin })).status).toBe(404);
+    expect((await call("GET", path, { as: admin })).status).toBe(200);
+    const editor = `${unique("editor")}@example.com`;
+    await tenantMember(w.tenant, editor, "TENANT_MEMBER");
+    await projectMember(w.tenant, w.projectId, editor, "PROJECT_EDITOR");
+    const as = await userToken(editor);
+    const deleted = await call("DELETE", path, { as });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ message: `Asset ${asset.id} deleted` });
+    expect(sequential(deleted), deleted.headers.get("server-timing") ?? "").toBe(1);
+    expect((await call("GET", path, { as: admin })).status).toBe(404);
+    expect((await call("DELETE", path, { as })).status).toBe(404);
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const deletes = log.body.filter((e: { method: string; path: string }) => e.method === "DELETE" && e.path === path);
+    expect(deletes.map((e: { status: number }) => e.status)).toEqual([200, 403]);
   });
 });
