@@ -207,7 +207,7 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/{tenant}/configuration/notifications/channels/{channelId}/test": 3,
   "DELETE /auth/api_keys/{keyId}": 1,
   "DELETE /auth/{tenant}/apiKeys/{keyId}": 2,
-  "DELETE /api/backend/{tenant}/configuration/projects/{projectId}": 3,
+  "DELETE /api/backend/{tenant}/configuration/projects/{projectId}": 1,
   "DELETE /api/backend/{tenant}/configuration/projects/{projectId}/members/{email}": 3,
   "DELETE /api/backend/{tenant}/configuration/members/{email}": 3,
   "DELETE /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 1,
