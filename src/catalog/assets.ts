@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, or, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ASSET_PAYLOADS, holdableName, LIGHT_SCAN_TYPES, namesTheDatabaseCannotHold } from "../connections";
 import type { Db } from "../db";
@@ -406,15 +406,18 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
 }
 
 /**
- * Deletes an asset; its lineage edges and DQ score configuration go with it (FK cascade). Of
- * concurrent deletes one removes the row and the others find none: 404.
+ * The statement that deletes an asset of a project, for the caller's batch: it deletes only where
+ * `allowed` holds (the caller's access, checked in the same batch) and returns the deleted id. Its
+ * lineage edges and DQ score configuration go with it (FK cascade). No id back is a 404: the asset
+ * is not the project's, or a concurrent delete removed it first.
  */
-export async function deleteAsset(db: Db, asset: AssetRow): Promise<void> {
-  const gone = await db
+export function deleteAssetStatement(db: Db, project: ProjectRef, assetId: number, allowed: SQL | undefined) {
+  return db
     .delete(assets)
-    .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)))
+    .where(
+      and(eq(assets.tenantId, project.tenantId), eq(assets.projectId, project.id), eq(assets.id, assetId), allowed),
+    )
     .returning({ id: assets.id });
-  if (gone.length === 0) throw new NotFoundError("Asset");
 }
 
 /** Which ids of a list are assets of the tenant in the given projects (all projects when undefined). */

@@ -144,38 +144,41 @@ export const updateProjectConflicts = <T>(batch: PromiseLike<T>, changes: { name
   claimUnique(batch, nameTaken(changes.name ?? ""));
 
 /**
- * Deletes a project with its memberships and connections; refused (409) while it still holds
- * assets or source groups, which must be deleted or moved first. One conditional statement, so
- * an asset created meanwhile is never orphaned, and of concurrent deletes one succeeds and the
- * others find no project (404).
+ * The statement that deletes a project with its memberships and connections, for the caller's
+ * batch: it deletes only where `allowed` holds (the caller's access, checked in the same batch)
+ * and while the project holds no assets or source groups, which must be deleted or moved first.
+ * Run its batch through `projectDeleted`. One conditional statement, so an asset created
+ * meanwhile is never orphaned, and of concurrent deletes one succeeds.
  */
-export async function deleteProject(db: Db, project: ProjectRow): Promise<void> {
+export function deleteProjectStatement(db: Db, tenantId: string, projectId: number, allowed: SQL | undefined) {
   const inProject = (table: typeof assets | typeof sourceGroups) =>
     db
       .select({ id: table.id })
       .from(table)
-      .where(and(eq(table.tenantId, project.tenantId), eq(table.projectId, project.id)));
-  const gone = await db
+      .where(and(eq(table.tenantId, tenantId), eq(table.projectId, projectId)));
+  return db
     .delete(projects)
     .where(
       and(
-        eq(projects.tenantId, project.tenantId),
-        eq(projects.id, project.id),
+        eq(projects.tenantId, tenantId),
+        eq(projects.id, projectId),
+        allowed,
         notExists(inProject(assets)),
         notExists(inProject(sourceGroups)),
       ),
     )
     .returning({ id: projects.id });
-  if (gone.length > 0) {
-    forgetTenantAccess(project.tenantId);
-    return;
-  }
-  const still = await db.query.projects.findFirst({
-    where: and(eq(projects.tenantId, project.tenantId), eq(projects.id, project.id)),
-    columns: { id: true },
-  });
-  if (!still) throw new NotFoundError("Project");
-  throw new ConflictError("The project still has assets or source groups: delete or move them first");
+}
+
+/**
+ * The answer of deleteProjectStatement, once its batch has shown the project there and the
+ * caller's access (read earlier in the same batch): no row deleted means the project still holds
+ * assets or source groups (409).
+ */
+export function projectDeleted(tenantId: string, gone: readonly { id: number }[]): void {
+  if (gone.length === 0)
+    throw new ConflictError("The project still has assets or source groups: delete or move them first");
+  forgetTenantAccess(tenantId);
 }
 
 export function listProjectMembers(db: Db, project: ProjectRow) {

@@ -12,7 +12,7 @@
  */
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Credential, call } from "../support/api";
+import { type Credential, call, fillPath } from "../support/api";
 import { createAsset } from "../support/assets";
 import { createConnection } from "../support/connections";
 import { seedIncident } from "../support/incidents";
@@ -152,12 +152,7 @@ beforeAll(async () => {
   };
 });
 
-const pathOf = (template: string) =>
-  template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    const value = values[name];
-    if (value === undefined) throw new Error(`no fixture for the path parameter {${name}} of ${template}`);
-    return encodeURIComponent(value);
-  });
+const pathOf = (template: string) => fillPath(template, values);
 
 describe("every operation checks access before it reads its input", () => {
   it("declares who may call it, or is public", () => {

@@ -10,6 +10,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
+import { createAsset } from "../support/assets";
+import { createConnection } from "../support/connections";
 import { createProject, projectMember } from "../support/projects";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
 import { userToken } from "../support/tokens";
@@ -26,6 +28,14 @@ interface World {
 async function world(): Promise<World> {
   const tenant = await createTenant();
   return { tenant, projectId: await createProject(tenant) };
+}
+
+/** A user's token: a member of the world's tenant, with `role` in its project when given. */
+async function memberOf(w: World, role?: string): Promise<Credential> {
+  const email = `${unique("user")}@example.com`;
+  await tenantMember(w.tenant, email, "TENANT_MEMBER");
+  if (role) await projectMember(w.tenant, w.projectId, email, role);
+  return userToken(email);
 }
 
 /** The write routes that are one sequential round trip, each with a body that succeeds. */
@@ -115,5 +125,59 @@ describe("writes in one sequential D1 round trip", () => {
     const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
     const puts = log.body.filter((e: { method: string; path: string }) => e.method === "PUT" && e.path === path);
     expect(puts.map((e: { status: number }) => e.status)).toEqual([409, 403, 403]);
+  });
+
+  it("DELETE asset: one round trip; a refused caller deletes nothing and is audited; another project's asset a 404", async () => {
+    const w = await world();
+    const connection = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const asset = await createAsset(w.tenant, w.projectId, connection.id, { type: "S3" });
+    const path = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets/${asset.id}`;
+    const viewer = await memberOf(w, "PROJECT_VIEWER");
+    expect((await call("DELETE", path, { as: viewer })).status).toBe(403);
+    const member = await memberOf(w);
+    expect((await call("DELETE", path, { as: member })).status).toBe(404);
+    expect((await call("DELETE", path, { as: await tenantKey(await createTenant()) })).status).toBe(404);
+    // The same asset through another project of the tenant is not there.
+    const other = await createProject(w.tenant);
+    const elsewhere = `/api/backend/${w.tenant}/configuration/projects/${other}/assets/${asset.id}`;
+    expect((await call("DELETE", elsewhere, { as: admin })).status).toBe(404);
+    expect((await call("GET", path, { as: admin })).status).toBe(200);
+    const as = await memberOf(w, "PROJECT_EDITOR");
+    const deleted = await call("DELETE", path, { as });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ message: `Asset ${asset.id} deleted` });
+    expect(sequential(deleted), deleted.headers.get("server-timing") ?? "").toBe(1);
+    expect((await call("GET", path, { as: admin })).status).toBe(404);
+    expect((await call("DELETE", path, { as })).status).toBe(404);
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const deletes = log.body.filter((e: { method: string; path: string }) => e.method === "DELETE" && e.path === path);
+    expect(deletes.map((e: { status: number }) => e.status)).toEqual([200, 403]);
+  });
+
+  it("DELETE project: one round trip; a refused caller deletes nothing; a project with assets is a 409", async () => {
+    const w = await world();
+    const path = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}`;
+    const connection = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const asset = await createAsset(w.tenant, w.projectId, connection.id, { type: "S3" });
+    const editor = await memberOf(w, "PROJECT_EDITOR");
+    expect((await call("DELETE", path, { as: editor })).status).toBe(403);
+    const member = await memberOf(w);
+    expect((await call("DELETE", path, { as: member })).status).toBe(404);
+    expect((await call("DELETE", path, { as: await tenantKey(await createTenant()) })).status).toBe(404);
+    const held = await call("DELETE", path, { as: admin });
+    expect(held.status).toBe(409);
+    expect(held.body.detail).toBe("The project still has assets or source groups: delete or move them first");
+    expect((await call("GET", path, { as: admin })).status).toBe(200);
+    expect((await call("DELETE", `${path}/assets/${asset.id}`, { as: admin })).status).toBe(200);
+    const as = await memberOf(w, "PROJECT_ADMIN");
+    const deleted = await call("DELETE", path, { as });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ message: `Project ${w.projectId} deleted` });
+    expect(sequential(deleted), deleted.headers.get("server-timing") ?? "").toBe(1);
+    expect((await call("GET", path, { as: admin })).status).toBe(404);
+    expect((await call("DELETE", path, { as: admin })).status).toBe(404);
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const deletes = log.body.filter((e: { method: string; path: string }) => e.method === "DELETE" && e.path === path);
+    expect(deletes.map((e: { status: number }) => e.status)).toEqual([200, 409, 403]);
   });
 });

@@ -41,3 +41,11 @@ export async function call<T = any>(method: string, path: string, opts: CallOpti
 }
 
 export const admin: Credential = { key: ADMIN_KEY };
+
+/** A path template of the OpenAPI document (`/x/{name}`) with each parameter's value from `values`. */
+export const fillPath = (template: string, values: Record<string, string>) =>
+  template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`no fixture for the path parameter {${name}} of ${template}`);
+    return encodeURIComponent(value);
+  });

@@ -4,7 +4,8 @@ import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { NotFoundError } from "../../lib/errors";
 import { loadAssetSchema } from "../../pipeline/asset-schema";
-import { settleCheck } from "../access";
+import { settleCheck, settleInBatch } from "../access";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
 import { assetView, assetViews, NO_EXTRAS } from "./assets.views";
@@ -80,10 +81,18 @@ export const getAsset: Handler<"getAsset"> = async (c) => {
   return c.json(view!, 200);
 };
 
+/**
+ * One round trip: the access check, the delete (conditioned on the same access) and its audit row
+ * are one batch (Access.projectInBatch; the route's grant is checked here, not before).
+ */
 export const deleteAsset: Handler<"deleteAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  await assets.deleteAsset(c.var.db, await assets.getAsset(c.var.db, project, assetId));
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const remove = assets.deleteAssetStatement(c.var.db, { tenantId: tenant, id: projectId }, assetId, check.allowed);
+  const [access, gone] = await c.var.db.batch([check.read, remove, auditInBatch(c, 200)]);
+  settleInBatch(c, () => check.settle(access));
+  if (gone.length === 0) throw new NotFoundError("Asset");
+  auditedInBatch(c, 200);
   return c.json({ message: `Asset ${assetId} deleted` }, 200);
 };
 

@@ -81,7 +81,7 @@ export const getAsset = authedRoute({
 
 export const deleteAsset = authedRoute({
   operationId: "deleteAsset",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "delete",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,

@@ -56,9 +56,18 @@ export const updateProject: Handler<"updateProject"> = async (c) => {
   return c.json(projectView(row), 200);
 };
 
+/**
+ * One round trip: the access check, the delete (conditioned on the same access) and its audit row
+ * are one batch, as updateProject. The check passed on the state the delete saw, so a delete that
+ * removed nothing was refused by the project's assets or source groups (409).
+ */
 export const deleteProject: Handler<"deleteProject"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_ADMIN");
-  await projects.deleteProject(c.var.db, project);
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_ADMIN");
+  const remove = projects.deleteProjectStatement(c.var.db, tenant, projectId, check.allowed);
+  const [access, gone] = await c.var.db.batch([check.read, remove, auditInBatch(c, 200)]);
+  settleInBatch(c, () => check.settle(access));
+  projects.projectDeleted(tenant, gone);
+  auditedInBatch(c, 200);
   return c.json({ message: `Project ${projectId} deleted` }, 200);
 };

@@ -54,7 +54,7 @@ export const updateProject = authedRoute({
 
 export const deleteProject = authedRoute({
   operationId: "deleteProject",
-  access: inProject("PROJECT_ADMIN"),
+  access: inProjectInBatch("PROJECT_ADMIN"),
   method: "delete",
   path: `${base}/projects/{projectId}`,
   tags,
