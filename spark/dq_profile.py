@@ -227,9 +227,23 @@ def _scalar(v, kind):
         if n is None:
             return None
         return int(n) if kind == "integer" and n.is_integer() else n
-    if hasattr(v, "isoformat"):
-        return v.isoformat()
+    if kind in ("date", "timestamp") and hasattr(v, "isoformat"):
+        return iso_time(v, kind == "date")
     return str(v)
+
+
+def iso_time(value, date_only):
+    """A date or time as the Worker's isoTime (src/scan/profiler/attribute-stats.ts): Date.toISOString,
+    milliseconds and "Z" (naive times are UTC, the session's zone), or its date part for a date."""
+    import datetime
+
+    if not hasattr(value, "hour"):
+        value = datetime.datetime(value.year, value.month, value.day)
+    if value.tzinfo is not None:
+        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    if date_only:
+        return value.date().isoformat()
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (value.microsecond // 1000)
 
 
 def clip(text, keep=MAX_TEXT - 1):
@@ -254,6 +268,16 @@ def attribute_profile(column, row_count, agg, top, patterns):
     non_null = row_count - nulls
     if column.get("text"):
         inferred, type_counts, mismatches = text_typing(agg.get("text_types") or {}, non_null)
+        # A blank text is an empty, of no type, as the Worker's profiler counts it.
+        blank = int(agg.get("empties") or 0)
+        if blank and type_counts.get("string"):
+            type_counts["string"] -= blank
+            type_counts = {k: v for k, v in type_counts.items() if v}
+    elif declared == "number":
+        # A whole number in a floating column is an integer value, as the Worker types each value.
+        whole = int(agg.get("integral") or 0)
+        inferred, mismatches = declared, 0
+        type_counts = {k: v for k, v in (("integer", whole), ("number", non_null - whole)) if v}
     else:
         inferred, type_counts, mismatches = declared, ({declared: non_null} if non_null else {}), 0
     out = {
@@ -272,9 +296,12 @@ def attribute_profile(column, row_count, agg, top, patterns):
     }
     # A text column typed as numbers (CSV) has the numbers' range, mean, stddev and quantiles, as in the Worker.
     numeric = declared in ("integer", "number") or (column.get("text") and inferred in ("integer", "number"))
-    ranged = inferred if numeric else declared
+    # A text column typed as times (CSV) has the times' range, as the Worker's ISO text.
+    timed = bool(column.get("text")) and inferred in ("date", "timestamp")
+    ranged = inferred if numeric or timed else declared
+    prefix = "n" if numeric else "t" if timed else ""
     for key in ("min", "max"):
-        v = _scalar(agg.get("n" + key) if numeric and agg.get("n" + key) is not None else agg.get(key), ranged)
+        v = _scalar(agg.get(prefix + key) if prefix and agg.get(prefix + key) is not None else agg.get(key), ranged)
         if v is not None:
             out[key] = clip(v) if isinstance(v, str) else v
     if numeric:
@@ -484,12 +511,22 @@ def aggregate_sql(columns, options, relation, ts_expr):
         items.append("sum(CASE WHEN " + x + " IS NULL THEN 1 ELSE 0 END) AS c%d_nulls" % i)
         if is_map(c["type"]):
             continue
+        # A blank text is no value for min/max, as the Worker's profiler counts it.
+        ranged = "CASE WHEN trim(" + x + ") <> '' THEN " + x + " END" if c["text"] else x
         items += [
             "approx_count_distinct(" + x + ", 0.02) AS c%d_distinct" % i,
-            "min(" + x + ") AS c%d_min" % i,
-            "max(" + x + ") AS c%d_max" % i,
+            "min(" + ranged + ") AS c%d_min" % i,
+            "max(" + ranged + ") AS c%d_max" % i,
         ]
         kind = value_type(c["type"])
+        if kind == "number":
+            items.append("sum(CASE WHEN " + x + " = floor(" + x + ") THEN 1 ELSE 0 END) AS c%d_integral" % i)
+        if c["text"]:
+            timed = (
+                "CASE WHEN " + x + " RLIKE '" + TEXT_TYPE_PATTERNS["date"] + "' OR " + x + " RLIKE '"
+                + TEXT_TYPE_PATTERNS["timestamp"] + "' THEN CAST(" + x + " AS TIMESTAMP) END"
+            )
+            items += ["min(" + timed + ") AS c%d_tmin" % i, "max(" + timed + ") AS c%d_tmax" % i]
         # Numbers of a text column are those its numeric pattern matches, as the Worker counts them.
         n = x if kind in ("integer", "number") else (
             "CASE WHEN " + x + " RLIKE '" + numeric_rx + "' THEN CAST(" + x + " AS DOUBLE) END" if c["text"] else None
@@ -554,7 +591,7 @@ def profile_rows(spark, columns, options, relation, ts_expr, limited):
     return shape_profile(columns, totals, per_column, options)
 
 
-AGGREGATE_KEYS = ("nulls", "distinct", "min", "max", "nmin", "nmax", "mean", "stddev", "quantiles", "empties", "mean_length")
+AGGREGATE_KEYS = ("nulls", "distinct", "min", "max", "nmin", "nmax", "tmin", "tmax", "integral", "mean", "stddev", "quantiles", "empties", "mean_length")
 
 
 def profile_dataframe(spark, df, options):

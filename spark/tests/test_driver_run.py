@@ -203,6 +203,10 @@ class Session:
             return 1 if key == "min" else 9
         if key in ("nmin", "nmax"):
             return 1.0 if key == "nmin" else 9.0
+        if key in ("tmin", "tmax"):  # CAST(text AS TIMESTAMP): a datetime, or NULL when none is a time
+            return datetime.datetime(2026, 11, 1 if key == "tmin" else 25, 8, 0) if name == "updated_at" else None
+        if key == "integral":
+            return 2
         if key == "quantiles":
             return [float(x) for x in range(1, 12)]
         if key.startswith("tt_"):

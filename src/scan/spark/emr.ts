@@ -40,7 +40,9 @@ export const EMR_DEFAULTS = {
   job_flow_role: "EMR_EC2_DefaultRole",
 } as const;
 
-/** The RunJobFlow request of a run: instance groups and managed scaling from emr_config, one spark-submit step. */
+/** The RunJobFlow request of a run: instance groups and managed scaling from emr_config, one spark-submit step.
+ * Its enumerated values are literal types, so test/scan/spark/provider-sdk-types.test.ts type-checks
+ * the body against the AWS SDK's RunJobFlowCommandInput. */
 export function runJobFlowRequest(block: EmrBlock, spec: SparkRunSpec) {
   const min = Math.max(1, block.min_instance_count ?? 1);
   const max = Math.max(min, block.max_instance_count ?? min);
@@ -57,14 +59,14 @@ export function runJobFlowRequest(block: EmrBlock, spec: SparkRunSpec) {
       InstanceGroups: [
         {
           Name: "master",
-          InstanceRole: "MASTER",
-          Market: "ON_DEMAND",
+          InstanceRole: "MASTER" as const,
+          Market: "ON_DEMAND" as const,
           InstanceType: block.master_instance_type ?? EMR_DEFAULTS.instance_type,
           InstanceCount: 1,
         },
         {
           Name: "workers",
-          InstanceRole: "CORE",
+          InstanceRole: "CORE" as const,
           Market: block.worker_instance_option ?? "ON_DEMAND",
           InstanceType: block.worker_instance_type ?? EMR_DEFAULTS.instance_type,
           InstanceCount: min,
@@ -77,7 +79,7 @@ export function runJobFlowRequest(block: EmrBlock, spec: SparkRunSpec) {
     ...(max > min
       ? {
           ManagedScalingPolicy: {
-            ComputeLimits: { UnitType: "Instances", MinimumCapacityUnits: min, MaximumCapacityUnits: max },
+            ComputeLimits: { UnitType: "Instances" as const, MinimumCapacityUnits: min, MaximumCapacityUnits: max },
           },
         }
       : {}),
@@ -87,7 +89,7 @@ export function runJobFlowRequest(block: EmrBlock, spec: SparkRunSpec) {
     Steps: [
       {
         Name: "dq-monitor profile",
-        ActionOnFailure: "TERMINATE_CLUSTER",
+        ActionOnFailure: "TERMINATE_CLUSTER" as const,
         HadoopJarStep: {
           Jar: "command-runner.jar",
           Args: ["spark-submit", "--deploy-mode", "cluster", spec.driverUri, ...spec.args],

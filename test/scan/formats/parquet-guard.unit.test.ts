@@ -10,6 +10,12 @@ describe("checkHybrid", () => {
     expect(() => checkHybrid(runs, 0, runs.length, 1, 6)).not.toThrow();
     // Ending before the values is left to the decoder, which fails reading past the end.
     expect(() => checkHybrid(runs, 0, runs.length, 1, 40)).not.toThrow();
+    // DuckDB ends a page's levels with a bit-packed run of 32 groups (256 values) for its last 30:
+    // the run's 32 bytes lie in the stream, so they bound what it decodes.
+    const lastRun = Uint8Array.from([(32 << 1) | 1, ...new Array(32).fill(0xff)]);
+    expect(() => checkHybrid(lastRun, 0, lastRun.length, 1, 30)).not.toThrow();
+    // A bit-packed run of 0-bit values has no bytes to bound it: past the padding it is refused.
+    expect(() => checkHybrid(Uint8Array.from([(32 << 1) | 1]), 0, 1, 0, 30)).toThrow(/more than the page's 30 values/);
   });
 
   it("refuses runs claiming more values than the page holds, or bytes past its end", () => {

@@ -1,0 +1,187 @@
+/**
+ * The provider request bodies our clients build, checked against the providers' own definitions.
+ *
+ * Dataproc: the inline WorkflowTemplate is walked against the `google.cloud.dataproc.v1.WorkflowTemplate`
+ * message of the protos @google-cloud/dataproc ships (build/protos/protos.json, protobufjs's JSON
+ * form of Google's .proto files, read directly: protobufjs's reflection generates code, which the
+ * Workers runtime forbids): every key must be a field of its message (proto3 JSON names), of the field's kind, an enum
+ * value one of the enum's, and at most one field of a oneof set.
+ *
+ * EMR: the request body our client builds, checked against the AWS SDK's own request type
+ * (`RunJobFlowCommandInput` of @aws-sdk/client-emr, generated from EMR's Smithy model). The check is
+ * done by the type checker: `npm run typecheck` fails when runJobFlowRequest builds a field the SDK
+ * does not define (a misspelt name, at any depth) or a value of the wrong type. The `@ts-expect-error`
+ * lines prove the check refuses a misspelt field and a wrong value, so it cannot pass vacuously.
+ */
+
+import type { RunJobFlowCommandInput } from "@aws-sdk/client-emr";
+import dataprocProtos from "@google-cloud/dataproc/build/protos/protos.json";
+import { describe, expect, it } from "vitest";
+import { inlineWorkflow } from "../../../src/scan/spark/dataproc";
+import { type EmrBlock, runJobFlowRequest } from "../../../src/scan/spark/emr";
+
+/**
+ * `Actual` with every key the `Shape` lacks typed `never`, at any depth (arrays and unions too):
+ * a value of `Actual` is assignable only when it has no field outside `Shape`.
+ */
+type Exact<Shape, Actual> = Actual extends readonly (infer E)[]
+  ? NonNullable<Shape> extends readonly (infer S)[]
+    ? Exact<S, E>[]
+    : never
+  : Actual extends object
+    ? { [K in keyof Actual]: K extends keyof NonNullable<Shape> ? Exact<NonNullable<Shape>[K], Actual[K]> : never }
+    : Actual;
+
+type Body = ReturnType<typeof runJobFlowRequest>;
+
+const spec = {
+  jobId: "job_1",
+  driverUri: "s3://art/dq-monitor/spark/dq_profile.py",
+  args: ["--job-id", "job_1"],
+  sparkConf: {},
+  timeoutSeconds: 60,
+};
+const scaled: EmrBlock = {
+  min_instance_count: 2,
+  max_instance_count: 6,
+  worker_instance_option: "SPOT",
+  log_uri: "s3://logs/",
+};
+
+// Every field the builder writes is one of RunJobFlowInput's, of its type.
+const body: Exact<RunJobFlowCommandInput, Body> & RunJobFlowCommandInput = runJobFlowRequest(scaled, {
+  ...spec,
+  sparkConf: { "spark.jars.packages": "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.6.1" },
+});
+
+// The same check refuses a misspelt field deep in the body ...
+const misspelt = { ...runJobFlowRequest({}, spec), Instances: { KeepJobFlowAliveWhenNoStep: false } };
+// @ts-expect-error KeepJobFlowAliveWhenNoStep is not a JobFlowInstancesConfig field
+const refusedName: Exact<RunJobFlowCommandInput, typeof misspelt> = misspelt;
+// ... and a value of the wrong type.
+const wrongType = {
+  ...runJobFlowRequest({}, spec),
+  Steps: [{ Name: "s", ActionOnFailure: "STOP", HadoopJarStep: { Jar: "j" } }],
+};
+// @ts-expect-error "STOP" is not an ActionOnFailure
+const refusedValue: RunJobFlowCommandInput = wrongType;
+
+describe("the EMR RunJobFlow body against @aws-sdk/client-emr's types", () => {
+  it("builds the fields the SDK names, with managed scaling and spark-defaults when asked", () => {
+    expect(body.ManagedScalingPolicy?.ComputeLimits?.MaximumCapacityUnits).toBe(6);
+    expect(body.Configurations?.[0]?.Classification).toBe("spark-defaults");
+    expect(body.Instances?.InstanceGroups?.map((g) => g.InstanceRole)).toEqual(["MASTER", "CORE"]);
+    expect([refusedName, refusedValue].length).toBe(2);
+  });
+});
+
+/** A message or enum of protos.json (protobufjs's JSON form of the .proto files). */
+interface ProtoNode {
+  nested?: Record<string, ProtoNode>;
+  fields?: Record<string, { type: string; rule?: string; keyType?: string }>;
+  oneofs?: Record<string, { oneof: string[] }>;
+  values?: Record<string, number>;
+}
+const protoRoot = dataprocProtos as ProtoNode;
+
+/** The node at a dotted path from the root, or undefined. */
+function nodeAt(path: string[]): ProtoNode | undefined {
+  let node: ProtoNode | undefined = protoRoot;
+  for (const part of path) node = node?.nested?.[part];
+  return node;
+}
+
+/** A type name as protoc resolves it: from the innermost scope outwards; its node and full path. */
+function resolve(scope: string[], name: string): { node: ProtoNode; path: string[] } | undefined {
+  const parts = name.replace(/^\./, "").split(".");
+  for (let i = name.startsWith(".") ? 0 : scope.length; i >= 0; i--) {
+    const path = [...scope.slice(0, i), ...parts];
+    const node = nodeAt(path);
+    if (node) return { node, path };
+  }
+  return undefined;
+}
+
+const SCALARS = /^(string|bytes|bool|double|float|u?int(32|64)|s?fixed(32|64)|sint(32|64))$/;
+
+/** Where `value` departs from the message at `path` in proto3's JSON mapping: "where: reason" lines (none: it conforms). */
+function protoErrors(path: string[], value: unknown, at: string): string[] {
+  const message = nodeAt(path);
+  if (!message?.fields) return [`${at}: ${path.join(".")} is no message`];
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return [`${at}: not an object`];
+  const errors: string[] = [];
+  const oneofOf = new Map<string, string>();
+  for (const [name, oneof] of Object.entries(message.oneofs ?? {})) for (const f of oneof.oneof) oneofOf.set(f, name);
+  const set = new Map<string, string>();
+  for (const [key, v] of Object.entries(value)) {
+    const field = message.fields[key];
+    const where = `${at}.${key}`;
+    if (!field) {
+      errors.push(`${where}: no such field of ${path.at(-1)}`);
+      continue;
+    }
+    const oneof = oneofOf.get(key);
+    if (oneof) {
+      if (set.has(oneof)) errors.push(`${where}: oneof ${oneof} already has ${set.get(oneof)}`);
+      set.set(oneof, key);
+    }
+    const repeated = field.rule === "repeated";
+    if (repeated && !Array.isArray(v)) {
+      errors.push(`${where}: not a list`);
+      continue;
+    }
+    const items = repeated ? (v as unknown[]) : field.keyType ? Object.values(v as object) : [v];
+    const type = SCALARS.test(field.type) ? undefined : resolve(path, field.type);
+    items.forEach((item, i) => {
+      const itemAt = repeated ? `${where}[${i}]` : where;
+      if (type?.node.fields) errors.push(...protoErrors(type.path, item, itemAt));
+      else if (type?.node.values) {
+        if (!(String(item) in type.node.values)) errors.push(`${itemAt}: ${item} is no ${field.type}`);
+      } else if (type) errors.push(`${itemAt}: ${field.type} unresolved`);
+      else if (field.type === "string" && typeof item !== "string") errors.push(`${itemAt}: not a string`);
+      else if (field.type === "bool" && typeof item !== "boolean") errors.push(`${itemAt}: not a boolean`);
+      else if (field.type !== "string" && field.type !== "bool" && !/^-?\d+(\.\d+)?$/.test(String(item)))
+        errors.push(`${itemAt}: not a number`);
+    });
+  }
+  return errors;
+}
+
+const WORKFLOW_TEMPLATE = ["google", "cloud", "dataproc", "v1", "WorkflowTemplate"];
+
+describe("the Dataproc inline WorkflowTemplate against @google-cloud/dataproc's protos", () => {
+  const runSpec = { ...spec, sparkConf: { "spark.jars.packages": "org.apache.iceberg:iceberg-spark-runtime" } };
+
+  it("is a WorkflowTemplate: every field known, of its kind", () => {
+    for (const block of [
+      {},
+      {
+        master_node_type: "n2-standard-4",
+        worker_node_type: "n2-standard-8",
+        spark_master_disk_size_in_gb: 100,
+        spark_worker_disk_size_in_gb: 200,
+        autoscale_policy: "projects/p/regions/r/autoscalingPolicies/a",
+        download_job_spark_properties: { "spark.executor.memory": "4g" },
+      },
+    ]) {
+      expect(protoErrors(WORKFLOW_TEMPLATE, inlineWorkflow(block, runSpec), "template")).toEqual([]);
+    }
+  });
+
+  it("the walk refuses a misspelt field, a wrong kind and a second job type", () => {
+    const body = inlineWorkflow({}, runSpec);
+    const job = body.jobs[0] as Record<string, unknown>;
+    const misspelt = { ...body, jobs: [{ ...job, pysparkJob: { mainPythonFileUrl: "gs://b/d.py" } }] };
+    expect(protoErrors(WORKFLOW_TEMPLATE, misspelt, "template")).toEqual([
+      "template.jobs[0].pysparkJob.mainPythonFileUrl: no such field of PySparkJob",
+    ]);
+    const wrongKind = { ...body, jobs: [{ ...job, pysparkJob: { mainPythonFileUri: "gs://b/d.py", args: "--x" } }] };
+    expect(protoErrors(WORKFLOW_TEMPLATE, wrongKind, "template")).toEqual([
+      "template.jobs[0].pysparkJob.args: not a list",
+    ]);
+    const twoTypes = { ...body, jobs: [{ ...job, sparkJob: {} }] };
+    expect(protoErrors(WORKFLOW_TEMPLATE, twoTypes, "template")).toEqual([
+      "template.jobs[0].sparkJob: oneof jobType already has pysparkJob",
+    ]);
+  });
+});
