@@ -216,7 +216,9 @@ export function scalarQuery(
     items.push(as(d, sql`COUNT(${x})`, alias.nonNull(i)));
     items.push(as(d, d.distinct(c.kind === "other" ? d.toText(x) : x), alias.distinct(i)));
     if (hasOrder(c.kind)) {
-      items.push(as(d, sql`MIN(${x})`, alias.min(i)), as(d, sql`MAX(${x})`, alias.max(i)));
+      // A blank text is no value for min/max, as the file profiler and the Spark driver count it.
+      const ranged = c.kind === "text" ? sql`CASE WHEN TRIM(${x}) <> '' THEN ${x} END` : x;
+      items.push(as(d, sql`MIN(${ranged})`, alias.min(i)), as(d, sql`MAX(${ranged})`, alias.max(i)));
     }
     if (isNumeric(c.kind)) {
       // Sample stddev, as the Worker's file profiler and the Spark driver: light and full scans agree.

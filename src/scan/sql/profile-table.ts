@@ -326,7 +326,9 @@ function attributeOf(
   const i = c.index;
   const nonNull = toNumber(field(scalar, alias.nonNull(i))) ?? 0;
   const declared = valueTypeOf(c.kind);
-  const typing = c.kind === "text" ? textTyping(scalar, i, nonNull) : { inferred: declared, counts: {}, mismatches: 0 };
+  const empties = c.kind === "text" ? (toNumber(field(scalar, alias.empties(i))) ?? 0) : 0;
+  const typing =
+    c.kind === "text" ? textTyping(scalar, i, nonNull - empties) : { inferred: declared, counts: {}, mismatches: 0 };
   if (c.kind !== "text" && nonNull > 0) typing.counts = { [declared]: nonNull };
   const a: AttributeProfile = {
     name: c.name,
@@ -334,7 +336,7 @@ function attributeOf(
     declared_type: c.type,
     count: rowCount,
     nulls: rowCount - nonNull,
-    empties: c.kind === "text" ? (toNumber(field(scalar, alias.empties(i))) ?? 0) : 0,
+    empties,
     distinct: toNumber(field(scalar, alias.distinct(i))) ?? 0,
     distinct_exact: exactDistinct,
     top_values: mergeTop(freq.values).map(({ key, count }) => ({ value: key, count })),
@@ -365,8 +367,10 @@ function attributeOf(
  * Value types of a text column from the regex counts. A column whose values are mostly
  * (> 50 %) numbers, dates or booleans is inferred as that type, as a file profiler would, and
  * its other values are the type mismatches; otherwise it is a string column without mismatches.
+ * Blank texts (the empties) are of no type, as the file profiler and the Spark driver count them:
+ * `typed` is the non-null values less the blanks.
  */
-function textTyping(scalar: Row, i: number, nonNull: number) {
+function textTyping(scalar: Row, i: number, typed: number) {
   const n = (t: Parameters<typeof alias.textType>[1]) => toNumber(field(scalar, alias.textType(i, t))) ?? 0;
   const integer = n("integer");
   const numeric = Math.max(n("numeric"), integer);
@@ -379,16 +383,15 @@ function textTyping(scalar: Row, i: number, nonNull: number) {
     boolean,
     date,
     timestamp,
-    string: nonNull - numeric - date - timestamp - boolean,
+    string: typed - numeric - date - timestamp - boolean,
   };
   for (const key of Object.keys(counts) as ValueType[]) if (!counts[key]) delete counts[key];
   let inferred: ValueType = "string";
-  let matching = nonNull;
-  if (numeric * 2 > nonNull) [inferred, matching] = [numeric > integer ? "number" : "integer", numeric];
-  else if ((date + timestamp) * 2 > nonNull)
-    [inferred, matching] = [timestamp ? "timestamp" : "date", date + timestamp];
-  else if (boolean * 2 > nonNull) [inferred, matching] = ["boolean", boolean];
-  return { inferred, counts, mismatches: nonNull - matching };
+  let matching = typed;
+  if (numeric * 2 > typed) [inferred, matching] = [numeric > integer ? "number" : "integer", numeric];
+  else if ((date + timestamp) * 2 > typed) [inferred, matching] = [timestamp ? "timestamp" : "date", date + timestamp];
+  else if (boolean * 2 > typed) [inferred, matching] = ["boolean", boolean];
+  return { inferred, counts, mismatches: typed - matching };
 }
 
 function quantilesOf(i: number, scalar: Row, windowRow: Row): number[] | undefined {
