@@ -168,17 +168,20 @@ export async function recordSparkDispatch(
 
 /**
  * The provider took the run: its id makes the job dispatched (no queue delivery claims it again).
- * Recorded whatever the job's status, so a run started for a job cancelled meanwhile can be found.
+ * Recorded whatever the job's status, so a run started for a job cancelled meanwhile can be found;
+ * returns the job's status, which says whether it was (the caller then cancels the run).
  */
 export async function markDispatched(
   db: Db,
   jobId: string,
   run: { runId: string; runUrl?: string | undefined; state: string },
-): Promise<void> {
-  await db
+): Promise<ScanJobStatus | undefined> {
+  const [row] = await db
     .update(scanJobs)
     .set({ providerRunId: run.runId, providerRunUrl: run.runUrl ?? null, providerState: run.state })
-    .where(eq(scanJobs.id, jobId));
+    .where(eq(scanJobs.id, jobId))
+    .returning({ status: scanJobs.status });
+  return row?.status;
 }
 
 /** The provider's own state of the run (as polled, or CANCELLING), and its page when it gave one. */

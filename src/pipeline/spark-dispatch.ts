@@ -19,7 +19,7 @@ import type { Db } from "../db";
 import type { AssetHead, ConnectionRow, ScanJobRow, SparkProvider, TenantRow } from "../db/schema";
 import { connections, tenants } from "../db/schema";
 import type { Env } from "../env";
-import { markDispatched, recordSparkDispatch } from "../jobs/lifecycle";
+import { markDispatched, recordRunState, recordSparkDispatch } from "../jobs/lifecycle";
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { outboundPolicy } from "../lib/outbound";
 import { newCallbackSecret } from "../scan/spark/callback-signature";
@@ -220,7 +220,16 @@ export async function dispatchFullScan(env: Env, db: Db, input: FullScanInput): 
     sparkConf: target.sparkConf,
     timeoutSeconds: FULL_SCAN_TIMEOUT_SECONDS,
   });
-  await markDispatched(db, job.id, run);
+  // A cancel that came while the provider was being called found no run to cancel: cancel it now,
+  // or it would run (and bill the tenant's cluster) for a job that has ended.
+  if ((await markDispatched(db, job.id, run)) === "CANCELLED") {
+    try {
+      await target.client.cancel(run.runId);
+      await recordRunState(db, job.id, "CANCELLING");
+    } catch (err) {
+      console.error(JSON.stringify({ event: "orphan_run_not_cancelled", job_id: job.id, error: String(err) }));
+    }
+  }
 }
 
 /** The time a row's callback deadline has passed, for the cron. */

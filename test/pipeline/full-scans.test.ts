@@ -528,6 +528,36 @@ describe("cancel, and where a scan runs", { timeout: 60_000 }, () => {
     expect((await call("POST", `${scansPath(tenant, assetId)}/${jobId}/cancel`, { as: admin })).status).toBe(409);
   });
 
+  it("cancels the run of a scan cancelled while its submit was in flight (no orphan run)", async () => {
+    const driver = `gs://dq-artifacts/hold/${crypto.randomUUID()}/dq_profile.py`;
+    const { tenant, assetId } = await fullScanAsset("DATAPROC", { driver });
+    const res = await call("POST", scansPath(tenant, assetId), { as: admin, body: { full_scan: true } });
+    expect(res.status).toBe(202);
+    const jobId = res.body.job_id as string;
+    // The submit reached the provider and waits there: the job runs on Spark, with no run id yet.
+    await vi.waitFor(
+      async () => {
+        const held = await (await fetch(`${fx().control}/held?match=${encodeURIComponent(driver)}`)).json();
+        expect(held).toEqual({ held: 1 });
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    expect(await getJob(tenant, assetId, jobId)).toMatchObject({ status: "RUNNING", engine: "SPARK" });
+    const cancelled = await call("POST", `${scansPath(tenant, assetId)}/${jobId}/cancel`, { as: admin });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: "CANCELLED" });
+    await fetch(`${fx().control}/release?match=${encodeURIComponent(driver)}`, { method: "POST" });
+    // The provider's run, created after the cancel, is cancelled as soon as its id is known.
+    await vi.waitFor(async () => expect((await submitted(jobId)).calls).toContain("cancel"), {
+      timeout: 30_000,
+      interval: 50,
+    });
+    expect(await getJob(tenant, assetId, jobId)).toMatchObject({
+      status: "CANCELLED",
+      provider: { state: "CANCELLING" },
+    });
+  });
+
   it("fails a requested full scan without a Spark configuration, saying why", async () => {
     const { tenant, assetId } = await fullScanAsset("DATABRICKS");
     await call("DELETE", `/configuration/tenants/${tenant}/spark-job-config`, { as: admin });

@@ -13,7 +13,9 @@
  * Test-only endpoints: GET /_test/runs?job=<job id> (what was submitted and every call since), and
  * POST /_test/sign?job=<job id>[&ts=<unix seconds>] with a body: the callback the driver would send
  * (its URL, and the X-DQ-Timestamp / X-DQ-Signature headers signed with the job's secret from the
- * submitted arguments, exactly as spark/dq_profile.py signs).
+ * submitted arguments, exactly as spark/dq_profile.py signs). A submit whose driver URI has /hold/
+ * waits until POST /_test/release?match=<text of its body>; GET /_test/held?match=<text> counts the
+ * waiting ones: a test's way to act while a submit is in flight.
  */
 
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
@@ -437,12 +439,28 @@ export default async function setup(project: TestProject) {
       ? { error: { code: err.status, message: err.message, status: err.code } }
       : { error_code: err.code, message: err.message };
 
+  let held: Array<{ body: string; resume: () => void }> = [];
   const server: Server = createServer((req, res) => {
     (async () => {
       const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
       const raw = await readBody(req);
       const prefix = url.pathname.split("/")[1] ?? "";
       try {
+        if (url.pathname === "/_test/release") {
+          const match = url.searchParams.get("match") ?? "";
+          const released = held.filter((h) => match && h.body.includes(match));
+          for (const h of released) h.resume();
+          held = held.filter((h) => !released.includes(h));
+          return send(res, 200, { released: released.length });
+        }
+        if (url.pathname === "/_test/held") {
+          const match = url.searchParams.get("match") ?? "";
+          return send(res, 200, { held: held.filter((h) => match && h.body.includes(match)).length });
+        }
+        const text = raw.toString("utf8");
+        if (!url.pathname.startsWith("/_test/") && text.includes("/hold/")) {
+          await new Promise<void>((resume) => held.push({ body: text, resume }));
+        }
         if (url.pathname === "/_test/runs") {
           const run = byJob.get(url.searchParams.get("job") ?? "");
           return send(res, run ? 200 : 404, run ?? { message: "no run for this job" });
