@@ -80,6 +80,7 @@ export default defineConfig(async () => {
               "./test/support/traps.global.ts",
               "./test/support/receivers.global.ts",
               "./test/support/spark-providers.global.ts",
+              "./test/support/driver-replay.global.ts",
             ],
           },
         },

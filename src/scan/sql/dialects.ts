@@ -58,6 +58,8 @@ export interface DialectSql {
   literal(s: string): string;
   /** The value as text (top values, patterns). */
   toText(e: SqlText): SqlText;
+  /** A text known to match the numeric pattern as a floating-point number (a text column's numbers). */
+  toDouble(e: SqlText): SqlText;
   /** Length in characters. */
   length(e: SqlText): SqlText;
   /** Mean of a numeric column, in floating point. */
@@ -118,6 +120,7 @@ function postgres(): DialectSql {
     placeholder: (i) => `$${i + 1}`,
     literal,
     toText: (e) => sql`CAST(${e} AS TEXT)`,
+    toDouble: (e) => sql`CAST(${e} AS DOUBLE PRECISION)`,
     length: (e) => sql`char_length(${e})`,
     mean: (e) => sql`AVG(${e})`,
     distinct: (e) => sql`COUNT(DISTINCT ${e})`,
@@ -157,6 +160,7 @@ function mysql(): DialectSql {
     placeholder: () => "?",
     literal,
     toText: (e) => sql`CAST(${e} AS CHAR)`,
+    toDouble: (e) => sql`CAST(${e} AS DOUBLE)`,
     length: (e) => sql`CHAR_LENGTH(${e})`,
     // AVG of a DECIMAL keeps only div_precision_increment (4) more digits: average a double.
     mean: (e) => sql`AVG(${e} + 0E0)`,
@@ -188,6 +192,7 @@ function snowflake(): DialectSql {
     placeholder: () => "?",
     literal,
     toText: (e) => sql`TO_VARCHAR(${e})`,
+    toDouble: (e) => sql`TRY_TO_DOUBLE(${e})`,
     length: (e) => sql`LENGTH(${e})`,
     mean: (e) => sql`AVG(${e})`,
     distinct: (e) => sql`APPROX_COUNT_DISTINCT(${e})`,
@@ -224,6 +229,7 @@ function bigquery(): DialectSql {
     placeholder: () => "?",
     literal,
     toText: (e) => sql`CAST(${e} AS STRING)`,
+    toDouble: (e) => sql`SAFE_CAST(${e} AS FLOAT64)`,
     length: (e) => sql`LENGTH(${e})`,
     mean: (e) => sql`AVG(${e})`,
     distinct: (e) => sql`APPROX_COUNT_DISTINCT(${e})`,
@@ -259,6 +265,7 @@ function databricks(): DialectSql {
     placeholder: (i) => `:p${i}`,
     literal,
     toText: (e) => sql`CAST(${e} AS STRING)`,
+    toDouble: (e) => sql`TRY_CAST(${e} AS DOUBLE)`,
     length: (e) => sql`char_length(${e})`,
     mean: (e) => sql`AVG(${e})`,
     distinct: (e) => sql`approx_count_distinct(${e})`,
@@ -296,6 +303,7 @@ function redshift(): DialectSql {
     placeholder: (i) => `:p${i}`,
     literal,
     toText: (e) => sql`CAST(${e} AS VARCHAR)`,
+    toDouble: (e) => sql`CAST(${e} AS DOUBLE PRECISION)`,
     length: (e) => sql`LEN(${e})`,
     // AVG of an integer column is an integer in Redshift.
     mean: (e) => sql`AVG(CAST(${e} AS DOUBLE PRECISION))`,

@@ -5,8 +5,9 @@
  *
  * Queries per profile: one wide aggregate per chunk of columns (row count, nulls, empties,
  * distinct, min/max, mean, stddev, quantiles, type counts, freshness, duplicate ids and whole
- * rows), one UNION ALL per chunk for top values and value patterns, and for MySQL one window
- * query per chunk of numeric columns for exact quantiles.
+ * rows), one UNION ALL per chunk for top values and value patterns, one aggregate per chunk of
+ * text columns read as numbers (their numbers' metrics), and for MySQL one window query per chunk
+ * of numeric columns for exact quantiles.
  */
 
 import { QUANTILE_POINTS } from "../../contracts/profile";
@@ -111,6 +112,8 @@ export const alias = {
   mean: (i: number) => `c${i}_mean`,
   stddev: (i: number) => `c${i}_stddev`,
   meanLength: (i: number) => `c${i}_len`,
+  /** Whole values of a floating or decimal column (they count as integer values, as in the file profiler). */
+  integral: (i: number) => `c${i}_int`,
   quantile: (i: number, j: number) => `c${i}_q${j}`,
   textType: (i: number, t: TextTypeClass) => `c${i}_t_${t}`,
   windowCount: (i: number) => `c${i}_wn`,
@@ -220,14 +223,9 @@ export function scalarQuery(
       const ranged = c.kind === "text" ? sql`CASE WHEN TRIM(${x}) <> '' THEN ${x} END` : x;
       items.push(as(d, sql`MIN(${ranged})`, alias.min(i)), as(d, sql`MAX(${ranged})`, alias.max(i)));
     }
-    if (isNumeric(c.kind)) {
-      // Sample stddev, as the Worker's file profiler and the Spark driver: light and full scans agree.
-      items.push(as(d, d.mean(x), alias.mean(i)), as(d, sql`STDDEV_SAMP(${x})`, alias.stddev(i)));
-      if (d.quantiles.kind === "aggregate") {
-        d.quantiles.exprs(x, QUANTILE_POINTS).forEach((q, j) => {
-          items.push(as(d, q, alias.quantile(i, j)));
-        });
-      }
+    if (isNumeric(c.kind)) items.push(...numberMetrics(d, x, i));
+    if (c.kind === "number") {
+      items.push(as(d, countIf(sql`CASE WHEN ${x} = FLOOR(${x}) THEN 1 ELSE 0 END`), alias.integral(i)));
     }
     if (c.kind === "text") {
       items.push(as(d, countIf(sql`CASE WHEN TRIM(${x}) = '' THEN 1 ELSE 0 END`), alias.empties(i)));
@@ -237,6 +235,39 @@ export function scalarQuery(
       }
     }
   }
+  return sql`SELECT ${join(items, ", ")} FROM ${source}`;
+}
+
+/** Mean, stddev and (where they are aggregates) quantiles of a numeric expression, under column i's aliases. */
+function numberMetrics(d: DialectSql, x: SqlText, i: number): SqlText[] {
+  // Sample stddev, as the Worker's file profiler and the Spark driver: light and full scans agree.
+  const items = [as(d, d.mean(x), alias.mean(i)), as(d, sql`STDDEV_SAMP(${x})`, alias.stddev(i))];
+  if (d.quantiles.kind === "aggregate") {
+    d.quantiles.exprs(x, QUANTILE_POINTS).forEach((q, j) => {
+      items.push(as(d, q, alias.quantile(i, j)));
+    });
+  }
+  return items;
+}
+
+/** The numbers of a text column: its values that match the numeric pattern, as numbers; others are null. */
+export const numberOfText = (d: DialectSql, x: SqlText): SqlText =>
+  sql`CASE WHEN ${d.matches(x, TEXT_TYPE_PATTERNS.numeric)} = 1 THEN ${d.toDouble(sql`TRIM(${x})`)} END`;
+
+/**
+ * The numbers of text columns the profile reads as numbers (mostly numeric text, as a CSV file's
+ * columns): their min/max, mean, stddev and quantiles over the values that are numbers, as the file
+ * profiler and the Spark driver compute them. One query, after the scalar one has typed the columns.
+ */
+export function textNumberQuery(d: DialectSql, source: SqlText, columns: readonly ColumnPlan[]): SqlText {
+  const items = columns.flatMap((c) => {
+    const n = numberOfText(d, d.ident(c.name));
+    return [
+      as(d, sql`MIN(${n})`, alias.min(c.index)),
+      as(d, sql`MAX(${n})`, alias.max(c.index)),
+      ...numberMetrics(d, n, c.index),
+    ];
+  });
   return sql`SELECT ${join(items, ", ")} FROM ${source}`;
 }
 
@@ -342,12 +373,17 @@ export function breakdownQuery(
  * column the non-null count and, per point p, the values at ranks ⌊p(n−1)⌋+1 and ⌈p(n−1)⌉+1,
  * between which PERCENTILE_CONT interpolates linearly.
  */
-export function windowQuantileQuery(d: DialectSql, source: SqlText, columns: readonly ColumnPlan[]): SqlText {
+export function windowQuantileQuery(
+  d: DialectSql,
+  source: SqlText,
+  columns: readonly ColumnPlan[],
+  value: (c: ColumnPlan) => SqlText = (c) => d.ident(c.name),
+): SqlText {
   const inner: SqlText[] = [];
   const outer: SqlText[] = [];
   for (const col of columns) {
     const i = col.index;
-    const x = d.ident(col.name);
+    const x = value(col);
     const [v, r, w] = [`x${i}`, `r${i}`, `w${i}`].map((a) => d.ident(a)) as [SqlText, SqlText, SqlText];
     inner.push(
       sql`${x} AS ${v}`,

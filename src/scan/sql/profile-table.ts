@@ -29,6 +29,7 @@ import {
   FREQUENCY_CHUNK,
   filtersOf,
   frequencyQuery,
+  numberOfText,
   type ProfileColumn,
   planColumns,
   type RowFilter,
@@ -39,6 +40,7 @@ import {
   sourceOf,
   type TextTypeClass,
   TOP_K,
+  textNumberQuery,
   WINDOW_CHUNK,
   windowQuantileQuery,
 } from "./generator";
@@ -268,12 +270,27 @@ async function profileRows(
   const rowCount = toNumber(field(scalar, alias.rowCount)) ?? 0;
 
   const windowRow: Row = {};
+  const textNumbers: Row = {};
   const frequencies = new Map<number, { values: Row[]; patterns: Row[] }>();
   if (rowCount > 0) {
+    // Text columns read as numbers get their numbers' metrics, as a CSV file's columns do.
+    const numericText = plan.filter((c) => c.kind === "text" && isNumberType(typingOf(c, scalar).inferred));
+    for (const chunk of chunks(numericText, SCALAR_CHUNK)) {
+      const [row] = await run(runner, d, textNumberQuery(d, source, chunk));
+      Object.assign(textNumbers, row);
+    }
     if (d.quantiles.kind === "window") {
       const numeric = plan.filter((c) => c.kind === "integer" || c.kind === "number");
       for (const chunk of chunks(numeric, WINDOW_CHUNK)) {
         const [row] = await run(runner, d, windowQuantileQuery(d, source, chunk));
+        Object.assign(windowRow, row);
+      }
+      for (const chunk of chunks(numericText, WINDOW_CHUNK)) {
+        const [row] = await run(
+          runner,
+          d,
+          windowQuantileQuery(d, source, chunk, (c) => numberOfText(d, d.ident(c.name))),
+        );
         Object.assign(windowRow, row);
       }
     }
@@ -292,6 +309,7 @@ async function profileRows(
       c,
       rowCount,
       scalar,
+      textNumbers,
       windowRow,
       frequencies.get(c.index) ?? { values: [], patterns: [] },
       d.exactDistinct,
@@ -319,17 +337,15 @@ function attributeOf(
   c: ColumnPlan,
   rowCount: number,
   scalar: Row,
+  textNumbers: Row,
   windowRow: Row,
   freq: { values: Row[]; patterns: Row[] },
   exactDistinct: boolean,
 ): AttributeProfile {
   const i = c.index;
   const nonNull = toNumber(field(scalar, alias.nonNull(i))) ?? 0;
-  const declared = valueTypeOf(c.kind);
   const empties = c.kind === "text" ? (toNumber(field(scalar, alias.empties(i))) ?? 0) : 0;
-  const typing =
-    c.kind === "text" ? textTyping(scalar, i, nonNull - empties) : { inferred: declared, counts: {}, mismatches: 0 };
-  if (c.kind !== "text" && nonNull > 0) typing.counts = { [declared]: nonNull };
+  const typing = typingOf(c, scalar);
   const a: AttributeProfile = {
     name: c.name,
     inferred_type: typing.inferred,
@@ -344,23 +360,49 @@ function attributeOf(
     type_mismatches: typing.mismatches,
     patterns: mergeTop(freq.patterns).map(({ key, count }) => ({ pattern: key, share: nonNull ? count / nonNull : 0 })),
   };
-  const min = field(scalar, alias.min(i));
-  const max = field(scalar, alias.max(i));
-  if (min !== null && min !== undefined) a.min = boundOf(c, min);
-  if (max !== null && max !== undefined) a.max = boundOf(c, max);
-  if (c.kind === "integer" || c.kind === "number") {
-    const mean = toNumber(field(scalar, alias.mean(i)));
-    const stddev = toNumber(field(scalar, alias.stddev(i)));
+  // A text column read as numbers has its numbers' range and moments, as a CSV file's column.
+  const textAsNumbers = c.kind === "text" && isNumberType(typing.inferred);
+  const metrics = textAsNumbers ? textNumbers : scalar;
+  const bound = textAsNumbers ? (v: unknown) => toNumber(v) ?? String(v) : (v: unknown) => boundOf(c, v);
+  const min = field(metrics, alias.min(i));
+  const max = field(metrics, alias.max(i));
+  if (min !== null && min !== undefined) a.min = bound(min);
+  if (max !== null && max !== undefined) a.max = bound(max);
+  if (c.kind === "integer" || c.kind === "number" || textAsNumbers) {
+    const mean = toNumber(field(metrics, alias.mean(i)));
+    const stddev = toNumber(field(metrics, alias.stddev(i)));
     if (mean !== undefined) a.mean = mean;
     if (stddev !== undefined) a.stddev = stddev;
-    const quantiles = quantilesOf(i, scalar, windowRow);
+    const quantiles = quantilesOf(i, metrics, windowRow);
     if (quantiles) a.quantiles = quantiles;
   }
-  if (c.kind === "text") {
+  if (c.kind === "text" && typing.inferred === "string") {
     const length = toNumber(field(scalar, alias.meanLength(i)));
     if (length !== undefined) a.mean_length = length;
   }
   return a;
+}
+
+const isNumberType = (t: ValueType) => t === "integer" || t === "number";
+
+/**
+ * A column's inferred type, type counts and mismatches. Text is typed by its values (textTyping);
+ * a typed column is its declared type, except that the whole values of a floating or decimal
+ * column count as integer values, as the file profiler and the Spark driver count them.
+ */
+function typingOf(
+  c: ColumnPlan,
+  scalar: Row,
+): { inferred: ValueType; counts: Partial<Record<ValueType, number>>; mismatches: number } {
+  const i = c.index;
+  const nonNull = toNumber(field(scalar, alias.nonNull(i))) ?? 0;
+  if (c.kind === "text") return textTyping(scalar, i, nonNull - (toNumber(field(scalar, alias.empties(i))) ?? 0));
+  const declared = valueTypeOf(c.kind);
+  const counts: Partial<Record<ValueType, number>> = {};
+  const whole = c.kind === "number" ? (toNumber(field(scalar, alias.integral(i))) ?? 0) : 0;
+  if (whole > 0) counts.integer = whole;
+  if (nonNull - whole > 0) counts[declared] = nonNull - whole;
+  return { inferred: declared, counts, mismatches: 0 };
 }
 
 /**

@@ -163,6 +163,17 @@ describe.each(["postgres", "mysql"] as const)("profileTable on %s", (db: TestDat
       type_counts: { integer: 50, string: 10 },
       type_mismatches: 10,
     });
+    // …with its numbers' range, moments and quantiles, as a CSV file's column (and the Spark driver).
+    const codes = rows.map((r) => Number(r.code)).filter((v) => !Number.isNaN(v));
+    const { mean: codeMean, stddev: codeSd } = meanStddev(codes);
+    expect(code).toMatchObject({ min: Math.min(...codes), max: Math.max(...codes) });
+    closeTo(code.mean, codeMean);
+    closeTo(code.stddev, codeSd);
+    expect(code.quantiles).toHaveLength(QUANTILE_POINTS.length);
+    expect(code.quantiles![0]).toBe(Math.min(...codes));
+    expect(code.mean_length).toBeUndefined();
+    // A floating column's whole values are integer values, as the file profiler counts them.
+    expect(attr(p, "score").type_counts).toEqual({ integer: ROWS / 2, number: ROWS / 2 });
     expect(code.top_values[0]).toEqual({ value: "n/a", count: 10 });
     expect(code.top_values).toHaveLength(20);
 
