@@ -16,7 +16,16 @@ export interface HistoryBatch {
   status: string;
   /** Earlier uploads of the batch whose job the queue never delivered. */
   lostJobs?: string[];
-  alerts: Array<{ type: string; attribute: string | null; priority: string; kind: AlertKind; incident?: number }>;
+  alerts: Array<{
+    type: string;
+    attribute: string | null;
+    priority: string;
+    kind: AlertKind;
+    incident?: number;
+    /** The alert's text and details.strategy, to read a history's false alarms from the JSON. */
+    description?: string;
+    strategy?: string;
+  }>;
   /** Open incidents this scan confirmed without raising an alert. */
   confirmed: number;
   /** Incidents this scan closed (auto-resolved, or the level adopted as the new normal). */
@@ -65,6 +74,8 @@ export async function classifyHistory(
         priority: a.priority,
         kind: k?.kind ?? "unmatched",
         ...(k ? { incident: k.incident } : {}),
+        description: a.description,
+        ...(typeof a.details?.strategy === "string" ? { strategy: a.details.strategy } : {}),
       };
     }),
     confirmed: confirmed.get(s.job) ?? 0,

@@ -10,6 +10,9 @@
  * - rate_of_change: relative change against the previous value, anomalous beyond `max_change`.
  * - weekly_seasonal: robust_z over the past values of the same UTC weekday and hour within
  *   `seasonal_weeks`; with fewer than `seasonal_min_points` of them it falls back to robust_z.
+ * - robust_z finds a cycle in the history by itself (seasonalBaseline): a weekly or daily one that
+ *   explains most of the history's spread is taken out, and the value is judged against its own
+ *   phase's level (strategy "seasonal", with the cycle in `season`).
  *
  * Every band is at least ± the minimum change around its centre, so a tiny table stays quiet,
  * and nothing is judged before `min_history` past values exist (state "training").
@@ -49,11 +52,26 @@ export const DEFAULT_ANOMALY_PARAMS: AnomalyParams = {
   seasonal_min_points: 3,
 };
 
+/** A cycle a metric's history shows (seasonalBaseline), and the new value's phase in it. */
+export interface Season {
+  /** weekly: by UTC weekday; daily: by UTC hour; scans: every 7th scan (a daily batch per scan). */
+  cycle: "weekly" | "daily" | "scans";
+  /** The new value's phase: "Saturday", "14:00 UTC", or "every 7th scan back". */
+  phase: string;
+  /** Past values of that phase in the baseline, and its level (their median). */
+  phase_points: number;
+  phase_level: number;
+  /** The history's spread around its phases' levels ÷ its spread around its median (below SEASON_GAIN). */
+  spread_ratio: number;
+}
+
 export interface AnomalyResult {
   state: "training" | "ok" | "anomalous";
   anomalous: boolean;
-  /** The strategy that decided (a seasonal check that fell back reports robust_z). */
-  strategy: StrategyName;
+  /** The strategy that decided (a seasonal check that fell back reports robust_z; a cycle robust_z found, seasonal). */
+  strategy: StrategyName | "seasonal";
+  /** The cycle the band followed, when robust_z found one (strategy "seasonal"). */
+  season?: Season;
   /** Past values the verdict used (or, while training, the ones available). */
   window_size: number;
   /** Past values needed before a verdict. */
@@ -83,13 +101,13 @@ function minChange(centre: number, p: AnomalyParams): number {
   return Math.max(p.min_abs_change, p.min_rel_change * Math.abs(centre), 1e-9 * Math.max(1, Math.abs(centre)));
 }
 
-function training(strategy: StrategyName, available: number, p: AnomalyParams): AnomalyResult | undefined {
+function training(strategy: AnomalyResult["strategy"], available: number, p: AnomalyParams): AnomalyResult | undefined {
   if (available >= p.min_history) return undefined;
   return { state: "training", anomalous: false, strategy, window_size: available, needed: p.min_history, score: 0 };
 }
 
 function verdict(
-  strategy: StrategyName,
+  strategy: AnomalyResult["strategy"],
   x: number,
   centre: number,
   half: number,
@@ -252,16 +270,146 @@ export function weeklySeasonal(
 }
 
 /**
- * The points a baseline may use: not excluded, finite, not from the job being evaluated (applying
+ * The points a baseline may use: not excluded (unless `withExcluded`: the history as measured), finite, not from the job being evaluated (applying
  * a job twice must not compare it with itself), oldest first.
  */
-export function baselinePoints(history: readonly HistoryPoint[] | undefined, jobId: string): HistoryPoint[] {
+export function baselinePoints(
+  history: readonly HistoryPoint[] | undefined,
+  jobId: string,
+  withExcluded = false,
+): HistoryPoint[] {
   if (!history) return [];
   return history
-    .filter((h) => !h.excluded && h.job_id !== jobId && Number.isFinite(h.value))
+    .filter((h) => (withExcluded || !h.excluded) && h.job_id !== jobId && Number.isFinite(h.value))
     .map((h, i) => ({ h, i, t: Date.parse(h.time) }))
     .sort((a, b) => (a.t === b.t || Number.isNaN(a.t) || Number.isNaN(b.t) ? a.i - b.i : a.t - b.t))
     .map(({ h }) => h);
+}
+
+/** Full cycles of a phase the history must hold before a cycle is looked for (a cycle seen thrice). */
+const SEASON_CYCLES = 3;
+/** Past values of a phase needed for its level. */
+const SEASON_PHASE_POINTS = 3;
+/**
+ * A cycle is taken when the history's spread around its phases' levels (each value against the
+ * median of the other values of its phase: a prediction, not a fit) is at most this share of its
+ * spread around its median. Noise with no cycle gives about 1.1 to 1.25 (a phase's level is
+ * estimated from a few values), so a cycle must explain most of the spread, not some.
+ */
+const SEASON_GAIN = 0.75;
+/** The most past values a seasonal baseline reads (the history holds 120 per metric). */
+const SEASON_POINTS = 120;
+const DAY_MS = 24 * 3_600_000;
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+interface Cycle {
+  cycle: Season["cycle"];
+  /**
+   * The past points the cycle reads (the last `cycles` of it) with each one's phase, and the new
+   * value's; undefined when the cycle does not apply to this history.
+   */
+  phases: (
+    base: readonly HistoryPoint[],
+    now: number,
+    cycles: number,
+  ) => { points: readonly HistoryPoint[]; past: number[]; now: number } | undefined;
+  label: (phase: number) => string;
+}
+
+/** Phases by the scans' times: the past values read must span SEASON_CYCLES cycles of `length` ms. */
+const byTime =
+  (length: number, phaseOf: (d: Date) => number) => (base: readonly HistoryPoint[], now: number, cycles: number) => {
+    const points = base.filter((pt) => Date.parse(pt.time) >= now - cycles * length).slice(-SEASON_POINTS);
+    const times = points.map((pt) => Date.parse(pt.time));
+    if (points.length === 0 || !(now - times[0]! >= SEASON_CYCLES * length)) return undefined;
+    return { points, past: times.map((t) => phaseOf(new Date(t))), now: phaseOf(new Date(now)) };
+  };
+
+/** A cycle by the order of scans: one of every SCAN_PERIOD scans (a weekly cycle of daily batches). */
+export const SCAN_PERIOD = 7;
+
+const CYCLES: readonly Cycle[] = [
+  { cycle: "weekly", phases: byTime(WEEK_MS, (d) => d.getUTCDay()), label: (k) => WEEKDAYS[k]! },
+  {
+    cycle: "daily",
+    phases: byTime(DAY_MS, (d) => d.getUTCHours()),
+    label: (k) => `${String(k).padStart(2, "0")}:00 UTC`,
+  },
+  {
+    // Scans whose times span less than a day (a backfill: many days' batches scanned in an hour) have
+    // no clock of the data but their order.
+    cycle: "scans",
+    phases: (base, now, cycles) => {
+      const points = base.slice(-Math.min(SEASON_POINTS, cycles * SCAN_PERIOD));
+      if (points.length === 0 || !(now - Date.parse(points[0]!.time) < DAY_MS)) return undefined;
+      const n = points.length;
+      return { points, past: points.map((_, i) => (n - i) % SCAN_PERIOD), now: 0 };
+    },
+    label: () => `every ${SCAN_PERIOD}th scan back`,
+  },
+];
+
+/**
+ * robust_z with the history's cycle taken out, when it has one. A cycle reads the past values of its
+ * last `seasonal_weeks` cycles (at most SEASON_POINTS); it applies by the scans' UTC weekday
+ * (weekly) or hour (daily) once those values span three cycles, and by the order of scans (one of
+ * every 7: daily batches) when they span less than a day. Each phase with SEASON_PHASE_POINTS past values gets
+ * its level (their median); when the spread of the values around their phase's level (each judged
+ * without itself) is at most SEASON_GAIN of their spread around the median, and the new value's
+ * phase has a level, the band is that level ± the studentized threshold × that spread. The
+ * tighter of the cycles that qualify decides; none, and it is undefined (plain robust_z).
+ * `base` is the history as measured, excluded points included (see detect): a phase flagged every
+ * time it came round is the cycle not yet known, and a one-off anomaly among a phase's values does
+ * not move its median; a level that moved on every day is no cycle and stays robust_z's.
+ */
+export function seasonalBaseline(
+  base: readonly HistoryPoint[],
+  x: number,
+  scanTime: string,
+  p: AnomalyParams,
+): AnomalyResult | undefined {
+  const now = Date.parse(scanTime);
+  if (Number.isNaN(now) || base.some((pt) => Number.isNaN(Date.parse(pt.time)))) return undefined;
+  let best: { r: AnomalyResult; sigma: number } | undefined;
+  for (const c of CYCLES) {
+    const phases = c.phases(base, now, p.seasonal_weeks);
+    if (!phases) continue;
+    const { points } = phases;
+    const byPhase = new Map<number, number[]>();
+    points.forEach((pt, i) => {
+      const list = byPhase.get(phases.past[i]!) ?? [];
+      list.push(pt.value);
+      byPhase.set(phases.past[i]!, list);
+    });
+    const own = byPhase.get(phases.now);
+    if (!own || own.length < SEASON_PHASE_POINTS) continue;
+    const residuals: number[] = [];
+    const values: number[] = [];
+    for (const list of byPhase.values()) {
+      if (list.length < SEASON_PHASE_POINTS) continue;
+      for (let i = 0; i < list.length; i++) {
+        values.push(list[i]!);
+        residuals.push(list[i]! - median(list.filter((_, j) => j !== i)));
+      }
+    }
+    // The cycle must cover most of the history (and more than one phase of it).
+    if (values.length < (2 * points.length) / 3 || values.length === own.length) continue;
+    const plain = robustSigma(values, median(values));
+    const sigma = robustSigma(residuals, 0);
+    if (!(plain > 0) || sigma > SEASON_GAIN * plain || (best && sigma >= best.sigma)) continue;
+    const level = median(own);
+    const half = Math.max(studentized(p.threshold, residuals.length) * sigma, minChange(level, p));
+    const season: Season = {
+      cycle: c.cycle,
+      phase: c.label(phases.now),
+      phase_points: own.length,
+      phase_level: level,
+      spread_ratio: sigma / plain,
+    };
+    const r = verdict("seasonal", x, level, half, residuals.length, p);
+    best = { r: { ...r, season, from: points[0]!.time, to: points[points.length - 1]!.time }, sigma };
+  }
+  return best?.r;
 }
 
 /** Runs the configured strategy on a metric's history. */
@@ -281,6 +429,12 @@ export function detect(
     return result.state === "training" ? result : { ...result, from: last, to: last };
   }
   const result = robustZ(values, x, params);
+  if (result.state !== "training") {
+    // The cycle is looked for in the history as measured: a phase the detector flagged each time
+    // it came round (Saturdays, excluded as anomalies) is what a cycle looks like before it is known.
+    const seasonal = seasonalBaseline(baselinePoints(history, jobId, true), x, scanTime, params);
+    if (seasonal) return seasonal;
+  }
   const used = base.slice(-Math.max(params.window, params.min_history));
   return result.state === "training" ? result : { ...result, from: used[0]?.time, to: used[used.length - 1]?.time };
 }

@@ -150,7 +150,11 @@ export class HistoryStore {
     this.sql.exec("DELETE FROM closed_conditions WHERE incident_id = ?", incidentId);
   }
 
-  /** Drops metric points and applied-job records from before `cutoff` (retention); returns the points dropped. */
+  /**
+   * Drops metric points, applied-job records and the closes of incidents closed before `cutoff`
+   * (retention: an answer older than the data it was about is forgotten with it); returns the
+   * points dropped.
+   */
   pruneBefore(cutoff: string): number {
     this.kept = null;
     const [{ n }] = this.sql
@@ -158,6 +162,7 @@ export class HistoryStore {
       .toArray() as [{ n: number }];
     this.sql.exec("DELETE FROM metric_points WHERE time < ?", cutoff);
     this.sql.exec("DELETE FROM applied_jobs WHERE applied_at < ?", cutoff);
+    this.sql.exec("DELETE FROM closed_conditions WHERE closed_at < ?", cutoff);
     return n;
   }
 

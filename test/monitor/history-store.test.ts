@@ -8,6 +8,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { closedCondition } from "../../src/detection/closes";
 import type { EvaluatedPoint } from "../../src/detection/types";
 import { EXCLUDED_SINCE, HISTORY_PER_METRIC, HistoryStore } from "../../src/monitor/history-store";
 
@@ -270,5 +271,30 @@ describe("the metric history's points", () => {
     expect(seen.now).toEqual([{ name: "metric_points_excluded", partial: 1 }]);
     expect(seen.before).toEqual([]);
     expect(seen.after).toEqual(seen.now);
+  });
+});
+
+describe("the closes the object remembers", () => {
+  it("are pruned by retention like its points: a close from before the cutoff is forgotten", async () => {
+    const stub = freshMonitor();
+    const left = await runInDurableObject(stub, (_instance, state) => {
+      const store = new HistoryStore(state.storage);
+      const close = (attribute: string, incidentId: number, closedAt: string) =>
+        store.rememberClose(
+          closedCondition(
+            { id: incidentId, policy: "value_range", attribute, segment: "", severity: "MEDIUM" },
+            { metric: `attr:${attribute}:mean`, observed: 12, expected: { low: 0, high: 10 }, deviation: 1.4 },
+            "FALSE_POSITIVE",
+            closedAt,
+          ),
+        );
+      close("old", 1, "2026-01-01T00:00:00.000Z");
+      close("recent", 2, "2026-03-01T00:00:00.000Z");
+      record(store, "job_old", "2026-01-01T00:00:00.000Z", [{ metric: "row_count", value: 1, excluded: false }]);
+      store.pruneBefore("2026-02-01T00:00:00.000Z");
+      return { closes: store.closes().map((c) => c.attribute), history: store.history() };
+    });
+    expect(left.closes).toEqual(["recent"]);
+    expect(left.history).toEqual({});
   });
 });

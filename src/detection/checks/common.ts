@@ -5,7 +5,7 @@
 import type { HistoryPoint, TrainingState } from "../../contracts/asset-monitor";
 import type { AttributeProfile } from "../../contracts/profile";
 import type { AttributeKind } from "../../db/schema";
-import { type AnomalyParams, type AnomalyResult, baselinePoints, shareBaseline } from "../anomaly";
+import { type AnomalyParams, type AnomalyResult, baselinePoints, SCAN_PERIOD, shareBaseline } from "../anomaly";
 import type { EvaluationInput } from "../input";
 import { investigationSentence } from "../investigate";
 import { wilson } from "../stats";
@@ -118,6 +118,11 @@ function strategyText(r: AnomalyResult, p: AnomalyParams): string {
       return `rate of change against the previous scan, at most ${pct(p.max_change)}`;
     case "weekly_seasonal":
       return `weekly-seasonal baseline: robust z-score over ${r.window_size} past scans on the same weekday and hour, threshold ${p.threshold}`;
+    case "seasonal": {
+      const s = r.season!;
+      const cycle = s.cycle === "scans" ? `a cycle of ${SCAN_PERIOD} scans` : `a ${s.cycle} cycle`;
+      return `seasonal baseline: ${cycle} found in its last ${r.window_size} scans, judged against its ${s.phase_points} past scans of the same phase (${s.phase}), level ${fmt(s.phase_level)}, robust z-score of the scans around their phase's level, threshold ${p.threshold}`;
+    }
     default:
       return `robust z-score on median/MAD of the last ${r.window_size} scans, threshold ${p.threshold}`;
   }

@@ -11,7 +11,7 @@
 import type { HistoryPoint } from "../../contracts/asset-monitor";
 import type { AttributeProfile } from "../../contracts/profile";
 import { QUANTILE_POINTS } from "../../contracts/profile";
-import { baselinePoints, median, spreadBound } from "../anomaly";
+import { baselinePoints, DEFAULT_ANOMALY_PARAMS, median, type Season, seasonalBaseline, spreadBound } from "../anomaly";
 import { type Atom, componentBaseline, continuousKnots, quantileCdf } from "../divergence";
 import { investigateShift } from "../investigate";
 import { atomStat, attrMetric, meanByMetric, nonNull, QUANTILE_STATS, unescapeName } from "../metrics";
@@ -68,6 +68,52 @@ export function quantileBaseline(
   return { quantiles, past, from: base.from, to: base.to };
 }
 
+/**
+ * Each past scan's quantile profile as measured (flagged scans included, as seasonalBaseline reads
+ * a history), oldest first: what a cycle of a quantity's shape is looked for in.
+ */
+export function measuredQuantiles(
+  ctx: CheckContext,
+  a: AttributeProfile,
+): Array<{ job: string; time: string; quantiles: number[] }> {
+  const metrics = QUANTILE_STATS.map((s) => attrMetric(a.name, s));
+  const byJob = new Map<string, { time: string; quantiles: number[] }>();
+  for (const m of metrics) {
+    for (const h of baselinePoints(ctx.history[m], ctx.input.job_id, true)) {
+      const scan = byJob.get(h.job_id) ?? { time: h.time, quantiles: [] };
+      scan.quantiles.push(h.value);
+      byJob.set(h.job_id, scan);
+    }
+  }
+  return [...byJob.entries()]
+    .filter(([, scan]) => scan.quantiles.length === metrics.length)
+    .map(([job, scan]) => ({ job, ...scan }))
+    .sort((x, y) => Date.parse(x.time) - Date.parse(y.time));
+}
+
+/**
+ * How high a measure of a quantity's shape (a KS distance, a tail share) may be when its past
+ * values follow a cycle: the top of seasonalBaseline's band for `x` over `series` (each past scan's
+ * measure), with the cycle; undefined when they show none.
+ */
+export function seasonalLimit(
+  ctx: CheckContext,
+  series: ReadonlyArray<{ job: string; time: string; value: number }>,
+  x: number,
+): { limit: number; level: number; season: Season } | undefined {
+  const points = series.map((s) => ({ job_id: s.job, time: s.time, value: s.value, excluded: false }));
+  const r = seasonalBaseline(points, x, ctx.input.scan_time, { ...DEFAULT_ANOMALY_PARAMS, threshold: SPREAD_Z });
+  return r?.season && r.expected
+    ? { limit: r.expected.high, level: r.season.phase_level, season: r.season }
+    : undefined;
+}
+
+/** What a text says of the cycle a limit followed: ", or … (Saturday: 8 scans)". */
+export function cycleText(season: Season, of: string): string {
+  const cycle = season.cycle === "scans" ? "cycle of 7 scans" : `${season.cycle} cycle`;
+  return `, or of the past scans of its phase of a ${cycle} in the ${of} (${season.phase}: ${season.phase_points} scans)`;
+}
+
 /** Largest gap between two CDFs known by their quantiles, at the baseline's quantiles. */
 function ksDistance(baseline: readonly number[], current: readonly number[]): { d: number; at: number } {
   let d = 0;
@@ -122,8 +168,17 @@ export function quantityDrift(
   const centre = median(pastD);
   const learned = centre + spreadBound(pastD, centre, SPREAD_Z);
   const critical = ksCritical(n, n * base.past.length, KS_ALPHA);
-  const limit = Math.max(learned, critical);
+  let limit = Math.max(learned, critical);
   if (!(d > limit)) return {};
+  // A phase of a cycle whose distances are its own (only ever widens: the other phases keep theirs).
+  const measured = measuredQuantiles(ctx, a).map((j) => ({ ...j, value: ksDistance(base.quantiles, j.quantiles).d }));
+  const seasonal = seasonalLimit(ctx, measured, d);
+  let cycle = "";
+  if (seasonal && seasonal.limit > limit) {
+    limit = seasonal.limit;
+    if (!(d > limit)) return {};
+    cycle = cycleText(seasonal.season, "distances");
+  }
   const mid = QUANTILE_STATS.indexOf("p50");
   const q = base.quantiles;
   return {
@@ -133,8 +188,8 @@ export function quantityDrift(
       observed: round(d),
       metric_value: fmt(d),
       expected: { low: 0, high: round(limit) },
-      description: `The value distribution of attribute ${a.name} (quantity) in ${assetName(ctx)} drifted from its baseline of the last ${base.past.length} scans: the CDFs differ by ${pct(d)} at ${fmt(at)}, above the allowed ${pct(limit)} (the larger of the KS critical distance ${pct(critical)} for ${n} values and the past scans' own distances); median ${fmt(q[mid]!)} -> ${fmt(cur[mid]!)}, 1st to 99th percentile ${fmt(q[P1]!)}..${fmt(q[P99]!)} -> ${fmt(cur[P1]!)}..${fmt(cur[P99]!)}.`,
-      strategy: "ks_quantiles",
+      description: `The value distribution of attribute ${a.name} (quantity) in ${assetName(ctx)} drifted from its baseline of the last ${base.past.length} scans: the CDFs differ by ${pct(d)} at ${fmt(at)}, above the allowed ${pct(limit)} (the larger of the KS critical distance ${pct(critical)} for ${n} values and the past scans' own distances${cycle}); median ${fmt(q[mid]!)} -> ${fmt(cur[mid]!)}, 1st to 99th percentile ${fmt(q[P1]!)}..${fmt(q[P99]!)} -> ${fmt(cur[P1]!)}..${fmt(cur[P99]!)}.`,
+      strategy: cycle ? "ks_quantiles_seasonal" : "ks_quantiles",
       training_size: base.past.length,
       ...trainingWindow(base.from, base.to),
       deviation: limit > 0 ? d / limit : 1,

@@ -89,6 +89,6 @@ export const cardinalityDriftPolicy = definePolicy({
   score: "penalty",
   bands: (metric) => metric.startsWith("attr:") && metric.endsWith(":distinct"),
   details:
-    "distinct count out of its band (scaled by the non-null count; not judged while the attribute usually has no value)",
+    "distinct count out of its band (scaled by the non-null count; not judged while the attribute usually has no value; a weekly or daily cycle its history shows is taken out, strategy `seasonal`)",
   check: cardinalityDrift,
 });

@@ -62,6 +62,7 @@ export const rowCountAnomalyPolicy = definePolicy({
   defaults: anomalyDefaults("count"),
   score: "penalty",
   bands: (metric) => metric === "row_count",
-  details: "robust z over 30 scans, threshold 3.5; band at least ±max(10 rows, 0.5 %)",
+  details:
+    "robust z over 30 scans, threshold 3.5; band at least ±max(10 rows, 0.5 %); a weekly or daily cycle its history shows is taken out: the scan is judged against the same phase (strategy `seasonal`)",
   check: rowCountAnomaly,
 });

@@ -33,7 +33,15 @@ import {
   shareTest,
   trainingWindow,
 } from "../checks/common";
-import { P1, P99, quantileBaseline, withShift } from "../checks/quantities";
+import {
+  cycleText,
+  measuredQuantiles,
+  P1,
+  P99,
+  quantileBaseline,
+  seasonalLimit,
+  withShift,
+} from "../checks/quantities";
 import { quantileCdf } from "../divergence";
 import { ATOM_RECORD_SHARE, atomStat, attrMetric, isNumeric, nonNull } from "../metrics";
 import { anomalyDefaults, anomalyShape, ignoreAttributes } from "../params";
@@ -273,18 +281,33 @@ function tailFinding(ctx: CheckContext, p: Params, a: AttributeProfile): Finding
       margin: TAIL_MARGIN,
     });
     if (!v.fires) continue;
+    // A phase of a cycle whose tails are its own (longer trips on Saturdays): only ever widens.
+    const measured = measuredQuantiles(ctx, a).map((j) => ({
+      ...j,
+      value: tailShares(j.quantiles, low, high, massBound(ctx, a, j.job))[s.side === "below" ? "below" : "above"],
+    }));
+    const seasonal = seasonalLimit(ctx, measured, s.share);
+    let limit = v.limit;
+    let deviation = v.deviation;
+    let why = v.why;
+    if (seasonal && seasonal.limit > limit) {
+      if (!(s.share > seasonal.limit)) continue;
+      limit = seasonal.limit;
+      deviation = (s.share - seasonal.level) / Math.max(1e-12, limit - seasonal.level);
+      why = `${why}${cycleText(seasonal.season, "tail shares")}`;
+    }
     const stat = s.side === "below" ? "min" : "max";
     return {
       attribute: a.name,
       metric: attrMetric(a.name, `tail_${s.side}`),
       observed: round(s.share),
       metric_value: fmt(s.share),
-      expected: { low: 0, high: round(v.limit) },
-      description: `${pct(s.share)} of the values of attribute ${a.name} (quantity) in ${assetName(ctx)} are ${s.side} ${fmt(s.fence)} (the ${s.side === "below" ? "1st" : "99th"} percentile of its last ${base.past.length} scans), above the allowed ${pct(v.limit)} (${v.why}); ${stat} ${fmt(Number(s.side === "below" ? a.min : a.max))}.`,
-      strategy: "tail_share",
+      expected: { low: 0, high: round(limit) },
+      description: `${pct(s.share)} of the values of attribute ${a.name} (quantity) in ${assetName(ctx)} are ${s.side} ${fmt(s.fence)} (the ${s.side === "below" ? "1st" : "99th"} percentile of its last ${base.past.length} scans), above the allowed ${pct(limit)} (${why}); ${stat} ${fmt(Number(s.side === "below" ? a.min : a.max))}.`,
+      strategy: limit > v.limit ? "tail_share_seasonal" : "tail_share",
       training_size: base.past.length,
       ...trainingWindow(base.from, base.to),
-      deviation: v.deviation,
+      deviation,
       adaptable: true,
       exclude: [
         attrMetric(a.name, "min"),
@@ -314,6 +337,6 @@ export const valueRangePolicy = definePolicy({
   score: "penalty",
   bands: (metric) => metric.startsWith("attr:") && VALUE_RANGE_STATS.some((s) => metric.endsWith(`:${s}`)),
   details:
-    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; a fence's own value, a point mass on it, is never a tail: where a quantile sits on the fence, the share proven by the quantiles beyond it or by those at or beyond it less the largest share one value, or that value, holds); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
+    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50; a weekly or daily cycle their history shows is taken out: judged against the same phase, strategy `seasonal`); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; where the past scans' tail shares follow a weekly or daily cycle, at least those of the same phase, strategy `tail_share_seasonal`; a fence's own value, a point mass on it, is never a tail: where a quantile sits on the fence, the share proven by the quantiles beyond it or by those at or beyond it less the largest share one value, or that value, holds); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
   check: valueRange,
 });
