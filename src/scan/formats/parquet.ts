@@ -291,6 +291,15 @@ export async function parquetSchemaFields(source: RecordSource, options: ReadOpt
   return fields.filter((field) => wanted.has(field.name));
 }
 
+/** The top-level columns of a Parquet file and their field ids (Iceberg's column identity), from its footer. */
+export async function parquetColumnIds(source: RecordSource): Promise<Array<{ name: string; fieldId?: number }>> {
+  const { metadata } = await openParquet(source);
+  return parquetSchema(metadata).children.map((node) => ({
+    name: node.element.name,
+    ...(node.element.field_id !== undefined ? { fieldId: node.element.field_id } : {}),
+  }));
+}
+
 /** One column's decoded runs within a row group, by absolute row (with dictionary indexes: see FlatRun). */
 interface ColumnRuns {
   runs: Array<{ rowStart: number; data: DecodedArray; codes?: Int32Array; dictionary?: DecodedArray }>;
