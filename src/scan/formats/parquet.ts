@@ -222,7 +222,7 @@ export function plainValue(value: unknown): unknown {
 const TIME_UNITS_PER_MS = { MILLIS: 1n, MICROS: 1000n, NANOS: 1000000n } as const;
 
 /** Time of day (TIME columns arrive as integers in their unit) as "HH:MM:SS[.fraction]". */
-function timeOfDay(value: unknown, unit: keyof typeof TIME_UNITS_PER_MS): unknown {
+export function timeOfDay(value: unknown, unit: keyof typeof TIME_UNITS_PER_MS): unknown {
   if (typeof value !== "number" && typeof value !== "bigint") return plainValue(value);
   const perSecond = TIME_UNITS_PER_MS[unit] * 1000n;
   const total = BigInt(value);

@@ -9,6 +9,7 @@
  */
 
 import { ConnectorError } from "../connectors/types";
+import { plainValue, timeOfDay } from "../formats/parquet";
 import type { ColumnProjection } from "../formats/projection";
 import type { AvroValue } from "./avro";
 import type { IcebergColumn, IcebergDataFile, IcebergMetadata } from "./table";
@@ -61,8 +62,11 @@ function partitionValue(column: IcebergColumn, value: AvroValue, key: string): u
     return new Date(Number(BigInt(value) / perMs));
   }
   if (type.startsWith("decimal") && value instanceof Uint8Array) return decimalOf(value, scaleOf(type));
-  if (["boolean", "int", "long", "float", "double", "string"].includes(type)) {
-    return typeof value === "bigint" ? value.toString() : value;
+  if (type === "time" && (typeof value === "number" || typeof value === "bigint")) return timeOfDay(value, "MICROS");
+  if (type === "uuid" && value instanceof Uint8Array && value.length === 16) return uuidText(value);
+  // Bytes (binary, fixed, uuid) as the reader gives them (base64); big longs as their decimal text.
+  if (["boolean", "int", "long", "float", "double", "string", "binary"].includes(type) || type.startsWith("fixed")) {
+    return plainValue(value);
   }
   throw unsupported(column, key, "its identity partition value");
 }
@@ -72,7 +76,8 @@ function defaultValue(column: IcebergColumn, key: string): unknown {
   const value = column.initialDefault;
   if (value === null) return null;
   const type = typeof column.type === "string" ? column.type : column.type.type;
-  if (["boolean", "int", "long", "float", "double", "string"].includes(type)) return value;
+  // A uuid's default is its text, as the reader gives a UUID-annotated column.
+  if (["boolean", "int", "long", "float", "double", "string", "uuid"].includes(type)) return value;
   if (typeof value === "string") {
     if (type === "date") return new Date(Date.parse(`${value}T00:00:00Z`));
     if (type.startsWith("timestamp")) {
@@ -83,10 +88,9 @@ function defaultValue(column: IcebergColumn, key: string): unknown {
     if (type.startsWith("decimal")) return Number(value);
     // Times of day as the Parquet reader writes them: "HH:MM:SS", a fraction only when not zero.
     if (type === "time") return value.replace(/\.0*$/, "");
-    // uuid, fixed and binary: the reader's base64 of the bytes (the default is their hex, a uuid's with dashes).
-    if ((type === "uuid" || type === "binary" || type.startsWith("fixed")) && /^[0-9a-f-]*$/i.test(value)) {
-      const hex = value.replace(/-/g, "");
-      return btoa(String.fromCharCode(...(hex.match(/../g) ?? []).map((h) => Number.parseInt(h, 16))));
+    // fixed and binary: the reader's base64 of the bytes (the default is their hex).
+    if ((type === "binary" || type.startsWith("fixed")) && /^(?:[0-9a-f]{2})*$/i.test(value)) {
+      return btoa(String.fromCharCode(...(value.match(/../g) ?? []).map((h) => Number.parseInt(h, 16))));
     }
   }
   throw unsupported(column, key, "its initial default");
@@ -98,6 +102,12 @@ function unsupported(column: IcebergColumn, file: string, what: string): Connect
     `the data file ${file} does not hold the column ${column.name} (${type}), and ${what} of that type cannot be read in a light scan`,
     "unsupported",
   );
+}
+
+/** 16 bytes as a uuid's text (8-4-4-4-12 lowercase hex). */
+function uuidText(bytes: Uint8Array): string {
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 function scaleOf(type: string): number {

@@ -68,6 +68,26 @@ describe("Iceberg column projection", () => {
     ]);
   });
 
+  it("gives byte, uuid and time partition values as the Parquet reader gives such columns", () => {
+    const table = {
+      columns: [column(1, "b", "binary"), column(2, "f", "fixed[3]"), column(3, "u", "uuid"), column(4, "t", "time")],
+    };
+    const uuid = Uint8Array.from([
+      0x15, 0x71, 0xef, 0xfb, 0xfa, 0xcd, 0x42, 0xa3, 0x90, 0xe9, 0x0a, 0xf5, 0x22, 0xe9, 0xb6, 0xc2,
+    ]);
+    const file = {
+      key: "data/q.parquet",
+      partition: { b: Uint8Array.from([1, 2, 3]), f: Uint8Array.from([0xaa, 0xbb, 0xcc]), u: uuid, t: 45_296_000_000 },
+      spec: ["b", "f", "u", "t"].map((name, i) => ({ name, sourceId: i + 1, transform: "identity" })),
+    };
+    expect(icebergProjection(table, [], file).constants.map((c) => c.value)).toEqual([
+      "AQID",
+      "qrvM",
+      "1571effb-facd-42a3-90e9-0af522e9b6c2",
+      "12:34:56",
+    ]);
+  });
+
   it("takes initial defaults in their JSON single-value form, and refuses one it cannot give as the reader would", () => {
     const table = {
       columns: [
@@ -82,7 +102,7 @@ describe("Iceberg column projection", () => {
       new Date("2003-10-20T00:00:00Z"),
       new Date(12),
       "00:00:00.012345",
-      "95w+CWd8S72keT80nLeF5w==",
+      "f79c3e09-677c-4bbd-a479-3f349cb785e7",
       12345,
     ]);
     const nested = { columns: [column(1, "s", { type: "struct", fields: [] }, { a: 1 })] };
