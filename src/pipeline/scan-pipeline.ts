@@ -32,6 +32,7 @@ import type { ObjectStore, StoredObject } from "../scan/connectors";
 import { ConnectorError } from "../scan/connectors/types";
 import { type FileScanOptions, profileObjects, type ScanProgress } from "../scan/files";
 import type { FileFormat } from "../scan/formats";
+import type { IcebergTable } from "../scan/iceberg";
 import { encodeProfile } from "../scan/profile-wire";
 import type { ProfileBuilderOptions } from "../scan/profiler/profile-builder";
 import { DEFAULT_FULL_SCAN_THRESHOLD_BYTES, decideEngine } from "../scan/spark/engine";
@@ -233,6 +234,8 @@ function storageResultUri(storage: unknown, tenantId: string, jobId: string, s3S
 interface Listed {
   store: ObjectStore;
   objects: StoredObject[];
+  /** An Iceberg table's files: their columns by field id (FileScanOptions.projectionOf). */
+  projectionOf?: IcebergTable["projectionOf"];
 }
 
 /** The files a file asset's scan reads; total_bytes recorded on the job (its progress fraction). */
@@ -256,7 +259,7 @@ async function listIcebergFiles(
   const objects = await table.dataFiles();
   if (objects.length === 0) throw new ConnectorError(`the Iceberg table ${table.name} has no data files`, "not_found");
   await recordTotalBytes(db, subject, objects);
-  return { store: table.store, objects };
+  return { store: table.store, objects, projectionOf: table.projectionOf };
 }
 
 async function recordTotalBytes(db: Db, subject: ScanSubject, objects: readonly StoredObject[]): Promise<void> {
@@ -296,8 +299,11 @@ async function profileSubject(
   }
   if (isMetastoreType(asset.type)) {
     // A light scan of the current snapshot: its Parquet data files, streamed like a file scan.
-    const { store, objects } = listed ?? (await listIcebergFiles(env, db, subject, source));
-    return profileObjects(store, objects, fileScanOptions(subject, "parquet", undefined, onProgress));
+    const { store, objects, projectionOf } = listed ?? (await listIcebergFiles(env, db, subject, source));
+    return profileObjects(store, objects, {
+      ...fileScanOptions(subject, "parquet", undefined, onProgress),
+      projectionOf,
+    });
   }
   if (request.query) throw new ConnectorError("scanning a query is not supported yet: name a table", "invalid");
   const runner = await createSqlRunner(source.connection, source.credential);

@@ -10,6 +10,8 @@ import {
   readColumns,
   readRecords,
 } from "./formats";
+import { type ColumnProjection, projectColumns, projectRows } from "./formats/projection";
+import type { RecordSource } from "./formats/types";
 import { ProfileBuilder, type ProfileBuilderOptions } from "./profiler/profile-builder";
 
 /** Progress of a scan, reported as it goes. */
@@ -27,6 +29,11 @@ export interface FileScanOptions {
   /** Only rows whose timestamp attribute is after this instant (delta_only). */
   since?: { attribute: string; after: number };
   onProgress?: (progress: ScanProgress) => Promise<void>;
+  /**
+   * Per file, which of its columns are read and under which names, and the columns it lacks
+   * (an Iceberg table's columns by field id): unset, every file is read as it is.
+   */
+  projectionOf?: (object: StoredObject, source: RecordSource) => Promise<ColumnProjection>;
 }
 
 /**
@@ -143,9 +150,16 @@ export async function profileObjects(
   scan: for (const object of objects) {
     let bytes = 0;
     const source = objectSource(store, object);
-    for await (const batch of columnar
-      ? readColumns(source, options.format, readOptions)
-      : readRecords(source, options.format, readOptions)) {
+    const projection = await options.projectionOf?.(object, source);
+    const fileOptions = projection ? { ...readOptions, columns: projection.read } : readOptions;
+    for await (const read of columnar
+      ? readColumns(source, options.format, fileOptions)
+      : readRecords(source, options.format, fileOptions)) {
+      const batch = !projection
+        ? read
+        : "columns" in read
+          ? projectColumns(read, projection)
+          : projectRows(read, projection);
       let batchRows: number;
       if ("columns" in batch) {
         builder.addColumns(batch);

@@ -6,6 +6,7 @@
 
 import { describe, expect, inject, it } from "vitest";
 import { admin, call } from "../support/api";
+import { EVOLVED_EXPECTED, LEGACY_V1_EXPECTED } from "../support/iceberg-expected";
 import { asDeployed } from "../support/outbound";
 import { createProject } from "../support/projects";
 import { scanJob } from "../support/scans";
@@ -65,6 +66,24 @@ async function scan(tenant: string, id: number) {
 const loadSchema = (tenant: string, id: number) =>
   call("POST", `/api/data/${tenant}/assets/${id}/schema`, { as: admin });
 
+interface ProfiledAttribute {
+  name: string;
+  stats?: { nulls?: number; top_values?: { value: string; count: number }[] } & Record<string, unknown>;
+}
+
+async function profiledAttributes(tenant: string, projectId: number, id: number): Promise<ProfiledAttribute[]> {
+  const got = await call(
+    "GET",
+    `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${id}?with_attributes=true`,
+    { as: admin },
+  );
+  expect(got.status).toBe(200);
+  return got.body.attributes as ProfiledAttribute[];
+}
+
+const topValues = (attributes: ProfiledAttribute[], name: string) =>
+  Object.fromEntries((attributes.find((a) => a.name === name)?.stats?.top_values ?? []).map((v) => [v.value, v.count]));
+
 const metastoreCalls = async () => (await (await fetch(iceberg.calls)).json()) as string[];
 
 const ORDERS_SCHEMA = [
@@ -104,6 +123,34 @@ describe("HIVE_ICEBERG light scans", () => {
       v.count,
     ]);
     expect(Object.fromEntries(statuses)).toEqual({ open: 3, closed: 4 });
+  });
+
+  it("columns are matched by field id (a rename, a new column taking an old name, added columns), partition values come from the manifest (DuckDB's Parquet, python3-avro's snappy manifests)", async () => {
+    const { tenant, projectId, id } = await icebergAsset(S3_CATALOG, iceberg.tables.evolved);
+    const job = (await scan(tenant, id)) as unknown as { status: string; progress: { rows: number } };
+    expect(job.status, JSON.stringify(job)).toBe("SUCCEEDED");
+    expect(job.progress.rows).toBe(EVOLVED_EXPECTED.rows);
+    const attributes = await profiledAttributes(tenant, projectId, id);
+    expect(attributes.map((a) => a.name)).toEqual(["id", "label", "category", "score", "name", "flag"]);
+    const top = (name: string) => topValues(attributes, name);
+    // Matched by name, file A's `name` (field id 2) would be read as the new `name` (field id 5) and
+    // its `label` would be null; its `category` (only in the manifest) would be null too.
+    expect(top("label")).toEqual(EVOLVED_EXPECTED.labels);
+    expect(top("name")).toEqual(EVOLVED_EXPECTED.names);
+    expect(top("category")).toEqual(EVOLVED_EXPECTED.categories);
+    expect(top("flag")).toEqual(EVOLVED_EXPECTED.flag);
+    expect(attributes.find((a) => a.name === "score")?.stats).toMatchObject({ nulls: EVOLVED_EXPECTED.scoreNulls });
+  });
+
+  it("format v1's deprecated layout: inline manifests, a bare partition spec, a date partition held only in the manifest", async () => {
+    const { tenant, projectId, id } = await icebergAsset(S3_CATALOG, iceberg.tables.legacyV1);
+    const job = (await scan(tenant, id)) as unknown as { status: string; progress: { rows: number } };
+    expect(job.status, JSON.stringify(job)).toBe("SUCCEEDED");
+    expect(job.progress.rows).toBe(LEGACY_V1_EXPECTED.rows);
+    const attributes = await profiledAttributes(tenant, projectId, id);
+    const day = attributes.find((a) => a.name === "day")?.stats;
+    expect(day).toMatchObject({ nulls: 0, min: LEGACY_V1_EXPECTED.days[0], max: LEGACY_V1_EXPECTED.days[1] });
+    expect(attributes.find((a) => a.name === "amount")?.stats).toMatchObject({ nulls: 1, min: 10, max: 50 });
   });
 
   it("Azure: the same table written to Azurite (abfss:// locations, uncompressed Avro) scans the same", async () => {

@@ -60,3 +60,30 @@ export function sampleRecords() {
     again: i % 2 === 0 ? null : { "dq.test.child": { digest2: new Uint8Array([0, 0, 0, i]), at: 0n, day: -i } },
   }));
 }
+
+/**
+ * A schema and records that python3-avro writes from JSON (no bytes, which JSON cannot carry): the
+ * files of an Avro writer independent of avsc and of ours, one per codec (iceberg.global.ts).
+ */
+export const PYTHON_SAMPLE_SCHEMA = {
+  type: "record",
+  name: "py_sample",
+  fields: [
+    { name: "id", type: "long", "field-id": 1 },
+    { name: "label", type: "string", "field-id": 2 },
+    { name: "ratio", type: ["null", "double"], "field-id": 3 },
+    { name: "tags", type: { type: "array", items: "string" } },
+    { name: "counts", type: { type: "map", values: "int" } },
+  ],
+};
+
+/** 2,000 records: past python3-avro's block interval (64,000 bytes), so the files have several blocks. */
+export function pythonSampleRecords() {
+  return Array.from({ length: 2000 }, (_, i) => ({
+    id: i * 1_000_003 - 7,
+    label: `ligne ${i} ✓ ${"x".repeat(i % 50)}`,
+    ratio: i % 5 === 0 ? null : i / 8,
+    tags: Array.from({ length: i % 3 }, (_, j) => `t${j}`),
+    counts: i % 2 === 0 ? {} : { a: i, b: -i },
+  }));
+}

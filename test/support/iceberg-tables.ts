@@ -83,7 +83,7 @@ const mapOf = (name: string, keyId: number, valueId: number, valueType: string) 
     },
   });
 
-const MANIFEST_FILE_SCHEMA = {
+export const MANIFEST_FILE_SCHEMA = {
   type: "record",
   name: "manifest_file",
   fields: [
@@ -123,7 +123,7 @@ const MANIFEST_FILE_SCHEMA = {
   ],
 };
 
-const MANIFEST_ENTRY_SCHEMA = {
+export const MANIFEST_ENTRY_SCHEMA = {
   type: "record",
   name: "manifest_entry",
   fields: [

@@ -16,7 +16,8 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import { AwsClient } from "aws4fetch";
 import type { TestProject } from "vitest/node";
-import { SAMPLE_SCHEMA, sampleRecords } from "./avro-sample";
+import { PYTHON_SAMPLE_SCHEMA, pythonSampleRecords, SAMPLE_SCHEMA, sampleRecords } from "./avro-sample";
+import { pythonAvro, writeEvolvedTable, writeLegacyV1Table } from "./iceberg-evolved";
 import { avroFile, orderRows, type WrittenTable, writeOrdersTable } from "./iceberg-tables";
 
 const require = createRequire(import.meta.url);
@@ -30,17 +31,20 @@ declare module "vitest" {
      * calls it answered, as `database.table`. Tables: `s3Orders` and `azureOrders` (two
      * snapshots, the current one without file B), `mergeOnRead` (the same with a position-delete
      * file), `plainHive` (not Iceberg), `outsideBucket`
-     * (metadata in another bucket).
+     * (metadata in another bucket), `evolved` and `legacyV1` (files from DuckDB and python3-avro:
+     * test/support/iceberg-evolved.ts).
      */
     iceberg: {
       metastore: { host: string; port: number };
       calls: string;
       tables: Record<
-        "s3Orders" | "azureOrders" | "mergeOnRead" | "plainHive" | "outsideBucket",
+        "s3Orders" | "azureOrders" | "mergeOnRead" | "plainHive" | "outsideBucket" | "evolved" | "legacyV1",
         { database: string; table: string }
       >;
       /** Avro container files of test/support/avro-sample.ts (base64), by codec: blocks of ~256 bytes. */
       avroSamples: { null: string; deflate: string; snappy: string };
+      /** Container files of PYTHON_SAMPLE_SCHEMA written by Debian's python3-avro (base64), by codec. */
+      pythonAvroSamples: Record<(typeof PYTHON_AVRO_CODECS)[number], string>;
       /** Rows of the current snapshots (files A and C), and of the deleted file B. */
       currentRows: number;
       deletedRows: number;
@@ -49,6 +53,7 @@ declare module "vitest" {
 }
 
 const HOST = "127.0.0.1";
+const PYTHON_AVRO_CODECS = ["null", "deflate", "snappy", "zstandard"] as const;
 const DATABASE = "lake";
 
 interface MetastoreTable {
@@ -79,8 +84,18 @@ export default async function setup(project: TestProject) {
     rows,
     positionDeletes: true,
   });
+  const evolved = await writeEvolvedTable(
+    `s3://${objectStores.s3.bucket}/warehouse/lake.db/evolved`,
+    "warehouse/lake.db/evolved",
+  );
+  const legacyV1 = await writeLegacyV1Table(
+    `s3://${objectStores.s3.bucket}/warehouse/lake.db/legacy_v1`,
+    "warehouse/lake.db/legacy_v1",
+  );
   await putS3(objectStores.s3, s3Table);
   await putS3(objectStores.s3, mergeOnRead);
+  await putS3(objectStores.s3, evolved);
+  await putS3(objectStores.s3, legacyV1);
   await putAzure(objectStores.azure, azureTable);
 
   const iceberg = (t: WrittenTable): MetastoreTable => ({
@@ -97,6 +112,8 @@ export default async function setup(project: TestProject) {
     [`${DATABASE}.orders`, iceberg(s3Table)],
     [`${DATABASE}.events`, iceberg(azureTable)],
     [`${DATABASE}.merge_on_read`, iceberg(mergeOnRead)],
+    [`${DATABASE}.evolved`, iceberg(evolved)],
+    [`${DATABASE}.legacy_v1`, iceberg(legacyV1)],
     [
       `${DATABASE}.plain_hive`,
       {
@@ -139,12 +156,20 @@ export default async function setup(project: TestProject) {
       mergeOnRead: { database: DATABASE, table: "merge_on_read" },
       plainHive: { database: DATABASE, table: "plain_hive" },
       outsideBucket: { database: DATABASE, table: "outside" },
+      evolved: { database: DATABASE, table: "evolved" },
+      legacyV1: { database: DATABASE, table: "legacy_v1" },
     },
     avroSamples: {
       null: Buffer.from(await avroFile(SAMPLE_SCHEMA, sampleRecords(), {}, "null", 256)).toString("base64"),
       deflate: Buffer.from(await avroFile(SAMPLE_SCHEMA, sampleRecords(), {}, "deflate", 256)).toString("base64"),
       snappy: Buffer.from(await avroFile(SAMPLE_SCHEMA, sampleRecords(), {}, "snappy", 256)).toString("base64"),
     },
+    pythonAvroSamples: Object.fromEntries(
+      PYTHON_AVRO_CODECS.map((codec) => [
+        codec,
+        Buffer.from(pythonAvro(PYTHON_SAMPLE_SCHEMA, pythonSampleRecords(), {}, codec)).toString("base64"),
+      ]),
+    ) as Record<(typeof PYTHON_AVRO_CODECS)[number], string>,
     currentRows: rows.a.length + rows.c.length,
     deletedRows: rows.b.length,
   });

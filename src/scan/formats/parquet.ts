@@ -222,7 +222,7 @@ export function plainValue(value: unknown): unknown {
 const TIME_UNITS_PER_MS = { MILLIS: 1n, MICROS: 1000n, NANOS: 1000000n } as const;
 
 /** Time of day (TIME columns arrive as integers in their unit) as "HH:MM:SS[.fraction]". */
-function timeOfDay(value: unknown, unit: keyof typeof TIME_UNITS_PER_MS): unknown {
+export function timeOfDay(value: unknown, unit: keyof typeof TIME_UNITS_PER_MS): unknown {
   if (typeof value !== "number" && typeof value !== "bigint") return plainValue(value);
   const perSecond = TIME_UNITS_PER_MS[unit] * 1000n;
   const total = BigInt(value);
@@ -289,6 +289,15 @@ export async function parquetSchemaFields(source: RecordSource, options: ReadOpt
   if (!options.columns) return fields;
   const wanted = new Set(options.columns);
   return fields.filter((field) => wanted.has(field.name));
+}
+
+/** The top-level columns of a Parquet file and their field ids (Iceberg's column identity), from its footer. */
+export async function parquetColumnIds(source: RecordSource): Promise<Array<{ name: string; fieldId?: number }>> {
+  const { metadata } = await openParquet(source);
+  return parquetSchema(metadata).children.map((node) => ({
+    name: node.element.name,
+    ...(node.element.field_id !== undefined ? { fieldId: node.element.field_id } : {}),
+  }));
 }
 
 /** One column's decoded runs within a row group, by absolute row (with dictionary indexes: see FlatRun). */

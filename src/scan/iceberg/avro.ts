@@ -1,13 +1,14 @@
 /**
  * An Avro object container file reader (Avro 1.11 specification, "Object Container Files" and
  * "Binary Encoding"), for Iceberg's manifest lists and manifests. Records are decoded with the
- * writer's schema from the file header. Codecs: null, deflate (raw RFC 1951, Iceberg's default)
- * and snappy. A long that does not fit a double exactly (snapshot ids) is a bigint.
+ * writer's schema from the file header. Codecs: null, deflate (raw RFC 1951, Iceberg's default),
+ * snappy and zstandard. A long that does not fit a double exactly (snapshot ids) is a bigint.
  *
  * Written here rather than taken from npm: avsc is CommonJS on Node's Buffer and turns such
  * longs into errors; icebird's reader has no map, enum or fixed and pins its own hyparquet.
  */
 
+import { decompress as decompressZstd } from "fzstd";
 import { crc32 } from "../../lib/crc32";
 import { snappyUncompress } from "../formats/snappy";
 
@@ -296,7 +297,9 @@ export async function readAvroFile(bytes: Uint8Array): Promise<AvroFile> {
   }
   const decode = compile(schema, new Map(), undefined);
   const codec = metadata["avro.codec"] ?? "null";
-  if (!["null", "deflate", "snappy"].includes(codec)) throw new AvroError(`the Avro codec ${codec} is not supported`);
+  if (!["null", "deflate", "snappy", "zstandard"].includes(codec)) {
+    throw new AvroError(`the Avro codec ${codec} is not supported`);
+  }
   const records: AvroRecord[] = [];
   while (!c.done) {
     const count = c.length();
@@ -341,10 +344,27 @@ async function decompress(block: Uint8Array, codec: string): Promise<Uint8Array>
     if (crc32(out) !== stored) throw new AvroError("an Avro snappy block does not match its CRC-32 (corrupt data)");
     return out;
   }
-  const stream = new Blob([block]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  if (codec === "zstandard") {
+    try {
+      return decompressZstd(block);
+    } catch (e) {
+      throw new AvroError(`an Avro zstandard block does not decompress (${(e as Error).message})`);
+    }
+  }
+  // python-avro (and pyiceberg, which follows it) write zlib's output less its 2-byte header and
+  // last byte: raw deflate, then 3 bytes of the Adler-32 trailer. workerd's inflater refuses bytes
+  // after the final deflate block (Node's ignores them), so without those 3 bytes once more.
+  const inflated = (await inflateRaw(block)) ?? (block.byteLength > 3 ? await inflateRaw(block.subarray(0, -3)) : null);
+  if (inflated === null) throw new AvroError("an Avro block does not inflate (corrupt deflate data)");
+  return inflated;
+}
+
+/** Raw deflate (RFC 1951) inflated, or null when the data is not exactly one deflate stream. */
+async function inflateRaw(data: Uint8Array): Promise<Uint8Array | null> {
+  const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
   try {
     return new Uint8Array(await new Response(stream).arrayBuffer());
   } catch {
-    throw new AvroError("an Avro block does not inflate (corrupt deflate data)");
+    return null;
   }
 }

@@ -8,8 +8,12 @@
 import type { SchemaField } from "../../contracts/profile";
 import type { OutboundPolicy } from "../../lib/outbound";
 import { ConnectorError, type ObjectStore, type StoredObject } from "../connectors/types";
+import { parquetColumnIds } from "../formats/parquet";
+import type { ColumnProjection } from "../formats/projection";
+import type { RecordSource } from "../formats/types";
 import { getMetastoreTable, metastoreAddress } from "./metastore";
-import { type KeyOf, liveDataFiles, readTableMetadata } from "./table";
+import { icebergProjection } from "./projection";
+import { type IcebergDataFile, type KeyOf, liveDataFiles, readTableMetadata } from "./table";
 
 /** An Iceberg table opened for reading: its bucket's store, its current schema and snapshot. */
 export interface IcebergTable {
@@ -20,6 +24,11 @@ export interface IcebergTable {
   schema: SchemaField[];
   /** The current snapshot's live Parquet data files (none for a table without a snapshot). */
   dataFiles(): Promise<StoredObject[]>;
+  /**
+   * Which columns of one of those files make the current schema (by field id, from its Parquet
+   * footer), and the values of those it lacks (src/scan/iceberg/projection.ts).
+   */
+  projectionOf(object: StoredObject, source: RecordSource): Promise<ColumnProjection>;
 }
 
 /** A Hive catalog of Iceberg tables: its metastore, and the one bucket its files may be read from. */
@@ -67,12 +76,21 @@ export async function openIcebergTable(
     if (at.account !== first.account) throw outside(uri, payload);
     return at.key;
   };
-  const { schema, manifestList } = await readTableMetadata(store, keyOf, metadataUri);
+  const metadata = await readTableMetadata(store, keyOf, metadataUri);
+  const listed = new Map<string, IcebergDataFile>();
   return {
     name,
     store,
-    schema,
-    dataFiles: async () => (manifestList ? liveDataFiles(store, keyOf, manifestList) : []),
+    schema: metadata.schema,
+    dataFiles: async () => {
+      const files = await liveDataFiles(store, keyOf, metadata);
+      for (const file of files) listed.set(file.key, file);
+      return files;
+    },
+    projectionOf: async (object, source) => {
+      const file = listed.get(object.key) ?? { key: object.key, partition: {}, spec: [] };
+      return icebergProjection(metadata, await parquetColumnIds(source), file);
+    },
   };
 }
 
