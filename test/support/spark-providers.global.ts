@@ -1,7 +1,8 @@
 /**
  * One local HTTP server playing the three Spark providers' public APIs, each checking requests as
  * its reference documents them and answering in its shapes:
- *   /dbx      Databricks Jobs API 2.1: runs/submit, runs/get, runs/cancel (Bearer token)
+ *   /dbx      Databricks Jobs API 2.1: runs/submit, runs/get, runs/cancel (a personal access token,
+ *             or a service principal's token from /dbx/oidc/v1/token: databricks-oauth.ts)
  *   /emr      Amazon EMR, JSON 1.1 (X-Amz-Target ElasticMapReduce.*), SigV4: RunJobFlow,
  *             DescribeCluster, ListSteps, TerminateJobFlows
  *   /dataproc Dataproc v1 workflowTemplates:instantiateInline, operations get/cancel (Google OAuth
@@ -20,13 +21,14 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { exportPKCS8, generateKeyPair } from "jose";
 import type { TestProject } from "vitest/node";
+import { createDatabricksOAuth, type DatabricksOAuthFixture } from "./databricks-oauth";
 import { type Google, googleToken } from "./warehouses/bigquery";
 import { HOST, readBody, send } from "./warehouses/shared";
 import { checkSigV4 } from "./warehouses/sigv4";
 
 export interface SparkProviderFixtures {
   control: string;
-  databricks: { endpoint: string; host: string; token: string };
+  databricks: { endpoint: string; host: string; token: string; oauth: DatabricksOAuthFixture };
   emr: { endpoint: string; region: string; accessKey: string; secretKey: string };
   dataproc: {
     endpoint: string;
@@ -98,6 +100,7 @@ export default async function setup(project: TestProject) {
   const byJob = new Map<string, Run>();
   const google: Google = { tokenUri: "", accounts: new Map(), tokens: new Map() };
   const dbxToken = `dapi${randomBytes(16).toString("hex")}`;
+  const dbxOAuth = createDatabricksOAuth(dbxToken);
   const aws = {
     accessKeyId: "AKIADQSPARKTEST0001",
     secretAccessKey: randomBytes(20).toString("base64"),
@@ -142,10 +145,11 @@ export default async function setup(project: TestProject) {
 
   // ---- Databricks Jobs API 2.1 ----
   async function databricks(req: IncomingMessage, res: ServerResponse, url: URL, raw: Buffer) {
-    if (req.headers.authorization !== `Bearer ${dbxToken}`) {
+    const path = url.pathname.slice("/dbx".length);
+    if (dbxOAuth.handle(req, res, path, raw)) return;
+    if (!dbxOAuth.accepts(req.headers.authorization)) {
       throw new Refused(401, "UNAUTHENTICATED", "Invalid access token.");
     }
-    const path = url.pathname.slice("/dbx".length);
     if (path === "/api/2.1/jobs/runs/submit" && req.method === "POST") {
       need(String(req.headers["content-type"]).startsWith("application/json"), "Content-Type must be application/json");
       const body = parseJson(raw);
@@ -489,7 +493,12 @@ export default async function setup(project: TestProject) {
   google.accounts.set(account.client_email, { keyId: account.private_key_id, publicKey: keys.publicKey });
   project.provide("sparkProviders", {
     control: `${base}/_test`,
-    databricks: { endpoint: `${base}/dbx`, host: "dbc-dqspark.cloud.databricks.com", token: dbxToken },
+    databricks: {
+      endpoint: `${base}/dbx`,
+      host: "dbc-dqspark.cloud.databricks.com",
+      token: dbxToken,
+      oauth: dbxOAuth.client,
+    },
     emr: { endpoint: `${base}/emr`, region: aws.region, accessKey: aws.accessKeyId, secretKey: aws.secretAccessKey },
     dataproc: { endpoint: `${base}/dataproc`, project: "dq-spark-project", region: "europe-west1", account },
   });

@@ -1,10 +1,13 @@
 /**
  * Databricks Jobs API 2.1: `POST /api/2.1/jobs/runs/submit` (a one-time run on a new cluster
  * built from databricks_config), `GET /api/2.1/jobs/runs/get?run_id=`, `POST /api/2.1/jobs/runs/cancel`,
- * with the DELTALAKE connection's workspace host and personal access token (Bearer).
+ * with the DELTALAKE connection's workspace host and its personal access token or service principal's
+ * OAuth token (Bearer, src/scan/connectors/databricks-auth.ts).
  */
 
 import type { OutboundPolicy } from "../../lib/outbound";
+import { type DatabricksAuth, databricksBearer } from "../connectors/databricks-auth";
+import { ConnectorError } from "../connectors/types";
 import { trimSlash } from "../sql/warehouse-api";
 import {
   type ErrorShape,
@@ -56,21 +59,33 @@ interface RunState {
 
 /** A Databricks client for one workspace. */
 export function databricksJobs(
-  workspace: { host: string; port?: string; endpoint?: string; token: string; block: DatabricksBlock },
+  workspace: { host: string; port?: string; endpoint?: string; auth: DatabricksAuth; block: DatabricksBlock },
   policy?: OutboundPolicy,
 ): SparkProviderClient {
   const base = trimSlash(
     workspace.endpoint ??
       `https://${workspace.host}${workspace.port && workspace.port !== "443" ? `:${workspace.port}` : ""}`,
   );
+  const bearer = databricksBearer(base, workspace.auth, policy);
   const shape: ErrorShape = {
     provider: "Databricks",
-    secrets: [workspace.token],
+    // The bearer's list grows with each token it is issued.
+    secrets: bearer.secrets,
     read: (b) => ({ code: b.error_code as string | undefined, message: b.message as string | undefined }),
   };
-  const headers = { authorization: `Bearer ${workspace.token}`, "content-type": "application/json" };
-  const call = <T>(path: string, init: RequestInit) =>
-    providerCall<T>(`${base}${path}`, { ...init, headers }, shape, policy);
+  const call = async <T>(path: string, init: RequestInit): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      const headers = { authorization: await bearer.authorization(), "content-type": "application/json" };
+      try {
+        return await providerCall<T>(`${base}${path}`, { ...init, headers }, shape, policy);
+      } catch (err) {
+        if (!(err instanceof ConnectorError && err.kind === "auth")) throw err;
+        // A refused OAuth token (revoked before its expiry) is forgotten; the call is tried once more.
+        bearer.refused();
+        if (!bearer.renews || attempt > 0) throw err;
+      }
+    }
+  };
   return {
     provider: "DATABRICKS",
     async submit(spec: SparkRunSpec): Promise<SubmittedRun> {

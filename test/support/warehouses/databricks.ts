@@ -1,10 +1,12 @@
 /**
- * Fake Databricks SQL Statement Execution API 2.0 under /databricks (bearer token): the warehouse
- * id named picks the behaviour; results come as JSON_ARRAY chunks of 3 rows.
+ * Fake Databricks SQL Statement Execution API 2.0 under /databricks (a personal access token, or a
+ * service principal's token from /databricks/oidc/v1/token: test/support/databricks-oauth.ts): the
+ * warehouse id named picks the behaviour; results come as JSON_ARRAY chunks of 3 rows.
  */
 
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createDatabricksOAuth } from "../databricks-oauth";
 import type { FakeContext, Handler, Result, Statement } from "./shared";
 import { BadRequest, ITEMS, need, PAGE, poll, send, toPostgres } from "./shared";
 
@@ -35,10 +37,16 @@ const DBX_TYPES = new Set([
 /** The Databricks fake: its handler, and the workspace and token the tests connect with. */
 export function createDatabricksFake(ctx: FakeContext) {
   const dbxToken = `dapi${randomBytes(16).toString("hex")}`;
-  const handle: Handler = (req, res, url, body) => databricks(ctx, dbxToken, req, res, url, body);
+  const oauth = createDatabricksOAuth(dbxToken);
+  const handle: Handler = (req, res, url, body) => databricks(ctx, oauth, req, res, url, body);
   return {
     handle,
-    fixtures: { endpoint: `${ctx.base}/databricks`, host: "dbc-dqtest.cloud.databricks.com", token: dbxToken },
+    fixtures: {
+      endpoint: `${ctx.base}/databricks`,
+      host: "dbc-dqtest.cloud.databricks.com",
+      token: dbxToken,
+      oauth: oauth.client,
+    },
   };
 }
 
@@ -146,14 +154,15 @@ function dbxStatement(st: Statement) {
 
 async function databricks(
   ctx: FakeContext,
-  dbxToken: string,
+  oauth: ReturnType<typeof createDatabricksOAuth>,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
   raw: Buffer,
 ) {
   const path = url.pathname.slice("/databricks".length);
-  if (req.headers.authorization !== `Bearer ${dbxToken}`) {
+  if (oauth.handle(req, res, path, raw)) return;
+  if (!oauth.accepts(req.headers.authorization)) {
     return fail(res, 401, "UNAUTHENTICATED", "Invalid access token.");
   }
   if (req.method === "POST" && path === "/api/2.0/sql/statements") return executeStatement(ctx, req, res, raw);
