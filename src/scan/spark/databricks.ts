@@ -51,6 +51,23 @@ export function databricksCluster(block: DatabricksBlock, sparkConf: Record<stri
   };
 }
 
+/** The body of runs/submit: one PySpark task on a new cluster. */
+export function submitRunRequest(block: DatabricksBlock, spec: SparkRunSpec) {
+  return {
+    run_name: `dq-monitor full scan ${spec.jobId}`,
+    // A second submit with the same token (a redelivered queue message) returns the same run.
+    idempotency_token: spec.jobId,
+    timeout_seconds: spec.timeoutSeconds,
+    tasks: [
+      {
+        task_key: "profile",
+        new_cluster: databricksCluster(block, spec.sparkConf),
+        spark_python_task: { python_file: spec.driverUri, parameters: spec.args },
+      },
+    ],
+  };
+}
+
 interface RunState {
   life_cycle_state?: string;
   result_state?: string;
@@ -91,19 +108,7 @@ export function databricksJobs(
     async submit(spec: SparkRunSpec): Promise<SubmittedRun> {
       const { run_id } = await call<{ run_id?: number }>("/api/2.1/jobs/runs/submit", {
         method: "POST",
-        body: JSON.stringify({
-          run_name: `dq-monitor full scan ${spec.jobId}`,
-          // A second submit with the same token (a redelivered queue message) returns the same run.
-          idempotency_token: spec.jobId,
-          timeout_seconds: spec.timeoutSeconds,
-          tasks: [
-            {
-              task_key: "profile",
-              new_cluster: databricksCluster(workspace.block, spec.sparkConf),
-              spark_python_task: { python_file: spec.driverUri, parameters: spec.args },
-            },
-          ],
-        }),
+        body: JSON.stringify(submitRunRequest(workspace.block, spec)),
       });
       if (run_id === undefined) throw new Error("Databricks runs/submit answered without a run_id");
       return { runId: String(run_id), runUrl: `${base}/#job/runs/${run_id}`, state: "PENDING" };

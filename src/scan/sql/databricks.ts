@@ -136,17 +136,7 @@ export async function createDatabricksRunner(
     what: "the Databricks statement",
     noHandle: "Databricks returned a running statement without an id",
     async submit(sql, params, _budget, started) {
-      const request: Record<string, unknown> = {
-        statement: sql,
-        warehouse_id: warehouseId,
-        // Wait on the server first; a longer statement continues and is polled.
-        wait_timeout: "30s",
-        on_wait_timeout: "CONTINUE",
-        format: "JSON_ARRAY",
-        disposition: "INLINE",
-      };
-      if (params.length) request.parameters = params.map((v, i) => parameter(`p${i}`, v));
-      const answer = await call("POST", "/api/2.0/sql/statements", request);
+      const answer = await call("POST", "/api/2.0/sql/statements", statementRequest(warehouseId, sql, params));
       if (answer.statement_id) started(answer.statement_id);
       return { handle: answer.statement_id, answer };
     },
@@ -174,6 +164,20 @@ export async function createDatabricksRunner(
       await call("POST", `${statementPath(id)}/cancel`).catch(() => {});
     },
   });
+}
+
+/** The body of POST /api/2.0/sql/statements: inline JSON arrays, waited on 30 s then polled. */
+export function statementRequest(warehouseId: string, sql: string, params: readonly unknown[]) {
+  return {
+    statement: sql,
+    warehouse_id: warehouseId,
+    // Wait on the server first; a longer statement continues and is polled.
+    wait_timeout: "30s",
+    on_wait_timeout: "CONTINUE" as const,
+    format: "JSON_ARRAY" as const,
+    disposition: "INLINE" as const,
+    ...(params.length ? { parameters: params.map((v, i) => parameter(`p${i}`, v)) } : {}),
+  };
 }
 
 /** A named parameter: the value as text with its SQL type (no value = NULL). */
