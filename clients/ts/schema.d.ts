@@ -1785,7 +1785,7 @@ export interface components {
              */
             endpoint?: string;
         };
-        /** @description Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN; GENERIC_JDBC → GENERIC_MAP; HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS). UPLOAD takes none. */
+        /** @description Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN (a token, or client_id and client_secret); GENERIC_JDBC → GENERIC_MAP; HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS). UPLOAD takes none. */
         ConnectionCredential: {
             /** @enum {string} */
             type: "SIMPLE";
@@ -1880,9 +1880,15 @@ export interface components {
             /** @description A shared access signature with read and list rights on the container */
             sas_key: string;
         };
+        /** @description A personal access token, or a service principal's OAuth client id and secret (OAuth machine-to-machine) */
         TokenCredential: {
             /** @description A Databricks personal access token */
             token: string;
+        } | {
+            /** @description A Databricks service principal's OAuth client id (its application id) */
+            client_id: string;
+            /** @description One of its OAuth secrets: exchanged at the workspace's /oidc/v1/token for hour-long tokens */
+            client_secret: string;
         };
         /** @description GENERIC_JDBC: user (or username) and password; also host, port, database or url when those are secret (each wins over the same connection property) */
         GenericMapCredential: {
@@ -2468,7 +2474,7 @@ export interface components {
             min_instance_count?: number;
             /** @description Maximum workers for autoscaling */
             max_instance_count?: number;
-            /** @description Connection whose credential starts the run (a DELTALAKE connection's host and token); default the asset's own when it fits */
+            /** @description Connection whose credential starts the run (a DELTALAKE connection's host and its token or service principal); default the asset's own when it fits */
             connection_id?: number;
             /** @description Where the PySpark driver spark/dq_profile.py is deployed; default dbfs:/dq-monitor/spark/dq_profile.py */
             driver_uri?: string;
@@ -2559,7 +2565,7 @@ export interface components {
                 min_instance_count?: number;
                 /** @description Maximum workers for autoscaling */
                 max_instance_count?: number;
-                /** @description Connection whose credential starts the run (a DELTALAKE connection's host and token); default the asset's own when it fits */
+                /** @description Connection whose credential starts the run (a DELTALAKE connection's host and its token or service principal); default the asset's own when it fits */
                 connection_id?: number;
                 /** @description Where the PySpark driver spark/dq_profile.py is deployed; default dbfs:/dq-monitor/spark/dq_profile.py */
                 driver_uri?: string;

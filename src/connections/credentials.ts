@@ -50,8 +50,22 @@ export const AwsCredential = z
   })
   .meta({ id: "AwsCredential" });
 export const TokenCredential = z
-  .strictObject({ token: secret().meta({ description: "A Databricks personal access token" }) })
-  .meta({ id: "TokenCredential" });
+  .union([
+    z.strictObject({ token: secret().meta({ description: "A Databricks personal access token" }) }),
+    z.strictObject({
+      client_id: text(255).meta({
+        description: "A Databricks service principal's OAuth client id (its application id)",
+      }),
+      client_secret: secret().meta({
+        description: "One of its OAuth secrets: exchanged at the workspace's /oidc/v1/token for hour-long tokens",
+      }),
+    }),
+  ])
+  .meta({
+    id: "TokenCredential",
+    description:
+      "A personal access token, or a service principal's OAuth client id and secret (OAuth machine-to-machine)",
+  });
 export const AzureSasCredential = z
   .strictObject({
     sas_key: secret().meta({ description: "A shared access signature with read and list rights on the container" }),
@@ -119,7 +133,8 @@ export const CredentialInput = z
     id: "ConnectionCredential",
     description:
       "Write-only: encrypted at rest, never returned. Its type must fit the connection type: REDSHIFT, SNOWFLAKE → SIMPLE; " +
-      "GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN; GENERIC_JDBC → GENERIC_MAP; " +
+      "GCS, BIGQUERY → GCP; S3 → AWS; AZURE → AZURE_SAS; DELTALAKE → TOKEN (a token, or client_id and client_secret); " +
+      "GENERIC_JDBC → GENERIC_MAP; " +
       "HIVE_ICEBERG → by payload.location_type (GCS → GCP, S3 → AWS, AZURE → AZURE_SAS). UPLOAD takes none.",
   });
 export type CredentialInput = z.infer<typeof CredentialInput>;

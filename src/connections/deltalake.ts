@@ -1,9 +1,14 @@
-/** DELTALAKE: tables of a Databricks workspace, profiled on its SQL warehouse with a token. */
+/**
+ * DELTALAKE: tables of a Databricks workspace, profiled on its SQL warehouse with a personal access
+ * token or a service principal's OAuth client (the same credential starts its Databricks full scans).
+ */
 
 import { z } from "zod";
+import type { DatabricksAuth } from "../scan/connectors/databricks-auth";
 import { type DatabricksBlock, databricksJobs } from "../scan/spark/databricks";
 import { tableOf } from "../scan/sql";
 import { createDatabricksRunner } from "../scan/sql/databricks";
+import type { CredentialOf } from "./credentials";
 import { addressFields, defineConnection } from "./module";
 import { apiEndpoint, identifier, portString, text } from "./schema-parts";
 
@@ -22,6 +27,10 @@ export const DeltaLakePayload = z
 const StoredDeltaLakePayload = DeltaLakePayload.extend({ port: portString.optional() });
 export type DeltaLakePayload = z.infer<typeof StoredDeltaLakePayload>;
 
+/** How the workspace's calls authenticate: the token, or the service principal's client. */
+const authOf = ({ payload }: CredentialOf<"TOKEN">): DatabricksAuth =>
+  "token" in payload ? { token: payload.token } : { clientId: payload.client_id, clientSecret: payload.client_secret };
+
 export const deltalake = defineConnection({
   type: "DELTALAKE",
   payload: DeltaLakePayload,
@@ -35,7 +44,7 @@ export const deltalake = defineConnection({
   lightScan: true,
   sqlRunner: ({ payload, credential }, options) =>
     createDatabricksRunner(
-      { host: payload.host, port: payload.port, httpPath: payload.httppath, token: credential.payload.token },
+      { host: payload.host, port: payload.port, httpPath: payload.httppath, auth: authOf(credential) },
       { ...options, endpoint: options.endpoint ?? payload.endpoint },
     ),
   sparkTarget: ({ payload, credential }) => ({
@@ -46,7 +55,7 @@ export const deltalake = defineConnection({
           host: payload.host,
           ...(payload.port ? { port: payload.port } : {}),
           ...(payload.endpoint ? { endpoint: payload.endpoint } : {}),
-          token: credential.payload.token,
+          auth: authOf(credential),
           block: block as DatabricksBlock,
         },
         policy,

@@ -27,7 +27,13 @@ type Provider = "DATABRICKS" | "EMR" | "DATAPROC";
 /** A tenant whose Spark job configuration names one provider, and an asset that provider can scan. */
 async function fullScanAsset(
   provider: Provider,
-  opts: { driver?: string; assetOptions?: Record<string, unknown>; tenant?: Record<string, unknown> } = {},
+  opts: {
+    driver?: string;
+    assetOptions?: Record<string, unknown>;
+    tenant?: Record<string, unknown>;
+    /** DATABRICKS: the connection holds a service principal's OAuth client, not a token. */
+    servicePrincipal?: boolean;
+  } = {},
 ) {
   const f = fx();
   const tenant = await createTenant(opts.tenant);
@@ -45,7 +51,12 @@ async function fullScanAsset(
         httppath: "/sql/1.0/warehouses/dqwh01",
         endpoint: f.databricks.endpoint,
       },
-      credential: { type: "TOKEN", payload: { token: f.databricks.token } },
+      credential: {
+        type: "TOKEN",
+        payload: opts.servicePrincipal
+          ? { client_id: f.databricks.oauth.clientId, client_secret: f.databricks.oauth.clientSecret }
+          : { token: f.databricks.token },
+      },
     });
     asset = await createAsset(tenant, projectId, connection.id, {
       type: "DELTALAKE",
@@ -116,7 +127,7 @@ async function fullScanAsset(
     body: { spark_properties: SPARK_PROPERTIES, ...config },
   });
   expect(put.status).toBe(200);
-  return { tenant, projectId, assetId: asset.id };
+  return { tenant, projectId, assetId: asset.id, connectionId: connection.id };
 }
 
 const scansPath = (tenant: string, assetId: number) => `/api/backend/${tenant}/configuration/assets/${assetId}/scans`;
@@ -258,6 +269,28 @@ describe("full scans on Databricks (Jobs API 2.1)", { timeout: 60_000 }, () => {
     const source = JSON.parse(run.args[run.args.indexOf("--source") + 1]!);
     expect(source).toEqual({ kind: "table", format: "delta", table: "main.sales.orders" });
     await completeWithProfile(tenant, assetId, jobId);
+  });
+
+  it("runs with a service principal's OAuth token (M2M), fetched once and never shown", async () => {
+    const tokenRequests = async () =>
+      ((await (await fetch(`${fx().databricks.endpoint}/_test/oauth`)).json()) as { requests: number }).requests;
+    const before = await tokenRequests();
+    const { tenant, projectId, assetId, connectionId } = await fullScanAsset("DATABRICKS", { servicePrincipal: true });
+    const { jobId } = await dispatch(tenant, assetId);
+    expect((await submitted(jobId)).calls).toEqual(["submit"]);
+    const done = await completeWithProfile(tenant, assetId, jobId);
+    // runs/submit and runs/get both went with the one token the workspace issued.
+    expect((await submitted(jobId)).calls).toEqual(["submit", "get"]);
+    expect(await tokenRequests()).toBe(before + 1);
+    const connection = await call(
+      "GET",
+      `/api/backend/${tenant}/configuration/projects/${projectId}/connections/${connectionId}`,
+      { as: admin },
+    );
+    expect(connection.status).toBe(200);
+    for (const shown of [JSON.stringify(connection.body), JSON.stringify(done)]) {
+      expect(shown).not.toContain(fx().databricks.oauth.clientSecret);
+    }
   });
 
   it("fails the job with Databricks' own message when the run fails, and never shows the token", async () => {

@@ -1,7 +1,8 @@
 /**
  * One local HTTP server playing the three Spark providers' public APIs, each checking requests as
  * its reference documents them and answering in its shapes:
- *   /dbx      Databricks Jobs API 2.1: runs/submit, runs/get, runs/cancel (Bearer token)
+ *   /dbx      Databricks Jobs API 2.1: runs/submit, runs/get, runs/cancel (a personal access token,
+ *             or a service principal's token from /dbx/oidc/v1/token: databricks-oauth.ts)
  *   /emr      Amazon EMR, JSON 1.1 (X-Amz-Target ElasticMapReduce.*), SigV4: RunJobFlow,
  *             DescribeCluster, ListSteps, TerminateJobFlows
  *   /dataproc Dataproc v1 workflowTemplates:instantiateInline, operations get/cancel (Google OAuth
@@ -22,13 +23,15 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { exportPKCS8, generateKeyPair } from "jose";
 import type { TestProject } from "vitest/node";
+import { createDatabricksOAuth, type DatabricksOAuthFixture } from "./databricks-oauth";
+import { MODELS, shapeErrors } from "./dts-shapes";
 import { type Google, googleToken } from "./warehouses/bigquery";
 import { HOST, readBody, send } from "./warehouses/shared";
 import { checkSigV4 } from "./warehouses/sigv4";
 
 export interface SparkProviderFixtures {
   control: string;
-  databricks: { endpoint: string; host: string; token: string };
+  databricks: { endpoint: string; host: string; token: string; oauth: DatabricksOAuthFixture };
   emr: { endpoint: string; region: string; accessKey: string; secretKey: string };
   dataproc: {
     endpoint: string;
@@ -95,11 +98,20 @@ function jobIdOf(args: string[]): string {
   return args[i + 1]!;
 }
 
+/** The EMR operations the fake plays, and their input in the SDK's model (models_0.d.ts). */
+const EMR_INPUTS: Record<string, string> = {
+  RunJobFlow: "RunJobFlowInput",
+  DescribeCluster: "DescribeClusterInput",
+  ListSteps: "ListStepsInput",
+  TerminateJobFlows: "TerminateJobFlowsInput",
+};
+
 export default async function setup(project: TestProject) {
   const runs = new Map<string, Run>(); // by provider run id
   const byJob = new Map<string, Run>();
   const google: Google = { tokenUri: "", accounts: new Map(), tokens: new Map() };
   const dbxToken = `dapi${randomBytes(16).toString("hex")}`;
+  const dbxOAuth = createDatabricksOAuth(dbxToken);
   const aws = {
     accessKeyId: "AKIADQSPARKTEST0001",
     secretAccessKey: randomBytes(20).toString("base64"),
@@ -144,13 +156,17 @@ export default async function setup(project: TestProject) {
 
   // ---- Databricks Jobs API 2.1 ----
   async function databricks(req: IncomingMessage, res: ServerResponse, url: URL, raw: Buffer) {
-    if (req.headers.authorization !== `Bearer ${dbxToken}`) {
+    const path = url.pathname.slice("/dbx".length);
+    if (dbxOAuth.handle(req, res, path, raw)) return;
+    if (!dbxOAuth.accepts(req.headers.authorization)) {
       throw new Refused(401, "UNAUTHENTICATED", "Invalid access token.");
     }
-    const path = url.pathname.slice("/dbx".length);
     if (path === "/api/2.1/jobs/runs/submit" && req.method === "POST") {
       need(String(req.headers["content-type"]).startsWith("application/json"), "Content-Type must be application/json");
       const body = parseJson(raw);
+      // The body as the Databricks SDK's model (from Databricks' OpenAPI) defines SubmitRun.
+      const refused = shapeErrors(MODELS.databricksJobs, "SubmitRun", body);
+      need(refused.length === 0, refused.join("; "));
       need(isStr(body.run_name), "run_name must be a string");
       need(
         body.idempotency_token === undefined || (isStr(body.idempotency_token) && body.idempotency_token.length <= 64),
@@ -214,10 +230,16 @@ export default async function setup(project: TestProject) {
             : s === "cancelled"
               ? { life_cycle_state: "TERMINATED", result_state: "CANCELED", state_message: "Run cancelled." }
               : { life_cycle_state: "TERMINATED", result_state: "FAILED", state_message: FAILURE };
-      return send(res, 200, { run_id: Number(runId), run_page_url: `https://${url.host}/#job/runs/${runId}`, state });
+      const answer = { run_id: Number(runId), run_page_url: `https://${url.host}/#job/runs/${runId}`, state };
+      // The answer is a Run of the SDK's model, or the fake has drifted (a 500 fails the test).
+      const drift = shapeErrors(MODELS.databricksJobs, "Run", answer);
+      if (drift.length) throw new Error(`the fake's runs/get answer is not a Run: ${drift.join("; ")}`);
+      return send(res, 200, answer);
     }
     if (path === "/api/2.1/jobs/runs/cancel" && req.method === "POST") {
       const body = parseJson(raw);
+      const refused = shapeErrors(MODELS.databricksJobs, "CancelRun", body);
+      need(refused.length === 0, refused.join("; "));
       need(isInt(body.run_id), "run_id must be an integer");
       const run = runOf(String(body.run_id));
       run.calls.push("cancel");
@@ -245,6 +267,9 @@ export default async function setup(project: TestProject) {
       return awsError(400, "SerializationException", "Start of structure or map found where not expected.");
     }
     const invalid = (m: string) => awsError(400, "ValidationException", m);
+    // Each operation's input as the AWS SDK's model of EMR defines it: no unknown field, none missing.
+    const refused = action && EMR_INPUTS[action] ? shapeErrors(MODELS.emr, EMR_INPUTS[action], body) : [];
+    if (refused.length) return invalid(refused.join("; "));
     switch (action) {
       case "RunJobFlow": {
         if (!isStr(body.Name) || body.Name.length > 256) return invalid("Name is required (at most 256 characters)");
@@ -507,7 +532,12 @@ export default async function setup(project: TestProject) {
   google.accounts.set(account.client_email, { keyId: account.private_key_id, publicKey: keys.publicKey });
   project.provide("sparkProviders", {
     control: `${base}/_test`,
-    databricks: { endpoint: `${base}/dbx`, host: "dbc-dqspark.cloud.databricks.com", token: dbxToken },
+    databricks: {
+      endpoint: `${base}/dbx`,
+      host: "dbc-dqspark.cloud.databricks.com",
+      token: dbxToken,
+      oauth: dbxOAuth.client,
+    },
     emr: { endpoint: `${base}/emr`, region: aws.region, accessKey: aws.accessKeyId, secretKey: aws.secretAccessKey },
     dataproc: { endpoint: `${base}/dataproc`, project: "dq-spark-project", region: "europe-west1", account },
   });

@@ -3,7 +3,7 @@
  * as its provider documents them and answering in its shapes:
  *   /snowflake  Snowflake SQL API v2 (key-pair JWT or programmatic access token)
  *   /bigquery   BigQuery REST v2 jobs.query / getQueryResults / jobs.cancel, /google/token (JWT bearer grant)
- *   /databricks Databricks SQL Statement Execution API 2.0 (bearer token)
+ *   /databricks Databricks SQL Statement Execution API 2.0 (a token, or a service principal's OAuth M2M token)
  *   /redshift   Redshift Data API, JSON 1.1 with SigV4
  * SQL runs on PostgreSQL (127.0.0.1:5432, database test) in a schema of this run, after the
  * provider's parameter markers and quoting are turned into PostgreSQL's. The two schema queries
@@ -22,6 +22,7 @@ import { createServer, type Server } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
+import type { DatabricksOAuthFixture } from "./databricks-oauth";
 import { createBigQueryFake } from "./warehouses/bigquery";
 import { createDatabricksFake } from "./warehouses/databricks";
 import { createRedshiftFake } from "./warehouses/redshift";
@@ -50,7 +51,7 @@ export interface WarehouseFixtures {
     reader: { client_email: string; private_key: string; private_key_id: string; token_uri: string };
     forged: { client_email: string; private_key: string; private_key_id: string; token_uri: string };
   };
-  databricks: { endpoint: string; host: string; token: string };
+  databricks: { endpoint: string; host: string; token: string; oauth: DatabricksOAuthFixture };
   redshift: { endpoint: string; endpointPrefix: string; accessKey: string; secretKey: string; user: string };
 }
 

@@ -89,7 +89,10 @@ export const DatabricksConfig = z
     policy_id: text("Cluster policy to apply").optional(),
     min_instance_count: instanceCount("Minimum workers for autoscaling").optional(),
     max_instance_count: instanceCount("Maximum workers for autoscaling").optional(),
-    ...dispatchFields("a DELTALAKE connection's host and token", "dbfs:/dq-monitor/spark/dq_profile.py"),
+    ...dispatchFields(
+      "a DELTALAKE connection's host and its token or service principal",
+      "dbfs:/dq-monitor/spark/dq_profile.py",
+    ),
   })
   .superRefine(checkInstanceBounds)
   .superRefine((block, ctx) => {

@@ -2,6 +2,7 @@ import { importPKCS8, SignJWT } from "jose";
 import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../../lib/outbound";
 import { outboundFetch } from "../../lib/outbound-fetch";
 import { encodeRfc3986, type ListingPage, type ListOptions, listMatching, queryString } from "./glob";
+import { type CachedToken, cachedToken, TokenCache } from "./token-cache";
 import {
   bodyOrEmpty,
   ConnectorError,
@@ -43,17 +44,8 @@ export interface GcsStoreOptions {
   writable?: boolean;
 }
 
-interface CachedToken {
-  accessToken: string;
-  /** Epoch ms after which the token is not used any more (a margin before its real expiry). */
-  refreshAt: number;
-}
-
 /** Access tokens by service account, shared by the stores of one isolate. */
-const tokenCache = new Map<string, CachedToken>();
-const MAX_CACHED_TOKENS = 500;
-/** Renew this long before expiry, so a token never runs out in the middle of a read. */
-const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+const tokenCache = new TokenCache();
 
 async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -223,15 +215,13 @@ export class GcsStore implements WritableObjectStore {
       ].join("\n"),
     );
     const key = this.cacheKey;
-    const hit = tokenCache.get(key);
-    if (hit && !forceNew && Date.now() < hit.refreshAt) return { token: hit.accessToken, cached: true };
+    const hit = tokenCache.fresh(key);
+    if (hit && !forceNew) return { token: hit.accessToken, cached: true };
     // Concurrent reads of this store share one sign-in. Only plain values cross requests (the
     // module-level cache): a promise created by one request must not be awaited by another.
     if (!this.signingIn || forceNew) {
       this.signingIn = this.exchangeAssertion().then(
         (token) => {
-          // Bounded: the oldest entry goes first (a Map iterates in insertion order).
-          if (tokenCache.size >= MAX_CACHED_TOKENS) tokenCache.delete(tokenCache.keys().next().value!);
           tokenCache.set(key, token);
           return token;
         },
@@ -308,11 +298,7 @@ export async function exchangeServiceAccountAssertion(
     // Not JSON (a proxy's error page): the status decides below.
   }
   if (res.ok && body.access_token) {
-    const lifetimeMs = (Number(body.expires_in) || 3600) * 1000;
-    return {
-      accessToken: body.access_token,
-      refreshAt: Date.now() + Math.max(lifetimeMs - REFRESH_MARGIN_MS, lifetimeMs / 2),
-    };
+    return cachedToken(body.access_token, body.expires_in);
   }
   logProviderFailure("google-oauth", res.status, tokenUri, text, secrets);
   const reason = safeDetail([body.error, body.error_description].filter(Boolean).join(": "), secrets);

@@ -1,10 +1,13 @@
 /**
  * Databricks Jobs API 2.1: `POST /api/2.1/jobs/runs/submit` (a one-time run on a new cluster
  * built from databricks_config), `GET /api/2.1/jobs/runs/get?run_id=`, `POST /api/2.1/jobs/runs/cancel`,
- * with the DELTALAKE connection's workspace host and personal access token (Bearer).
+ * with the DELTALAKE connection's workspace host and its personal access token or service principal's
+ * OAuth token (Bearer, src/scan/connectors/databricks-auth.ts).
  */
 
 import type { OutboundPolicy } from "../../lib/outbound";
+import { type DatabricksAuth, databricksBearer } from "../connectors/databricks-auth";
+import { ConnectorError } from "../connectors/types";
 import { trimSlash } from "../sql/warehouse-api";
 import {
   type ErrorShape,
@@ -48,6 +51,23 @@ export function databricksCluster(block: DatabricksBlock, sparkConf: Record<stri
   };
 }
 
+/** The body of runs/submit: one PySpark task on a new cluster. */
+export function submitRunRequest(block: DatabricksBlock, spec: SparkRunSpec) {
+  return {
+    run_name: `dq-monitor full scan ${spec.jobId}`,
+    // A second submit with the same token (a redelivered queue message) returns the same run.
+    idempotency_token: spec.jobId,
+    timeout_seconds: spec.timeoutSeconds,
+    tasks: [
+      {
+        task_key: "profile",
+        new_cluster: databricksCluster(block, spec.sparkConf),
+        spark_python_task: { python_file: spec.driverUri, parameters: spec.args },
+      },
+    ],
+  };
+}
+
 interface RunState {
   life_cycle_state?: string;
   result_state?: string;
@@ -56,39 +76,39 @@ interface RunState {
 
 /** A Databricks client for one workspace. */
 export function databricksJobs(
-  workspace: { host: string; port?: string; endpoint?: string; token: string; block: DatabricksBlock },
+  workspace: { host: string; port?: string; endpoint?: string; auth: DatabricksAuth; block: DatabricksBlock },
   policy?: OutboundPolicy,
 ): SparkProviderClient {
   const base = trimSlash(
     workspace.endpoint ??
       `https://${workspace.host}${workspace.port && workspace.port !== "443" ? `:${workspace.port}` : ""}`,
   );
+  const bearer = databricksBearer(base, workspace.auth, policy);
   const shape: ErrorShape = {
     provider: "Databricks",
-    secrets: [workspace.token],
+    // The bearer's list grows with each token it is issued.
+    secrets: bearer.secrets,
     read: (b) => ({ code: b.error_code as string | undefined, message: b.message as string | undefined }),
   };
-  const headers = { authorization: `Bearer ${workspace.token}`, "content-type": "application/json" };
-  const call = <T>(path: string, init: RequestInit) =>
-    providerCall<T>(`${base}${path}`, { ...init, headers }, shape, policy);
+  const call = async <T>(path: string, init: RequestInit): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      const headers = { authorization: await bearer.authorization(), "content-type": "application/json" };
+      try {
+        return await providerCall<T>(`${base}${path}`, { ...init, headers }, shape, policy);
+      } catch (err) {
+        if (!(err instanceof ConnectorError && err.kind === "auth")) throw err;
+        // A refused OAuth token (revoked before its expiry) is forgotten; the call is tried once more.
+        bearer.refused();
+        if (!bearer.renews || attempt > 0) throw err;
+      }
+    }
+  };
   return {
     provider: "DATABRICKS",
     async submit(spec: SparkRunSpec): Promise<SubmittedRun> {
       const { run_id } = await call<{ run_id?: number }>("/api/2.1/jobs/runs/submit", {
         method: "POST",
-        body: JSON.stringify({
-          run_name: `dq-monitor full scan ${spec.jobId}`,
-          // A second submit with the same token (a redelivered queue message) returns the same run.
-          idempotency_token: spec.jobId,
-          timeout_seconds: spec.timeoutSeconds,
-          tasks: [
-            {
-              task_key: "profile",
-              new_cluster: databricksCluster(workspace.block, spec.sparkConf),
-              spark_python_task: { python_file: spec.driverUri, parameters: spec.args },
-            },
-          ],
-        }),
+        body: JSON.stringify(submitRunRequest(workspace.block, spec)),
       });
       if (run_id === undefined) throw new Error("Databricks runs/submit answered without a run_id");
       return { runId: String(run_id), runUrl: `${base}/#job/runs/${run_id}`, state: "PENDING" };

@@ -1,11 +1,13 @@
 /**
  * Databricks SQL over the Statement Execution API 2.0 (POST /api/2.0/sql/statements) on the SQL
- * warehouse named by the connection's HTTP path, with a personal access token. Parameters are
+ * warehouse named by the connection's HTTP path, with a personal access token or a service
+ * principal's OAuth token (src/scan/connectors/databricks-auth.ts). Parameters are
  * named markers (`:p0`, `:p1`, …, see dialects.ts); results come inline as JSON arrays, in
  * chunks followed through `next_chunk_internal_link`.
  */
 
 import { outboundFetch } from "../../lib/outbound-fetch";
+import { type DatabricksAuth, databricksBearer } from "../connectors/databricks-auth";
 import { ConnectorError, fetchOrUnreachable, kindForStatus, logProviderFailure } from "../connectors/types";
 import type { SqlRunner } from "./runner";
 import { statementRunner } from "./statement-lifecycle";
@@ -17,7 +19,7 @@ export interface DatabricksConfig {
   port?: string | undefined;
   /** The warehouse's HTTP path, /sql/1.0/warehouses/{id}. */
   httpPath: string;
-  token: string;
+  auth: DatabricksAuth;
 }
 
 interface Column {
@@ -67,16 +69,24 @@ export async function createDatabricksRunner(
     throw new ConnectorError("the DELTALAKE host is not a host name", "invalid");
   const port = config.port && config.port !== "443" ? `:${config.port}` : "";
   const base = trimSlash(options.endpoint ?? `https://${config.host}${port}`);
-  const secrets = [config.token];
+  const bearer = databricksBearer(base, config.auth, options.policy);
+  // Grows with each OAuth token the bearer is issued.
+  const secrets = bearer.secrets;
 
-  async function call(method: string, path: string, body?: unknown): Promise<StatementAnswer> {
+  async function call(method: string, path: string, body?: unknown, attempt = 0): Promise<StatementAnswer> {
     const url = `${base}${path}`;
     const init: RequestInit = {
       method,
-      headers: { authorization: `Bearer ${config.token}`, "content-type": "application/json" },
+      headers: { authorization: await bearer.authorization(), "content-type": "application/json" },
     };
     if (body !== undefined) init.body = JSON.stringify(body);
     const res = await fetchOrUnreachable(url, () => outboundFetch(url, init, { policy: options.policy }), secrets);
+    if (res.status === 401 && bearer.renews && attempt === 0) {
+      // An OAuth token revoked before its expiry: forget it and try once more with a new one.
+      await res.body?.cancel();
+      bearer.refused();
+      return call(method, path, body, 1);
+    }
     const text = await res.text().catch(() => "");
     const parsed = (parseJson(text) ?? {}) as StatementAnswer;
     if (res.ok) return parsed;
@@ -85,7 +95,8 @@ export async function createDatabricksRunner(
     const suffix = detail ? `: ${detail}` : "";
     const kind = kindForStatus(res.status);
     if (kind === "auth") {
-      return Promise.reject(new ConnectorError(`Databricks refused the token for ${config.host}${suffix}`, "auth"));
+      bearer.refused();
+      return Promise.reject(new ConnectorError(`Databricks refused ${bearer.who} for ${config.host}${suffix}`, "auth"));
     }
     const code = parsed.error_code ?? "";
     return Promise.reject(
@@ -125,17 +136,7 @@ export async function createDatabricksRunner(
     what: "the Databricks statement",
     noHandle: "Databricks returned a running statement without an id",
     async submit(sql, params, _budget, started) {
-      const request: Record<string, unknown> = {
-        statement: sql,
-        warehouse_id: warehouseId,
-        // Wait on the server first; a longer statement continues and is polled.
-        wait_timeout: "30s",
-        on_wait_timeout: "CONTINUE",
-        format: "JSON_ARRAY",
-        disposition: "INLINE",
-      };
-      if (params.length) request.parameters = params.map((v, i) => parameter(`p${i}`, v));
-      const answer = await call("POST", "/api/2.0/sql/statements", request);
+      const answer = await call("POST", "/api/2.0/sql/statements", statementRequest(warehouseId, sql, params));
       if (answer.statement_id) started(answer.statement_id);
       return { handle: answer.statement_id, answer };
     },
@@ -163,6 +164,20 @@ export async function createDatabricksRunner(
       await call("POST", `${statementPath(id)}/cancel`).catch(() => {});
     },
   });
+}
+
+/** The body of POST /api/2.0/sql/statements: inline JSON arrays, waited on 30 s then polled. */
+export function statementRequest(warehouseId: string, sql: string, params: readonly unknown[]) {
+  return {
+    statement: sql,
+    warehouse_id: warehouseId,
+    // Wait on the server first; a longer statement continues and is polled.
+    wait_timeout: "30s",
+    on_wait_timeout: "CONTINUE" as const,
+    format: "JSON_ARRAY" as const,
+    disposition: "INLINE" as const,
+    ...(params.length ? { parameters: params.map((v, i) => parameter(`p${i}`, v)) } : {}),
+  };
 }
 
 /** A named parameter: the value as text with its SQL type (no value = NULL). */

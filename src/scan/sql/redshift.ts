@@ -154,13 +154,7 @@ export async function createRedshiftRunner(
     what: "the Redshift statement",
     noHandle: "the Redshift Data API returned no statement id",
     async submit(sql, params, _budget, started) {
-      const request: Record<string, unknown> = { Sql: sql, Database: database, ClientToken: crypto.randomUUID() };
-      if (target.workgroupName) request.WorkgroupName = target.workgroupName;
-      else {
-        request.ClusterIdentifier = target.clusterIdentifier;
-        request.DbUser = config.username;
-      }
-      if (params.length) request.Parameters = params.map((v, i) => parameter(`p${i}`, v));
+      const request = executeStatementRequest(target, database, config.username, sql, params);
       const id = (await call("ExecuteStatement", request)).Id;
       if (!id) throw new ConnectorError("the Redshift Data API returned no statement id", "transient");
       started(id);
@@ -189,6 +183,25 @@ export async function createRedshiftRunner(
       await call("CancelStatement", { Id: id }).catch(() => {});
     },
   });
+}
+
+/** The body of ExecuteStatement: a Serverless workgroup's, or a cluster's with its DbUser. */
+export function executeStatementRequest(
+  target: RedshiftTarget,
+  database: string,
+  username: string,
+  sql: string,
+  params: readonly unknown[],
+) {
+  return {
+    Sql: sql,
+    Database: database,
+    ClientToken: crypto.randomUUID(),
+    ...(target.workgroupName
+      ? { WorkgroupName: target.workgroupName }
+      : { ClusterIdentifier: target.clusterIdentifier, DbUser: username }),
+    ...(params.length ? { Parameters: params.map((v, i) => parameter(`p${i}`, v)) } : {}),
+  };
 }
 
 /** A FAILED or ABORTED statement as an error of the right kind (the message is PostgreSQL-like). */

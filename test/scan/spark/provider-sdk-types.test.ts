@@ -12,13 +12,24 @@
  * done by the type checker: `npm run typecheck` fails when runJobFlowRequest builds a field the SDK
  * does not define (a misspelt name, at any depth) or a value of the wrong type. The `@ts-expect-error`
  * lines prove the check refuses a misspelt field and a wrong value, so it cannot pass vacuously.
+ *
+ * Databricks and Redshift, the same way: the Jobs API's runs/submit body against `jobs.SubmitRun`
+ * and the SQL Statement Execution API's body against `sql.ExecuteStatementRequest` of
+ * @databricks/sdk-experimental (generated from Databricks' OpenAPI specification), and the Data
+ * API's ExecuteStatement body against `ExecuteStatementInput` of @aws-sdk/client-redshift-data.
+ * The fakes check the same definitions at run time (test/support/dts-shapes.ts).
  */
 
 import type { RunJobFlowCommandInput } from "@aws-sdk/client-emr";
+import type { ExecuteStatementInput } from "@aws-sdk/client-redshift-data";
+import type { jobs, sql } from "@databricks/sdk-experimental";
 import dataprocProtos from "@google-cloud/dataproc/build/protos/protos.json";
 import { describe, expect, it } from "vitest";
+import { submitRunRequest } from "../../../src/scan/spark/databricks";
 import { inlineWorkflow } from "../../../src/scan/spark/dataproc";
 import { type EmrBlock, runJobFlowRequest } from "../../../src/scan/spark/emr";
+import { statementRequest } from "../../../src/scan/sql/databricks";
+import { executeStatementRequest } from "../../../src/scan/sql/redshift";
 
 /**
  * `Actual` with every key the `Shape` lacks typed `never`, at any depth (arrays and unions too):
@@ -65,6 +76,48 @@ const wrongType = {
 };
 // @ts-expect-error "STOP" is not an ActionOnFailure
 const refusedValue: RunJobFlowCommandInput = wrongType;
+
+// Databricks runs/submit: every field one of SubmitRun's (tasks: SubmitTask, new_cluster: compute.ClusterSpec).
+const dbxSubmit: Exact<jobs.SubmitRun, ReturnType<typeof submitRunRequest>> & jobs.SubmitRun = submitRunRequest(
+  {
+    node_type: "i3.xlarge",
+    instance_pool_id: "p",
+    driver_instance_pool_id: "d",
+    policy_id: "x",
+    max_instance_count: 4,
+  },
+  spec,
+);
+const dbxMisspelt = {
+  ...dbxSubmit,
+  tasks: [{ task_key: "t", spark_python_task: { python_file: "f", parameter: [] } }],
+};
+// @ts-expect-error parameter is not a SparkPythonTask field (parameters is)
+const dbxRefused: Exact<jobs.SubmitRun, typeof dbxMisspelt> = dbxMisspelt;
+// Databricks SQL statements: ExecuteStatementRequest, with its enums (format, disposition, on_wait_timeout).
+const dbxStatement: Exact<sql.ExecuteStatementRequest, ReturnType<typeof statementRequest>> &
+  sql.ExecuteStatementRequest = statementRequest("wh1", "SELECT :p0", [1]);
+// Redshift Data API ExecuteStatement, for a cluster (DbUser) and a Serverless workgroup.
+const redshiftCluster: Exact<ExecuteStatementInput, ReturnType<typeof executeStatementRequest>> &
+  ExecuteStatementInput = executeStatementRequest(
+  { clusterIdentifier: "c1", region: "eu-west-1", database: "dev" },
+  "dev",
+  "dq_reader",
+  "SELECT :p0",
+  ["x"],
+);
+const redshiftMisspelt = { ...redshiftCluster, Parameter: [] };
+// @ts-expect-error Parameter is not an ExecuteStatementInput field (Parameters is)
+const redshiftRefused: Exact<ExecuteStatementInput, typeof redshiftMisspelt> = redshiftMisspelt;
+
+describe("the Databricks and Redshift bodies against their SDKs' types", () => {
+  it("builds the fields the SDKs name", () => {
+    expect(dbxSubmit.tasks?.[0]?.new_cluster?.instance_pool_id).toBe("p");
+    expect(dbxStatement.disposition).toBe("INLINE");
+    expect(redshiftCluster.DbUser).toBe("dq_reader");
+    expect([dbxRefused, redshiftRefused].length).toBe(2);
+  });
+});
 
 describe("the EMR RunJobFlow body against @aws-sdk/client-emr's types", () => {
   it("builds the fields the SDK names, with managed scaling and spark-defaults when asked", () => {

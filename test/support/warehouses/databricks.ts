@@ -1,10 +1,13 @@
 /**
- * Fake Databricks SQL Statement Execution API 2.0 under /databricks (bearer token): the warehouse
- * id named picks the behaviour; results come as JSON_ARRAY chunks of 3 rows.
+ * Fake Databricks SQL Statement Execution API 2.0 under /databricks (a personal access token, or a
+ * service principal's token from /databricks/oidc/v1/token: test/support/databricks-oauth.ts): the
+ * warehouse id named picks the behaviour; results come as JSON_ARRAY chunks of 3 rows.
  */
 
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createDatabricksOAuth } from "../databricks-oauth";
+import { MODELS, shapeErrors } from "../dts-shapes";
 import type { FakeContext, Handler, Result, Statement } from "./shared";
 import { BadRequest, ITEMS, need, PAGE, poll, send, toPostgres } from "./shared";
 
@@ -35,10 +38,16 @@ const DBX_TYPES = new Set([
 /** The Databricks fake: its handler, and the workspace and token the tests connect with. */
 export function createDatabricksFake(ctx: FakeContext) {
   const dbxToken = `dapi${randomBytes(16).toString("hex")}`;
-  const handle: Handler = (req, res, url, body) => databricks(ctx, dbxToken, req, res, url, body);
+  const oauth = createDatabricksOAuth(dbxToken);
+  const handle: Handler = (req, res, url, body) => databricks(ctx, oauth, req, res, url, body);
   return {
     handle,
-    fixtures: { endpoint: `${ctx.base}/databricks`, host: "dbc-dqtest.cloud.databricks.com", token: dbxToken },
+    fixtures: {
+      endpoint: `${ctx.base}/databricks`,
+      host: "dbc-dqtest.cloud.databricks.com",
+      token: dbxToken,
+      oauth: oauth.client,
+    },
   };
 }
 
@@ -96,7 +105,20 @@ function dbxChunk(st: Statement, index: number) {
   };
 }
 
+/** A statement's answer, checked against the SDK's StatementResponse: a fake that drifted fails its test. */
 function dbxStatement(st: Statement) {
+  const answer = statementAnswer(st);
+  // JSON_ARRAY encodes a NULL as null (Databricks' reference), which the SDK's generated type
+  // (data_array: string[][]) does not say: nulls aside, the answer is the SDK's.
+  const result = answer.result as { data_array?: (string | null)[][] } | undefined;
+  const data_array = result?.data_array?.map((row) => row.map((v) => v ?? ""));
+  const checked = data_array ? { ...answer, result: { ...answer.result, data_array } } : answer;
+  const drift = shapeErrors(MODELS.databricksSql, "StatementResponse", checked);
+  if (drift.length) throw new Error(`the fake's statement answer is not the SDK's: ${drift.join("; ")}`);
+  return answer;
+}
+
+function statementAnswer(st: Statement) {
   if (st.cancelled) return { statement_id: st.id, status: { state: "CANCELED" } };
   if (!poll(st)) return { statement_id: st.id, status: { state: st.meta.polled ? "RUNNING" : "PENDING" } };
   const outcome = st.outcome!;
@@ -146,14 +168,15 @@ function dbxStatement(st: Statement) {
 
 async function databricks(
   ctx: FakeContext,
-  dbxToken: string,
+  oauth: ReturnType<typeof createDatabricksOAuth>,
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
   raw: Buffer,
 ) {
   const path = url.pathname.slice("/databricks".length);
-  if (req.headers.authorization !== `Bearer ${dbxToken}`) {
+  if (oauth.handle(req, res, path, raw)) return;
+  if (!oauth.accepts(req.headers.authorization)) {
     return fail(res, 401, "UNAUTHENTICATED", "Invalid access token.");
   }
   if (req.method === "POST" && path === "/api/2.0/sql/statements") return executeStatement(ctx, req, res, raw);
@@ -165,6 +188,9 @@ async function executeStatement(ctx: FakeContext, req: IncomingMessage, res: Ser
   try {
     need(String(req.headers["content-type"]).startsWith("application/json"), "Content-Type must be application/json");
     const body = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
+    // The request as the Databricks SDK's model (from Databricks' OpenAPI) defines it.
+    const refused = shapeErrors(MODELS.databricksSql, "ExecuteStatementRequest", body);
+    if (refused.length) return fail(res, 400, "INVALID_PARAMETER_VALUE", refused.join("; "));
     need(typeof body.statement === "string", "statement is required");
     need(typeof body.warehouse_id === "string", "warehouse_id is required");
     need(

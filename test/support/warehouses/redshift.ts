@@ -5,6 +5,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { MODELS, shapeErrors } from "../dts-shapes";
 import type { FakeContext, Handler, SqlFailure, Statement } from "./shared";
 import { BadRequest, need, PAGE, poll, send, toPostgres } from "./shared";
 import { checkSigV4 } from "./sigv4";
@@ -102,15 +103,26 @@ async function redshift(ctx: FakeContext, account: Account, req: IncomingMessage
   } catch {
     return fail(res, 400, "SerializationException", "Malformed JSON");
   }
+  const model = action ? REDSHIFT_MODELS[action] : undefined;
+  if (!model) return fail(res, 400, "UnknownOperationException", `Unknown operation ${String(action)}`);
+  // The request as the AWS SDK's model of the Data API defines it: no unknown field, none missing.
+  const refused = shapeErrors(MODELS.redshiftData, model.input, body);
+  if (refused.length) return fail(res, 400, "ValidationException", refused.join("; "));
+  // And the answer: a fake that drifted from the model fails its test (a 500), not silently.
+  const answer = (r: ServerResponse, status: number, out: Record<string, unknown>) => {
+    const drift = status === 200 ? shapeErrors(MODELS.redshiftData, model.output, out) : [];
+    if (drift.length) throw new Error(`the fake's ${action} answer is not the SDK's: ${drift.join("; ")}`);
+    return send(r, status, out, "application/x-amz-json-1.1");
+  };
   try {
-    if (action === "ExecuteStatement") return await executeStatement(ctx, res, body);
+    if (action === "ExecuteStatement") return await executeStatement(ctx, res, body, answer);
     const st = typeof body.Id === "string" ? ctx.statements.get(body.Id) : undefined;
     if (st?.provider !== "redshift") return fail(res, 400, "ResourceNotFoundException", "Query does not exist.");
-    if (action === "DescribeStatement") return describeStatement(res, st);
-    if (action === "GetStatementResult") return getStatementResult(res, st, body);
+    if (action === "DescribeStatement") return describeStatement(res, st, answer);
+    if (action === "GetStatementResult") return getStatementResult(res, st, body, answer);
     if (action === "CancelStatement") {
       st.cancelled = true;
-      return send(res, 200, { Status: true }, "application/x-amz-json-1.1");
+      return answer(res, 200, { Status: true });
     }
     return fail(res, 400, "UnknownOperationException", `Unknown operation ${String(action)}`);
   } catch (err) {
@@ -120,7 +132,17 @@ async function redshift(ctx: FakeContext, account: Account, req: IncomingMessage
 }
 
 /** ExecuteStatement: checks the request and its named parameters, then runs it as DbUser. */
-async function executeStatement(ctx: FakeContext, res: ServerResponse, body: Record<string, unknown>) {
+type Answer = (res: ServerResponse, status: number, out: Record<string, unknown>) => void;
+
+/** Each operation's request and answer in the AWS SDK's model (dist-types/models/models_0.d.ts). */
+const REDSHIFT_MODELS: Record<string, { input: string; output: string }> = {
+  ExecuteStatement: { input: "ExecuteStatementInput", output: "ExecuteStatementOutput" },
+  DescribeStatement: { input: "DescribeStatementRequest", output: "DescribeStatementResponse" },
+  GetStatementResult: { input: "GetStatementResultRequest", output: "GetStatementResultResponse" },
+  CancelStatement: { input: "CancelStatementRequest", output: "CancelStatementResponse" },
+};
+
+async function executeStatement(ctx: FakeContext, res: ServerResponse, body: Record<string, unknown>, answer: Answer) {
   need(typeof body.Sql === "string" && body.Sql !== "", "Sql is required");
   need(typeof body.Database === "string", "Database is required");
   need(body.ClientToken === undefined || typeof body.ClientToken === "string", "ClientToken");
@@ -159,42 +181,32 @@ async function executeStatement(ctx: FakeContext, res: ServerResponse, body: Rec
           names.map((n) => byName.get(n)!),
         )
       : { ok: false, error: { code: "28000", message: `permission denied for user ${String(body.DbUser)}` } };
-  return send(
-    res,
-    200,
-    {
-      Id: st.id,
-      ClusterIdentifier: cluster,
-      CreatedAt: Date.now() / 1000,
-      Database: body.Database,
-      DbUser: body.DbUser,
-    },
-    "application/x-amz-json-1.1",
-  );
+  return answer(res, 200, {
+    Id: st.id,
+    ...(cluster !== undefined ? { ClusterIdentifier: cluster } : { WorkgroupName: body.WorkgroupName }),
+    CreatedAt: Date.now() / 1000,
+    Database: body.Database,
+    ...(body.DbUser !== undefined ? { DbUser: body.DbUser } : {}),
+  });
 }
 
 /** DescribeStatement: one status poll. */
-function describeStatement(res: ServerResponse, st: Statement) {
+function describeStatement(res: ServerResponse, st: Statement, answer: Answer) {
   const outcome = st.outcome!;
   const status = st.cancelled ? "ABORTED" : poll(st) ? (outcome.ok ? "FINISHED" : "FAILED") : "STARTED";
   const result = outcome.ok ? outcome.result : undefined;
-  return send(
-    res,
-    200,
-    {
-      Id: st.id,
-      Status: status,
-      QueryString: st.text,
-      HasResultSet: status === "FINISHED" && (result?.columns.length ?? 0) > 0,
-      ResultRows: status === "FINISHED" ? (result?.rows.length ?? 0) : -1,
-      ...(status === "FAILED" ? { Error: `ERROR: ${(st.outcome as { error: SqlFailure }).error.message}` } : {}),
-    },
-    "application/x-amz-json-1.1",
-  );
+  return answer(res, 200, {
+    Id: st.id,
+    Status: status,
+    QueryString: st.text,
+    HasResultSet: status === "FINISHED" && (result?.columns.length ?? 0) > 0,
+    ResultRows: status === "FINISHED" ? (result?.rows.length ?? 0) : -1,
+    ...(status === "FAILED" ? { Error: `ERROR: ${(st.outcome as { error: SqlFailure }).error.message}` } : {}),
+  });
 }
 
 /** GetStatementResult: a page of a finished statement's records, NextToken for the rest. */
-function getStatementResult(res: ServerResponse, st: Statement, body: Record<string, unknown>) {
+function getStatementResult(res: ServerResponse, st: Statement, body: Record<string, unknown>, answer: Answer) {
   const outcome = st.outcome!;
   if (st.cancelled || st.pending > 0 || !outcome.ok)
     return fail(
@@ -206,24 +218,19 @@ function getStatementResult(res: ServerResponse, st: Statement, body: Record<str
   const { columns, rows } = outcome.result;
   const start = typeof body.NextToken === "string" ? Number(Buffer.from(body.NextToken, "base64url").toString()) : 0;
   const page = rows.slice(start, start + PAGE);
-  return send(
-    res,
-    200,
-    {
-      ColumnMetadata: columns.map((c) => ({
-        name: c.name,
-        label: c.name,
-        typeName: rsTypeName(c.type),
-        nullable: 1,
-        isCaseSensitive: false,
-        isSigned: true,
-        schemaName: "",
-        tableName: "",
-      })),
-      Records: page.map((r) => r.map((v, i) => rsField(v, columns[i]!.type))),
-      TotalNumRows: rows.length,
-      ...(start + PAGE < rows.length ? { NextToken: Buffer.from(String(start + PAGE)).toString("base64url") } : {}),
-    },
-    "application/x-amz-json-1.1",
-  );
+  return answer(res, 200, {
+    ColumnMetadata: columns.map((c) => ({
+      name: c.name,
+      label: c.name,
+      typeName: rsTypeName(c.type),
+      nullable: 1,
+      isCaseSensitive: false,
+      isSigned: true,
+      schemaName: "",
+      tableName: "",
+    })),
+    Records: page.map((r) => r.map((v, i) => rsField(v, columns[i]!.type))),
+    TotalNumRows: rows.length,
+    ...(start + PAGE < rows.length ? { NextToken: Buffer.from(String(start + PAGE)).toString("base64url") } : {}),
+  });
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createWarehouseRunner, type WarehouseRunnerOptions } from "../../../../src/connections";
 import { loadSchema } from "../../../../src/scan/sql";
 import {
@@ -14,7 +14,7 @@ import {
 const dbx = () => fixtures().databricks;
 
 function runner(
-  overrides: { payload?: Record<string, unknown>; token?: string } = {},
+  overrides: { payload?: Record<string, unknown>; token?: string; credential?: Record<string, string> } = {},
   options: WarehouseRunnerOptions = FAST,
 ) {
   const f = dbx();
@@ -29,12 +29,24 @@ function runner(
         ...overrides.payload,
       },
     },
-    { type: "TOKEN", payload: { token: overrides.token ?? f.token } },
+    { type: "TOKEN", payload: overrides.credential ?? { token: overrides.token ?? f.token } },
     options,
   );
 }
 
 const secrets = () => [dbx().token];
+
+/** The service principal's credential, as a DELTALAKE connection holds it. */
+const servicePrincipal = (secret?: string) => ({
+  client_id: dbx().oauth.clientId,
+  client_secret: secret ?? dbx().oauth.clientSecret,
+});
+
+/** How many token requests the workspace's /oidc/v1/token has had. */
+async function tokenRequests(): Promise<number> {
+  const res = await fetch(`${dbx().endpoint}/_test/oauth`);
+  return ((await res.json()) as { requests: number }).requests;
+}
 const itemsQuery = () =>
   `SELECT id, name, price, active, created_at FROM \`${fixtures().schema}\`.\`items\` WHERE id >= :p0 AND name <> :p1 ORDER BY id`;
 
@@ -98,4 +110,49 @@ describe("Databricks Statement Execution API runner", () => {
   });
 
   itCancels("cancel", (options) => runner({ payload: { httppath: "/sql/1.0/warehouses/dqhang" } }, options), secrets);
+
+  describe("with a service principal (OAuth M2M)", () => {
+    const query = async () => {
+      const r = await runner({ credential: servicePrincipal() });
+      expect(await r.query(itemsQuery(), [2, "zzz"])).toEqual(EXPECTED_ROWS);
+      await r.close();
+    };
+
+    it("gets a workspace token from /oidc/v1/token once and uses it for every statement until shortly before it expires", async () => {
+      const before = await tokenRequests();
+      await query();
+      await query();
+      expect(await tokenRequests()).toBe(before + 1);
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        // The token lasts 3600 s: still used 54 minutes on, renewed after 55 (5 minutes' margin).
+        vi.setSystemTime(Date.now() + 54 * 60_000);
+        await query();
+        expect(await tokenRequests()).toBe(before + 1);
+        vi.setSystemTime(Date.now() + 2 * 60_000);
+        await query();
+        expect(await tokenRequests()).toBe(before + 2);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it("asks for a new token once when the workspace refuses a revoked one", async () => {
+      await query();
+      expect((await fetch(`${dbx().endpoint}/_test/oauth/revoke`, { method: "POST" })).status).toBe(200);
+      const before = await tokenRequests();
+      await query();
+      expect(await tokenRequests()).toBe(before + 1);
+    });
+
+    it("a wrong secret is an auth error that shows neither secret", async () => {
+      const err = await expectFailure(
+        (await runner({ credential: servicePrincipal("dose-wrong-secret-0123456789") })).query("SELECT 1 AS one"),
+        "auth",
+        [dbx().oauth.clientSecret, "dose-wrong-secret-0123456789"],
+      );
+      expect(err.message).toContain("Databricks refused to sign in the service principal");
+      expect(err.message).toContain("invalid_client");
+    });
+  });
 });
