@@ -164,7 +164,8 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /auth/token": 1,
   "POST /auth/api_keys": 1,
   "POST /auth/{tenant}/apiKeys": 2,
-  "PUT /backend/private/configuration/tenants/{tenantId}": 3,
+  // Read first only when a storage secret is omitted (kept from the sealed stored value): 2 then.
+  "PUT /backend/private/configuration/tenants/{tenantId}": 1,
   "POST /api/backend/{tenant}/configuration/projects": 1,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}": 1,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/members": 1,
