@@ -1,6 +1,7 @@
-import { and, desc, eq, getTableColumns, gte, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import { actorName, PLATFORM_ADMIN, type Principal } from "../auth/principal";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import { auditEvents } from "../db/schema";
 import { nowIso } from "../lib/time";
 
@@ -55,10 +56,15 @@ export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
  * nothing (refused by its conditions) records nothing here, and its answer is audited after it.
  */
 export function recordWriteAfterChange(db: Db, w: AuditWrite) {
-  const row: Record<string, unknown> = auditRow(w);
-  // Every column in the table's order (drizzle's insert … select), the id chosen by SQLite.
-  const values = Object.keys(getTableColumns(auditEvents)).map((k) => (k === "id" ? sql`null` : sql`${row[k]}`));
-  return db.insert(auditEvents).select(sql`select ${sql.join(values, sql`, `)} where changes() > 0`);
+  return recordWriteWhere(db, w, sql`changes() > 0`);
+}
+
+/**
+ * As recordWriteAfterChange, recorded where `condition` holds instead: for a write that succeeds
+ * whether or not it changes a row (removing what is not there), the caller's access.
+ */
+export function recordWriteWhere(db: Db, w: AuditWrite, condition: SQL) {
+  return insertWhere(db, auditEvents, auditRow(w), condition);
 }
 
 export interface AuditFilters {

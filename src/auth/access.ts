@@ -222,6 +222,69 @@ export class Access {
   }
 
   /**
+   * The caller's access to a tenant, checked inside the tenant write's own batch (one round trip
+   * for the check and the write), as projectInBatch does for a project. `read` goes first in the
+   * batch: the tenant and the caller's tenant role as they are when the batch runs. `allowed` goes
+   * into the write's WHERE (an INSERT … SELECT … WHERE for a new row): on that same state it holds
+   * exactly when the check passes. `settle` answers as tenant() does (404 for a tenant the caller
+   * is not in, 403 for a lesser role).
+   */
+  tenantInBatch(tenantId: string, need: TenantRole) {
+    const p = this.principal;
+    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw new NotFoundError("Tenant");
+    const read = this.db
+      .select({
+        tenant: sql<string>`${tenants.id}`.as("access_tenant"),
+        tenantRole: sql<TenantRole | null>`${tenantMembers.role}`.as("access_tenant_role"),
+      })
+      .from(tenants)
+      .leftJoin(tenantMembers, this.callerMembership())
+      .where(eq(tenants.id, tenantId))
+      .limit(1);
+    // The platform administrator and tenant keys hold every role: the tenant need only exist.
+    const allowed =
+      p.kind === "user"
+        ? this.hasTenantRole(tenantId, ...(need === "TENANT_ADMIN" ? (["TENANT_ADMIN"] as const) : []))
+        : exists(this.db.select({ one: sql`1` }).from(tenants).where(eq(tenants.id, tenantId)));
+    const settle = (rows: { tenantRole: TenantRole | null }[]): TenantAccess => {
+      const t = this.tenantFromBatch(tenantId, rows[0]);
+      if (need === "TENANT_ADMIN" && t.role !== "TENANT_ADMIN") {
+        throw new ForbiddenError("This needs the TENANT_ADMIN role");
+      }
+      return t;
+    };
+    return { read, allowed, settle };
+  }
+
+  /** The calling user's tenant membership, joined to `tenants` (none for callers who are not users). */
+  private callerMembership() {
+    return and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, this.memberEmail()));
+  }
+
+  /** SQL: the calling user is a member of the tenant, with one of `roles` when given. */
+  private hasTenantRole(tenantId: string, ...roles: TenantRole[]): SQL {
+    return exists(
+      this.db
+        .select({ one: sql`1` })
+        .from(tenantMembers)
+        .where(
+          and(
+            eq(tenantMembers.tenantId, tenantId),
+            eq(tenantMembers.userEmail, this.memberEmail()),
+            roles.length > 0 ? inArray(tenantMembers.role, roles) : undefined,
+          ),
+        ),
+    );
+  }
+
+  /** The caller's standing in a tenant from an in-batch read's row (none: the tenant is not the caller's, 404). */
+  private tenantFromBatch(tenantId: string, row: { tenantRole: TenantRole | null } | undefined): TenantAccess {
+    const p = this.principal;
+    if (!row || (p.kind === "user" && !row.tenantRole)) throw new NotFoundError("Tenant");
+    return { tenantId, role: row.tenantRole ?? "TENANT_ADMIN", principal: p };
+  }
+
+  /**
    * The caller's access to a project, checked inside the project write's own batch (one round
    * trip for the check and the write). `read` goes first in the batch: the tenant, the caller's
    * tenant role, the project and the caller's project role as they are when the batch runs.
@@ -243,27 +306,21 @@ export class Access {
         role: sql<ProjectRole | null>`${projectMembers.role}`.as("access_project_role"),
       })
       .from(tenants)
-      .leftJoin(tenantMembers, and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, email)))
+      .leftJoin(tenantMembers, this.callerMembership())
       .leftJoin(projects, and(eq(projects.tenantId, tenants.id), eq(projects.id, projectId)))
       .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userEmail, email)))
       .where(eq(tenants.id, tenantId))
       .limit(1);
-    // The platform administrator and tenant keys hold every role: the project need only be the tenant's.
-    let allowed: SQL | undefined;
+    // The project must be the tenant's (a new row that names it, e.g. a membership, is written only
+    // then); the platform administrator and tenant keys hold every role in it.
+    const ofTenant = exists(
+      this.db
+        .select({ one: sql`1` })
+        .from(projects)
+        .where(and(eq(projects.tenantId, tenantId), eq(projects.id, projectId))),
+    );
+    let allowed: SQL | undefined = ofTenant;
     if (p.kind === "user") {
-      const tenantRole = (...roles: TenantRole[]) =>
-        exists(
-          this.db
-            .select({ one: sql`1` })
-            .from(tenantMembers)
-            .where(
-              and(
-                eq(tenantMembers.tenantId, tenantId),
-                eq(tenantMembers.userEmail, email),
-                roles.length > 0 ? inArray(tenantMembers.role, roles) : undefined,
-              ),
-            ),
-        );
       const enough = PROJECT_ROLES.filter((r) => PROJECT_RANK[r] >= PROJECT_RANK[need]);
       const projectRole = exists(
         this.db
@@ -277,16 +334,18 @@ export class Access {
             ),
           ),
       );
-      allowed = or(tenantRole("TENANT_ADMIN"), and(tenantRole(), projectRole));
+      allowed = and(
+        ofTenant,
+        or(this.hasTenantRole(tenantId, "TENANT_ADMIN"), and(this.hasTenantRole(tenantId), projectRole)),
+      );
     }
     const settle = (
       rows: { tenantRole: TenantRole | null; project: ProjectRow | null; role: ProjectRole | null }[],
     ) => {
       const row = rows[0];
-      if (!row || (p.kind === "user" && !row.tenantRole)) throw new NotFoundError("Tenant");
+      const t = this.tenantFromBatch(tenantId, row);
       const missing = () => new NotFoundError("Project");
-      if (!row.project) throw missing();
-      const t: TenantAccess = { tenantId, role: row.tenantRole ?? "TENANT_ADMIN", principal: p };
+      if (!row?.project) throw missing();
       return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
     };
     return { read, allowed, settle };

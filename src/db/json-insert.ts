@@ -98,3 +98,27 @@ function rowInsert(
   const insert = db.insert(table).values(values as never);
   return options.onConflictDoNothing ? insert.onConflictDoNothing() : insert;
 }
+
+/**
+ * `db.insert(table).values(row)` that writes only where `condition` holds (INSERT … SELECT … WHERE):
+ * for a batch whose other statements decide whether it may, e.g. the caller's access checked in
+ * the same batch (none: always). Values map as drizzle's (a column left out takes its default);
+ * a value may be SQL. Add onConflict… and returning as to any insert.
+ */
+export function insertWhere<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  row: T["$inferInsert"],
+  condition: SQL | undefined,
+) {
+  const values = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>)
+    .filter(([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert())
+    .map(([key, column]) => {
+      const value = (row as Record<string, unknown>)[key];
+      if (is(value, SQL)) return value;
+      const mapped = driverValue(value, column);
+      return mapped === null ? sql`null` : sql`${mapped}`;
+    });
+  // WHERE, even a true one: SQLite's upsert after a SELECT needs one, to parse.
+  return db.insert(table).select(sql`select ${sql.join(values, sql`, `)} where ${condition ?? sql`true`}`);
+}

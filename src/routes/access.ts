@@ -14,6 +14,7 @@
  * role), where the route-walking test (test/routes/access-first.test.ts) reads it.
  */
 
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import type { Access } from "../auth/access";
@@ -26,8 +27,8 @@ export type Grant =
   | { of: "platform" }
   /** Any user, acting for themselves (403 for tenant-scoped keys and the administrator). */
   | { of: "user" }
-  /** A role in the tenant of the path's `{tenant}`. */
-  | { of: "tenant"; role: TenantRole }
+  /** A role in the tenant of the path's `{tenant}`; `inBatch` as below (Access.tenantInBatch). */
+  | { of: "tenant"; role: TenantRole; inBatch?: true }
   /**
    * A role in the project, asset or incident the path parameter `param` names (of `{tenant}`).
    * `inBatch` (writes): the handler checks it in its one batch with the write (see authorize).
@@ -46,6 +47,11 @@ export const PLATFORM_ADMIN: Grant = { of: "platform" };
 export const ANY_USER: Grant = { of: "user" };
 /** A role in the path's tenant. */
 export const inTenant = (role: TenantRole): Grant => ({ of: "tenant", role });
+/**
+ * As inTenant, for a write whose handler checks the role in the write's own batch
+ * (Access.tenantInBatch, then writeInBatch): the write is one round trip.
+ */
+export const inTenantInBatch = (role: TenantRole): Grant => ({ of: "tenant", role, inBatch: true });
 /** A role in the path's project (`{projectId}`, or the parameter named). */
 export const inProject = (role: ProjectRole, param = "projectId"): Grant => ({ of: "project", role, param });
 /**
@@ -180,4 +186,30 @@ export function settleCheck<T>(c: Context<AppEnv>, check: Promise<T>): Promise<T
   verdict.catch(() => {});
   c.set("verdict", verdict);
   return check;
+}
+
+/** An access check made in a write's own batch (Access.tenantInBatch, Access.projectInBatch). */
+export interface InBatchCheck<A, R> {
+  read: BatchItem<"sqlite"> & { _: { result: R } };
+  settle: (rows: R) => A;
+}
+
+/**
+ * A write in one round trip: the check's read, then `writes`, in one db.batch (a transaction),
+ * through `claim` when given (a failed batch mapped to a domain error, e.g. claimUnique's 409); the
+ * check is then settled from its read (settleInBatch: a refusal is the answer). `writes` must
+ * hold the check's `allowed` in their conditions, so a refused caller's batch changes nothing.
+ * Answers the access and each write's result.
+ */
+export async function writeInBatch<A, R, T extends readonly BatchItem<"sqlite">[]>(
+  c: Context<AppEnv>,
+  check: InBatchCheck<A, R>,
+  writes: readonly [...T],
+  claim: (batch: Promise<unknown[]>) => Promise<unknown[]> = (batch) => batch,
+): Promise<[A, ...BatchResponse<T>]> {
+  const [rows, ...results] = await claim(
+    c.var.db.batch([check.read, ...writes] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
+  );
+  const access = settleInBatch(c, () => check.settle(rows as R));
+  return [access, ...(results as BatchResponse<T>)];
 }

@@ -1,5 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import { sparkJobConfigs } from "../db/schema";
 import { nowIso } from "../lib/time";
 
@@ -48,14 +49,16 @@ export async function getSparkJobConfig(db: Db, tenantId: string): Promise<Spark
 }
 
 /**
- * Applies a PUT in one upsert statement, so concurrent PUTs of different blocks never undo
- * each other: only the blocks sent appear in the conflict update.
+ * The statement that applies a PUT, one upsert, so concurrent PUTs of different blocks never undo
+ * each other: only the blocks sent appear in the conflict update. It writes only where `allowed`
+ * holds (the caller's access, checked in the same batch); read its row with sparkJobConfigView.
  */
-export async function putSparkJobConfig(
+export function putSparkJobConfigStatement(
   db: Db,
   tenantId: string,
   changes: SparkJobConfigChanges,
-): Promise<SparkJobConfig> {
+  allowed: SQL | undefined,
+) {
   const updatedAt = nowIso();
   const set: Partial<Pick<Row, (typeof COLUMN)[SparkBlock] | "fullScanThresholdBytes">> = {};
   if (changes.spark_properties !== undefined) set.sparkProperties = changes.spark_properties;
@@ -63,15 +66,18 @@ export async function putSparkJobConfig(
   if (changes.emr_config !== undefined) set.emrConfig = changes.emr_config;
   if (changes.databricks_config !== undefined) set.databricksConfig = changes.databricks_config;
   if (changes.full_scan_threshold_bytes !== undefined) set.fullScanThresholdBytes = changes.full_scan_threshold_bytes;
-  const [row] = await db
-    .insert(sparkJobConfigs)
-    .values({ tenantId, ...set, updatedAt })
+  return insertWhere(db, sparkJobConfigs, { tenantId, ...set, updatedAt }, allowed)
     .onConflictDoUpdate({ target: sparkJobConfigs.tenantId, set: { ...set, updatedAt } })
     .returning();
-  return view(row);
 }
 
-/** Removes the configuration for good; removing none is not an error. */
-export async function deleteSparkJobConfig(db: Db, tenantId: string): Promise<void> {
-  await db.delete(sparkJobConfigs).where(eq(sparkJobConfigs.tenantId, tenantId));
+/** The configuration a putSparkJobConfigStatement wrote (none: it did not write). */
+export const sparkJobConfigView = (rows: readonly Row[]): SparkJobConfig => view(rows[0]);
+
+/**
+ * The statement that removes the configuration for good, where `allowed` holds (the caller's
+ * access, checked in the same batch); removing none is not an error.
+ */
+export function deleteSparkJobConfigStatement(db: Db, tenantId: string, allowed: SQL | undefined) {
+  return db.delete(sparkJobConfigs).where(and(eq(sparkJobConfigs.tenantId, tenantId), allowed));
 }

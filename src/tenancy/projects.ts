@@ -1,6 +1,7 @@
-import { and, asc, eq, exists, gt, notExists, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, notExists, type SQL, sql } from "drizzle-orm";
 import { forgetTenantAccess } from "../auth/access-cache";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import { preparedOnce } from "../db/prepared";
 import type { ProjectRow } from "../db/schema";
 import {
@@ -19,81 +20,61 @@ import { nowIso } from "../lib/time";
 
 type ProjectMemberRow = typeof projectMembers.$inferSelect;
 type TenantMemberRow = typeof tenantMembers.$inferSelect;
+/** A project named by its tenant and id. */
+type ProjectRef = { tenantId: string; id: number };
 
 const nameTaken = (name: string) => `A project named '${name}' already exists`;
 
-/** Answers a taken name early; the unique index (tenant, name) decides a race (db/unique.ts). */
-async function assertNameFree(db: Db, tenantId: string, name: string, exceptId?: number) {
-  const clash = await db.query.projects.findFirst({
-    where: and(eq(projects.tenantId, tenantId), eq(projects.name, name)),
-    columns: { id: true },
-  });
-  if (clash && clash.id !== exceptId) throw new ConflictError(nameTaken(name));
-}
-
 /**
- * Creates a project (a taken name is a 409); a creating user becomes its PROJECT_ADMIN. The
- * project and its admin are one batch, and both are written only if the creator is still a
- * member of the tenant then: the access check before it may have read a membership removed
- * since (concurrently, or in another isolate within the access cache's 30 s), and a project must
- * never be created for, nor be administered by, someone outside the tenant. Such a create
- * writes nothing and is the tenant's 404.
+ * The statements that create a project, for the caller's batch: the project, then (`adminEmail`:
+ * a creating user) its PROJECT_ADMIN membership. Both are written only where `allowed` holds (the
+ * caller's standing in the tenant, checked in the same batch), so a project is never created for,
+ * nor administered by, someone outside the tenant (a membership removed since the isolate cached
+ * it, or concurrently). Only the project just inserted has this name in the tenant (the name is
+ * unique). Run the batch through `createProjectConflicts` (a taken name is a 409, decided by the
+ * unique index) and read the project with `projectCreated`. The membership goes last, so that the
+ * project's insert is what a statement between them sees as the batch's last change.
  */
-export async function createProject(
+export function createProjectStatements(
   db: Db,
   tenantId: string,
   input: { name: string; description: string },
   createdBy: string,
-  adminEmail?: string,
-): Promise<ProjectRow> {
-  await assertNameFree(db, tenantId, input.name);
+  adminEmail: string | undefined,
+  allowed: SQL | undefined,
+) {
   const now = nowIso();
-  if (!adminEmail) {
-    const insert = db
-      .insert(projects)
-      .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
-      .returning();
-    return (await claimUnique(insert, nameTaken(input.name)))[0]!;
-  }
-  const stillMember = exists(
-    db
-      .select({ one: sql`1` })
-      .from(tenantMembers)
-      .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, adminEmail))),
-  );
-  const insert = db
-    .insert(projects)
-    .select(
-      db
-        .select({
-          id: sql<null>`null`.as("id"),
-          tenantId: sql<string>`${tenantId}`.as("tenant_id"),
-          name: sql<string>`${input.name}`.as("name"),
-          description: sql<string>`${input.description}`.as("description"),
-          createdBy: sql<string>`${createdBy}`.as("created_by"),
-          createdAt: sql<string>`${now}`.as("created_at"),
-          updatedAt: sql<string>`${now}`.as("updated_at"),
-        })
-        .from(sql`(select 1)`)
-        .where(stillMember),
-    )
-    .returning();
-  // Only the project just inserted has this name in the tenant (the name is unique), and only if
-  // the creator was still a member: the same condition, in the same transaction.
-  const member = db.insert(projectMembers).select(
-    db
-      .select({
-        tenantId: projects.tenantId,
-        projectId: projects.id,
-        userEmail: sql<string>`${adminEmail}`.as("user_email"),
-        role: sql<"PROJECT_ADMIN">`'PROJECT_ADMIN'`.as("role"),
-        createdAt: sql<string>`${now}`.as("created_at"),
-      })
-      .from(projects)
-      .where(and(eq(projects.tenantId, tenantId), eq(projects.name, input.name), stillMember)),
-  );
-  const [rows] = await claimUnique(db.batch([insert, member]), nameTaken(input.name));
+  const insert = insertWhere(
+    db,
+    projects,
+    { tenantId, ...input, createdBy, createdAt: now, updatedAt: now },
+    allowed,
+  ).returning();
+  const member = adminEmail
+    ? db.insert(projectMembers).select(
+        db
+          .select({
+            tenantId: projects.tenantId,
+            projectId: projects.id,
+            userEmail: sql<string>`${adminEmail}`.as("user_email"),
+            role: sql<"PROJECT_ADMIN">`'PROJECT_ADMIN'`.as("role"),
+            createdAt: sql<string>`${now}`.as("created_at"),
+          })
+          .from(projects)
+          .where(and(eq(projects.tenantId, tenantId), eq(projects.name, input.name), allowed)),
+      )
+    : undefined;
+  return { insert, member };
+}
+
+/** A batch with createProjectStatements, whose clash on the name is a 409 naming it. */
+export const createProjectConflicts = <T>(batch: PromiseLike<T>, input: { name: string }) =>
+  claimUnique(batch, nameTaken(input.name));
+
+/** The project createProjectStatements inserted, once its batch has shown the caller's access. */
+export function projectCreated(tenantId: string, rows: readonly ProjectRow[]): ProjectRow {
   forgetTenantAccess(tenantId);
+  // The access passed on the state the insert saw, so it inserted.
   if (!rows[0]) throw new NotFoundError("Tenant");
   return rows[0];
 }
@@ -190,17 +171,20 @@ export function listProjectMembers(db: Db, project: ProjectRow) {
 
 const alreadyMember = (email: string) => `${email} is already a member of this project`;
 
-/** Adds a member to a project (409 if already one); the user becomes a TENANT_MEMBER if not in the tenant. */
-export async function addProjectMember(
+/**
+ * The statements that add a member to a project, for the caller's batch, written only where
+ * `allowed` holds (the caller's access, checked in the same batch): the user becomes a
+ * TENANT_MEMBER if not in the tenant, then the membership. Run the batch through
+ * `addProjectMemberConflicts`: the primary key (project, user) answers an existing member (409),
+ * and rolls the batch back. The membership goes last: a statement after it sees it as the change.
+ */
+export function addProjectMemberStatements(
   db: Db,
-  project: ProjectRow,
+  project: ProjectRef,
   email: string,
   role: ProjectRole,
-): Promise<ProjectMemberRow> {
-  const existing = await db.query.projectMembers.findFirst({
-    where: and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)),
-  });
-  if (existing) throw new ConflictError(alreadyMember(email));
+  allowed: SQL | undefined,
+) {
   const row: ProjectMemberRow = {
     tenantId: project.tenantId,
     projectId: project.id,
@@ -208,43 +192,50 @@ export async function addProjectMember(
     role,
     createdAt: nowIso(),
   };
-  // The primary key (project, user) settles a race between two adds: the loser's batch rolls back.
-  await claimUnique(
-    db.batch([
-      db
-        .insert(tenantMembers)
-        .values({ tenantId: project.tenantId, userEmail: email, role: "TENANT_MEMBER", createdAt: row.createdAt })
-        .onConflictDoNothing(),
-      db.insert(projectMembers).values(row),
-    ]),
-    alreadyMember(email),
-  );
-  forgetTenantAccess(project.tenantId);
-  return row;
+  const tenantMember = insertWhere(
+    db,
+    tenantMembers,
+    { tenantId: project.tenantId, userEmail: email, role: "TENANT_MEMBER", createdAt: row.createdAt },
+    allowed,
+  ).onConflictDoNothing();
+  return { row, statements: [tenantMember, insertWhere(db, projectMembers, row, allowed)] as const };
 }
 
-export async function changeProjectMember(
+/** A batch with addProjectMemberStatements, whose clash on the membership is a 409 naming the user. */
+export const addProjectMemberConflicts = <T>(batch: PromiseLike<T>, tenantId: string, email: string) =>
+  claimUnique(batch, alreadyMember(email)).finally(() => forgetTenantAccess(tenantId));
+
+/** The statement that changes a member's role, where `allowed` holds (the caller's access, checked in the same batch). */
+export function changeProjectMemberStatement(
   db: Db,
-  project: ProjectRow,
+  project: ProjectRef,
   email: string,
   role: ProjectRole,
-): Promise<ProjectMemberRow> {
-  const [row] = await db
+  allowed: SQL | undefined,
+) {
+  return db
     .update(projectMembers)
     .set({ role })
-    .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)))
+    .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email), allowed))
     .returning();
-  if (!row) throw new NotFoundError("Project member");
-  return row;
 }
 
-export async function removeProjectMember(db: Db, project: ProjectRow, email: string): Promise<void> {
-  const gone = await db
+/** The statement that removes a member, where `allowed` holds (the caller's access, checked in the same batch). */
+export function removeProjectMemberStatement(db: Db, project: ProjectRef, email: string, allowed: SQL | undefined) {
+  return db
     .delete(projectMembers)
-    .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email)))
+    .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userEmail, email), allowed))
     .returning({ email: projectMembers.userEmail });
-  forgetTenantAccess(project.tenantId);
-  if (gone.length === 0) throw new NotFoundError("Project member");
+}
+
+/**
+ * The member a change or removal of a membership found, once its batch has shown the caller's
+ * access: none is a 404 (the user is no member of the project).
+ */
+export function projectMemberChanged<R>(tenantId: string, rows: readonly R[]): R {
+  forgetTenantAccess(tenantId);
+  if (!rows[0]) throw new NotFoundError("Project member");
+  return rows[0];
 }
 
 export function listTenantMembers(db: Db, tenantId: string, limit: number, after?: string) {
@@ -258,49 +249,62 @@ export function listTenantMembers(db: Db, tenantId: string, limit: number, after
   });
 }
 
-/** Insert-or-update rounds of a PUT before it gives up on a row that keeps appearing and vanishing. */
-const UPSERT_ROUNDS = 3;
-
 /**
- * Sets a user's tenant role; `created` tells whether the user was new to the tenant. The insert
- * decides it (ON CONFLICT DO NOTHING), so of concurrent first PUTs exactly one creates.
+ * The statements that set a user's tenant role, for the caller's batch, written only where
+ * `allowed` holds (the caller's access, checked in the same batch): `update` changes a member's
+ * role, then `insert` adds a user who is none (ON CONFLICT DO NOTHING: it adds nothing where
+ * `update` changed one). One batch is one transaction: the member cannot vanish between them.
+ * Read the answer with tenantMemberPut.
  */
-export async function putTenantMember(
+export function putTenantMemberStatements(
   db: Db,
   tenantId: string,
   email: string,
   role: TenantRole,
-): Promise<{ row: TenantMemberRow; created: boolean }> {
-  const member = and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, email));
-  // A member removed between the two statements is added on the next round.
-  for (let round = 0; round < UPSERT_ROUNDS; round++) {
-    const [inserted] = await db
-      .insert(tenantMembers)
-      .values({ tenantId, userEmail: email, role, createdAt: nowIso() })
+  allowed: SQL | undefined,
+) {
+  const member = and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, email), allowed);
+  return {
+    update: db.update(tenantMembers).set({ role }).where(member).returning(),
+    insert: insertWhere(db, tenantMembers, { tenantId, userEmail: email, role, createdAt: nowIso() }, allowed)
       .onConflictDoNothing()
-      .returning();
-    if (inserted) {
-      forgetTenantAccess(tenantId);
-      return { row: inserted, created: true };
-    }
-    const [updated] = await db.update(tenantMembers).set({ role }).where(member).returning();
-    if (updated) {
-      forgetTenantAccess(tenantId);
-      return { row: updated, created: false };
-    }
-  }
-  throw new ConflictError("The membership kept changing while it was set; try again");
+      .returning(),
+  };
 }
 
-/** Removes a user from a tenant and from all of its projects. */
-export async function removeTenantMember(db: Db, tenantId: string, email: string): Promise<void> {
-  const [gone] = await db.batch([
+/** The member putTenantMemberStatements set; `created` when it added the user to the tenant. */
+export function tenantMemberPut(
+  tenantId: string,
+  updated: readonly TenantMemberRow[],
+  inserted: readonly TenantMemberRow[],
+): { row: TenantMemberRow; created: boolean } {
+  forgetTenantAccess(tenantId);
+  if (inserted[0]) return { row: inserted[0], created: true };
+  // The access passed on the state the batch saw, so one of the two wrote.
+  if (!updated[0]) throw new NotFoundError("Tenant");
+  return { row: updated[0], created: false };
+}
+
+/**
+ * The statements that remove a user from a tenant and from all of its projects, where `allowed`
+ * holds (the caller's access, checked in the same batch). The tenant membership goes last: what
+ * it removed is the answer (none: a 404, see tenantMemberRemoved), and the change a statement
+ * after it sees.
+ */
+export function removeTenantMemberStatements(db: Db, tenantId: string, email: string, allowed: SQL | undefined) {
+  return [
+    db
+      .delete(projectMembers)
+      .where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, email), allowed)),
     db
       .delete(tenantMembers)
-      .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, email)))
+      .where(and(eq(tenantMembers.tenantId, tenantId), eq(tenantMembers.userEmail, email), allowed))
       .returning({ email: tenantMembers.userEmail }),
-    db.delete(projectMembers).where(and(eq(projectMembers.tenantId, tenantId), eq(projectMembers.userEmail, email))),
-  ]);
+  ] as const;
+}
+
+/** The answer of removeTenantMemberStatements' batch: no membership removed is a 404. */
+export function tenantMemberRemoved(tenantId: string, gone: readonly { email: string }[]): void {
   forgetTenantAccess(tenantId);
   if (gone.length === 0) throw new NotFoundError("Tenant member");
 }

@@ -54,8 +54,11 @@ const storageAad = (tenantId: string) => `tenant:${tenantId}:storage`;
 
 /**
  * Creates or replaces a tenant's configuration; storage secrets are sealed before they are stored.
- * The insert decides `created` (ON CONFLICT DO NOTHING), so of concurrent first PUTs exactly one
- * creates (201) and the others replace (200); created_at stays the creator's.
+ * One batch (one transaction): the update of a stored tenant, then the insert of a new one (ON
+ * CONFLICT DO NOTHING), so of concurrent first PUTs exactly one creates (201) and the others
+ * replace (200); created_at stays the creator's, and an omitted name keeps the stored one. The
+ * stored tenant is read first only when a storage secret is omitted: it is kept from the sealed
+ * stored value (opened here, which SQL cannot do) while the storage's address is unchanged.
  */
 export async function putTenant(
   db: Db,
@@ -64,10 +67,10 @@ export async function putTenant(
   input: TenantConfiguration,
 ): Promise<{ row: TenantRow; created: boolean }> {
   const now = nowIso();
-  const current = await getTenant(db, id);
+  const current = keepsStoredSecret(input.storage) ? await getTenant(db, id) : undefined;
   const { storage, storageSecret } = await storageColumns(box, id, input.storage ?? null, current);
   const changes = {
-    name: input.name ?? current?.name ?? id,
+    ...(input.name !== undefined ? { name: input.name } : {}),
     description: input.description,
     storage,
     storageSecret,
@@ -77,15 +80,22 @@ export async function putTenant(
     dataprocConfig: input["dataproc-config"] ?? null,
     updatedAt: now,
   };
-  const [inserted] = await db
-    .insert(tenants)
-    .values({ id, ...changes, createdAt: now })
-    .onConflictDoNothing()
-    .returning();
+  const [[replaced], [inserted]] = await db.batch([
+    db.update(tenants).set(changes).where(eq(tenants.id, id)).returning(),
+    db
+      .insert(tenants)
+      .values({ id, ...changes, name: input.name ?? id, createdAt: now })
+      .onConflictDoNothing()
+      .returning(),
+  ]);
   if (inserted) return { row: inserted, created: true };
-  // Tenants are never deleted, so the row the insert ran into is there to replace.
-  const [replaced] = await db.update(tenants).set(changes).where(eq(tenants.id, id)).returning();
+  // Tenants are never deleted: the row the insert ran into is the one the update replaced.
   return { row: replaced!, created: false };
+}
+
+/** Whether a PUT's storage omits a secret, which then keeps the stored one (see storageColumns). */
+function keepsStoredSecret(storage: TenantConfiguration["storage"]): boolean {
+  return !!storage && (storage.payload.credentials === undefined || storage.payload.security?.sas_key === undefined);
 }
 
 type StorageInput = NonNullable<TenantConfiguration["storage"]>;

@@ -181,3 +181,62 @@ describe("writes in one sequential D1 round trip", () => {
     expect(deletes.map((e: { status: number }) => e.status)).toEqual([200, 409, 403]);
   });
 });
+
+describe("tenant writes in one sequential D1 round trip (Access.tenantInBatch)", () => {
+  it("spark-job-config, tenant members, projects, project members: one round trip for a tenant admin's first write; refusals write nothing", async () => {
+    const w = await world();
+    const base = `/api/backend/${w.tenant}/configuration`;
+    const spark = `/configuration/tenants/${w.tenant}/spark-job-config`;
+    const tenantAdmin = `${unique("tadmin")}@example.com`;
+    await tenantMember(w.tenant, tenantAdmin, "TENANT_ADMIN");
+    const newcomer = `${unique("new")}@example.com`;
+    const writes: [string, string, unknown, number][] = [
+      ["PUT", spark, { spark_properties: { "spark.executor.memory": "8g" } }, 200],
+      ["DELETE", spark, undefined, 200],
+      ["PUT", `${base}/members/${newcomer}`, { role: "TENANT_MEMBER" }, 201],
+      ["PUT", `${base}/members/${newcomer}`, { role: "TENANT_ADMIN" }, 200],
+      ["DELETE", `${base}/members/${newcomer}`, undefined, 200],
+      ["POST", `${base}/projects`, { name: unique("p") }, 201],
+      ["POST", `${base}/projects/${w.projectId}/members`, { email: newcomer, role: "PROJECT_VIEWER" }, 201],
+      ["PUT", `${base}/projects/${w.projectId}/members/${newcomer}`, { role: "PROJECT_EDITOR" }, 200],
+      ["DELETE", `${base}/projects/${w.projectId}/members/${newcomer}`, undefined, 200],
+    ];
+    // A fresh token each time: no membership of the caller is in the isolate's cache.
+    for (const [method, path, body, status] of writes) {
+      const res = await call(method, path, { as: await userToken(tenantAdmin), ...(body ? { body } : {}) });
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+      expect(sequential(res), `${method} ${path}: ${res.headers.get("server-timing")}`).toBe(1);
+    }
+    // A member who is no tenant admin is refused (403) and writes nothing; a stranger is a 404.
+    const member = await memberOf(w, "PROJECT_EDITOR");
+    const stranger = await userToken(`${unique("stranger")}@example.com`);
+    const put = { spark_properties: { "spark.executor.memory": "1g" } };
+    expect((await call("PUT", spark, { as: member, body: put })).status).toBe(403);
+    expect((await call("PUT", spark, { as: stranger, body: put })).status).toBe(404);
+    expect((await call("PUT", spark, { as: await tenantKey(await createTenant()), body: put })).status).toBe(404);
+    expect((await call("GET", spark, { as: admin })).body).toEqual({});
+    const victim = `${unique("victim")}@example.com`;
+    expect(
+      (await call("PUT", `${base}/members/${victim}`, { as: member, body: { role: "TENANT_ADMIN" } })).status,
+    ).toBe(403);
+    expect((await call("DELETE", `${base}/members/${tenantAdmin}`, { as: member })).status).toBe(403);
+    const project = { name: unique("p") };
+    expect((await call("POST", `${base}/projects`, { as: stranger, body: project })).status).toBe(404);
+    const add = { email: victim, role: "PROJECT_ADMIN" };
+    expect((await call("POST", `${base}/projects/${w.projectId}/members`, { as: member, body: add })).status).toBe(403);
+    const members = await call("GET", `${base}/members`, { as: admin });
+    expect(members.body.map((m: { email: string }) => m.email)).not.toContain(victim);
+    expect(members.body.map((m: { email: string }) => m.email)).toContain(tenantAdmin);
+    const projects = await call("GET", `${base}/projects`, { as: admin });
+    expect(projects.body.map((p: { name: string }) => p.name)).not.toContain(project.name);
+    // Every write once in the audit log with its answer (the refusals by the middleware, a 404 not at all).
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const statuses = (path: string, method: string) =>
+      log.body
+        .filter((e: { method: string; path: string }) => e.method === method && e.path === path)
+        .map((e: { status: number }) => e.status);
+    expect(statuses(spark, "PUT")).toEqual([403, 200]);
+    expect(statuses(`${base}/members/${newcomer}`, "PUT")).toEqual([200, 201]);
+    expect(statuses(`${base}/members/${tenantAdmin}`, "DELETE")).toEqual([403]);
+  });
+});

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inProject, inTenant } from "../access";
+import { inProject, inProjectInBatch, inTenant, inTenantInBatch } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -30,7 +30,7 @@ export const listProjectMembers = authedRoute({
 
 export const addProjectMember = authedRoute({
   operationId: "addProjectMember",
-  access: inProject("PROJECT_ADMIN"),
+  access: inProjectInBatch("PROJECT_ADMIN"),
   method: "post",
   path: `${base}/projects/{projectId}/members`,
   tags,
@@ -41,7 +41,7 @@ export const addProjectMember = authedRoute({
 
 export const changeProjectMember = authedRoute({
   operationId: "changeProjectMember",
-  access: inProject("PROJECT_ADMIN"),
+  access: inProjectInBatch("PROJECT_ADMIN"),
   method: "put",
   path: `${base}/projects/{projectId}/members/{email}`,
   tags,
@@ -52,7 +52,7 @@ export const changeProjectMember = authedRoute({
 
 export const removeProjectMember = authedRoute({
   operationId: "removeProjectMember",
-  access: inProject("PROJECT_ADMIN"),
+  access: inProjectInBatch("PROJECT_ADMIN"),
   method: "delete",
   path: `${base}/projects/{projectId}/members/{email}`,
   tags,
@@ -77,7 +77,7 @@ export const listTenantMembers = authedRoute({
 
 export const putTenantMember = authedRoute({
   operationId: "putTenantMember",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "put",
   path: `${base}/members/{email}`,
   tags: memberTags,
@@ -93,7 +93,7 @@ export const putTenantMember = authedRoute({
 
 export const removeTenantMember = authedRoute({
   operationId: "removeTenantMember",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "delete",
   path: `${base}/members/{email}`,
   tags: memberTags,

@@ -3,7 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import { NotFoundError } from "../../lib/errors";
 import * as projects from "../../tenancy/projects";
-import { settleInBatch } from "../access";
+import { settleInBatch, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./projects.routes";
@@ -11,11 +11,33 @@ import { projectView } from "./projects.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
+/**
+ * One round trip: the access check (Access.tenantInBatch), the project and its creator's
+ * membership (conditioned on the same access) and the audit row are one batch.
+ */
 export const createProject: Handler<"createProject"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  const { principal } = await c.var.access.tenant(tenant);
+  const input = c.req.valid("json");
+  const principal = c.var.principal;
   const adminEmail = principal.kind === "user" ? principal.email : undefined;
-  const row = await projects.createProject(c.var.db, tenant, c.req.valid("json"), actorName(principal), adminEmail);
+  const check = c.var.access.tenantInBatch(tenant, "TENANT_MEMBER");
+  const create = projects.createProjectStatements(
+    c.var.db,
+    tenant,
+    input,
+    actorName(principal),
+    adminEmail,
+    check.allowed,
+  );
+  const audit = auditInBatch(c, 201);
+  const [, rows] = await writeInBatch(
+    c,
+    check,
+    [create.insert, audit, ...(create.member ? [create.member] : [])],
+    (batch) => projects.createProjectConflicts(batch, input),
+  );
+  const row = projects.projectCreated(tenant, rows);
+  auditedInBatch(c, 201);
   return c.json(projectView(row), 201);
 };
 

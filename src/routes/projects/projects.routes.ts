@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inProject, inProjectInBatch, inTenant } from "../access";
+import { inProject, inProjectInBatch, inTenant, inTenantInBatch } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -10,7 +10,7 @@ const base = "/api/backend/{tenant}/configuration";
 
 export const createProject = authedRoute({
   operationId: "createProject",
-  access: inTenant("TENANT_MEMBER"),
+  access: inTenantInBatch("TENANT_MEMBER"),
   method: "post",
   path: `${base}/projects`,
   tags,

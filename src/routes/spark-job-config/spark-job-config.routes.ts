@@ -1,4 +1,4 @@
-import { inTenant } from "../access";
+import { inTenant, inTenantInBatch } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { TenantParams } from "../params";
 import { PutSparkJobConfigBody, SparkJobConfigSchema } from "./spark-job-config.schemas";
@@ -19,7 +19,7 @@ export const getSparkJobConfig = authedRoute({
 
 export const putSparkJobConfig = authedRoute({
   operationId: "putSparkJobConfig",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "put",
   path,
   tags,
@@ -33,7 +33,7 @@ export const putSparkJobConfig = authedRoute({
 
 export const deleteSparkJobConfig = authedRoute({
   operationId: "deleteSparkJobConfig",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "delete",
   path,
   tags,
