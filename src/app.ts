@@ -63,6 +63,29 @@ function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
   });
 }
 
+/**
+ * Sets headers (`append`: added beside any of the same name) on the response a handler has made.
+ * `c.header()` on a finalized context copies the whole Response for each header it sets (it cannot
+ * know the headers are mutable); ours are, unless the response came from a fetch (the static
+ * assets), whose immutable headers still go through `c.header()`.
+ */
+function setHeaders(c: Context<AppEnv>, headers: readonly (readonly [string, string, boolean])[]): void {
+  if (c.finalized) {
+    try {
+      const target = c.res.headers;
+      for (const [name, value, append] of headers) {
+        if (append) target.append(name, value);
+        else target.set(name, value);
+      }
+      return;
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err;
+      // Immutable headers: nothing was set (the first header threw), so copy the response once below.
+    }
+  }
+  for (const [name, value, append] of headers) c.header(name, value, { append });
+}
+
 /** The document's head; the server is the origin the document is read from, so one document serves every deployment. */
 const openApiConfig = (origin: string) => ({
   openapi: "3.1.0",
@@ -119,9 +142,11 @@ export function createApp() {
       await withRequestD1(metered(sessions.main), next);
     } finally {
       // What the request cost in D1 calls (src/db/metered.ts); bench/api reads it.
-      c.header("Server-Timing", serverTiming(meter), { append: true });
       const seen = sessions.bookmark();
-      if (seen) c.header(BOOKMARK_HEADER, seen);
+      setHeaders(c, [
+        ["Server-Timing", serverTiming(meter), true],
+        ...(seen ? [[BOOKMARK_HEADER, seen, false] as const] : []),
+      ]);
     }
   });
   // The input checks (checkInput) are each route's middleware, after its access check.

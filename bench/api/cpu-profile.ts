@@ -33,8 +33,8 @@ export class Inspector {
     });
   }
 
-  /** Connects to the first target wrangler dev's inspector lists on `port`. */
-  static async connect(port: number): Promise<Inspector> {
+  /** Connects to the first target wrangler dev's inspector lists on `port`, sampling every `intervalUs` µs. */
+  static async connect(port: number, intervalUs = 200): Promise<Inspector> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       try {
@@ -51,7 +51,7 @@ export class Inspector {
           });
           const inspector = new Inspector(socket);
           await inspector.send("Profiler.enable");
-          await inspector.send("Profiler.setSamplingInterval", { interval: 200 });
+          await inspector.send("Profiler.setSamplingInterval", { interval: intervalUs });
           return inspector;
         }
       } catch (err) {
@@ -121,6 +121,47 @@ export function totalTimes(profile: Profile): { name: string; ms: number }[] {
       seen.add(`${functionName || "(anonymous)"} ${url.split("/").pop() ?? ""}:${lineNumber + 1}`);
     }
     for (const name of seen) ms.set(name, (ms.get(name) ?? 0) + dt);
+  });
+  return [...ms].map(([name, v]) => ({ name, ms: v })).sort((a, b) => b.ms - a.ms);
+}
+
+/**
+ * Where each sample's leaf function comes from: the module of the bundle it is in (the bundle's
+ * `// src/…` and `// node_modules/…` comments), workerd's own JavaScript (`cloudflare-internal:…`,
+ * the D1 and rate-limiter bindings' wrappers), or native code (`:0`, e.g. fetch, JSON, Response).
+ */
+export function moduleOf(bundle: string): (url: string, lineNumber: number, functionName: string) => string {
+  const starts: { line: number; module: string }[] = [];
+  bundle.split("\n").forEach((text, i) => {
+    const m = /^\/\/ ((?:node_modules\/(?:@[^/]+\/)?[^/]+)|src\/[^/]+(?:\/[^/.]+)?|[^\s]+)/.exec(text);
+    if (m && !m[1]!.startsWith("@__")) starts.push({ line: i, module: m[1]!.replace(/^node_modules\//, "") });
+  });
+  return (url, lineNumber, functionName) => {
+    if (url.startsWith("cloudflare-internal:")) return url.replace(/:\d+$/, "").replace(":module", "");
+    if (!url.endsWith(".js")) {
+      if (functionName === "(garbage collector)") return "(garbage collector)";
+      return `(native) ${functionName || "(anonymous)"}`;
+    }
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]!.line <= lineNumber) lo = mid;
+      else hi = mid - 1;
+    }
+    return starts[lo] && starts[lo]!.line <= lineNumber ? starts[lo]!.module : "(bundle head)";
+  };
+}
+
+/** Self time per module (moduleOf), busiest first, in ms over the profile. */
+export function moduleTimes(profile: Profile, module: ReturnType<typeof moduleOf>): { name: string; ms: number }[] {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const ms = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byNode.get(id)!.callFrame;
+    if (functionName === "(idle)" || functionName === "(program)") return;
+    const name = module(url, lineNumber, functionName);
+    ms.set(name, (ms.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
   return [...ms].map(([name, v]) => ({ name, ms: v })).sort((a, b) => b.ms - a.ms);
 }

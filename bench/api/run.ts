@@ -2,7 +2,8 @@
  * bench/api: latency of the API under load, beside a hello-world Worker, a bare read (a Worker
  * that calls the rate limiter and makes one D1 query) and our own /health.
  *
- *   npm run bench:api -- [--duration 6] [--connections 8] [--keep] [--profile]
+ *   npm run bench:api -- [--duration 6] [--connections 8] [--keep] [--profile] [--interval 200]
+ *                        [--only <regex>] [--save <dir>]
  *
  * 1. Starts the service (wrangler dev on a migrated local D1, bench/support) and the peers' Worker
  *    (bench/api/hello: hello-world at `/`, the bare read at `/floor`) with the same wrangler.
@@ -22,14 +23,21 @@
  *    the two calls alone would make of /health in that thread's time: the floor of any read.
  *
  * The load generator shares the machine's cores with workerd: compare ratios from one run.
- * With --profile, the Worker's isolate is profiled through wrangler dev's inspector during each
+ * With --profile, the Worker's isolate (and the peers' isolate) is profiled through wrangler dev's inspector during each
  * route's run (bench/api/cpu-profile.ts), and the busiest functions of each route are printed
- * after the table (the sampler slows the Worker: compare profiled runs with profiled runs).
+ * after the table, with the self time of each module of the bundle (our src/ directories, hono,
+ * zod, drizzle-orm) and of workerd's own code (the D1 and rate-limiter bindings' JavaScript,
+ * native calls, the garbage collector). The sampler slows the Worker: compare profiled runs with
+ * profiled runs; `--interval` (µs between samples, 200 by default) trades detail for less
+ * slowing. `--only` loads only our routes whose name matches (the peers and /health always run),
+ * `--warmup <s>` loads each route that long before its measured run (the isolate's caches filled),
+ * `--save` writes each profile there (`<route>.cpuprofile`, for DevTools) with the bundle.
  */
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { busiestThreadMs, groupCpuMs, groupThreadCpuMs } from "../support/proc-cpu";
 import {
@@ -43,7 +51,7 @@ import {
   tempStateDir,
   type WorkerProcess,
 } from "../support/wrangler-dev";
-import { Inspector, selfTimes, totalTimes } from "./cpu-profile";
+import { Inspector, moduleOf, moduleTimes, selfTimes, totalTimes } from "./cpu-profile";
 import { seedTenant } from "./seed";
 
 const { values: args } = parseArgs({
@@ -52,6 +60,10 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "8" },
     keep: { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
+    interval: { type: "string", default: "200" },
+    warmup: { type: "string", default: "0" },
+    only: { type: "string" },
+    save: { type: "string" },
   },
 });
 
@@ -82,6 +94,8 @@ interface Figures {
   callers?: { name: string; ms: number }[];
   /** With --profile: the isolate's busy time per request (ms, inflated by the sampler). */
   isolateMs?: number;
+  /** With --profile: self time per module of the bundle or of workerd (ms in the run). */
+  modules?: { name: string; ms: number }[];
 }
 
 async function api(base: string, method: string, path: string, auth: Record<string, string>, body?: unknown) {
@@ -96,7 +110,7 @@ async function api(base: string, method: string, path: string, auth: Record<stri
 }
 
 /** wrk's latency distribution and rate; a Lua script sends the method, headers and body. */
-function runWrk(route: Route, dir: string): Figures {
+function runWrk(route: Route, dir: string, seconds = args.duration): Figures {
   const script = join(dir, `${route.name.replace(/\W+/g, "-")}.lua`);
   const lines = [`wrk.method = "${route.method ?? "GET"}"`];
   for (const [k, v] of Object.entries(route.headers ?? {})) lines.push(`wrk.headers["${k}"] = "${v}"`);
@@ -114,11 +128,9 @@ function runWrk(route: Route, dir: string): Figures {
     );
   }
   writeFileSync(script, `${lines.join("\n")}\n`);
-  const r = spawnSync(
-    "wrk",
-    ["-t1", `-c${args.connections}`, `-d${args.duration}s`, "--latency", "-s", script, route.url],
-    { encoding: "utf8" },
-  );
+  const r = spawnSync("wrk", ["-t1", `-c${args.connections}`, `-d${seconds}s`, "--latency", "-s", script, route.url], {
+    encoding: "utf8",
+  });
   if (r.error || r.status !== 0) {
     throw new Error(`wrk failed (${r.error?.message ?? r.stderr}); install it with: apt-get install -y wrk`);
   }
@@ -148,6 +160,46 @@ async function roundTrips(route: Route): Promise<string | undefined> {
   return m ? `${m[1]} (${m[2]} sequential)` : undefined;
 }
 
+/**
+ * Copies the service's local D1 (its SQLite file, named by the database id) into the peers'
+ * state, where their APP_DB binding (the same id) finds it: done before the peers' first use of it.
+ */
+function copyDatabase(from: string, to: string) {
+  const dir = (root: string) => join(root, "v3", "d1", "miniflare-D1DatabaseObject");
+  mkdirSync(dir(to), { recursive: true });
+  for (const file of readdirSync(dir(from))) {
+    if (!file.startsWith("metadata") && !existsSync(join(dir(to), file))) {
+      copyFileSync(join(dir(from), file), join(dir(to), file));
+    }
+  }
+}
+
+/**
+ * The SQL of the D1 call one request to `url` makes, as the service ran it: from the spans wrangler
+ * dev's local trace store keeps (`db.query.text` of the request's last D1 span).
+ */
+async function lastD1Query(persist: string, url: string, token: string): Promise<string> {
+  // Twice: the first request of a user also reads its membership (the isolate's cache is empty).
+  for (let i = 0; i < 2; i++) await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer();
+  const dir = join(persist, "v3", "observability", "miniflare-wobs-trace-store");
+  const file = readdirSync(dir).find((f) => f.endsWith(".sqlite") && !f.startsWith("metadata"));
+  if (!file) throw new Error(`no trace store in ${dir}`);
+  for (let attempt = 0; attempt < 40; attempt++) {
+    // The store writes its spans in batches: wait for the request's.
+    await new Promise((r) => setTimeout(r, 250));
+    const db = new DatabaseSync(join(dir, file), { readOnly: true });
+    const row = db
+      .prepare("SELECT attributes, start_ms FROM spans WHERE name LIKE 'd1_%' ORDER BY start_ms DESC LIMIT 1")
+      .get() as { attributes: Uint8Array } | undefined;
+    db.close();
+    const text = row && Buffer.from(row.attributes).toString("latin1");
+    // The attribute is a JSON string's body after a length prefix, ended by the next key's tag.
+    const m = text && /db\.query\.text[\s\S]{1,3}?(select [\s\S]*?)\xc7/.exec(text);
+    if (m) return JSON.parse(`"${Buffer.from(m[1]!, "latin1").toString("utf8")}"`) as string;
+  }
+  throw new Error(`no D1 span for ${url} in the trace store`);
+}
+
 async function main() {
   const persist = tempStateDir("dq-bench-api-");
   let worker: WorkerProcess | undefined;
@@ -160,8 +212,15 @@ async function main() {
       ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
     });
     worker = service;
+    const peersInspectorPort = args.profile ? await freePort() : undefined;
     hello = await launchWranglerDev(
-      ["--config", join(ROOT, "bench/api/hello/wrangler.toml"), "--persist-to", join(persist, "peers")],
+      [
+        "--config",
+        join(ROOT, "bench/api/hello/wrangler.toml"),
+        "--persist-to",
+        join(persist, "peers"),
+        ...(peersInspectorPort ? ["--inspector-port", String(peersInspectorPort)] : []),
+      ],
       {
         verbose: false,
         healthPath: "/",
@@ -172,6 +231,20 @@ async function main() {
       service.adminKey,
     );
     const base = `${worker.base}/api/backend/${tenant}/configuration`;
+    // The peers' /same/<name>: each read's own D1 call (its SQL as the service ran it, read from
+    // wrangler dev's local trace store; the values of the bench's first user) on a copy of the
+    // seeded database.
+    copyDatabase(persist, join(persist, "peers"));
+    const user = "reader0@bench.example";
+    const sameCalls: [string, string, unknown[]][] = [
+      ["projects", `${base}/projects`, [tenant, JSON.stringify([projectId]), 1001]],
+      ["assets", `${base}/projects/${projectId}/assets`, [user, tenant, projectId, 1001]],
+      ["asset", `${base}/projects/${projectId}/assets/${assetId}`, [user, tenant, assetId, 1]],
+    ];
+    for (const [name, url, params] of sameCalls) {
+      const sql = await lastD1Query(persist, url, tokens[0]!);
+      await api(hello.base, "POST", `/same/${name}`, {}, { method: "raw", statements: [{ sql, params }] });
+    }
     const routes: Route[] = [
       { name: "hello-world Worker", url: `${hello.base}/` },
       { name: "bare read (limiter + 1 D1)", url: `${hello.base}/floor` },
@@ -179,8 +252,11 @@ async function main() {
       { name: "  one D1 query only", url: `${hello.base}/d1` },
       { name: "GET /health", url: `${worker.base}/health` },
       { name: "GET projects (list)", url: `${base}/projects`, tokens },
+      { name: "  its query, bare", url: `${hello.base}/same/projects` },
       { name: "GET assets of a project (20)", url: `${base}/projects/${projectId}/assets`, tokens },
+      { name: "  its query, bare ", url: `${hello.base}/same/assets` },
       { name: "GET one asset", url: `${base}/projects/${projectId}/assets/${assetId}`, tokens },
+      { name: "  its query, bare  ", url: `${hello.base}/same/asset` },
       { name: "GET incidents summary", url: `${worker.base}/api/backend/${tenant}/incidents/summary`, tokens },
       {
         name: "PUT project (write)",
@@ -191,29 +267,54 @@ async function main() {
         body: JSON.stringify({ description: "bench" }),
       },
     ];
-    const inspector = inspectorPort ? await Inspector.connect(inspectorPort) : undefined;
+    const only = args.only === undefined ? undefined : new RegExp(args.only, "i");
+    const measured = routes.filter(
+      (r) => !only || !r.url.startsWith(worker!.base) || r.name === "GET /health" || only.test(r.name),
+    );
+    const inspector = inspectorPort ? await Inspector.connect(inspectorPort, Number(args.interval)) : undefined;
+    const peersInspector = peersInspectorPort
+      ? await Inspector.connect(peersInspectorPort, Number(args.interval))
+      : undefined;
+    const bundlePath = join(persist, "worker-bundle", "index.js");
+    const module = inspector ? moduleOf(readFileSync(bundlePath, "utf8")) : undefined;
+    // The peers' Worker is one small file: all of its JavaScript is "(bundle head)".
+    const peersModule = moduleOf("");
+    if (args.save) {
+      mkdirSync(args.save, { recursive: true });
+      if (inspector) copyFileSync(bundlePath, join(args.save, "index.js"));
+    }
     const results = new Map<string, Figures>();
-    for (const route of routes) {
+    for (const route of measured) {
       log(`wrk ${route.name}`);
       const ours = route.url.startsWith(worker.base);
       const group = ours ? worker.processGroup : hello.processGroup;
-      if (ours && inspector) await inspector.start();
+      if (Number(args.warmup) > 0) runWrk(route, persist, args.warmup);
+      const profiler = ours ? inspector : peersInspector;
+      await profiler?.start();
       const cpuBefore = groupCpuMs(group);
       const threadsBefore = groupThreadCpuMs(group);
       const figures = runWrk(route, persist);
       figures.cpuMsPerRequest = (groupCpuMs(group) - cpuBefore) / figures.requests;
       figures.threadMsPerRequest = busiestThreadMs(threadsBefore, groupThreadCpuMs(group)) / figures.requests;
-      if (ours && inspector) {
-        const profile = await inspector.stop();
+      if (profiler) {
+        const profile = await profiler.stop();
         const { busyMs, rows } = selfTimes(profile);
         figures.hot = rows.slice(0, 12);
         figures.callers = totalTimes(profile).slice(0, 25);
         figures.isolateMs = busyMs / figures.requests;
+        figures.modules = moduleTimes(profile, ours ? module! : peersModule).slice(0, 16);
+        if (args.save) {
+          writeFileSync(
+            join(args.save, `${route.name.trim().replace(/\W+/g, "-")}.cpuprofile`),
+            JSON.stringify(profile),
+          );
+        }
       }
       figures.roundTrips = await roundTrips(route);
       results.set(route.name, figures);
     }
     inspector?.close();
+    peersInspector?.close();
     const health = results.get("GET /health")!.p50;
     const helloP50 = results.get("hello-world Worker")!.p50;
     const floorP50 = results.get("bare read (limiter + 1 D1)")!.p50;
@@ -237,6 +338,8 @@ async function main() {
       for (const h of f.hot) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
       console.log(`${name}: inclusive time (ms per request)`);
       for (const h of f.callers ?? []) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
+      console.log(`${name}: self time by module (ms per request)`);
+      for (const h of f.modules ?? []) console.log(`  ${(h.ms / f.requests).toFixed(3).padStart(7)}  ${h.name}`);
     }
     console.log(
       "\nTarget (issue 40): every read ≤ 1.25× the bare read at p50, every write 1 sequential D1 round trip (the D1 calls column).",
@@ -244,6 +347,17 @@ async function main() {
     const reads = [...results].filter(([name]) => name.startsWith("GET ") && name !== "GET /health");
     const worst = Math.max(...reads.map(([, f]) => f.p50 / floorP50));
     console.log(`Reads here: ${reads.length} routes, the slowest ${worst.toFixed(2)}× the bare read at p50.`);
+    const names = [...results.keys()];
+    for (const [i, name] of names.entries()) {
+      const next = names[i + 1];
+      if (!name.startsWith("GET ") || !next?.startsWith("  its query, bare")) continue;
+      const ours = results.get(name)!;
+      const bare = results.get(next)!;
+      console.log(
+        `${name}: ${(ours.p50 / bare.p50).toFixed(2)}× its own query run bare (limiter + the same D1 call) at p50, ` +
+          `${(ours.threadMsPerRequest! - bare.threadMsPerRequest!).toFixed(2)} ms more of the runtime thread a request.`,
+      );
+    }
     console.log(
       `The bare read, which does only what any authenticated read must (the rate limiter, then one D1 query), is ${(floorP50 / health).toFixed(2)}× /health here.`,
     );

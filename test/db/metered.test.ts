@@ -38,4 +38,20 @@ describe("metered D1", () => {
     expect(Number(m![1])).toBeGreaterThanOrEqual(2);
     expect((await call("GET", "/health")).headers.get("server-timing")).toMatch(/desc="0 round trips, 0 sequential"/);
   });
+
+  it("sets its headers once on the handler's response, and on a static file's (whose headers are immutable)", async () => {
+    const tenant = await createTenant();
+    const res = await call("GET", `/api/backend/${tenant}/configuration/projects`, { as: admin });
+    expect(res.status).toBe(200);
+    // One entry, and the bookmark of the state the read saw, beside the handler's own headers.
+    expect(res.headers.get("server-timing")).toMatch(/^d1;dur=\d+;desc="\d+ round trips, \d+ sequential"$/);
+    expect(res.headers.get("x-session-bookmark")).toMatch(/^[0-9a-f]{8}-/);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    // Served by the assets binding (a fetched response): still answered, with the entry.
+    const script = await call("GET", "/app/app.js");
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("javascript");
+    expect(script.headers.get("server-timing")).toMatch(/^d1;dur=0;desc="0 round trips, 0 sequential"$/);
+  });
 });

@@ -2,18 +2,46 @@
  * The peers bench/api measures beside ours, both in one Worker run by the same wrangler dev:
  * - `/`: hello-world, no routing, no bindings used;
  * - `/floor`: the least an authenticated read of ours can do, with nothing of ours: one call to
- *   the rate limiter (the same binding type and budget as ours) and then one D1 query, in sequence.
+ *   the rate limiter (the same binding type and budget as ours) and then one D1 query, in sequence;
+ * - `/same/<name>`: as `/floor`, with one of our reads' own D1 call (its SQL and values, its
+ *   method) on a copy of the service's seeded database: what that read would cost if it did nothing
+ *   but the limiter and its query. bench/api registers each call first (POST `/same/<name>`).
  */
 interface Env {
   DB: D1Database;
+  APP_DB: D1Database;
   RATE_LIMIT: RateLimit;
 }
 
+/** One D1 call of a read of ours: a statement run with `method`, or a batch of statements. */
+interface Call {
+  method: "all" | "raw" | "batch";
+  statements: { sql: string; params: unknown[] }[];
+}
+
 let next = 0;
+const calls = new Map<string, Call>();
+
+async function same(request: Request, env: Env, name: string): Promise<Response> {
+  if (request.method === "POST") {
+    calls.set(name, (await request.json()) as Call);
+    return new Response(null, { status: 204 });
+  }
+  const call = calls.get(name);
+  if (!call) return new Response("no such call\n", { status: 404 });
+  next = (next + 1) % 60;
+  const { success } = await env.RATE_LIMIT.limit({ key: `standard:user:${next}` });
+  if (!success) return new Response("limited\n", { status: 429 });
+  const statements = call.statements.map((s) => env.APP_DB.prepare(s.sql).bind(...s.params));
+  if (call.method === "batch") return Response.json(await env.APP_DB.batch(statements));
+  const [statement] = statements;
+  return Response.json(call.method === "raw" ? await statement!.raw() : (await statement!.all()).results);
+}
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
+    if (path.startsWith("/same/")) return same(request, env, path.slice("/same/".length));
     if (path !== "/floor" && path !== "/limiter" && path !== "/d1") {
       return new Response("hello\n", { headers: { "content-type": "text/plain" } });
     }
