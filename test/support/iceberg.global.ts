@@ -245,6 +245,10 @@ function metastoreProcessor(tables: Map<string, MetastoreTable>, calls: string[]
         output.writeFieldBegin("table", Type.STRUCT, 1);
         writeTable(output, String(req.get(1)), String(req.get(2)), table);
         output.writeFieldEnd();
+        // Hive 4: GetTableResult { 2: optional bool isStatsCompliant }.
+        output.writeFieldBegin("isStatsCompliant", Type.BOOL, 2);
+        output.writeBool(true);
+        output.writeFieldEnd();
         output.writeFieldStop();
         output.writeStructEnd();
       } else {
@@ -265,7 +269,7 @@ function metastoreProcessor(tables: Map<string, MetastoreTable>, calls: string[]
   };
 }
 
-/** struct Table of hive_metastore.thrift, with the fields a Hive 3 metastore fills for an Iceberg table. */
+/** struct Table of hive_metastore.thrift, with the fields a Hive 3 and a Hive 4 metastore fill for an Iceberg table. */
 function writeTable(out: any, database: string, name: string, table: MetastoreTable) {
   const { Type } = thrift.Thrift;
   const string = (id: number, fieldName: string, value: string) => {
@@ -337,6 +341,60 @@ function writeTable(out: any, database: string, name: string, table: MetastoreTa
   fieldSchemas(8, "partitionKeys", []);
   stringMap(9, "parameters", table.parameters);
   string(12, "tableType", table.tableType);
+  // What a Hive 4 metastore adds (hive_metastore.thrift, struct Table fields 13-28; checked once
+  // against a server thrift-compiler generated from Hive's IDL): containers and types the client
+  // must step over without reading them.
+  out.writeFieldBegin("privileges", Type.STRUCT, 13);
+  out.writeStructBegin("PrincipalPrivilegeSet");
+  out.writeFieldBegin("userPrivileges", Type.MAP, 1);
+  out.writeMapBegin(Type.STRING, Type.LIST, 1);
+  out.writeString("hive");
+  out.writeListBegin(Type.STRUCT, 1);
+  out.writeStructBegin("PrivilegeGrantInfo");
+  string(1, "privilege", "ALL");
+  i32(2, "createTime", 1_717_000_000);
+  string(3, "grantor", "hive");
+  i32(4, "grantorType", 1);
+  out.writeFieldBegin("grantOption", Type.BOOL, 5);
+  out.writeBool(true);
+  out.writeFieldEnd();
+  out.writeFieldStop();
+  out.writeStructEnd();
+  out.writeListEnd();
+  out.writeMapEnd();
+  out.writeFieldEnd();
+  out.writeFieldStop();
+  out.writeStructEnd();
+  out.writeFieldEnd();
+  string(17, "catName", "hive");
+  i32(18, "ownerType", 1);
+  out.writeFieldBegin("writeId", Type.I64, 19);
+  out.writeI64(-1);
+  out.writeFieldEnd();
+  out.writeFieldBegin("accessType", Type.BYTE, 22);
+  out.writeByte(8);
+  out.writeFieldEnd();
+  out.writeFieldBegin("requiredReadCapabilities", Type.LIST, 23);
+  out.writeListBegin(Type.STRING, 1);
+  out.writeString("HIVEFULLACIDREAD");
+  out.writeListEnd();
+  out.writeFieldEnd();
+  out.writeFieldBegin("id", Type.I64, 25);
+  out.writeI64(42);
+  out.writeFieldEnd();
+  out.writeFieldBegin("dictionary", Type.STRUCT, 27);
+  out.writeStructBegin("ObjectDictionary");
+  out.writeFieldBegin("values", Type.MAP, 1);
+  out.writeMapBegin(Type.STRING, Type.LIST, 1);
+  out.writeString("k");
+  out.writeListBegin(Type.STRING, 1);
+  out.writeBinary(Buffer.from([0, 255, 7]));
+  out.writeListEnd();
+  out.writeMapEnd();
+  out.writeFieldEnd();
+  out.writeFieldStop();
+  out.writeStructEnd();
+  out.writeFieldEnd();
   out.writeFieldStop();
   out.writeStructEnd();
 }
