@@ -10,6 +10,7 @@ import type {
   IncidentStateResult,
   MetricSummary,
   MonitoredAsset,
+  PrunedHistory,
   RecordedPoint,
   TrainingState,
 } from "../contracts/asset-monitor";
@@ -45,8 +46,8 @@ import {
   impactLevel,
   impactOf,
   impactQuery,
-  isAppliedBefore,
   lastAlertOf,
+  lastJobQuery,
   openIncidents,
   openIncidentsQuery,
   resultStatements,
@@ -58,7 +59,7 @@ import type { ChannelRow } from "../notifications/channels";
 import { enabledChannelsQuery, type IncidentEvent, publishIncidentEvents } from "../notifications/events";
 import { decodeProfile } from "../scan/profile-wire";
 import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
-import { type AdoptionPlan, HistoryStore } from "./history-store";
+import { type AdoptionPlan, HistoryStore, type StoredDqScore } from "./history-store";
 import { SerialQueue } from "./serial";
 
 /** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
@@ -123,14 +124,19 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     return this.serial.run(() => this.rebuild(input.asset, input.since));
   }
 
-  /** Retention: forgets the metric history from before `cutoff` (the tenant's data_ttl). */
-  pruneHistory(cutoff: string): Promise<{ points: number }> {
-    return this.serial.run(async () => ({ points: this.store.pruneBefore(cutoff) }));
+  /** Retention: forgets the metric history, applied jobs and DQ scores from before `cutoff` (the tenant's data_ttl). */
+  pruneHistory(cutoff: string): Promise<PrunedHistory> {
+    return this.serial.run(async () => this.store.pruneBefore(cutoff));
   }
 
   /** Policies still learning a metric's baseline, as of the last scan. */
   async training(): Promise<TrainingState[]> {
     return this.store.training;
+  }
+
+  /** One page of the asset's DQ scores, newest first, before `before` (scored_at) if given (read-only). */
+  async dqScores(limit: number, before?: string): Promise<StoredDqScore[]> {
+    return this.store.dqScores(limit, before);
   }
 
   /** One metric's recent points, oldest first, as measured, with their offsets (read-only). */
@@ -158,6 +164,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       impact: newImpact,
       ticketTemplateId,
       channels,
+      lastJobId,
     } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
@@ -172,17 +179,16 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       impact,
       adoptions: new Map([...adoptions].map(([id, a]) => [id, a.details])),
     };
-    let replay = false;
-    try {
+    // D1 has the job already (its batch committed, and this object could not record it): record
+    // the history below, write nothing twice.
+    const replay = lastJobId === input.jobId;
+    if (!replay) {
+      this.recordUnrecorded(lastJobId);
       await db.batch([
-        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness, notifies: notifyOf }),
+        ...resultStatements(db, { ...input, savedAt, alerts, ...freshness, notifies: notifyOf }),
         attributesStatement(db, asset, profile, kinds, input.scanTime),
         ...decisionStatements(db, scan, decisions),
       ]);
-    } catch (err) {
-      if (!isAppliedBefore(err)) throw err;
-      // Written before this object could record it: D1 has it all; record the history below.
-      replay = true;
     }
 
     if (!replay && opened.length > 0 && ticketTemplateId) {
@@ -198,6 +204,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       schema: rememberedSchema(this.store.lastSchema, seenSchema(profile)),
       training: evaluation.training,
       kinds,
+      dqScore,
       result: { ...result, replay: false },
     });
     for (const { plan } of adoptions.values()) this.store.applyAdoption(plan);
@@ -247,7 +254,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     // impact; the Jira integration's default template: a ticket for each incident it opens; the
     // notification channels: who hears of its incidents).
     // Selects, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
-    const [policyRows, dqRows, openRows, lineage, jira, channels] = await db.batch([
+    const [policyRows, dqRows, openRows, lineage, jira, channels, mark] = await db.batch([
       db
         .select()
         .from(assetPolicies)
@@ -262,6 +269,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         .where(eq(jiraIntegrations.tenantId, asset.tenantId))
         .limit(1),
       enabledChannelsQuery(db, asset.tenantId),
+      lastJobQuery(db, asset),
     ]);
     const policyRow = policyRows[0];
     const dqConfig = dqScoreConfigOf(dqRows[0]);
@@ -308,7 +316,19 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       impact: impactLevel(lineage),
       ticketTemplateId,
       channels,
+      lastJobId: mark[0]?.lastJobId,
     };
+  }
+
+  /**
+   * A job whose D1 batch committed while this object failed to record it, and which another job
+   * overtook before its replay: records it as applied (its points and score are lost), so that its
+   * replay writes nothing twice to D1.
+   */
+  private recordUnrecorded(lastJobId: string | undefined): void {
+    if (lastJobId === undefined || this.store.hasApplied(lastJobId)) return;
+    const result: ApplyScanResult = { jobId: lastJobId, alerts: 0, dqScore: null, replay: false };
+    this.store.copyIn([], [{ jobId: lastJobId, appliedAt: nowIso(), result }]);
   }
 
   /**

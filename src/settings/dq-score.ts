@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { type DqWeights, normaliseWeights } from "../contracts/dimensions";
 import type { Db } from "../db";
-import { dqScoreConfigs, dqScores } from "../db/schema";
+import { type DqScoreRow, dqScoreConfigs, dqScores } from "../db/schema";
 import { nowIso } from "../lib/time";
 
 /** How an asset's DQ score is computed: the overall score is the weighted mean of the dimensions. */
@@ -68,15 +68,46 @@ export async function resetDqScoreConfig(db: Db, tenantId: string, assetId: numb
   return defaultDqScoreConfig();
 }
 
-/** One page of an asset's DQ scores, newest first (`limit + 1` rows). */
-export function dqScoreHistory(db: Db, asset: { tenantId: string; id: number }, limit: number, before?: string) {
-  return db.query.dqScores.findMany({
-    where: and(
-      eq(dqScores.tenantId, asset.tenantId),
-      eq(dqScores.assetId, asset.id),
-      before === undefined ? undefined : lt(dqScores.scoredAt, before),
-    ),
-    orderBy: [desc(dqScores.scoredAt), desc(dqScores.jobId)],
-    limit: limit + 1,
-  });
+/** Where an asset's DQ scores are kept: its AssetMonitor (or anything that reads its store). */
+export interface DqScoreSource {
+  dqScores(limit: number, before?: string): Promise<DqScoreEntry[]>;
+}
+
+/** A DQ score as the asset's object keeps it. */
+export type DqScoreEntry = Omit<DqScoreRow, "tenantId" | "assetId">;
+
+/**
+ * One page of an asset's DQ scores, newest first (`limit + 1` rows). They live in the asset's
+ * object; rows still in D1 (issue 38's move has not reached the asset yet, or is moving it) are
+ * read beside them, in parallel, and a score in both places counts once.
+ */
+export async function dqScoreHistory(
+  db: Db,
+  source: DqScoreSource,
+  asset: { tenantId: string; id: number },
+  limit: number,
+  before?: string,
+): Promise<DqScoreEntry[]> {
+  const [kept, legacy] = await Promise.all([
+    source.dqScores(limit + 1, before),
+    db.query.dqScores.findMany({
+      where: and(
+        eq(dqScores.tenantId, asset.tenantId),
+        eq(dqScores.assetId, asset.id),
+        before === undefined ? undefined : lt(dqScores.scoredAt, before),
+      ),
+      orderBy: [desc(dqScores.scoredAt), desc(dqScores.jobId)],
+      limit: limit + 1,
+    }),
+  ]);
+  if (legacy.length === 0) return kept;
+  const byJob = new Map<string, DqScoreEntry>(legacy.map(({ tenantId: _t, assetId: _a, ...r }) => [r.jobId, r]));
+  for (const r of kept) byJob.set(r.jobId, r);
+  return [...byJob.values()].sort(newestFirst).slice(0, limit + 1);
+}
+
+/** scored_at, then job id, descending, as SQLite orders the text (both are ASCII). */
+function newestFirst(a: DqScoreEntry, b: DqScoreEntry): number {
+  if (a.scoredAt !== b.scoredAt) return a.scoredAt < b.scoredAt ? 1 : -1;
+  return a.jobId === b.jobId ? 0 : a.jobId < b.jobId ? 1 : -1;
 }

@@ -97,3 +97,19 @@ export const monitorAppliedJobs = sqliteTable(
   },
   (t) => [index("monitor_applied_jobs_asset_idx").on(t.tenantId, t.assetId, t.appliedAt)],
 );
+
+/**
+ * One row per asset, changed in place by each scan the AssetMonitor applies (the per-scan history,
+ * applied jobs and DQ scores, lives in the asset's Durable Object): the last job whose results are
+ * in D1, so a job replayed after its D1 batch committed (and its object's record did not) is not
+ * written twice, and the freshness a delta_only scan starts from.
+ */
+export const assetMonitorMarks = sqliteTable("asset_monitor_marks", {
+  assetId: integer("asset_id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  /** The last job whose D1 writes committed. */
+  lastJobId: text("last_job_id").notNull(),
+  appliedAt: text("applied_at").notNull(),
+  /** The freshness (newest timestamp) of the last applied scan that had one. */
+  freshness: text("freshness"),
+});
