@@ -118,6 +118,13 @@ export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
   pruneHistory(cutoff: string): Promise<PrunedHistory>;
   training(): Promise<TrainingState[]>;
   metricSeries(metric: string): Promise<RecordedPoint[]>;
-  dqScores(limit: number, before?: string): Promise<Array<DqScore & { jobId: string; scoredAt: string }>>;
+  dqScores(
+    limit: number,
+    before?: string,
+  ): Promise<{ scores: Array<DqScore & { jobId: string; scoredAt: string }>; movedSteps: number }>;
+  moveHistoryIn(input: {
+    asset: { tenantId: string; id: number };
+    limit: number;
+  }): Promise<{ dqScores: number; appliedJobs: number; more: boolean }>;
   metricCatalog(prefix: string | null): Promise<MetricSummary[]>;
 }

@@ -18,6 +18,7 @@ import {
   assetMonitorMarks,
   assets,
   type CloseReason,
+  dqScores,
   type IncidentRow,
   incidentHistory,
   incidents,
@@ -84,6 +85,87 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
   ];
   statements.push(...insertJsonRows(db, alerts, rows, { onConflictDoNothing: true }));
   return statements;
+}
+
+/** A DQ score row still in D1, without its tenant and asset (what the asset's object keeps). */
+export type LegacyDqScore = Omit<typeof dqScores.$inferSelect, "tenantId" | "assetId">;
+
+/**
+ * The asset's DQ scores and job markers still in D1 (issue 38's move), newest first, at most
+ * `limit` of each: what one step of the move copies into the object. One batch.
+ */
+export function legacyHistoryQueries(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, limit: number) {
+  return [
+    db
+      .select({
+        jobId: dqScores.jobId,
+        scoredAt: dqScores.scoredAt,
+        completeness: dqScores.completeness,
+        accuracy: dqScores.accuracy,
+        consistency: dqScores.consistency,
+        timeliness: dqScores.timeliness,
+        overall: dqScores.overall,
+      })
+      .from(dqScores)
+      .where(and(eq(dqScores.tenantId, asset.tenantId), eq(dqScores.assetId, asset.id)))
+      .orderBy(desc(dqScores.scoredAt))
+      .limit(limit),
+    db
+      .select({
+        jobId: monitorAppliedJobs.jobId,
+        appliedAt: monitorAppliedJobs.appliedAt,
+        freshness: monitorAppliedJobs.freshness,
+      })
+      .from(monitorAppliedJobs)
+      .where(and(eq(monitorAppliedJobs.tenantId, asset.tenantId), eq(monitorAppliedJobs.assetId, asset.id)))
+      .orderBy(desc(monitorAppliedJobs.appliedAt))
+      .limit(limit),
+  ] as const;
+}
+
+/**
+ * The end of one step of the move, once its rows are in the object: deletes them from D1 and
+ * counts the step on the asset's mark, keeping there the newest freshness the markers carried
+ * (a freshness a later scan wrote wins). One batch.
+ */
+export function movedOutStatements(
+  db: Db,
+  asset: Pick<MonitoredAsset, "tenantId" | "id">,
+  moved: { scoreJobs: readonly string[]; markers: ReadonlyArray<{ jobId: string; freshness: string | null }> },
+  step: number,
+): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
+  const freshness = moved.markers.find((m) => m.freshness !== null)?.freshness ?? null;
+  return [
+    db
+      .insert(assetMonitorMarks)
+      .values({ assetId: asset.id, tenantId: asset.tenantId, freshness, movedSteps: step })
+      .onConflictDoUpdate({
+        target: assetMonitorMarks.assetId,
+        set: {
+          movedSteps: sql`max(${assetMonitorMarks.movedSteps}, excluded.moved_steps)`,
+          freshness: sql`coalesce(${assetMonitorMarks.freshness}, excluded.freshness)`,
+        },
+      }),
+    db
+      .delete(dqScores)
+      .where(
+        and(
+          eq(dqScores.tenantId, asset.tenantId),
+          eq(dqScores.assetId, asset.id),
+          inJsonList(dqScores.jobId, moved.scoreJobs),
+        ),
+      ),
+    db.delete(monitorAppliedJobs).where(
+      and(
+        eq(monitorAppliedJobs.tenantId, asset.tenantId),
+        eq(monitorAppliedJobs.assetId, asset.id),
+        inJsonList(
+          monitorAppliedJobs.jobId,
+          moved.markers.map((m) => m.jobId),
+        ),
+      ),
+    ),
+  ];
 }
 
 /** The asset's mark (one row at most): the last job whose results are in D1. */

@@ -48,6 +48,8 @@ import {
   impactQuery,
   lastAlertOf,
   lastJobQuery,
+  legacyHistoryQueries,
+  movedOutStatements,
   openIncidents,
   openIncidentsQuery,
   resultStatements,
@@ -135,8 +137,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
   }
 
   /** One page of the asset's DQ scores, newest first, before `before` (scored_at) if given (read-only). */
-  async dqScores(limit: number, before?: string): Promise<StoredDqScore[]> {
-    return this.store.dqScores(limit, before);
+  async dqScores(limit: number, before?: string): Promise<{ scores: StoredDqScore[]; movedSteps: number }> {
+    return { scores: this.store.dqScores(limit, before), movedSteps: this.store.movedSteps };
   }
 
   /** One metric's recent points, oldest first, as measured, with their offsets (read-only). */
@@ -316,7 +318,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       impact: impactLevel(lineage),
       ticketTemplateId,
       channels,
-      lastJobId: mark[0]?.lastJobId,
+      lastJobId: mark[0]?.lastJobId ?? undefined,
     };
   }
 
@@ -328,7 +330,39 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
   private recordUnrecorded(lastJobId: string | undefined): void {
     if (lastJobId === undefined || this.store.hasApplied(lastJobId)) return;
     const result: ApplyScanResult = { jobId: lastJobId, alerts: 0, dqScore: null, replay: false };
-    this.store.copyIn([], [{ jobId: lastJobId, appliedAt: nowIso(), result }]);
+    this.store.recordApplied(lastJobId, nowIso(), result);
+  }
+
+  /**
+   * One step of the move of the asset's DQ scores and job markers from D1 into this object (issue
+   * 38): at most `limit` of each, newest first, copied in and then deleted from D1. Idempotent and
+   * resumable (a step cut short leaves rows in both places, which reads count once, and the next
+   * step copies them again, changing nothing); runs alone, like a scan. `more`: rows may be left.
+   */
+  moveHistoryIn(input: {
+    asset: Pick<MonitoredAsset, "tenantId" | "id">;
+    limit: number;
+  }): Promise<{ dqScores: number; appliedJobs: number; more: boolean }> {
+    return this.serial.run(async () => {
+      const { asset, limit } = input;
+      const db = createDb(this.env.DB);
+      const [scores, markers] = await db.batch(legacyHistoryQueries(db, asset, limit));
+      if (scores.length === 0 && markers.length === 0) return { dqScores: 0, appliedJobs: 0, more: false };
+      // A marker this object has no record of (the rare job whose record was lost): recorded as
+      // applied, so that a replay of it writes nothing twice.
+      const applied = markers.map((m) => ({
+        jobId: m.jobId,
+        appliedAt: m.appliedAt,
+        result: { jobId: m.jobId, alerts: 0, dqScore: null, replay: false } satisfies ApplyScanResult,
+      }));
+      const step = this.store.moveIn(scores, applied);
+      await db.batch(movedOutStatements(db, asset, { scoreJobs: scores.map((s) => s.jobId), markers }, step));
+      return {
+        dqScores: scores.length,
+        appliedJobs: markers.length,
+        more: scores.length === limit || markers.length === limit,
+      };
+    });
   }
 
   /**

@@ -195,26 +195,38 @@ export class HistoryStore {
   }
 
   /**
-   * Copies DQ scores and applied jobs (from D1, issue 38's move) into the store; rows it holds
-   * already are left as they are, so copying twice changes nothing.
+   * One step of the move of the asset's DQ scores and job records out of D1 (issue 38): copies
+   * them in (rows held already are left as they are, so a step run twice changes nothing) and
+   * counts the step; returns the count, which D1's mark of the asset takes once its rows are deleted.
    */
-  copyIn(
+  moveIn(
     scores: readonly StoredDqScore[],
     applied: ReadonlyArray<{ jobId: string; appliedAt: string; result: unknown }>,
   ) {
-    this.storage.transactionSync(() => {
+    return this.storage.transactionSync(() => {
       for (const s of scores) this.insertDqScore(s);
-      for (const a of applied) {
-        this.sql.exec(
-          `INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)
-           ON CONFLICT (job_id) DO NOTHING`,
-          a.jobId,
-          a.appliedAt,
-          a.appliedAt,
-          JSON.stringify(a.result),
-        );
-      }
+      for (const a of applied) this.recordApplied(a.jobId, a.appliedAt, a.result);
+      const step = this.movedSteps + 1;
+      this.setState("moved_steps", step);
+      return step;
     });
+  }
+
+  /** Steps of the move out of D1 this object has taken in (see moveIn). */
+  get movedSteps(): number {
+    return this.getState<number>("moved_steps") ?? 0;
+  }
+
+  /** Records a job as applied (with the result a replay answers), unless it is recorded already. */
+  recordApplied(jobId: string, appliedAt: string, result: unknown): void {
+    this.sql.exec(
+      `INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)
+       ON CONFLICT (job_id) DO NOTHING`,
+      jobId,
+      appliedAt,
+      appliedAt,
+      JSON.stringify(result),
+    );
   }
 
   /** Whether a job's record is here (applied, or copied in). */

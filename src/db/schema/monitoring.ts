@@ -107,9 +107,14 @@ export const monitorAppliedJobs = sqliteTable(
 export const assetMonitorMarks = sqliteTable("asset_monitor_marks", {
   assetId: integer("asset_id").primaryKey(),
   tenantId: text("tenant_id").notNull(),
-  /** The last job whose D1 writes committed. */
-  lastJobId: text("last_job_id").notNull(),
-  appliedAt: text("applied_at").notNull(),
+  /** The last job whose D1 writes committed (null: none since the mark was made by the history's move). */
+  lastJobId: text("last_job_id"),
+  appliedAt: text("applied_at"),
   /** The freshness (newest timestamp) of the last applied scan that had one. */
   freshness: text("freshness"),
+  /**
+   * Steps of the move of the asset's DQ scores and job markers from D1 into its object that
+   * finished (their D1 rows deleted): a read that met fewer in the object retries (settings/dq-score.ts).
+   */
+  movedSteps: integer("moved_steps").notNull().default(0),
 });
