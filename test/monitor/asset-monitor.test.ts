@@ -144,7 +144,7 @@ describe("AssetMonitor incident aggregation", () => {
     const first = await stub.applyScan(input);
     expect(first).toMatchObject({ alerts: 1, replay: false });
     expect(await stub.applyScan(input)).toMatchObject({ alerts: 1, replay: true });
-    // Crash between the D1 batch and the object's own record: the batch's marker refuses it.
+    // Crash between the D1 batch and the object's own record: D1's mark of the asset names the job.
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("DELETE FROM applied_jobs WHERE job_id = ?", input.jobId);
     });
