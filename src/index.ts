@@ -10,6 +10,7 @@ import { queueKind } from "./jobs/queues";
 import { dispatchDueSchedules } from "./jobs/schedules";
 import { requeueStrandedDeliveries } from "./notifications/events";
 import { pollSparkRuns } from "./pipeline/spark-runs";
+import { moveHistoryTick } from "./retention/history-move";
 import { runRetention } from "./retention/retention";
 
 export { AssetMonitor } from "./monitor/asset-monitor";
@@ -22,7 +23,8 @@ export default {
   /**
    * Every minute: due schedules become scan jobs, running Spark runs are polled, pending Jira
    * tickets are retried and stranded notification deliveries queued again. In the
-   * first hour of each UTC day, each tick also applies the data_ttl of its slice of tenants.
+   * first hour of each UTC day, each tick also applies the data_ttl of its slice of tenants. Each
+   * tick moves some assets' DQ scores and job markers from D1 into their objects (issue 38) while any are left.
    */
   async scheduled(controller, env) {
     const now = new Date(controller.scheduledTime);
@@ -35,6 +37,8 @@ export default {
     if (retention && Object.keys(retention.deleted).length > 0) {
       console.log(JSON.stringify({ cron: controller.cron, retention }));
     }
+    const moved = await moveHistoryTick(env);
+    if (moved.assets > 0) console.log(JSON.stringify({ cron: controller.cron, history_move: moved }));
   },
 
   /**

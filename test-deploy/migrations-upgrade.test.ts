@@ -26,6 +26,7 @@ const LANDINGS = [
   "0009_incident_rollup_triggers.sql", // 875e6da rollups (0008 and 0009 together)
   "0011_incident_tag_rollup_triggers.sql", // 98e246c reads3 (0010 and 0011 together)
   "0012_channel_url_host.sql", // issue 42: a channel's stored url cut to scheme and host
+  "0013_asset_monitor_marks.sql", // issue 38: per-asset history in the asset's Durable Object
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");

@@ -104,12 +104,27 @@ export interface ApplyScanResult {
 }
 
 /** What the AssetMonitor answers over RPC (its stub's methods). */
+/** What retention removed from an asset's object: metric points, applied-job records, DQ scores. */
+export interface PrunedHistory {
+  points: number;
+  appliedJobs: number;
+  dqScores: number;
+}
+
 export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
   applyScan(input: ApplyScanInput | ApplyScanJsonInput | ApplyScanWireInput): Promise<ApplyScanResult>;
   setIncidentState(change: IncidentStateChange): Promise<IncidentStateResult>;
   rebuildIncidents(input: { asset: MonitoredAsset; since: string }): Promise<{ incidents: number; alerts: number }>;
-  pruneHistory(cutoff: string): Promise<{ points: number }>;
+  pruneHistory(cutoff: string): Promise<PrunedHistory>;
   training(): Promise<TrainingState[]>;
   metricSeries(metric: string): Promise<RecordedPoint[]>;
+  dqScores(
+    limit: number,
+    before?: string,
+  ): Promise<{ scores: Array<DqScore & { jobId: string; scoredAt: string }>; movedSteps: number }>;
+  moveHistoryIn(input: {
+    asset: { tenantId: string; id: number };
+    limit: number;
+  }): Promise<{ dqScores: number; appliedJobs: number; more: boolean }>;
   metricCatalog(prefix: string | null): Promise<MetricSummary[]>;
 }

@@ -1,5 +1,5 @@
 /**
- * What the AssetMonitor reads from and writes to D1: its asset's incidents, alerts and DQ scores. The
+ * What the AssetMonitor reads from and writes to D1: its asset's incidents, alerts and mark. The
  * statements are built here and run by the monitor in one batch with the scan's other writes.
  */
 
@@ -7,7 +7,6 @@ import { and, desc, eq, gte, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
-import type { DqScore } from "../contracts/dimensions";
 import { type AssetProfile, type AttributeProfile, UNKNOWN_TYPE } from "../contracts/profile";
 import { segmentKey } from "../contracts/segments";
 import type { Db } from "../db";
@@ -16,6 +15,7 @@ import {
   type AssetAttribute,
   type AttributeStats,
   alerts,
+  assetMonitorMarks,
   assets,
   type CloseReason,
   dqScores,
@@ -48,7 +48,6 @@ export interface ScanResults {
   /** When the results are written: the alerts' save_time. */
   savedAt: string;
   alerts: PolicyAlert[];
-  dqScore: DqScore | null;
   /** The scan's freshness (newest timestamp), if its asset has a timestamp attribute. */
   freshness?: string;
   /** Whether a policy's alerts are notified (is_notification_enabled); all are when absent. */
@@ -56,31 +55,126 @@ export interface ScanResults {
 }
 
 /**
- * The statements of one scan's alerts and DQ score, led by the job's marker row: the batch that
- * carries them fails on the marker if the job was written before, so a replay writes nothing.
+ * The statements of one scan's alerts, led by the asset's mark (asset_monitor_marks, changed in
+ * place): the last job whose results are in D1, which the monitor reads before it writes, so a
+ * job replayed after its batch committed writes nothing twice. The DQ score and the job's record
+ * are kept in the asset's Durable Object (issue 38).
  */
 export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
   const { asset } = r;
   const rows = r.alerts.map((a) => alertRow(r, a));
   const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
-    db.insert(monitorAppliedJobs).values({
-      jobId: r.jobId,
-      tenantId: asset.tenantId,
-      assetId: asset.id,
-      appliedAt: r.savedAt,
-      freshness: r.freshness ?? null,
-    }),
+    db
+      .insert(assetMonitorMarks)
+      .values({
+        assetId: asset.id,
+        tenantId: asset.tenantId,
+        lastJobId: r.jobId,
+        appliedAt: r.savedAt,
+        freshness: r.freshness ?? null,
+      })
+      .onConflictDoUpdate({
+        target: assetMonitorMarks.assetId,
+        set: {
+          lastJobId: r.jobId,
+          appliedAt: r.savedAt,
+          // The newest freshness of any applied scan: a scan without one keeps the last.
+          freshness: sql`coalesce(excluded.freshness, ${assetMonitorMarks.freshness})`,
+        },
+      }),
   ];
   statements.push(...insertJsonRows(db, alerts, rows, { onConflictDoNothing: true }));
-  if (r.dqScore) {
-    statements.push(
-      db
-        .insert(dqScores)
-        .values({ jobId: r.jobId, tenantId: asset.tenantId, assetId: asset.id, scoredAt: r.scanTime, ...r.dqScore })
-        .onConflictDoNothing(),
-    );
-  }
   return statements;
+}
+
+/** A DQ score row still in D1, without its tenant and asset (what the asset's object keeps). */
+export type LegacyDqScore = Omit<typeof dqScores.$inferSelect, "tenantId" | "assetId">;
+
+/**
+ * The asset's DQ scores and job markers still in D1 (issue 38's move), newest first, at most
+ * `limit` of each: what one step of the move copies into the object. One batch.
+ */
+export function legacyHistoryQueries(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, limit: number) {
+  return [
+    db
+      .select({
+        jobId: dqScores.jobId,
+        scoredAt: dqScores.scoredAt,
+        completeness: dqScores.completeness,
+        accuracy: dqScores.accuracy,
+        consistency: dqScores.consistency,
+        timeliness: dqScores.timeliness,
+        overall: dqScores.overall,
+      })
+      .from(dqScores)
+      .where(and(eq(dqScores.tenantId, asset.tenantId), eq(dqScores.assetId, asset.id)))
+      .orderBy(desc(dqScores.scoredAt))
+      .limit(limit),
+    db
+      .select({
+        jobId: monitorAppliedJobs.jobId,
+        appliedAt: monitorAppliedJobs.appliedAt,
+        freshness: monitorAppliedJobs.freshness,
+      })
+      .from(monitorAppliedJobs)
+      .where(and(eq(monitorAppliedJobs.tenantId, asset.tenantId), eq(monitorAppliedJobs.assetId, asset.id)))
+      .orderBy(desc(monitorAppliedJobs.appliedAt))
+      .limit(limit),
+  ] as const;
+}
+
+/**
+ * The end of one step of the move, once its rows are in the object: deletes them from D1 and
+ * counts the step on the asset's mark, keeping there the newest freshness the markers carried
+ * (a freshness a later scan wrote wins). One batch.
+ */
+export function movedOutStatements(
+  db: Db,
+  asset: Pick<MonitoredAsset, "tenantId" | "id">,
+  moved: { scoreJobs: readonly string[]; markers: ReadonlyArray<{ jobId: string; freshness: string | null }> },
+  step: number,
+): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
+  const freshness = moved.markers.find((m) => m.freshness !== null)?.freshness ?? null;
+  return [
+    db
+      .insert(assetMonitorMarks)
+      .values({ assetId: asset.id, tenantId: asset.tenantId, freshness, movedSteps: step })
+      .onConflictDoUpdate({
+        target: assetMonitorMarks.assetId,
+        set: {
+          movedSteps: sql`max(${assetMonitorMarks.movedSteps}, excluded.moved_steps)`,
+          freshness: sql`coalesce(${assetMonitorMarks.freshness}, excluded.freshness)`,
+        },
+      }),
+    db
+      .delete(dqScores)
+      .where(
+        and(
+          eq(dqScores.tenantId, asset.tenantId),
+          eq(dqScores.assetId, asset.id),
+          inJsonList(dqScores.jobId, moved.scoreJobs),
+        ),
+      ),
+    db.delete(monitorAppliedJobs).where(
+      and(
+        eq(monitorAppliedJobs.tenantId, asset.tenantId),
+        eq(monitorAppliedJobs.assetId, asset.id),
+        inJsonList(
+          monitorAppliedJobs.jobId,
+          moved.markers.map((m) => m.jobId),
+        ),
+      ),
+    ),
+  ];
+}
+
+/** The asset's mark (one row at most): the last job whose results are in D1. */
+export function lastJobQuery(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">) {
+  return db
+    .select({ lastJobId: assetMonitorMarks.lastJobId })
+    .from(assetMonitorMarks)
+    .where(and(eq(assetMonitorMarks.tenantId, asset.tenantId), eq(assetMonitorMarks.assetId, asset.id)))
+    .limit(1);
 }
 
 /** The asset's attributes as the scan saw them, with their kinds (GET …/assets?with_attributes=true). */
@@ -132,12 +226,16 @@ function statsOf(a: AttributeProfile, scanTime: string, untyped: boolean): Attri
   };
 }
 
-/** The freshness of the asset's last applied scan that had one: where a delta_only scan starts. */
+/**
+ * The freshness of the asset's last applied scan that had one: where a delta_only scan starts. The
+ * asset's mark holds it; an asset not scanned since its job markers left D1 (issue 38's move)
+ * still finds it in the markers its history has not moved yet. One query.
+ */
 export async function lastFreshness(
   db: Db,
   asset: Pick<MonitoredAsset, "tenantId" | "id">,
 ): Promise<string | undefined> {
-  const [row] = await db
+  const legacy = db
     .select({ freshness: monitorAppliedJobs.freshness })
     .from(monitorAppliedJobs)
     .where(
@@ -149,12 +247,14 @@ export async function lastFreshness(
     )
     .orderBy(desc(monitorAppliedJobs.appliedAt))
     .limit(1);
+  const mark = db
+    .select({ freshness: assetMonitorMarks.freshness })
+    .from(assetMonitorMarks)
+    .where(and(eq(assetMonitorMarks.tenantId, asset.tenantId), eq(assetMonitorMarks.assetId, asset.id)));
+  const [row] = await db
+    .select({ freshness: sql<string | null>`coalesce((${mark}), (${legacy}))` })
+    .from(sql`(SELECT 1)`);
   return row?.freshness ?? undefined;
-}
-
-/** Whether a batch failed on the job's marker row: the job's results are in D1 already. */
-export function isAppliedBefore(err: unknown): boolean {
-  return /UNIQUE constraint failed: monitor_applied_jobs/.test(String(err));
 }
 
 function alertRow(r: ScanResults, a: PolicyAlert): typeof alerts.$inferInsert {

@@ -10,6 +10,7 @@ import type {
   IncidentStateResult,
   MetricSummary,
   MonitoredAsset,
+  PrunedHistory,
   RecordedPoint,
   TrainingState,
 } from "../contracts/asset-monitor";
@@ -45,8 +46,10 @@ import {
   impactLevel,
   impactOf,
   impactQuery,
-  isAppliedBefore,
   lastAlertOf,
+  lastJobQuery,
+  legacyHistoryQueries,
+  movedOutStatements,
   openIncidents,
   openIncidentsQuery,
   resultStatements,
@@ -58,7 +61,7 @@ import type { ChannelRow } from "../notifications/channels";
 import { enabledChannelsQuery, type IncidentEvent, publishIncidentEvents } from "../notifications/events";
 import { decodeProfile } from "../scan/profile-wire";
 import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
-import { type AdoptionPlan, HistoryStore } from "./history-store";
+import { type AdoptionPlan, HistoryStore, type StoredDqScore } from "./history-store";
 import { SerialQueue } from "./serial";
 
 /** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
@@ -123,14 +126,19 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     return this.serial.run(() => this.rebuild(input.asset, input.since));
   }
 
-  /** Retention: forgets the metric history from before `cutoff` (the tenant's data_ttl). */
-  pruneHistory(cutoff: string): Promise<{ points: number }> {
-    return this.serial.run(async () => ({ points: this.store.pruneBefore(cutoff) }));
+  /** Retention: forgets the metric history, applied jobs and DQ scores from before `cutoff` (the tenant's data_ttl). */
+  pruneHistory(cutoff: string): Promise<PrunedHistory> {
+    return this.serial.run(async () => this.store.pruneBefore(cutoff));
   }
 
   /** Policies still learning a metric's baseline, as of the last scan. */
   async training(): Promise<TrainingState[]> {
     return this.store.training;
+  }
+
+  /** One page of the asset's DQ scores, newest first, before `before` (scored_at) if given (read-only). */
+  async dqScores(limit: number, before?: string): Promise<{ scores: StoredDqScore[]; movedSteps: number }> {
+    return { scores: this.store.dqScores(limit, before), movedSteps: this.store.movedSteps };
   }
 
   /** One metric's recent points, oldest first, as measured, with their offsets (read-only). */
@@ -158,6 +166,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       impact: newImpact,
       ticketTemplateId,
       channels,
+      lastJobId,
     } = await this.judge(db, input);
     const opened = decisions.filter((d) => d.kind === "open").map((d) => d.alert);
     const alerts = alertsOf(decisions);
@@ -172,17 +181,16 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       impact,
       adoptions: new Map([...adoptions].map(([id, a]) => [id, a.details])),
     };
-    let replay = false;
-    try {
+    // D1 has the job already (its batch committed, and this object could not record it): record
+    // the history below, write nothing twice.
+    const replay = lastJobId === input.jobId;
+    if (!replay) {
+      this.recordUnrecorded(lastJobId);
       await db.batch([
-        ...resultStatements(db, { ...input, savedAt, alerts, dqScore, ...freshness, notifies: notifyOf }),
+        ...resultStatements(db, { ...input, savedAt, alerts, ...freshness, notifies: notifyOf }),
         attributesStatement(db, asset, profile, kinds, input.scanTime),
         ...decisionStatements(db, scan, decisions),
       ]);
-    } catch (err) {
-      if (!isAppliedBefore(err)) throw err;
-      // Written before this object could record it: D1 has it all; record the history below.
-      replay = true;
     }
 
     if (!replay && opened.length > 0 && ticketTemplateId) {
@@ -198,6 +206,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       schema: rememberedSchema(this.store.lastSchema, seenSchema(profile)),
       training: evaluation.training,
       kinds,
+      dqScore,
       result: { ...result, replay: false },
     });
     for (const { plan } of adoptions.values()) this.store.applyAdoption(plan);
@@ -247,7 +256,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     // impact; the Jira integration's default template: a ticket for each incident it opens; the
     // notification channels: who hears of its incidents).
     // Selects, not findFirst: drizzle's D1 batch fails to map a findFirst that finds nothing.
-    const [policyRows, dqRows, openRows, lineage, jira, channels] = await db.batch([
+    const [policyRows, dqRows, openRows, lineage, jira, channels, mark] = await db.batch([
       db
         .select()
         .from(assetPolicies)
@@ -262,6 +271,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         .where(eq(jiraIntegrations.tenantId, asset.tenantId))
         .limit(1),
       enabledChannelsQuery(db, asset.tenantId),
+      lastJobQuery(db, asset),
     ]);
     const policyRow = policyRows[0];
     const dqConfig = dqScoreConfigOf(dqRows[0]);
@@ -308,7 +318,51 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       impact: impactLevel(lineage),
       ticketTemplateId,
       channels,
+      lastJobId: mark[0]?.lastJobId ?? undefined,
     };
+  }
+
+  /**
+   * A job whose D1 batch committed while this object failed to record it, and which another job
+   * overtook before its replay: records it as applied (its points and score are lost), so that its
+   * replay writes nothing twice to D1.
+   */
+  private recordUnrecorded(lastJobId: string | undefined): void {
+    if (lastJobId === undefined || this.store.hasApplied(lastJobId)) return;
+    const result: ApplyScanResult = { jobId: lastJobId, alerts: 0, dqScore: null, replay: false };
+    this.store.recordApplied(lastJobId, nowIso(), result);
+  }
+
+  /**
+   * One step of the move of the asset's DQ scores and job markers from D1 into this object (issue
+   * 38): at most `limit` of each, newest first, copied in and then deleted from D1. Idempotent and
+   * resumable (a step cut short leaves rows in both places, which reads count once, and the next
+   * step copies them again, changing nothing); runs alone, like a scan. `more`: rows may be left.
+   */
+  moveHistoryIn(input: {
+    asset: Pick<MonitoredAsset, "tenantId" | "id">;
+    limit: number;
+  }): Promise<{ dqScores: number; appliedJobs: number; more: boolean }> {
+    return this.serial.run(async () => {
+      const { asset, limit } = input;
+      const db = createDb(this.env.DB);
+      const [scores, markers] = await db.batch(legacyHistoryQueries(db, asset, limit));
+      if (scores.length === 0 && markers.length === 0) return { dqScores: 0, appliedJobs: 0, more: false };
+      // A marker this object has no record of (the rare job whose record was lost): recorded as
+      // applied, so that a replay of it writes nothing twice.
+      const applied = markers.map((m) => ({
+        jobId: m.jobId,
+        appliedAt: m.appliedAt,
+        result: { jobId: m.jobId, alerts: 0, dqScore: null, replay: false } satisfies ApplyScanResult,
+      }));
+      const step = this.store.moveIn(scores, applied);
+      await db.batch(movedOutStatements(db, asset, { scoreJobs: scores.map((s) => s.jobId), markers }, step));
+      return {
+        dqScores: scores.length,
+        appliedJobs: markers.length,
+        more: scores.length === limit || markers.length === limit,
+      };
+    });
   }
 
   /**

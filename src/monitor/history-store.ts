@@ -10,7 +10,8 @@
  * not exist before has no old points to move.
  */
 
-import type { MetricSummary, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
+import type { MetricSummary, PrunedHistory, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
+import type { DqScore } from "../contracts/dimensions";
 import type { SchemaField } from "../contracts/profile";
 import type { CloseReason, Level } from "../db/schema";
 import { median } from "../detection/anomaly";
@@ -40,6 +41,12 @@ export const EXCLUDED_SINCE = "WHERE excluded = 1 AND time >= ?";
 
 /** Past points per metric the detectors look at (the longest default window is 30, weekly needs more). */
 export const HISTORY_PER_METRIC = 120;
+
+/** A DQ score as the store keeps it: the job that scored, when, and its dimensions. */
+export interface StoredDqScore extends DqScore {
+  jobId: string;
+  scoredAt: string;
+}
 
 export class HistoryStore {
   private readonly sql: SqlStorage;
@@ -76,6 +83,11 @@ export class HistoryStore {
       this.sql.exec("ALTER TABLE metric_points ADD COLUMN offset REAL NOT NULL DEFAULT 0");
     }
     this.sql.exec("CREATE TABLE IF NOT EXISTS change_points (prefix TEXT PRIMARY KEY, since TEXT NOT NULL)");
+    // The asset's DQ score per scan (GET …/dq_score/history), kept here rather than in D1 (issue 38).
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS dq_scores (
+      job_id TEXT PRIMARY KEY, scored_at TEXT NOT NULL, completeness REAL NOT NULL, accuracy REAL NOT NULL,
+      consistency REAL NOT NULL, timeliness REAL NOT NULL, overall REAL NOT NULL)`);
+    this.sql.exec("CREATE INDEX IF NOT EXISTS dq_scores_time ON dq_scores (scored_at, job_id)");
     // The answers of closed incidents (detection/closes.ts), one per condition: the latest close.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS closed_conditions (
       policy TEXT NOT NULL, attribute TEXT NOT NULL, segment TEXT NOT NULL, direction INTEGER NOT NULL,
@@ -151,19 +163,91 @@ export class HistoryStore {
   }
 
   /**
-   * Drops metric points, applied-job records and the closes of incidents closed before `cutoff`
-   * (retention: an answer older than the data it was about is forgotten with it); returns the
-   * points dropped.
+   * Drops metric points, applied-job records and DQ scores from before `cutoff` (retention), and the
+   * closes of incidents closed before it (an answer older than the data it was about is forgotten
+   * with it); returns how many points, job records and scores it dropped.
    */
-  pruneBefore(cutoff: string): number {
+  pruneBefore(cutoff: string): PrunedHistory {
     this.kept = null;
-    const [{ n }] = this.sql
-      .exec<{ n: number }>("SELECT count(*) AS n FROM metric_points WHERE time < ?", cutoff)
-      .toArray() as [{ n: number }];
-    this.sql.exec("DELETE FROM metric_points WHERE time < ?", cutoff);
-    this.sql.exec("DELETE FROM applied_jobs WHERE applied_at < ?", cutoff);
+    const drop = (table: string, column: string) => {
+      const [{ n }] = this.sql
+        .exec<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${column} < ?`, cutoff)
+        .toArray() as [{ n: number }];
+      if (n > 0) this.sql.exec(`DELETE FROM ${table} WHERE ${column} < ?`, cutoff);
+      return n;
+    };
     this.sql.exec("DELETE FROM closed_conditions WHERE closed_at < ?", cutoff);
-    return n;
+    return {
+      points: drop("metric_points", "time"),
+      appliedJobs: drop("applied_jobs", "applied_at"),
+      dqScores: drop("dq_scores", "scored_at"),
+    };
+  }
+
+  /** One page of the asset's DQ scores, newest first (scored_at, then job id), `limit` rows before `before`. */
+  dqScores(limit: number, before?: string): StoredDqScore[] {
+    return this.sql
+      .exec<StoredDqScore & Record<string, SqlStorageValue>>(
+        `SELECT job_id AS jobId, scored_at AS scoredAt, completeness, accuracy, consistency, timeliness, overall
+         FROM dq_scores ${before === undefined ? "" : "WHERE scored_at < ?"} ORDER BY scored_at DESC, job_id DESC LIMIT ?`,
+        ...(before === undefined ? [] : [before]),
+        limit,
+      )
+      .toArray();
+  }
+
+  /**
+   * One step of the move of the asset's DQ scores and job records out of D1 (issue 38): copies
+   * them in (rows held already are left as they are, so a step run twice changes nothing) and
+   * counts the step; returns the count, which D1's mark of the asset takes once its rows are deleted.
+   */
+  moveIn(
+    scores: readonly StoredDqScore[],
+    applied: ReadonlyArray<{ jobId: string; appliedAt: string; result: unknown }>,
+  ) {
+    return this.storage.transactionSync(() => {
+      for (const s of scores) this.insertDqScore(s);
+      for (const a of applied) this.recordApplied(a.jobId, a.appliedAt, a.result);
+      const step = this.movedSteps + 1;
+      this.setState("moved_steps", step);
+      return step;
+    });
+  }
+
+  /** Steps of the move out of D1 this object has taken in (see moveIn). */
+  get movedSteps(): number {
+    return this.getState<number>("moved_steps") ?? 0;
+  }
+
+  /** Records a job as applied (with the result a replay answers), unless it is recorded already. */
+  recordApplied(jobId: string, appliedAt: string, result: unknown): void {
+    this.sql.exec(
+      `INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)
+       ON CONFLICT (job_id) DO NOTHING`,
+      jobId,
+      appliedAt,
+      appliedAt,
+      JSON.stringify(result),
+    );
+  }
+
+  /** Whether a job's record is here (applied, or copied in). */
+  hasApplied(jobId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM applied_jobs WHERE job_id = ?", jobId).toArray().length > 0;
+  }
+
+  private insertDqScore(s: StoredDqScore): void {
+    this.sql.exec(
+      `INSERT INTO dq_scores (job_id, scored_at, completeness, accuracy, consistency, timeliness, overall)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (job_id) DO NOTHING`,
+      s.jobId,
+      s.scoredAt,
+      s.completeness,
+      s.accuracy,
+      s.consistency,
+      s.timeliness,
+      s.overall,
+    );
   }
 
   /** The result recorded for a job already applied, or undefined. */
@@ -287,6 +371,8 @@ export class HistoryStore {
     schema: SchemaField[];
     training: TrainingState[];
     kinds: Record<string, KnownKind>;
+    /** The scan's DQ score (scored at its scan time), if the asset scores. */
+    dqScore?: DqScore | null;
     result: unknown;
   }): void {
     this.storage.transactionSync(() => {
@@ -315,6 +401,7 @@ export class HistoryStore {
       this.setState("last_schema", scan.schema);
       this.setState("training", scan.training);
       this.setState("kinds", scan.kinds);
+      if (scan.dqScore) this.insertDqScore({ jobId: scan.jobId, scoredAt: scan.scanTime, ...scan.dqScore });
       this.sql.exec(
         "INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)",
         scan.jobId,

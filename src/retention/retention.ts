@@ -118,7 +118,10 @@ export async function purgeTenant(
   add("tenant_storage_uploads", await purgeTenantStorage(env, tenant, cutoff));
   const tenantAssets = await db.select({ id: assets.id }).from(assets).where(eq(assets.tenantId, tenant.id));
   for (const { id } of tenantAssets) {
-    add("metric_points", (await assetMonitor(env, tenant.id, id).pruneHistory(cutoff)).points);
+    const pruned = await assetMonitor(env, tenant.id, id).pruneHistory(cutoff);
+    add("metric_points", pruned.points);
+    add("dq_scores", pruned.dqScores);
+    add("monitor_applied_jobs", pruned.appliedJobs);
   }
   return deleted;
 }

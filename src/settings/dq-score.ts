@@ -1,7 +1,7 @@
 import { and, desc, eq, lt } from "drizzle-orm";
 import { type DqWeights, normaliseWeights } from "../contracts/dimensions";
 import type { Db } from "../db";
-import { dqScoreConfigs, dqScores } from "../db/schema";
+import { assetMonitorMarks, type DqScoreRow, dqScoreConfigs, dqScores } from "../db/schema";
 import { nowIso } from "../lib/time";
 
 /** How an asset's DQ score is computed: the overall score is the weighted mean of the dimensions. */
@@ -68,15 +68,65 @@ export async function resetDqScoreConfig(db: Db, tenantId: string, assetId: numb
   return defaultDqScoreConfig();
 }
 
-/** One page of an asset's DQ scores, newest first (`limit + 1` rows). */
-export function dqScoreHistory(db: Db, asset: { tenantId: string; id: number }, limit: number, before?: string) {
-  return db.query.dqScores.findMany({
-    where: and(
-      eq(dqScores.tenantId, asset.tenantId),
-      eq(dqScores.assetId, asset.id),
-      before === undefined ? undefined : lt(dqScores.scoredAt, before),
-    ),
-    orderBy: [desc(dqScores.scoredAt), desc(dqScores.jobId)],
-    limit: limit + 1,
-  });
+/** Where an asset's DQ scores are kept: its AssetMonitor (or anything that reads its store). */
+export interface DqScoreSource {
+  /** A page of scores, and the steps of the move out of D1 the object had taken in when it read them. */
+  dqScores(limit: number, before?: string): Promise<{ scores: DqScoreEntry[]; movedSteps: number }>;
+}
+
+/** A DQ score as the asset's object keeps it. */
+export type DqScoreEntry = Omit<DqScoreRow, "tenantId" | "assetId">;
+
+/** Reads of a page that a step of the move raced before one is taken as it is (each race is a move step's). */
+const MOVE_RACE_READS = 3;
+
+/**
+ * One page of an asset's DQ scores, newest first (`limit + 1` rows). They live in the asset's
+ * object; rows still in D1 (issue 38's move has not reached the asset yet, or is moving it) are
+ * read beside them, in parallel, and a score in both places counts once. A step of the move
+ * copies rows into the object before it deletes them from D1 and counts itself on the asset's
+ * mark: when D1 counts a step the object had not taken in when it answered, the object was read
+ * before the copy and D1 after the delete, so the page is read again.
+ */
+export async function dqScoreHistory(
+  db: Db,
+  source: DqScoreSource,
+  asset: { tenantId: string; id: number },
+  limit: number,
+  before?: string,
+): Promise<DqScoreEntry[]> {
+  for (let read = 1; ; read++) {
+    const [kept, [legacy, marks]] = await Promise.all([
+      source.dqScores(limit + 1, before),
+      db.batch([
+        db
+          .select()
+          .from(dqScores)
+          .where(
+            and(
+              eq(dqScores.tenantId, asset.tenantId),
+              eq(dqScores.assetId, asset.id),
+              before === undefined ? undefined : lt(dqScores.scoredAt, before),
+            ),
+          )
+          .orderBy(desc(dqScores.scoredAt), desc(dqScores.jobId))
+          .limit(limit + 1),
+        db
+          .select({ movedSteps: assetMonitorMarks.movedSteps })
+          .from(assetMonitorMarks)
+          .where(and(eq(assetMonitorMarks.tenantId, asset.tenantId), eq(assetMonitorMarks.assetId, asset.id))),
+      ]),
+    ]);
+    if ((marks[0]?.movedSteps ?? 0) > kept.movedSteps && read < MOVE_RACE_READS) continue;
+    if (legacy.length === 0) return kept.scores;
+    const byJob = new Map<string, DqScoreEntry>(legacy.map(({ tenantId: _t, assetId: _a, ...r }) => [r.jobId, r]));
+    for (const r of kept.scores) byJob.set(r.jobId, r);
+    return [...byJob.values()].sort(newestFirst).slice(0, limit + 1);
+  }
+}
+
+/** scored_at, then job id, descending, as SQLite orders the text (both are ASCII). */
+function newestFirst(a: DqScoreEntry, b: DqScoreEntry): number {
+  if (a.scoredAt !== b.scoredAt) return a.scoredAt < b.scoredAt ? 1 : -1;
+  return a.jobId === b.jobId ? 0 : a.jobId < b.jobId ? 1 : -1;
 }

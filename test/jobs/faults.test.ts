@@ -75,9 +75,9 @@ describe("faults", { timeout: 90_000 }, () => {
   it("a D1 statement failing inside the apply writes nothing; the job is retried and then applied once", async () => {
     const { tenant, assetId } = await assetWithHistory();
     const trigger = `fault_${assetId}`;
-    // A real failure of one statement of the apply batch: D1 aborts the insert of this asset's score.
+    // A real failure of one statement of the apply batch: D1 aborts the insert of this asset's incidents.
     await env.DB.exec(
-      `CREATE TRIGGER ${trigger} BEFORE INSERT ON dq_scores WHEN NEW.asset_id = ${assetId} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON incidents WHEN NEW.asset_id = ${assetId} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
     );
     try {
       const jobId = await uploadCsv(tenant, assetId, batch(6, 120));

@@ -144,7 +144,7 @@ describe("AssetMonitor incident aggregation", () => {
     const first = await stub.applyScan(input);
     expect(first).toMatchObject({ alerts: 1, replay: false });
     expect(await stub.applyScan(input)).toMatchObject({ alerts: 1, replay: true });
-    // Crash between the D1 batch and the object's own record: the batch's marker refuses it.
+    // Crash between the D1 batch and the object's own record: D1's mark of the asset names the job.
     await runInDurableObject(stub, (_instance, state) => {
       state.storage.sql.exec("DELETE FROM applied_jobs WHERE job_id = ?", input.jobId);
     });
@@ -157,6 +157,44 @@ describe("AssetMonitor incident aggregation", () => {
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({ alert_count: 1 });
     expect(await historyOf(incidents[0]!.id)).toHaveLength(1);
+  });
+
+  it("a replay overtaken by the asset's next job writes nothing twice; a replay records the job's DQ score", async () => {
+    const asset = await monitoredAsset();
+    const stub = assetMonitor(env, asset.tenantId, asset.id);
+    const scanOf = (n: number) => ({
+      asset,
+      jobId: `job_overtaken_${asset.id}_${n}`,
+      createdAt: new Date().toISOString(),
+      scanTime: new Date(Date.now() + n * 1000).toISOString(),
+      profile: profileOf(n, "duplicate_ids"),
+    });
+    // As if the object had failed right after D1 answered: the job is in D1, not in the object.
+    const forget = (jobId: string) =>
+      runInDurableObject(stub, (_o, state) => {
+        state.storage.sql.exec("DELETE FROM applied_jobs WHERE job_id = ?", jobId);
+        state.storage.sql.exec("DELETE FROM dq_scores WHERE job_id = ?", jobId);
+      });
+    const scored = (jobId: string) =>
+      runInDurableObject(
+        stub,
+        (_o, state) => state.storage.sql.exec("SELECT 1 FROM dq_scores WHERE job_id = ?", jobId).toArray().length,
+      );
+    const first = scanOf(1);
+    expect(await stub.applyScan(first)).toMatchObject({ alerts: 1, replay: false });
+    expect(await scored(first.jobId)).toBe(1);
+    await forget(first.jobId);
+    expect(await stub.applyScan(first)).toMatchObject({ replay: true });
+    expect(await scored(first.jobId)).toBe(1);
+
+    await forget(first.jobId);
+    expect(await stub.applyScan(scanOf(2))).toMatchObject({ replay: false });
+    const [incident] = await incidentsOf(asset);
+    const entries = (await historyOf(incident!.id)).length;
+    expect(entries).toBe(2);
+    expect(await stub.applyScan(first)).toMatchObject({ replay: true });
+    expect(await incidentsOf(asset)).toEqual([incident]);
+    expect(await historyOf(incident!.id)).toHaveLength(entries);
   });
 
   it("keeps its history across eviction and honours a per-asset auto-close threshold", async () => {

@@ -47,15 +47,20 @@ async function scannedTenant(ttl: number) {
   return { tenant, projectId, assetId: asset.id as number };
 }
 
-const metricPoints = (tenant: string, assetId: number) =>
+/** The rows of one of the asset's object's tables. */
+const objectRows = (tenant: string, assetId: number, table: string) =>
   runInDurableObject(assetMonitor(env, tenant, assetId), (_o, state) => {
-    return (state.storage.sql.exec("SELECT count(*) AS n FROM metric_points").toArray()[0] as { n: number }).n;
+    return (state.storage.sql.exec(`SELECT count(*) AS n FROM ${table}`).toArray()[0] as { n: number }).n;
   });
+const metricPoints = (tenant: string, assetId: number) => objectRows(tenant, assetId, "metric_points");
 
-async function counts(tenant: string) {
+/** The tenant's rows, and its scanned asset's DQ scores and applied jobs (in the asset's object, issue 38). */
+async function counts(tenant: string, assetId: number) {
   return {
     scan_jobs: await countRows("scan_jobs", "tenant_id = ?", tenant),
-    dq_scores: await countRows("dq_scores", "tenant_id = ?", tenant),
+    dq_scores:
+      (await countRows("dq_scores", "tenant_id = ?", tenant)) + (await objectRows(tenant, assetId, "dq_scores")),
+    applied_jobs: await objectRows(tenant, assetId, "applied_jobs"),
     alerts: await countRows("alerts", "tenant_id = ?", tenant),
     incidents: await countRows("incidents", "tenant_id = ?", tenant),
     incident_history: await countRows("incident_history", "tenant_id = ?", tenant),
@@ -96,12 +101,13 @@ describe("retention (data_ttl)", () => {
     };
     await seedAlert(scanned, { saveTime: now.toISOString() });
 
-    const before = await counts(short.tenant);
+    const before = await counts(short.tenant, short.assetId);
     expect(before.scan_jobs).toBe(2);
+    expect(before).toMatchObject({ dq_scores: 2, applied_jobs: 2 });
     expect(before.uploads).toBe(2);
     expect(before.audit_events).toBeGreaterThan(0);
     expect(await metricPoints(short.tenant, short.assetId)).toBeGreaterThan(0);
-    const longBefore = await counts(long.tenant);
+    const longBefore = await counts(long.tenant, long.assetId);
     const longPoints = await metricPoints(long.tenant, long.assetId);
 
     // 40 days on: everything of today is past a 30-day TTL, and well within a 365-day one.
@@ -109,16 +115,17 @@ describe("retention (data_ttl)", () => {
     expect(cutoffOf(30, later) > now.toISOString()).toBe(true);
     const db = createDb(env.DB);
     const deleted = await purgeTenant(env, db, { id: short.tenant, dataTtl: 30 }, later);
-    expect(deleted).toMatchObject({ scan_jobs: 2, dq_scores: 2, uploads: 2, alerts: 1 });
+    expect(deleted).toMatchObject({ scan_jobs: 2, dq_scores: 2, monitor_applied_jobs: 2, uploads: 2, alerts: 1 });
     // D1 counts the closed incident and the history rows its delete cascades to.
     expect(deleted.incidents).toBeGreaterThanOrEqual(1);
     expect(deleted.metric_points).toBeGreaterThan(0);
     expect(deleted.audit_events).toBe(before.audit_events);
 
-    const after = await counts(short.tenant);
+    const after = await counts(short.tenant, short.assetId);
     expect(after).toEqual({
       scan_jobs: 0,
       dq_scores: 0,
+      applied_jobs: 0,
       alerts: 1, // the open incident's
       incidents: 1, // the open one
       incident_history: 0, // the closed incident's went with it
@@ -131,7 +138,7 @@ describe("retention (data_ttl)", () => {
 
     // Nothing of the long-TTL tenant goes; a second run deletes nothing more.
     expect(await purgeTenant(env, db, { id: long.tenant, dataTtl: 365 }, later)).toEqual({});
-    expect(await counts(long.tenant)).toEqual(longBefore);
+    expect(await counts(long.tenant, long.assetId)).toEqual(longBefore);
     expect(await metricPoints(long.tenant, long.assetId)).toBe(longPoints);
     expect(await purgeTenant(env, db, { id: short.tenant, dataTtl: 30 }, later)).toEqual({});
   });

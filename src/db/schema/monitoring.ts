@@ -97,3 +97,24 @@ export const monitorAppliedJobs = sqliteTable(
   },
   (t) => [index("monitor_applied_jobs_asset_idx").on(t.tenantId, t.assetId, t.appliedAt)],
 );
+
+/**
+ * One row per asset, changed in place by each scan the AssetMonitor applies (the per-scan history,
+ * applied jobs and DQ scores, lives in the asset's Durable Object): the last job whose results are
+ * in D1, so a job replayed after its D1 batch committed (and its object's record did not) is not
+ * written twice, and the freshness a delta_only scan starts from.
+ */
+export const assetMonitorMarks = sqliteTable("asset_monitor_marks", {
+  assetId: integer("asset_id").primaryKey(),
+  tenantId: text("tenant_id").notNull(),
+  /** The last job whose D1 writes committed (null: none since the mark was made by the history's move). */
+  lastJobId: text("last_job_id"),
+  appliedAt: text("applied_at"),
+  /** The freshness (newest timestamp) of the last applied scan that had one. */
+  freshness: text("freshness"),
+  /**
+   * Steps of the move of the asset's DQ scores and job markers from D1 into its object that
+   * finished (their D1 rows deleted): a read that met fewer in the object retries (settings/dq-score.ts).
+   */
+  movedSteps: integer("moved_steps").notNull().default(0),
+});

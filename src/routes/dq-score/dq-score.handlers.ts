@@ -1,5 +1,6 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
 import * as dqScore from "../../settings/dq-score";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./dq-score.routes";
@@ -32,7 +33,14 @@ export const dqScoreHistory: Handler<"dqScoreHistory"> = async (c) => {
   const rows = await listed(
     c,
     c.req.valid("query"),
-    (limit, cursor) => dqScore.dqScoreHistory(c.var.db, asset, limit, afterKey(cursor, "string")),
+    (limit, cursor) =>
+      dqScore.dqScoreHistory(
+        c.var.db,
+        assetMonitor(c.env, asset.tenantId, asset.id),
+        asset,
+        limit,
+        afterKey(cursor, "string"),
+      ),
     (r) => [r.scoredAt],
   );
   return c.json(rows.map(dqScoreView), 200);

@@ -1,5 +1,5 @@
-import type { dqScores } from "../../db/schema";
-export function dqScoreView(row: typeof dqScores.$inferSelect) {
+import type { DqScoreEntry } from "../../settings/dq-score";
+export function dqScoreView(row: DqScoreEntry) {
   return {
     job_id: row.jobId,
     scored_at: row.scoredAt,

@@ -1,0 +1,81 @@
+/**
+ * Issue 38's move: each asset's DQ scores and job markers leave D1 for the asset's Durable Object
+ * (the AssetMonitor keeps them since). Online, idempotent and resumable: every cron tick takes
+ * the assets that still have such rows in D1 and has each asset's object move them in steps
+ * (AssetMonitor.moveHistoryIn: copy in, then delete from D1); the rows left in D1 are the
+ * progress, so a tick cut short loses nothing and the next one goes on. Scans and reads go on
+ * meanwhile: scans write only the object, reads merge both places (settings/dq-score.ts). Rows of
+ * an asset that no longer exists are deleted, not moved. Once D1 holds none, a tick costs one
+ * small read.
+ */
+
+import { assetMonitor } from "../contracts/asset-monitor-client";
+import type { Env } from "../env";
+
+/** Assets one tick looks at. */
+export const MOVE_ASSETS_PER_TICK = 20;
+/** Rows of each table one step copies (one D1 read and one D1 batch each). */
+export const MOVE_ROWS = 500;
+/** Steps one tick runs at most, all assets together. */
+export const MOVE_STEPS_PER_TICK = 40;
+
+/** What one tick moved (and deleted, of assets that are gone). */
+export interface MoveReport {
+  assets: number;
+  dqScores: number;
+  appliedJobs: number;
+  deletedOfGoneAssets: number;
+  /** Whether rows may be left for the next tick. */
+  more: boolean;
+}
+
+/** One tick of the move: at most MOVE_ASSETS_PER_TICK assets, MOVE_STEPS_PER_TICK steps. */
+export async function moveHistoryTick(
+  env: Pick<Env, "DB" | "ASSET_MONITOR">,
+  limits: { assets?: number; rows?: number; steps?: number } = {},
+): Promise<MoveReport> {
+  const rows = limits.rows ?? MOVE_ROWS;
+  let steps = limits.steps ?? MOVE_STEPS_PER_TICK;
+  const report: MoveReport = { assets: 0, dqScores: 0, appliedJobs: 0, deletedOfGoneAssets: 0, more: false };
+  // The first rows of each table name the assets still to move: a probe of a few rows whatever
+  // the tables hold (none once the move is done).
+  const { results } = await env.DB.prepare(
+    `SELECT p.tenant_id AS tenantId, p.asset_id AS assetId, a.id IS NOT NULL AS live FROM (
+       SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM dq_scores LIMIT ?1)
+       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM monitor_applied_jobs LIMIT ?1)
+     ) p LEFT JOIN assets a ON a.id = p.asset_id AND a.tenant_id = p.tenant_id LIMIT ?2`,
+  )
+    .bind(rows, limits.assets ?? MOVE_ASSETS_PER_TICK)
+    .all<{ tenantId: string; assetId: number; live: number }>();
+  for (const { tenantId, assetId, live } of results) {
+    if (steps <= 0) {
+      report.more = true;
+      break;
+    }
+    report.assets += 1;
+    if (!live) {
+      const where = "WHERE tenant_id = ? AND asset_id = ?";
+      const [a, b] = await env.DB.batch([
+        env.DB.prepare(`DELETE FROM dq_scores ${where}`).bind(tenantId, assetId),
+        env.DB.prepare(`DELETE FROM monitor_applied_jobs ${where}`).bind(tenantId, assetId),
+      ]);
+      report.deletedOfGoneAssets += (a?.meta.changes ?? 0) + (b?.meta.changes ?? 0);
+      steps -= 1;
+      continue;
+    }
+    const monitor = assetMonitor(env, tenantId, assetId);
+    for (let more = true; more; ) {
+      if (steps <= 0) {
+        report.more = true;
+        break;
+      }
+      steps -= 1;
+      const moved = await monitor.moveHistoryIn({ asset: { tenantId, id: assetId }, limit: rows });
+      report.dqScores += moved.dqScores;
+      report.appliedJobs += moved.appliedJobs;
+      more = moved.more;
+    }
+  }
+  if (results.length === (limits.assets ?? MOVE_ASSETS_PER_TICK)) report.more = true;
+  return report;
+}
