@@ -257,6 +257,7 @@ async function main() {
       { name: "bare read (limiter + 1 D1)", url: `${hello.base}/floor` },
       { name: "  limiter only", url: `${hello.base}/limiter` },
       { name: "  one D1 query only", url: `${hello.base}/d1` },
+      { name: "  bare read in Hono", url: `${hello.base}/hono/${tenant}/floor` },
       { name: "GET /health", url: `${worker.base}/health` },
       { name: "GET projects (list)", url: `${base}/projects`, tokens },
       { name: "  its query, bare", url: `${hello.base}/same/projects` },
