@@ -3,10 +3,16 @@
  * - `/`: hello-world, no routing, no bindings used;
  * - `/floor`: the least an authenticated read of ours can do, with nothing of ours: one call to
  *   the rate limiter (the same binding type and budget as ours) and then one D1 query, in sequence;
+ * - `/hono/<tenant>/floor`: the bare read inside a Hono app as ours is built (the router, a request
+ *   id, a middleware around the handler that sets a header on its response, a path parameter and
+ *   `c.json`): what the framework alone adds to the bare read;
  * - `/same/<name>`: as `/floor`, with one of our reads' own D1 call (its SQL and values, its
  *   method) on a copy of the service's seeded database: what that read would cost if it did nothing
  *   but the limiter and its query. bench/api registers each call first (POST `/same/<name>`).
  */
+import { Hono } from "hono";
+import { requestId } from "hono/request-id";
+
 interface Env {
   DB: D1Database;
   APP_DB: D1Database;
@@ -21,6 +27,21 @@ interface Call {
 
 let next = 0;
 const calls = new Map<string, Call>();
+
+/** The bare read in Hono: our app's shape without our middleware, validation or queries. */
+const hono = new Hono<{ Bindings: Env }>();
+hono.use("*", requestId());
+hono.use("*", async (c, next) => {
+  await next();
+  c.res.headers.append("Server-Timing", 'd1;dur=0;desc="1 round trips, 1 sequential"');
+});
+hono.get("/hono/:tenant/floor", async (c) => {
+  next = (next + 1) % 60;
+  const { success } = await c.env.RATE_LIMIT.limit({ key: `standard:user:${next}` });
+  if (!success) return c.text("limited\n", 429);
+  const { results } = await c.env.DB.prepare("SELECT ?1 AS n, ?2 AS tenant").bind(next, c.req.param("tenant")).all();
+  return c.json(results);
+});
 
 async function same(request: Request, env: Env, name: string): Promise<Response> {
   if (request.method === "POST") {
@@ -42,6 +63,7 @@ export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path.startsWith("/same/")) return same(request, env, path.slice("/same/".length));
+    if (path.startsWith("/hono/")) return hono.fetch(request, env);
     if (path !== "/floor" && path !== "/limiter" && path !== "/d1") {
       return new Response("hello\n", { headers: { "content-type": "text/plain" } });
     }
