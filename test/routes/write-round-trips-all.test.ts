@@ -175,7 +175,7 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/{tenant}/configuration/connections": 4,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 5,
   "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 4,
-  "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 4,
+  "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
   "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 6,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 5,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 5,
