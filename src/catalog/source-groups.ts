@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
@@ -417,17 +417,29 @@ export async function updateSourceGroup(
 }
 
 /**
- * Deletes a group and all of its assets, in one batch. Of concurrent deletes one removes the
- * group and the others find none: 404.
+ * The statements that delete a project's source group with its assets, for the caller's batch,
+ * where `allowed` holds (the caller's access, checked in the same batch). The group goes last: the
+ * id it returns is the answer (none: the group is not the project's, see sourceGroupDeleted), and
+ * the change a statement after it sees.
  */
-export async function deleteSourceGroup(db: Db, group: SourceGroupRow): Promise<void> {
-  const [, gone] = await db.batch([
-    db.delete(assets).where(and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id))),
+export function deleteSourceGroupStatements(db: Db, project: ProjectRef, groupId: number, allowed: SQL | undefined) {
+  const group = and(
+    eq(sourceGroups.tenantId, project.tenantId),
+    eq(sourceGroups.projectId, project.id),
+    eq(sourceGroups.id, groupId),
+    allowed,
+  );
+  const ofGroup = db.select({ one: sql`1` }).from(sourceGroups).where(group);
+  return [
     db
-      .delete(sourceGroups)
-      .where(and(eq(sourceGroups.tenantId, group.tenantId), eq(sourceGroups.id, group.id)))
-      .returning({ id: sourceGroups.id }),
-  ]);
+      .delete(assets)
+      .where(and(eq(assets.tenantId, project.tenantId), eq(assets.sourceGroupId, groupId), exists(ofGroup))),
+    db.delete(sourceGroups).where(group).returning({ id: sourceGroups.id }),
+  ] as const;
+}
+
+/** The answer of deleteSourceGroupStatements' batch: no group deleted is a 404. */
+export function sourceGroupDeleted(gone: readonly { id: number }[]): void {
   if (gone.length === 0) throw new NotFoundError("Source group");
 }
 

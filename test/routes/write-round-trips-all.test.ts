@@ -212,7 +212,7 @@ const SEQUENTIAL: Record<string, number> = {
   "DELETE /api/backend/{tenant}/configuration/projects/{projectId}/members/{email}": 1,
   "DELETE /api/backend/{tenant}/configuration/members/{email}": 1,
   "DELETE /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 1,
-  "DELETE /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 4,
+  "DELETE /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 1,
   "DELETE /configuration/tenants/{tenant}/spark-job-config": 1,
   "DELETE /api/backend/{tenant}/configuration/assets/{assetId}/dq_score": 3,
   "DELETE /api/backend/{tenant}/configuration/integrations/jira": 2,

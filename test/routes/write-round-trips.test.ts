@@ -274,3 +274,34 @@ describe("POST asset in one sequential D1 round trip", () => {
     expect(list.body.map((a: { id: unknown }) => a.id)).toEqual([created.body.id]);
   });
 });
+
+describe("DELETE source group in one sequential D1 round trip", () => {
+  it("deletes the group and its assets for an editor; a viewer deletes nothing; another project's group is a 404", async () => {
+    const w = await world();
+    const base = `/api/backend/v2/${w.tenant}/configuration/projects/${w.projectId}/source_groups`;
+    const snowflake = await createConnection(w.tenant, { projectId: w.projectId, type: "SNOWFLAKE" });
+    const created = await call("POST", base, {
+      as: admin,
+      body: {
+        name: unique("g"),
+        type: "SNOWFLAKE",
+        connection_id: snowflake.id,
+        payload: { database: "DW", schema: "PUBLIC" },
+        assets: [{ name: "orders", table_or_file_name: "ORDERS" }],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
+    const path = `${base}/${created.body.group_id}`;
+    expect((await call("DELETE", path, { as: await memberOf(w, "PROJECT_VIEWER") })).status).toBe(403);
+    const other = await createProject(w.tenant);
+    const elsewhere = `/api/backend/v2/${w.tenant}/configuration/projects/${other}/source_groups/${created.body.group_id}`;
+    expect((await call("DELETE", elsewhere, { as: admin })).status).toBe(404);
+    const assets = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets`;
+    expect((await call("GET", assets, { as: admin })).body).toHaveLength(1);
+    const deleted = await call("DELETE", path, { as: await memberOf(w, "PROJECT_EDITOR") });
+    expect(deleted.status).toBe(200);
+    expect(sequential(deleted), deleted.headers.get("server-timing") ?? "").toBe(1);
+    expect((await call("GET", assets, { as: admin })).body).toEqual([]);
+    expect((await call("DELETE", path, { as: admin })).status).toBe(404);
+  });
+});
