@@ -124,14 +124,33 @@ export function listSourceGroups(
   });
 }
 
-/** Names of a group's assets, in id order. */
-export async function groupAssetNames(db: Db, group: SourceGroupRow): Promise<string[]> {
-  const rows = await db
-    .select({ name: assets.name })
-    .from(assets)
-    .where(and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id)))
-    .orderBy(asc(assets.id));
-  return rows.map((r) => r.name);
+/**
+ * The reads of a project's source group's asset names (in asset id order), for the caller's batch:
+ * `group` (none: not the project's, see groupAssetNamesRead) and `names`, which reads nothing of a
+ * group of another project. `found` is SQL that holds where the group is the project's.
+ */
+export function groupAssetNamesStatements(db: Db, project: ProjectRef, groupId: number) {
+  const group = and(
+    eq(sourceGroups.tenantId, project.tenantId),
+    eq(sourceGroups.projectId, project.id),
+    eq(sourceGroups.id, groupId),
+  );
+  const found = exists(db.select({ one: sql`1` }).from(sourceGroups).where(group));
+  return {
+    found,
+    group: db.select({ id: sourceGroups.id }).from(sourceGroups).where(group).limit(1),
+    names: db
+      .select({ name: assets.name })
+      .from(assets)
+      .where(and(eq(assets.tenantId, project.tenantId), eq(assets.sourceGroupId, groupId), found))
+      .orderBy(asc(assets.id)),
+  };
+}
+
+/** The names groupAssetNamesStatements read; no group is a 404. */
+export function groupAssetNamesRead(group: readonly { id: number }[], names: readonly { name: string }[]): string[] {
+  if (!group[0]) throw new NotFoundError("Source group");
+  return names.map((r) => r.name);
 }
 
 /** What a group passes on to the assets of its entries. */

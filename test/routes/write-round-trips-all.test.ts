@@ -183,7 +183,7 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 5,
   "POST /api/backend/v2/{tenant}/configuration/projects/{targetProjectId}/source_groups/move": 7,
   "PUT /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 4,
-  "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}/list": 4,
+  "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}/list": 1,
   "PUT /configuration/tenants/{tenant}/spark-job-config": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/dq_score": 3,
   "POST /api/backend/{tenant}/configuration/assets/{assetId}/scans": 3,

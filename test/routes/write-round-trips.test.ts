@@ -276,7 +276,7 @@ describe("POST asset in one sequential D1 round trip", () => {
 });
 
 describe("DELETE source group in one sequential D1 round trip", () => {
-  it("deletes the group and its assets for an editor; a viewer deletes nothing; another project's group is a 404", async () => {
+  it("deletes the group and its assets for an editor; a viewer deletes nothing; another project's group is a 404 (and lists its names)", async () => {
     const w = await world();
     const base = `/api/backend/v2/${w.tenant}/configuration/projects/${w.projectId}/source_groups`;
     const snowflake = await createConnection(w.tenant, { projectId: w.projectId, type: "SNOWFLAKE" });
@@ -296,6 +296,13 @@ describe("DELETE source group in one sequential D1 round trip", () => {
     const other = await createProject(w.tenant);
     const elsewhere = `/api/backend/v2/${w.tenant}/configuration/projects/${other}/source_groups/${created.body.group_id}`;
     expect((await call("DELETE", elsewhere, { as: admin })).status).toBe(404);
+    // Its names (POST …/list): one round trip too; through another project, a 404 that reads nothing.
+    expect((await call("POST", `${elsewhere}/list`, { as: admin, body: {} })).status).toBe(404);
+    expect((await call("POST", `${path}/list`, { as: await memberOf(w), body: {} })).status).toBe(404);
+    const names = await call("POST", `${path}/list`, { as: await memberOf(w, "PROJECT_VIEWER"), body: {} });
+    expect(names.status).toBe(200);
+    expect(names.body).toEqual(["orders"]);
+    expect(sequential(names), names.headers.get("server-timing") ?? "").toBe(1);
     const assets = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets`;
     expect((await call("GET", assets, { as: admin })).body).toHaveLength(1);
     const deleted = await call("DELETE", path, { as: await memberOf(w, "PROJECT_EDITOR") });

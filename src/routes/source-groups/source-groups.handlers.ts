@@ -1,4 +1,5 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { and } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
@@ -115,10 +116,18 @@ export const deleteSourceGroup: Handler<"deleteSourceGroup"> = async (c) => {
   return c.json({ message: `Source group ${sourceGroupId} and its assets deleted` }, 200);
 };
 
+/**
+ * One round trip: the access check, the reads and the audit row (recorded where the caller may see
+ * the group) are one batch (Access.projectInBatch; the route's grant is checked here, not before).
+ */
 export const listSourceGroupAssetNames: Handler<"listSourceGroupAssetNames"> = async (c) => {
   const { tenant, projectId, sourceGroupId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_VIEWER");
+  const read = groups.groupAssetNamesStatements(c.var.db, { tenantId: tenant, id: projectId }, sourceGroupId);
+  const audit = auditInBatch(c, 200, and(check.allowed, read.found));
+  const [, group, names] = await writeInBatch(c, check, [read.group, read.names, audit]);
   deprecated(c, tenant, `/projects/${projectId}/assets`);
-  const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
-  return c.json(await groups.groupAssetNames(c.var.db, group), 200);
+  const answer = groups.groupAssetNamesRead(group, names);
+  auditedInBatch(c, 200);
+  return c.json(answer, 200);
 };

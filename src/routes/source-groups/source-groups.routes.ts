@@ -110,7 +110,7 @@ export const deleteSourceGroup = authedRoute({
 
 export const listSourceGroupAssetNames = authedRoute({
   operationId: "listSourceGroupAssetNames",
-  access: inProject("PROJECT_VIEWER"),
+  access: inProjectInBatch("PROJECT_VIEWER"),
   method: "post",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}/list`,
   tags,
