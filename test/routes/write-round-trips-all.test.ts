@@ -171,6 +171,8 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/members": 1,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/members/{email}": 1,
   "PUT /api/backend/{tenant}/configuration/members/{email}": 1,
+  // A connection's sealed credential binds its row id (insertWithNextId, src/db/unique.ts): the id is
+  // read (max + 1) before the one INSERT, a read SQL cannot do for the Worker's seal; at best 2.
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/connections": 5,
   "POST /api/backend/{tenant}/configuration/connections": 4,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 5,
