@@ -1,7 +1,14 @@
-import { and, asc, eq, gt, isNotNull, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, notInArray, or, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { ASSET_PAYLOADS, holdableName, LIGHT_SCAN_TYPES, namesTheDatabaseCannotHold } from "../connections";
+import {
+  ASSET_PAYLOADS,
+  dbTypesThatCannotHold,
+  holdableName,
+  LIGHT_SCAN_TYPES,
+  namesTheDatabaseCannotHold,
+} from "../connections";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import { preparedOnce } from "../db/prepared";
 import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
 import { assetLineage, assets, type ConnectionType, connections, projectMembers, projects } from "../db/schema";
@@ -175,6 +182,17 @@ export async function checkConnection(
   field = "connection_id",
 ): Promise<ConnectionRow | undefined> {
   const connection = await findVisibleConnection(db, project.tenantId, project.id, connectionId);
+  return connectionChecked(connection, type, sent, errors, field);
+}
+
+/** As checkConnection, on the connection already read (undefined: none visible from the project). */
+function connectionChecked(
+  connection: ConnectionRow | undefined,
+  type: string,
+  sent: { type: boolean; connection: boolean },
+  errors: FieldProblem[],
+  field = "connection_id",
+): ConnectionRow | undefined {
   if (!connection) {
     errors.push({ field, message: "no such connection in this project" });
     return undefined;
@@ -187,6 +205,15 @@ export async function checkConnection(
     );
   }
   return connection;
+}
+
+/** SQL: the connection `connectionId` is the tenant's and visible from the project (its own, or GLOBAL). */
+function visibleFrom(project: ProjectRef, connectionId: number): SQL | undefined {
+  return and(
+    eq(connections.tenantId, project.tenantId),
+    eq(connections.id, connectionId),
+    or(isNull(connections.projectId), eq(connections.projectId, project.id)),
+  );
 }
 
 function invalid(errors: FieldProblem[]): never {
@@ -310,40 +337,75 @@ export interface CreateAssetInput {
   scheduled_upload?: AssetSchedule | null;
 }
 
-/** Creates an asset after checking its payload, options and connection (400 listing every problem). */
-export async function createAsset(
+/**
+ * The statements that create an asset, for the caller's batch: a read of its connection, then the
+ * insert, which writes only where `allowed` holds (the caller's access, checked in the same batch)
+ * and where the checks of the connection hold in SQL on the state it sees (visible from the
+ * project, of the asset's type, of a database that can hold the names: checkConnection's and
+ * namesTheDatabaseCannotHold's conditions). Input that is wrong whatever is stored inserts
+ * nothing. Read the answer with assetCreated: no row inserted is a 400 listing every problem,
+ * told from the connection read, as before.
+ */
+export function createAssetStatements(
   db: Db,
   project: ProjectRef,
   input: CreateAssetInput,
   createdBy: string,
-): Promise<AssetRow> {
+  allowed: SQL | undefined,
+) {
   const errors: FieldProblem[] = [];
   const sent = { type: true, payload: true, connection: true };
   const payload = checkShape(input, sent, errors);
   checkSchedule(input.type, Boolean(input.scheduled_upload), errors);
-  const connection = await checkConnection(db, project, input.connection_id, input.type, sent, errors);
-  if (connection) errors.push(...namesTheDatabaseCannotHold(connection.dbType, payload, input.options));
-  if (errors.length > 0 || !connection) invalid(errors);
+  const connection = db.select().from(connections).where(visibleFrom(project, input.connection_id)).limit(1);
+  const refused = dbTypesThatCannotHold(payload, input.options);
   const now = nowIso();
-  const [row] = await db
-    .insert(assets)
-    .values({
+  const insert = insertWhere(
+    db,
+    assets,
+    {
       tenantId: project.tenantId,
       projectId: project.id,
-      connectionId: connection.id,
+      connectionId: input.connection_id,
       name: input.name,
       description: input.description,
       type: input.type,
       options: input.options,
       payload,
-      dbType: connection.dbType,
+      dbType: sql`${connections.dbType}`,
       ...scheduleColumns(input.scheduled_upload ?? null),
       createdBy,
       createdAt: now,
       updatedAt: now,
-    })
-    .returning();
-  return row!;
+    },
+    and(
+      errors.length > 0 ? sql`0` : undefined,
+      visibleFrom(project, input.connection_id),
+      eq(connections.type, input.type),
+      refused.length > 0 ? or(isNull(connections.dbType), notInArray(connections.dbType, refused)) : undefined,
+      allowed,
+    ),
+    sql`${connections}`,
+  ).returning();
+  return { connection, insert, errors, payload };
+}
+
+/**
+ * The asset createAssetStatements inserted, once its batch has shown the caller's access; none
+ * inserted is the 400 of every problem, the connection's told from the batch's read of it.
+ */
+export function assetCreated(
+  input: CreateAssetInput,
+  create: { errors: FieldProblem[]; payload: Record<string, unknown> },
+  connectionRows: readonly ConnectionRow[],
+  inserted: readonly AssetRow[],
+): AssetRow {
+  if (inserted[0]) return inserted[0];
+  const errors = [...create.errors];
+  const sent = { type: true, connection: true };
+  const connection = connectionChecked(connectionRows[0], input.type, sent, errors);
+  if (connection) errors.push(...namesTheDatabaseCannotHold(connection.dbType, create.payload, input.options));
+  invalid(errors);
 }
 
 export type UpdateAssetInput = Partial<CreateAssetInput>;

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
@@ -124,14 +124,33 @@ export function listSourceGroups(
   });
 }
 
-/** Names of a group's assets, in id order. */
-export async function groupAssetNames(db: Db, group: SourceGroupRow): Promise<string[]> {
-  const rows = await db
-    .select({ name: assets.name })
-    .from(assets)
-    .where(and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id)))
-    .orderBy(asc(assets.id));
-  return rows.map((r) => r.name);
+/**
+ * The reads of a project's source group's asset names (in asset id order), for the caller's batch:
+ * `group` (none: not the project's, see groupAssetNamesRead) and `names`, which reads nothing of a
+ * group of another project. `found` is SQL that holds where the group is the project's.
+ */
+export function groupAssetNamesStatements(db: Db, project: ProjectRef, groupId: number) {
+  const group = and(
+    eq(sourceGroups.tenantId, project.tenantId),
+    eq(sourceGroups.projectId, project.id),
+    eq(sourceGroups.id, groupId),
+  );
+  const found = exists(db.select({ one: sql`1` }).from(sourceGroups).where(group));
+  return {
+    found,
+    group: db.select({ id: sourceGroups.id }).from(sourceGroups).where(group).limit(1),
+    names: db
+      .select({ name: assets.name })
+      .from(assets)
+      .where(and(eq(assets.tenantId, project.tenantId), eq(assets.sourceGroupId, groupId), found))
+      .orderBy(asc(assets.id)),
+  };
+}
+
+/** The names groupAssetNamesStatements read; no group is a 404. */
+export function groupAssetNamesRead(group: readonly { id: number }[], names: readonly { name: string }[]): string[] {
+  if (!group[0]) throw new NotFoundError("Source group");
+  return names.map((r) => r.name);
 }
 
 /** What a group passes on to the assets of its entries. */
@@ -417,17 +436,29 @@ export async function updateSourceGroup(
 }
 
 /**
- * Deletes a group and all of its assets, in one batch. Of concurrent deletes one removes the
- * group and the others find none: 404.
+ * The statements that delete a project's source group with its assets, for the caller's batch,
+ * where `allowed` holds (the caller's access, checked in the same batch). The group goes last: the
+ * id it returns is the answer (none: the group is not the project's, see sourceGroupDeleted), and
+ * the change a statement after it sees.
  */
-export async function deleteSourceGroup(db: Db, group: SourceGroupRow): Promise<void> {
-  const [, gone] = await db.batch([
-    db.delete(assets).where(and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id))),
+export function deleteSourceGroupStatements(db: Db, project: ProjectRef, groupId: number, allowed: SQL | undefined) {
+  const group = and(
+    eq(sourceGroups.tenantId, project.tenantId),
+    eq(sourceGroups.projectId, project.id),
+    eq(sourceGroups.id, groupId),
+    allowed,
+  );
+  const ofGroup = db.select({ one: sql`1` }).from(sourceGroups).where(group);
+  return [
     db
-      .delete(sourceGroups)
-      .where(and(eq(sourceGroups.tenantId, group.tenantId), eq(sourceGroups.id, group.id)))
-      .returning({ id: sourceGroups.id }),
-  ]);
+      .delete(assets)
+      .where(and(eq(assets.tenantId, project.tenantId), eq(assets.sourceGroupId, groupId), exists(ofGroup))),
+    db.delete(sourceGroups).where(group).returning({ id: sourceGroups.id }),
+  ] as const;
+}
+
+/** The answer of deleteSourceGroupStatements' batch: no group deleted is a 404. */
+export function sourceGroupDeleted(gone: readonly { id: number }[]): void {
   if (gone.length === 0) throw new NotFoundError("Source group");
 }
 

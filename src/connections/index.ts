@@ -28,7 +28,7 @@ export { GenericJdbcPayload, JDBC_DB_TYPES } from "./generic-jdbc";
 export { HiveIcebergPayload, ICEBERG_LOCATION_TYPES } from "./hive-iceberg";
 export type { ConnectionDocs, ConnectionModule, Loaded, SourceGroupOf, StoreOptions } from "./module";
 export { defineConnection } from "./module";
-export { type NamingOptions, namesTheDatabaseCannotHold } from "./names";
+export { dbTypesThatCannotHold, type NamingOptions, namesTheDatabaseCannotHold } from "./names";
 export { RedshiftPayload } from "./redshift";
 export { type AnyConnectionModule, CONNECTION_MODULES, connectionModule, registerConnectionType } from "./registry";
 export { S3Payload, s3Store } from "./s3";

@@ -1,7 +1,7 @@
 /** What the database behind a connection can hold: names and values a scan would send it. */
 
 import type { FieldProblem } from "../lib/errors";
-import { dialectOfDbType, identifierProblem, valueProblem } from "../scan/sql/identifiers";
+import { DB_TYPES_WITH_DIALECT, dialectOfDbType, identifierProblem, valueProblem } from "../scan/sql/identifiers";
 
 /** The options of an asset that name attributes or values (see AssetOptions in catalog/assets.ts). */
 export interface NamingOptions {
@@ -45,4 +45,13 @@ export function namesTheDatabaseCannotHold(
     }
   }
   return problems;
+}
+
+/**
+ * The db_types whose database cannot hold these names (namesTheDatabaseCannotHold finds a
+ * problem): a write conditioned in SQL on its connection's db_type being none of them holds
+ * exactly when that check passes, without reading the connection first.
+ */
+export function dbTypesThatCannotHold(payload: Record<string, unknown>, options: NamingOptions): string[] {
+  return DB_TYPES_WITH_DIALECT.filter((dbType) => namesTheDatabaseCannotHold(dbType, payload, options).length > 0);
 }

@@ -1,6 +1,6 @@
 import { getTableColumns, is, SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./index";
 
 /** A column computed in SQL for each row, from the row's own values (`field` reads one of them by key). */
@@ -103,13 +103,15 @@ function rowInsert(
  * `db.insert(table).values(row)` that writes only where `condition` holds (INSERT … SELECT … WHERE):
  * for a batch whose other statements decide whether it may, e.g. the caller's access checked in
  * the same batch (none: always). Values map as drizzle's (a column left out takes its default);
- * a value may be SQL. Add onConflict… and returning as to any insert.
+ * a value may be SQL, e.g. a column of the row `from` (a table, or a join) gives. Add onConflict…
+ * and returning as to any insert.
  */
 export function insertWhere<T extends SQLiteTable>(
   db: Db,
   table: T,
-  row: T["$inferInsert"],
+  row: SQLiteInsertValue<T>,
   condition: SQL | undefined,
+  from?: SQL,
 ) {
   const values = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>)
     .filter(([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert())
@@ -120,5 +122,6 @@ export function insertWhere<T extends SQLiteTable>(
       return mapped === null ? sql`null` : sql`${mapped}`;
     });
   // WHERE, even a true one: SQLite's upsert after a SELECT needs one, to parse.
-  return db.insert(table).select(sql`select ${sql.join(values, sql`, `)} where ${condition ?? sql`true`}`);
+  const source = from ? sql` from ${from}` : sql``;
+  return db.insert(table).select(sql`select ${sql.join(values, sql`, `)}${source} where ${condition ?? sql`true`}`);
 }

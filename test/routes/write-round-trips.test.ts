@@ -240,3 +240,75 @@ describe("tenant writes in one sequential D1 round trip (Access.tenantInBatch)",
     expect(statuses(`${base}/members/${tenantAdmin}`, "DELETE")).toEqual([403]);
   });
 });
+
+describe("POST asset in one sequential D1 round trip", () => {
+  it("the connection's checks are conditions of the insert; a failed one inserts nothing and is the same 400", async () => {
+    const w = await world();
+    const base = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets`;
+    const s3 = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const snowflake = await createConnection(w.tenant, { projectId: w.projectId, type: "SNOWFLAKE" });
+    const foreign = await createConnection(await createTenant(), { type: "S3" });
+    const body = (connection_id: number) => ({
+      name: unique("a"),
+      type: "S3",
+      payload: { path: "in/*.csv", format: "csv" },
+      connection_id,
+    });
+    const editor = await memberOf(w, "PROJECT_EDITOR");
+    const created = await call("POST", base, { as: editor, body: body(s3.id) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(sequential(created), created.headers.get("server-timing") ?? "").toBe(1);
+    const elsewhere = await call("POST", base, { as: editor, body: body(foreign.id) });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.errors).toEqual([
+      { path: "body.connection_id", message: "no such connection in this project" },
+    ]);
+    const wrongType = await call("POST", base, { as: editor, body: body(snowflake.id) });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errors).toEqual([
+      { path: "body.connection_id", message: "is a SNOWFLAKE connection; the type is S3" },
+    ]);
+    expect((await call("POST", base, { as: await memberOf(w, "PROJECT_VIEWER"), body: body(s3.id) })).status).toBe(403);
+    expect((await call("POST", base, { as: await memberOf(w), body: body(s3.id) })).status).toBe(404);
+    const list = await call("GET", base, { as: admin });
+    expect(list.body.map((a: { id: unknown }) => a.id)).toEqual([created.body.id]);
+  });
+});
+
+describe("DELETE source group in one sequential D1 round trip", () => {
+  it("deletes the group and its assets for an editor; a viewer deletes nothing; another project's group is a 404 (and lists its names)", async () => {
+    const w = await world();
+    const base = `/api/backend/v2/${w.tenant}/configuration/projects/${w.projectId}/source_groups`;
+    const snowflake = await createConnection(w.tenant, { projectId: w.projectId, type: "SNOWFLAKE" });
+    const created = await call("POST", base, {
+      as: admin,
+      body: {
+        name: unique("g"),
+        type: "SNOWFLAKE",
+        connection_id: snowflake.id,
+        payload: { database: "DW", schema: "PUBLIC" },
+        assets: [{ name: "orders", table_or_file_name: "ORDERS" }],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
+    const path = `${base}/${created.body.group_id}`;
+    expect((await call("DELETE", path, { as: await memberOf(w, "PROJECT_VIEWER") })).status).toBe(403);
+    const other = await createProject(w.tenant);
+    const elsewhere = `/api/backend/v2/${w.tenant}/configuration/projects/${other}/source_groups/${created.body.group_id}`;
+    expect((await call("DELETE", elsewhere, { as: admin })).status).toBe(404);
+    // Its names (POST …/list): one round trip too; through another project, a 404 that reads nothing.
+    expect((await call("POST", `${elsewhere}/list`, { as: admin, body: {} })).status).toBe(404);
+    expect((await call("POST", `${path}/list`, { as: await memberOf(w), body: {} })).status).toBe(404);
+    const names = await call("POST", `${path}/list`, { as: await memberOf(w, "PROJECT_VIEWER"), body: {} });
+    expect(names.status).toBe(200);
+    expect(names.body).toEqual(["orders"]);
+    expect(sequential(names), names.headers.get("server-timing") ?? "").toBe(1);
+    const assets = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets`;
+    expect((await call("GET", assets, { as: admin })).body).toHaveLength(1);
+    const deleted = await call("DELETE", path, { as: await memberOf(w, "PROJECT_EDITOR") });
+    expect(deleted.status).toBe(200);
+    expect(sequential(deleted), deleted.headers.get("server-timing") ?? "").toBe(1);
+    expect((await call("GET", assets, { as: admin })).body).toEqual([]);
+    expect((await call("DELETE", path, { as: admin })).status).toBe(404);
+  });
+});

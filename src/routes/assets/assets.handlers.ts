@@ -4,7 +4,7 @@ import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { NotFoundError } from "../../lib/errors";
 import { loadAssetSchema } from "../../pipeline/asset-schema";
-import { settleCheck, settleInBatch } from "../access";
+import { settleCheck, settleInBatch, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
@@ -18,10 +18,23 @@ const extras = (q: { with_attributes: boolean; with_schedules: boolean; with_lin
   lineage: q.with_lineage,
 });
 
+/**
+ * One round trip: the access check, the read of the asset's connection, the insert (conditioned
+ * on the same access and on the connection's checks) and its audit row are one batch.
+ */
 export const createAsset: Handler<"createAsset"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
-  const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  const row = await assets.createAsset(c.var.db, project, c.req.valid("json"), actorName(principal));
+  const input = c.req.valid("json");
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const project = { tenantId: tenant, id: projectId };
+  const create = assets.createAssetStatements(c.var.db, project, input, actorName(c.var.principal), check.allowed);
+  const [, connection, inserted] = await writeInBatch(c, check, [
+    create.connection,
+    create.insert,
+    auditInBatch(c, 201),
+  ]);
+  const row = assets.assetCreated(input, create, connection, inserted);
+  auditedInBatch(c, 201);
   return c.json(assetView(row), 201);
 };
 

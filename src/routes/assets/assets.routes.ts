@@ -24,7 +24,7 @@ const validation =
 
 export const createAsset = authedRoute({
   operationId: "createAsset",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "post",
   path: `${base}/projects/{projectId}/assets`,
   tags,

@@ -1,9 +1,12 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { and } from "drizzle-orm";
 import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as groups from "../../catalog/source-groups";
 import { queueGroupAnalyses } from "../../jobs/scan-jobs";
+import { writeInBatch } from "../access";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { deprecationHeaders } from "../openapi";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./source-groups.routes";
@@ -97,18 +100,34 @@ export const listAllSourceGroups: Handler<"listAllSourceGroups"> = async (c) => 
   return c.json(page.map(sourceGroupView), 200);
 };
 
+/**
+ * One round trip: the access check, the deletes (conditioned on the same access) and the audit row
+ * are one batch (Access.projectInBatch; the route's grant is checked here, not before).
+ */
 export const deleteSourceGroup: Handler<"deleteSourceGroup"> = async (c) => {
   const { tenant, projectId, sourceGroupId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const project = { tenantId: tenant, id: projectId };
+  const remove = groups.deleteSourceGroupStatements(c.var.db, project, sourceGroupId, check.allowed);
+  const [, , gone] = await writeInBatch(c, check, [...remove, auditInBatch(c, 200)]);
   deprecated(c, tenant, `/projects/${projectId}/assets`);
-  await groups.deleteSourceGroup(c.var.db, await groups.getSourceGroup(c.var.db, project, sourceGroupId));
+  groups.sourceGroupDeleted(gone);
+  auditedInBatch(c, 200);
   return c.json({ message: `Source group ${sourceGroupId} and its assets deleted` }, 200);
 };
 
+/**
+ * One round trip: the access check, the reads and the audit row (recorded where the caller may see
+ * the group) are one batch (Access.projectInBatch; the route's grant is checked here, not before).
+ */
 export const listSourceGroupAssetNames: Handler<"listSourceGroupAssetNames"> = async (c) => {
   const { tenant, projectId, sourceGroupId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_VIEWER");
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_VIEWER");
+  const read = groups.groupAssetNamesStatements(c.var.db, { tenantId: tenant, id: projectId }, sourceGroupId);
+  const audit = auditInBatch(c, 200, and(check.allowed, read.found));
+  const [, group, names] = await writeInBatch(c, check, [read.group, read.names, audit]);
   deprecated(c, tenant, `/projects/${projectId}/assets`);
-  const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
-  return c.json(await groups.groupAssetNames(c.var.db, group), 200);
+  const answer = groups.groupAssetNamesRead(group, names);
+  auditedInBatch(c, 200);
+  return c.json(answer, 200);
 };

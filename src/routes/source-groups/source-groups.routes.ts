@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { LIGHT_SCAN_TYPES, typeList } from "../../connections";
-import { inProject, inTenant } from "../access";
+import { inProject, inProjectInBatch, inTenant } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { PageQuery } from "../pagination";
 import { MoveParams, ProjectParams, TenantParams } from "../params";
@@ -97,7 +97,7 @@ export const listAllSourceGroups = authedRoute({
 
 export const deleteSourceGroup = authedRoute({
   operationId: "deleteSourceGroup",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "delete",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}`,
   tags,
@@ -110,7 +110,7 @@ export const deleteSourceGroup = authedRoute({
 
 export const listSourceGroupAssetNames = authedRoute({
   operationId: "listSourceGroupAssetNames",
-  access: inProject("PROJECT_VIEWER"),
+  access: inProjectInBatch("PROJECT_VIEWER"),
   method: "post",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}/list`,
   tags,

@@ -60,6 +60,17 @@ export function valueProblem(value: unknown, dialect?: Dialect): string | undefi
     : undefined;
 }
 
+/** The db_types that have a dialect (dialectOfDbType): every other db_type names nothing checked. */
+export const DB_TYPES_WITH_DIALECT = [
+  "postgresql",
+  "mysql",
+  "mariadb",
+  "redshift",
+  "snowflake",
+  "bigquery",
+  "databricks",
+] as const;
+
 /** The SQL dialect behind a connection's db_type (GENERIC_JDBC's database, or the warehouse); undefined for files and others. */
 export function dialectOfDbType(dbType: string | null | undefined): Dialect | undefined {
   switch (dbType) {
