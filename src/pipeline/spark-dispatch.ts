@@ -23,6 +23,7 @@ import { markDispatched, recordRunState, recordSparkDispatch } from "../jobs/lif
 import { type SealedSecret, secretBox } from "../lib/crypto";
 import { outboundPolicy } from "../lib/outbound";
 import { newCallbackSecret } from "../scan/spark/callback-signature";
+import { sparkSettingsFor } from "../scan/spark/iceberg-runtime";
 import type { SparkProviderClient } from "../scan/spark/provider";
 import { getSparkJobConfig, type SparkJobConfig } from "../settings/spark";
 
@@ -217,7 +218,8 @@ export async function dispatchFullScan(env: Env, db: Db, input: FullScanInput): 
     jobId: job.id,
     driverUri: target.driverUri,
     args,
-    sparkConf: target.sparkConf,
+    // An Iceberg source adds its catalog and asks the provider for the Iceberg runtime.
+    ...sparkSettingsFor(input.source, target.sparkConf),
     timeoutSeconds: FULL_SCAN_TIMEOUT_SECONDS,
   });
   // A cancel that came while the provider was being called found no run to cancel: cancel it now,

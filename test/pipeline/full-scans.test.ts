@@ -392,6 +392,51 @@ describe("full scans on EMR (RunJobFlow, SigV4)", { timeout: 60_000 }, () => {
   });
 });
 
+describe("full scans of an Iceberg table (HIVE_ICEBERG)", { timeout: 60_000 }, () => {
+  it("asks EMR for its Iceberg runtime and names the catalog dq on the connection's metastore", async () => {
+    const f = fx();
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const connection = await createConnection(tenant, {
+      projectId,
+      type: "HIVE_ICEBERG",
+      payload: { thrift_uri: "thrift://hms.internal:9083", location_type: "S3", region: f.emr.region, bucket: "lake" },
+      credential: { type: "AWS", payload: { access_key: f.emr.accessKey, secret_key: f.emr.secretKey } },
+    });
+    const asset = await createAsset(tenant, projectId, connection.id, {
+      type: "HIVE_ICEBERG",
+      payload: { database: "lake", table: "orders" },
+    });
+    const put = await call("PUT", `/configuration/tenants/${tenant}/spark-job-config`, {
+      as: admin,
+      body: {
+        spark_properties: SPARK_PROPERTIES,
+        emr_config: { endpoint: f.emr.endpoint, driver_uri: "s3://dq-artifacts/dq-monitor/spark/dq_profile.py" },
+      },
+    });
+    expect(put.status).toBe(200);
+    const { jobId } = await dispatch(tenant, asset.id);
+    const run = await submitted(jobId);
+    expect(JSON.parse(run.args[run.args.indexOf("--source") + 1]!)).toEqual({
+      kind: "iceberg",
+      metastore_uri: "thrift://hms.internal:9083",
+      table: "lake.orders",
+    });
+    expect(run.body.Configurations).toEqual([
+      {
+        Classification: "spark-defaults",
+        Properties: {
+          "spark.sql.catalog.dq": "org.apache.iceberg.spark.SparkCatalog",
+          "spark.sql.catalog.dq.type": "hive",
+          "spark.sql.catalog.dq.uri": "thrift://hms.internal:9083",
+          ...SPARK_PROPERTIES,
+        },
+      },
+      { Classification: "iceberg-defaults", Properties: { "iceberg.enabled": "true" } },
+    ]);
+  });
+});
+
 describe("full scans on Dataproc (workflowTemplates.instantiateInline)", { timeout: 60_000 }, () => {
   it("instantiates a managed cluster from dataproc_config with a PySpark job, and applies its signed callback", async () => {
     const { tenant, assetId } = await fullScanAsset("DATAPROC");

@@ -10,14 +10,16 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import ts from "typescript";
+import type * as TS from "typescript";
 
 const require = createRequire(import.meta.url);
+// Node's require, not the test runner's module graph (which looks for a source map typescript lacks).
+const ts = require("typescript") as typeof TS;
 
 /** One .d.ts file's declarations, and the files its `import * as x` names. */
 interface Scope {
-  interfaces: Map<string, ts.InterfaceDeclaration>;
-  aliases: Map<string, ts.TypeNode>;
+  interfaces: Map<string, TS.InterfaceDeclaration>;
+  aliases: Map<string, TS.TypeNode>;
   /** AWS enums: `export declare const X: { readonly A: "A"; … }`. */
   constEnums: Map<string, Set<string>>;
   namespaces: Map<string, string>;
@@ -79,7 +81,7 @@ export const packageFile = (pkg: string, path: string) => join(dirname(require.r
 type Named = { file: string; name: string };
 
 /** Where a type name is declared, seen from `file`. */
-function lookup(file: string, name: ts.EntityName): Named | undefined {
+function lookup(file: string, name: TS.EntityName): Named | undefined {
   const scope = scopeOf(file);
   if (ts.isQualifiedName(name)) {
     const ns = ts.isIdentifier(name.left) ? scope.namespaces.get(name.left.text) : undefined;
@@ -94,7 +96,7 @@ function lookup(file: string, name: ts.EntityName): Named | undefined {
 const kindOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 
 /** Where `value` departs from the type node (seen from `file`): "where: reason" lines. */
-function check(file: string, type: ts.TypeNode, value: unknown, at: string, depth: number): string[] {
+function check(file: string, type: TS.TypeNode, value: unknown, at: string, depth: number): string[] {
   if (depth > 40) return [];
   switch (type.kind) {
     case ts.SyntaxKind.StringKeyword:
@@ -170,14 +172,14 @@ function checkNamed(target: Named, value: unknown, at: string, depth: number): s
 
 function checkMembers(
   file: string,
-  members: ts.NodeArray<ts.TypeElement>,
+  members: TS.NodeArray<TS.TypeElement>,
   value: unknown,
   at: string,
   depth: number,
   what: string,
 ): string[] {
   if (kindOf(value) !== "object") return [`${at}: ${kindOf(value)} where ${what} goes`];
-  const fields = new Map<string, ts.PropertySignature>();
+  const fields = new Map<string, TS.PropertySignature>();
   for (const m of members)
     if (ts.isPropertySignature(m) && m.name && ts.isIdentifier(m.name)) fields.set(m.name.text, m);
   const errors: string[] = [];

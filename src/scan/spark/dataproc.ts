@@ -9,6 +9,7 @@
 import type { OutboundPolicy } from "../../lib/outbound";
 import { exchangeServiceAccountAssertion, type GcsServiceAccount } from "../connectors/gcs";
 import { trimSlash } from "../sql/warehouse-api";
+import { DATAPROC_ICEBERG_IMAGE, icebergRuntimePackage, withPackage } from "./iceberg-runtime";
 import {
   type ErrorShape,
   providerCall,
@@ -46,7 +47,14 @@ export const clusterNameOf = (jobId: string) =>
 
 /** The inline WorkflowTemplate of a run: one managed cluster, one PySpark job. */
 export function inlineWorkflow(block: DataprocBlock, spec: SparkRunSpec) {
-  const properties = { ...(block.download_job_spark_properties ?? {}), ...spec.sparkConf };
+  const properties: Record<string, string> = { ...(block.download_job_spark_properties ?? {}), ...spec.sparkConf };
+  if (spec.iceberg) {
+    const { spark, scala } = DATAPROC_ICEBERG_IMAGE;
+    properties["spark.jars.packages"] = withPackage(
+      properties["spark.jars.packages"],
+      icebergRuntimePackage(spark, scala),
+    );
+  }
   return {
     placement: {
       managedCluster: {
@@ -57,6 +65,8 @@ export function inlineWorkflow(block: DataprocBlock, spec: SparkRunSpec) {
           masterConfig: nodeGroup(1, block.master_node_type, block.spark_master_disk_size_in_gb),
           workerConfig: nodeGroup(2, block.worker_node_type, block.spark_worker_disk_size_in_gb),
           ...(block.autoscale_policy ? { autoscalingConfig: { policyUri: block.autoscale_policy } } : {}),
+          // The image whose Spark and Scala the Iceberg runtime was built for.
+          ...(spec.iceberg ? { softwareConfig: { imageVersion: DATAPROC_ICEBERG_IMAGE.version } } : {}),
         },
       },
     },

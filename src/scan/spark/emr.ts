@@ -7,6 +7,7 @@
 import { AwsClient } from "aws4fetch";
 import type { OutboundPolicy } from "../../lib/outbound";
 import { trimSlash } from "../sql/warehouse-api";
+import { emrHasIceberg } from "./iceberg-runtime";
 import {
   type ErrorShape,
   providerCall,
@@ -46,11 +47,21 @@ export const EMR_DEFAULTS = {
 export function runJobFlowRequest(block: EmrBlock, spec: SparkRunSpec) {
   const min = Math.max(1, block.min_instance_count ?? 1);
   const max = Math.max(min, block.max_instance_count ?? min);
+  const release = block.release_label ?? EMR_DEFAULTS.release_label;
+  const configurations = [
+    ...(Object.keys(spec.sparkConf).length > 0
+      ? [{ Classification: "spark-defaults", Properties: spec.sparkConf }]
+      : []),
+    // EMR's own Iceberg build on the cluster's classpath (6.5 and later; docs/resources/spark-providers.md).
+    ...(spec.iceberg && emrHasIceberg(release)
+      ? [{ Classification: "iceberg-defaults", Properties: { "iceberg.enabled": "true" } }]
+      : []),
+  ];
   return {
     Name: `dq-monitor full scan ${spec.jobId}`,
     // Without it the step's stderr (the driver's failure) is deleted with the cluster.
     LogUri: block.log_uri ?? defaultLogUri(spec.driverUri),
-    ReleaseLabel: block.release_label ?? EMR_DEFAULTS.release_label,
+    ReleaseLabel: release,
     Applications: [{ Name: "Spark" }],
     ServiceRole: block.service_role ?? EMR_DEFAULTS.service_role,
     JobFlowRole: block.job_flow_role ?? EMR_DEFAULTS.job_flow_role,
@@ -83,9 +94,7 @@ export function runJobFlowRequest(block: EmrBlock, spec: SparkRunSpec) {
           },
         }
       : {}),
-    ...(Object.keys(spec.sparkConf).length > 0
-      ? { Configurations: [{ Classification: "spark-defaults", Properties: spec.sparkConf }] }
-      : {}),
+    ...(configurations.length > 0 ? { Configurations: configurations } : {}),
     Steps: [
       {
         Name: "dq-monitor profile",

@@ -22,6 +22,8 @@ export interface SparkRunSpec {
   sparkConf: Record<string, string>;
   /** The provider stops the run after this long (the callback deadline). */
   timeoutSeconds: number;
+  /** The source is an Iceberg table: the provider puts the Iceberg Spark runtime on the cluster (iceberg-runtime.ts). */
+  iceberg?: boolean;
 }
 
 /** A submitted run: the provider's id, its page where it has one, its first state. */

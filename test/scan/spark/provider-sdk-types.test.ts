@@ -28,6 +28,7 @@ import { describe, expect, it } from "vitest";
 import { submitRunRequest } from "../../../src/scan/spark/databricks";
 import { inlineWorkflow } from "../../../src/scan/spark/dataproc";
 import { type EmrBlock, runJobFlowRequest } from "../../../src/scan/spark/emr";
+import { sparkSettingsFor } from "../../../src/scan/spark/iceberg-runtime";
 import { statementRequest } from "../../../src/scan/sql/databricks";
 import { executeStatementRequest } from "../../../src/scan/sql/redshift";
 
@@ -236,5 +237,59 @@ describe("the Dataproc inline WorkflowTemplate against @google-cloud/dataproc's 
     expect(protoErrors(WORKFLOW_TEMPLATE, twoTypes, "template")).toEqual([
       "template.jobs[0].sparkJob: oneof jobType already has pysparkJob",
     ]);
+  });
+});
+
+describe("an Iceberg source adds the Iceberg Spark runtime and the catalog dq to each provider's request", () => {
+  const source = { kind: "iceberg", metastore_uri: "thrift://hms.internal:9083", table: "lake.orders" };
+  const catalog = {
+    "spark.sql.catalog.dq": "org.apache.iceberg.spark.SparkCatalog",
+    "spark.sql.catalog.dq.type": "hive",
+    "spark.sql.catalog.dq.uri": "thrift://hms.internal:9083",
+  };
+  const icebergSpec = (sparkConf: Record<string, string> = {}) => ({ ...spec, ...sparkSettingsFor(source, sparkConf) });
+
+  it("adds nothing for another source, and the tenant's spark_properties win over the catalog's", () => {
+    expect(sparkSettingsFor({ kind: "table", format: "delta", table: "a.b.c" }, { x: "1" })).toEqual({
+      sparkConf: { x: "1" },
+    });
+    expect(sparkSettingsFor(source, { "spark.sql.catalog.dq.uri": "thrift://other:9083" }).sparkConf).toEqual({
+      ...catalog,
+      "spark.sql.catalog.dq.uri": "thrift://other:9083",
+    });
+  });
+
+  it("EMR 6.5+: the iceberg-defaults classification, the catalog in spark-defaults; still a RunJobFlowCommandInput", () => {
+    const emr: Exact<RunJobFlowCommandInput, Body> & RunJobFlowCommandInput = runJobFlowRequest({}, icebergSpec());
+    expect(emr.Configurations).toEqual([
+      { Classification: "spark-defaults", Properties: catalog },
+      { Classification: "iceberg-defaults", Properties: { "iceberg.enabled": "true" } },
+    ]);
+    // Before 6.5 EMR has no such classification (the runtime is then the user's: spark_properties).
+    const old = runJobFlowRequest({ release_label: "emr-6.4.0" }, icebergSpec());
+    expect(old.Configurations?.map((c) => c.Classification)).toEqual(["spark-defaults"]);
+    expect(runJobFlowRequest({}, spec).Configurations).toBeUndefined();
+  });
+
+  it("Dataproc: the runtime for the pinned image's Spark 3.5 / Scala 2.12 in spark.jars.packages; still a WorkflowTemplate", () => {
+    const template = inlineWorkflow({}, icebergSpec({ "spark.jars.packages": "org.postgresql:postgresql:42.7.4" }));
+    expect(protoErrors(WORKFLOW_TEMPLATE, template, "template")).toEqual([]);
+    expect(template.placement.managedCluster.config).toMatchObject({
+      softwareConfig: { imageVersion: "2.2-debian12" },
+    });
+    expect(template.jobs[0]?.pysparkJob.properties).toEqual({
+      ...catalog,
+      "spark.jars.packages": "org.postgresql:postgresql:42.7.4,org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.6.1",
+    });
+    expect(inlineWorkflow({}, spec).placement.managedCluster.config).not.toHaveProperty("softwareConfig");
+  });
+
+  it("Databricks: the catalog only (the runtime has Iceberg built in); still a SubmitRun", () => {
+    const body: Exact<jobs.SubmitRun, ReturnType<typeof submitRunRequest>> & jobs.SubmitRun = submitRunRequest(
+      { node_type: "i3.xlarge" },
+      icebergSpec(),
+    );
+    expect(body.tasks?.[0]?.new_cluster?.spark_conf).toEqual(catalog);
+    expect(body.tasks?.[0]).not.toHaveProperty("libraries");
   });
 });
