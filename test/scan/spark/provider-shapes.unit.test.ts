@@ -8,7 +8,6 @@
 
 import { describe, expect, it } from "vitest";
 import { MODELS, shapeErrors } from "../../support/dts-shapes";
-import { openApiErrors, requestSchema, snowflakeSqlApi } from "../../support/openapi-shapes";
 
 const submit = {
   run_name: "r",
@@ -80,29 +79,5 @@ describe("the SDK models' run-time walk", () => {
         Steps: [{ Name: "s", ActionOnFailure: "STOP", HadoopJarStep: { Jar: "command-runner.jar" } }],
       }),
     ).toEqual(['RunJobFlowInput.Steps[0].ActionOnFailure: "STOP" is no ActionOnFailure']);
-  });
-});
-
-describe("Snowflake's published SQL API specification (test/fixtures/snowflake-sql-api)", () => {
-  const api = snowflakeSqlApi();
-  const submit = requestSchema(api, "/api/v2/statements", "post");
-
-  it("passes a statement of the documented shape, bindings being a free-form map", () => {
-    const body = {
-      statement: "SELECT ? AS a",
-      timeout: 60,
-      warehouse: "WH",
-      role: "R",
-      database: "DB",
-      schema: "S",
-      bindings: { "1": { type: "FIXED", value: "1" } },
-    };
-    expect(openApiErrors(api, submit, body, "body")).toEqual([]);
-  });
-
-  it("refuses a misspelt property, a wrong kind and a negative timeout", () => {
-    expect(openApiErrors(api, submit, { statement: "S", warehous: "WH", role: 1, timeout: -1 }, "body").sort()).toEqual(
-      ["body.role: number where a string goes", "body.timeout: below 0", "body.warehous: no such property"],
-    );
   });
 });
