@@ -1,6 +1,7 @@
-import { and, desc, eq, getTableColumns, gte, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import { actorName, PLATFORM_ADMIN, type Principal } from "../auth/principal";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import { auditEvents } from "../db/schema";
 import { nowIso } from "../lib/time";
 
@@ -49,16 +50,15 @@ export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
 }
 
 /**
- * The statement that records `w` in a batch, after the write it records, if that statement changed
- * a row (SQLite's `changes()`: the rows the batch's last INSERT, UPDATE or DELETE changed). The
- * write and its audit row are then one round trip and one transaction; a write that matched
- * nothing (refused by its conditions) records nothing here, and its answer is audited after it.
+ * The statement that records `w` in a batch, where `when` holds on the state the batch's earlier
+ * statements left: by default, if the statement just before it changed a row (SQLite's
+ * `changes()`: the rows the last INSERT, UPDATE or DELETE changed), else e.g. the access
+ * condition of a write that may change nothing and still succeed. The write and its audit row are
+ * then one round trip and one transaction; a write refused by its conditions records nothing
+ * here, and its answer is audited after it.
  */
-export function recordWriteAfterChange(db: Db, w: AuditWrite) {
-  const row: Record<string, unknown> = auditRow(w);
-  // Every column in the table's order (drizzle's insert … select), the id chosen by SQLite.
-  const values = Object.keys(getTableColumns(auditEvents)).map((k) => (k === "id" ? sql`null` : sql`${row[k]}`));
-  return db.insert(auditEvents).select(sql`select ${sql.join(values, sql`, `)} where changes() > 0`);
+export function recordWriteAfterChange(db: Db, w: AuditWrite, when: SQL = sql`changes() > 0`) {
+  return insertWhere(db, auditEvents, auditRow(w), when);
 }
 
 export interface AuditFilters {

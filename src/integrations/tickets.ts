@@ -1,5 +1,7 @@
 import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db";
+import { writeWith } from "../db/json-insert";
 import type { IncidentRow, JiraIntegrationRow, TicketRequestRow, TicketTemplateRow } from "../db/schema";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
 import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
@@ -103,11 +105,20 @@ export async function putJiraIntegration(
   return { row, created: false };
 }
 
-export async function deleteJiraIntegration(db: Db, tenantId: string): Promise<void> {
-  const rows = await db
-    .delete(jiraIntegrations)
-    .where(eq(jiraIntegrations.tenantId, tenantId))
-    .returning({ t: jiraIntegrations.tenantId });
+/** Removes the tenant's integration (404 without one), with `after` in the delete's batch. */
+export async function deleteJiraIntegration(
+  db: Db,
+  tenantId: string,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<void> {
+  const rows = await writeWith(
+    db,
+    db
+      .delete(jiraIntegrations)
+      .where(eq(jiraIntegrations.tenantId, tenantId))
+      .returning({ t: jiraIntegrations.tenantId }),
+    after,
+  );
   if (rows.length === 0) throw new NotFoundError("Jira integration");
 }
 

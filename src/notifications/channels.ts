@@ -8,7 +8,9 @@
  */
 
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
+import { writeWith } from "../db/json-insert";
 import {
   type ChannelType,
   type NotificationEvent,
@@ -259,11 +261,21 @@ export async function replaceChannel(
   return { row, ...(generated ? { secret } : {}) };
 }
 
-export async function deleteChannel(db: Db, tenantId: string, id: number): Promise<void> {
-  const deleted = await db
-    .delete(notificationChannels)
-    .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
-    .returning({ id: notificationChannels.id });
+/** Deletes a channel of the tenant (404 for an unknown one), with `after` in the delete's batch. */
+export async function deleteChannel(
+  db: Db,
+  tenantId: string,
+  id: number,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<void> {
+  const deleted = await writeWith(
+    db,
+    db
+      .delete(notificationChannels)
+      .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
+      .returning({ id: notificationChannels.id }),
+    after,
+  );
   if (deleted.length === 0) throw new NotFoundError("Notification channel");
 }
 

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../app-env";
@@ -43,14 +43,16 @@ function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefine
 /**
  * The audit row of this write, to run in the handler's own batch right after the statement that
  * writes (src/audit/audit-log.ts, recordWriteAfterChange): recorded only if that statement changed
- * a row, as answering `status`. Once the batch has run, `auditedInBatch` tells the middleware
- * whether it did; if not (the write was refused or failed), the middleware records the answer.
+ * a row, or where `when` holds (a write that may change nothing and still answer `status`, e.g.
+ * the caller's access), as answering `status`. Once the batch has run, `auditedInBatch` tells the
+ * middleware whether it did; if not (the write was refused or failed), the middleware records the
+ * answer.
  */
-export function auditInBatch(c: Context<AppEnv>, status: number) {
+export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL) {
   const w = auditedWrite(c, status);
   // Nothing to record (e.g. no tenant in the route): a statement that writes nothing keeps the batch's shape.
   return w
-    ? recordWriteAfterChange(c.var.db, w)
+    ? recordWriteAfterChange(c.var.db, w, when)
     : c.var.db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
 }
 

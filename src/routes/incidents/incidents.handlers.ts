@@ -6,6 +6,7 @@ import { getBackfillJob, startBackfill as recordBackfill } from "../../incidents
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ConflictError, NotFoundError } from "../../lib/errors";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import { backfillView } from "./backfill.views";
@@ -56,7 +57,9 @@ export const incidentSummary: Handler<"incidentSummary"> = async (c) => {
 export const startBackfill: Handler<"startBackfill"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const job = await recordBackfill(c.var.db, tenant, actorName(principal), new Date());
+  // One round trip: the job and its audit row.
+  const job = await recordBackfill(c.var.db, tenant, actorName(principal), new Date(), [auditInBatch(c, 202)]);
+  auditedInBatch(c, 202);
   // Runs after the response, step by step through the scan-jobs queue (not waitUntil: a big
   // tenant outlasts a request's life); each step saves its progress.
   await c.env.SCAN_JOBS.send(

@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import * as tickets from "../../integrations/tickets";
 import { secretBox } from "../../lib/crypto";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import type * as routes from "./jira.routes";
 import { jiraIntegrationView } from "./jira.views";
 
@@ -25,6 +26,8 @@ export const getJiraIntegration: Handler<"getJiraIntegration"> = async (c) => {
 export const deleteJiraIntegration: Handler<"deleteJiraIntegration"> = async (c) => {
   const { tenant } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  await tickets.deleteJiraIntegration(c.var.db, tenant);
+  // One round trip: the delete and its audit row (written if it deleted).
+  await tickets.deleteJiraIntegration(c.var.db, tenant, [auditInBatch(c, 200)]);
+  auditedInBatch(c, 200);
   return c.json({ message: "Jira integration removed" }, 200);
 };

@@ -5,6 +5,7 @@ import { secretBox } from "../../lib/crypto";
 import { outboundPolicy } from "../../lib/outbound";
 import * as channels from "../../notifications/channels";
 import { testChannel as sendTest } from "../../notifications/events";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, takePage } from "../pagination";
 import { ApiError } from "../problems";
 import type * as routes from "./notification-channels.routes";
@@ -57,7 +58,9 @@ export const replaceChannel: Handler<"replaceChannel"> = async (c) => {
 export const deleteChannel: Handler<"deleteChannel"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  await channels.deleteChannel(c.var.db, tenant, channelId);
+  // One round trip: the delete and its audit row (written if it deleted).
+  await channels.deleteChannel(c.var.db, tenant, channelId, [auditInBatch(c, 200)]);
+  auditedInBatch(c, 200);
   return c.json({ message: "Notification channel deleted" }, 200);
 };
 
