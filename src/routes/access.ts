@@ -14,10 +14,13 @@
  * role), where the route-walking test (test/routes/access-first.test.ts) reads it.
  */
 
+import type { SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import type { Access } from "../auth/access";
 import type { ProjectRole, TenantRole } from "../db/schema";
+import { auditedInBatch, auditInBatch } from "./audit/audit.middleware";
 import { IntId, TenantId } from "./params";
 
 /** What a route needs of its caller. */
@@ -61,12 +64,19 @@ export const inProjectInBatch = (role: ProjectRole): Grant => ({
 /**
  * A role in the project of the path's asset (`{assetId}`, or the parameter named); `read` is how
  * much of the asset the handler reads with its own check (Access.assetHead, assetWithConnectionType),
- * so both share one query.
+ * so both share one query. `inBatch`: as inProjectInBatch, the handler checks it in its one batch
+ * (Access.assetInBatch, then settleInBatch).
  */
 export const onAsset = (
   role: ProjectRole,
-  options: { param?: string; read?: "head" | "connectionType" } = {},
-): Grant => ({ of: "asset", role, param: options.param ?? "assetId", ...(options.read ? { read: options.read } : {}) });
+  options: { param?: string; read?: "head" | "connectionType"; inBatch?: true } = {},
+): Grant => ({
+  of: "asset",
+  role,
+  param: options.param ?? "assetId",
+  ...(options.read ? { read: options.read } : {}),
+  ...(options.inBatch ? { inBatch: options.inBatch } : {}),
+});
 /** A role in the project of the path's incident (`{incidentId}`). */
 export const onIncident = (role: ProjectRole): Grant => ({ of: "incident", role, param: "incidentId" });
 
@@ -180,4 +190,38 @@ export function settleCheck<T>(c: Context<AppEnv>, check: Promise<T>): Promise<T
   verdict.catch(() => {});
   c.set("verdict", verdict);
   return check;
+}
+
+/** An `inBatch` access check (Access.projectInBatch, assetInBatch): its read, and its answer from the read's rows. */
+export interface InBatchCheck<R extends BatchItem<"sqlite">, A> {
+  read: R;
+  settle: (rows: Awaited<R>) => A;
+}
+
+/**
+ * One round trip for a write under an `inBatch` grant: the check's read, `statements` (a write's
+ * WHERE holds the check's `allowed`, so a refused caller changes nothing; a read's rows are
+ * answered only once the check has passed) and the write's audit row (as answering
+ * `audit.status`, if the last statement changed a row or where `audit.when` holds: auditInBatch)
+ * are one batch. The check is then settled from the state the statements saw (a refusal is
+ * thrown, as any route's); answers the caller's access and what each statement returned.
+ */
+export async function writeChecked<
+  R extends BatchItem<"sqlite">,
+  A,
+  S extends readonly [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]],
+>(
+  c: Context<AppEnv>,
+  check: InBatchCheck<R, A>,
+  statements: S,
+  audit: { status: number; when?: SQL | undefined },
+): Promise<{ access: A; results: { [K in keyof S]: Awaited<S[K]> } }> {
+  const [rows, ...results] = await c.var.db.batch([
+    check.read,
+    ...statements,
+    auditInBatch(c, audit.status, audit.when),
+  ] as unknown as [R, ...BatchItem<"sqlite">[]]);
+  const access = settleInBatch(c, () => check.settle(rows as Awaited<R>));
+  auditedInBatch(c, audit.status);
+  return { access, results: results.slice(0, statements.length) as unknown as { [K in keyof S]: Awaited<S[K]> } };
 }
