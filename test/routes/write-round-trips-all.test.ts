@@ -198,7 +198,7 @@ const SEQUENTIAL: Record<string, number> = {
   "PATCH /api/backend/{tenant}/incidents/{incidentId}": 4,
   "POST /api/backend/{tenant}/configuration/sources/{sourceID}/alerts": 1,
   "POST /api/backend/{tenant}/configuration/alerts/by_filters": 1,
-  "PUT /api/backend/{tenant}/configuration/integrations/jira": 3,
+  "PUT /api/backend/{tenant}/configuration/integrations/jira": 1,
   "POST /{tenant}/configuration/integrations/tickets/template": 1,
   "PUT /{tenant}/configuration/integrations/tickets/template/{templateId}": 1,
   "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
