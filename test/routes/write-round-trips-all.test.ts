@@ -195,16 +195,20 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/data/v2/{tenant}/batch_data": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/policies": 5,
   "POST /api/backend/{tenant}/incidents/historical": 1,
-  "PATCH /api/backend/{tenant}/incidents/{incidentId}": 4,
+  // The incident is read (access, its asset) before its AssetMonitor is called; the detail and the audit row after.
+  "PATCH /api/backend/{tenant}/incidents/{incidentId}": 2,
   "POST /api/backend/{tenant}/configuration/sources/{sourceID}/alerts": 1,
   "POST /api/backend/{tenant}/configuration/alerts/by_filters": 1,
   "PUT /api/backend/{tenant}/configuration/integrations/jira": 1,
   "POST /{tenant}/configuration/integrations/tickets/template": 1,
   "PUT /{tenant}/configuration/integrations/tickets/template/{templateId}": 1,
   "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
-  "POST /api/backend/{tenant}/configuration/notifications/channels": 4,
-  "PUT /api/backend/{tenant}/configuration/notifications/channels/{channelId}": 3,
-  "POST /api/backend/{tenant}/configuration/notifications/channels/{channelId}/test": 3,
+  // The row's secrets are sealed for its id: the id (read with the checks) comes before the INSERT.
+  "POST /api/backend/{tenant}/configuration/notifications/channels": 2,
+  // The stored URL and secret are opened (kept or not by what is sent) before the UPDATE seals them again.
+  "PUT /api/backend/{tenant}/configuration/notifications/channels/{channelId}": 2,
+  // The channel is read before its receiver is called; the delivery and the audit row after.
+  "POST /api/backend/{tenant}/configuration/notifications/channels/{channelId}/test": 2,
   "DELETE /auth/api_keys/{keyId}": 1,
   "DELETE /auth/{tenant}/apiKeys/{keyId}": 1,
   "DELETE /api/backend/{tenant}/configuration/projects/{projectId}": 1,

@@ -44,16 +44,15 @@ function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefine
  * The audit row of this write, to run in the handler's own batch right after the statement that
  * writes (src/audit/audit-log.ts, recordWriteAfterChange): recorded only if that statement changed
  * a row, or where `when` holds (a write that may change nothing and still answer `status`, e.g.
- * the caller's access), as answering `status`. Once the batch has run, `auditedInBatch` tells the
+ * the caller's access), as answering `status`; built on `db`, the batch's database (the request's,
+ * or its primary's). Once the batch has run, `auditedInBatch` tells the
  * middleware whether it did; if not (the write was refused or failed), the middleware records the
  * answer.
  */
-export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL) {
+export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL, db = c.var.db) {
   const w = auditedWrite(c, status);
   // Nothing to record (e.g. no tenant in the route): a statement that writes nothing keeps the batch's shape.
-  return w
-    ? recordWriteAfterChange(c.var.db, w, when)
-    : c.var.db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
+  return w ? recordWriteAfterChange(db, w, when) : db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
 }
 
 /** After the handler's batch: whether it recorded the write with its status (see auditInBatch). */
