@@ -50,21 +50,15 @@ export async function recordWrite(db: Db, w: AuditWrite): Promise<void> {
 }
 
 /**
- * The statement that records `w` in a batch, after the write it records, if that statement changed
- * a row (SQLite's `changes()`: the rows the batch's last INSERT, UPDATE or DELETE changed). The
- * write and its audit row are then one round trip and one transaction; a write that matched
- * nothing (refused by its conditions) records nothing here, and its answer is audited after it.
+ * The statement that records `w` in a batch, where `when` holds on the state the batch's earlier
+ * statements left: by default, if the statement just before it changed a row (SQLite's
+ * `changes()`: the rows the last INSERT, UPDATE or DELETE changed), else e.g. the access
+ * condition of a write that may change nothing and still succeed. The write and its audit row are
+ * then one round trip and one transaction; a write refused by its conditions records nothing
+ * here, and its answer is audited after it.
  */
-export function recordWriteAfterChange(db: Db, w: AuditWrite) {
-  return recordWriteWhere(db, w, sql`changes() > 0`);
-}
-
-/**
- * As recordWriteAfterChange, recorded where `condition` holds instead: for a write that succeeds
- * whether or not it changes a row (removing what is not there), the caller's access.
- */
-export function recordWriteWhere(db: Db, w: AuditWrite, condition: SQL) {
-  return insertWhere(db, auditEvents, auditRow(w), condition);
+export function recordWriteAfterChange(db: Db, w: AuditWrite, when: SQL = sql`changes() > 0`) {
+  return insertWhere(db, auditEvents, auditRow(w), when);
 }
 
 export interface AuditFilters {

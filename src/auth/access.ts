@@ -1,4 +1,5 @@
 import { and, eq, exists, inArray, or, type SQL, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
 import {
@@ -238,7 +239,7 @@ export class Access {
         tenantRole: sql<TenantRole | null>`${tenantMembers.role}`.as("access_tenant_role"),
       })
       .from(tenants)
-      .leftJoin(tenantMembers, this.callerMembership())
+      .leftJoin(tenantMembers, tenantMemberOn(this.memberEmail()))
       .where(eq(tenants.id, tenantId))
       .limit(1);
     // The platform administrator and tenant keys hold every role: the tenant need only exist.
@@ -254,11 +255,6 @@ export class Access {
       return t;
     };
     return { read, allowed, settle };
-  }
-
-  /** The calling user's tenant membership, joined to `tenants` (none for callers who are not users). */
-  private callerMembership() {
-    return and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, this.memberEmail()));
   }
 
   /** SQL: the calling user is a member of the tenant, with one of `roles` when given. */
@@ -297,20 +293,15 @@ export class Access {
     const p = this.principal;
     if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw new NotFoundError("Tenant");
     const email = this.memberEmail();
-    // Aliased: in a batch drizzle reads each row by its column names, where two `role`s would be one.
     const read = this.db
-      .select({
-        tenant: sql<string>`${tenants.id}`.as("access_tenant"),
-        tenantRole: sql<TenantRole | null>`${tenantMembers.role}`.as("access_tenant_role"),
-        project: projects,
-        role: sql<ProjectRole | null>`${projectMembers.role}`.as("access_project_role"),
-      })
+      .select({ ...ROLES_READ, project: projects })
       .from(tenants)
-      .leftJoin(tenantMembers, this.callerMembership())
+      .leftJoin(tenantMembers, tenantMemberOn(email))
       .leftJoin(projects, and(eq(projects.tenantId, tenants.id), eq(projects.id, projectId)))
       .leftJoin(projectMembers, and(eq(projectMembers.projectId, projects.id), eq(projectMembers.userEmail, email)))
       .where(eq(tenants.id, tenantId))
       .limit(1);
+    // The platform administrator and tenant keys hold every role: the project need only be the tenant's.
     // The project must be the tenant's (a new row that names it, e.g. a membership, is written only
     // then); the platform administrator and tenant keys hold every role in it.
     const ofTenant = exists(
@@ -319,34 +310,93 @@ export class Access {
         .from(projects)
         .where(and(eq(projects.tenantId, tenantId), eq(projects.id, projectId))),
     );
-    let allowed: SQL | undefined = ofTenant;
-    if (p.kind === "user") {
-      const enough = PROJECT_ROLES.filter((r) => PROJECT_RANK[r] >= PROJECT_RANK[need]);
-      const projectRole = exists(
-        this.db
-          .select({ one: sql`1` })
-          .from(projectMembers)
-          .where(
-            and(
-              eq(projectMembers.projectId, projectId),
-              eq(projectMembers.userEmail, email),
-              inArray(projectMembers.role, enough),
-            ),
-          ),
-      );
-      allowed = and(
-        ofTenant,
-        or(this.hasTenantRole(tenantId, "TENANT_ADMIN"), and(this.hasTenantRole(tenantId), projectRole)),
-      );
-    }
-    const settle = (
-      rows: { tenantRole: TenantRole | null; project: ProjectRow | null; role: ProjectRole | null }[],
-    ) => {
-      const row = rows[0];
-      const t = this.tenantFromBatch(tenantId, row);
+    const allowed = and(ofTenant, this.roleInProject(tenantId, projectId, need));
+    const settle = (rows: (RolesRead & { project: ProjectRow | null })[]) => {
       const missing = () => new NotFoundError("Project");
-      if (!row?.project) throw missing();
-      return { ...t, project: row.project, projectRole: this.projectRole(t, row.role, need, missing) };
+      const t = this.settleRoles(tenantId, need, missing, rows[0], rows[0]?.project);
+      return { ...t, project: rows[0]!.project! };
+    };
+    return { read, allowed, settle };
+  }
+
+  /**
+   * The answer of an in-batch check from its read's row (ROLES_READ and the resource `found`): 404
+   * for a tenant the caller is not in or a resource it cannot see, 403 for a lesser role.
+   */
+  private settleRoles(
+    tenantId: string,
+    need: ProjectRole,
+    missing: () => NotFoundError,
+    row: RolesRead | undefined,
+    found: unknown,
+  ): TenantAccess & { projectRole: ProjectRole } {
+    const t = this.tenantFromBatch(tenantId, row);
+    if (!found) throw missing();
+    return { ...t, projectRole: this.projectRole(t, row!.role, need, missing) };
+  }
+
+  /**
+   * The SQL condition that the calling user holds `need` in the project `projectId` (an id, or a
+   * column of the statement it goes into) of the tenant, as project() decides it: undefined for
+   * the platform administrator and tenant keys, who hold every role.
+   */
+  private roleInProject(tenantId: string, projectId: number | SQLiteColumn, need: ProjectRole): SQL | undefined {
+    if (this.principal.kind !== "user") return undefined;
+    const email = this.principal.email;
+    const enough = PROJECT_ROLES.filter((r) => PROJECT_RANK[r] >= PROJECT_RANK[need]);
+    const projectRole = exists(
+      this.db
+        .select({ one: sql`1` })
+        .from(projectMembers)
+        .where(
+          and(
+            eq(projectMembers.projectId, projectId),
+            eq(projectMembers.userEmail, email),
+            inArray(projectMembers.role, enough),
+          ),
+        ),
+    );
+    return or(this.hasTenantRole(tenantId, "TENANT_ADMIN"), and(this.hasTenantRole(tenantId), projectRole));
+  }
+
+  /**
+   * As projectInBatch, for an asset addressed by id alone (asset()): `read` reads the tenant, the
+   * caller's tenant role, the asset's head (assetHeadColumns) and the caller's role in its
+   * project; `allowed` holds where the asset is the tenant's and the caller has `need` in its
+   * project (for every caller: the asset's existence is part of it); `settle` answers as asset()
+   * does (404 for an asset the caller cannot see, 403 for a lesser role).
+   */
+  assetInBatch(tenantId: string, assetId: number, need: ProjectRole) {
+    const p = this.principal;
+    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw new NotFoundError("Tenant");
+    const email = this.memberEmail();
+    const read = this.db
+      .select({ ...ROLES_READ, asset: assetHeadColumns })
+      .from(tenants)
+      .leftJoin(tenantMembers, tenantMemberOn(email))
+      .leftJoin(assets, and(eq(assets.tenantId, tenants.id), eq(assets.id, assetId)))
+      .leftJoin(
+        projectMembers,
+        and(eq(projectMembers.projectId, assets.projectId), eq(projectMembers.userEmail, email)),
+      )
+      .where(eq(tenants.id, tenantId))
+      .limit(1);
+    const allowed = exists(
+      this.db
+        .select({ one: sql`1` })
+        .from(assets)
+        .where(
+          and(
+            eq(assets.tenantId, tenantId),
+            eq(assets.id, assetId),
+            this.roleInProject(tenantId, assets.projectId, need),
+          ),
+        ),
+    );
+    const settle = (rows: (RolesRead & { asset: AssetHead | null })[]) => {
+      const missing = () => new NotFoundError("Asset");
+      const t = this.settleRoles(tenantId, need, missing, rows[0], rows[0]?.asset);
+      return { ...t, asset: rows[0]!.asset! };
     };
     return { read, allowed, settle };
   }
@@ -478,6 +528,22 @@ export class Access {
     return [...(this.memberOf.get(tenantId) ?? [])];
   }
 }
+
+/**
+ * What an in-batch check reads beside its resource: the tenant, the caller's tenant role and its
+ * role in the resource's project. Aliased: in a batch drizzle reads each row by its column names,
+ * where two `role`s (or `id`s) would be one.
+ */
+const ROLES_READ = {
+  tenant: sql<string>`${tenants.id}`.as("access_tenant"),
+  tenantRole: sql<TenantRole | null>`${tenantMembers.role}`.as("access_tenant_role"),
+  role: sql<ProjectRole | null>`${projectMembers.role}`.as("access_project_role"),
+};
+type RolesRead = { tenantRole: TenantRole | null; role: ProjectRole | null };
+
+/** The tenant-membership join of the in-batch checks: the row of the user `email` ("" for others). */
+const tenantMemberOn = (email: string) =>
+  and(eq(tenantMembers.tenantId, tenants.id), eq(tenantMembers.userEmail, email));
 
 /**
  * The project-membership join of the access queries: the role of the user named by the `email`

@@ -25,10 +25,12 @@ export function publicKey(row: ApiKeyRow) {
   };
 }
 
-/** Creates a key for a tenant or a user; returns the row and the secret, which is never stored. */
-export async function createApiKey(
-  db: Db,
-  owner: { tenantId: string } | { userEmail: string },
+/**
+ * A new key for a tenant or a user, not stored yet (insertApiKey stores it): the row and the
+ * secret, which is never stored.
+ */
+export async function newApiKey(
+  owner: KeyOwner,
   name: string,
   createdBy: string,
   createdByEmail?: string,
@@ -46,8 +48,23 @@ export async function createApiKey(
     createdAt: nowIso(),
     lastUsedAt: null,
   };
-  await db.insert(apiKeys).values(row);
   return { row, secret };
+}
+
+/** The statement that stores a key of newApiKey, for the caller's batch. */
+export const insertApiKey = (db: Db, row: ApiKeyRow) => db.insert(apiKeys).values(row);
+
+/** Creates a key for a tenant or a user; returns the row and the secret, which is never stored. */
+export async function createApiKey(
+  db: Db,
+  owner: KeyOwner,
+  name: string,
+  createdBy: string,
+  createdByEmail?: string,
+): Promise<{ row: ApiKeyRow; secret: string }> {
+  const key = await newApiKey(owner, name, createdBy, createdByEmail);
+  await insertApiKey(db, key.row);
+  return key;
 }
 
 /**
@@ -166,12 +183,19 @@ export function getApiKey(db: Db, owner: KeyOwner, id: string) {
   return db.query.apiKeys.findFirst({ where: and(ownedBy(owner), eq(apiKeys.id, id)) });
 }
 
-/** Deletes an owner's key; false when the owner has no such key. */
-export async function deleteApiKey(db: Db, owner: KeyOwner, id: string): Promise<boolean> {
+/**
+ * The statement that deletes an owner's key, for the caller's batch: no id back when the owner has
+ * no such key. The key is forgotten in this isolate at once.
+ */
+export function deleteApiKeyStatement(db: Db, owner: KeyOwner, id: string) {
   forgetKey(id);
-  const gone = await db
+  return db
     .delete(apiKeys)
     .where(and(ownedBy(owner), eq(apiKeys.id, id)))
     .returning({ id: apiKeys.id });
-  return gone.length > 0;
+}
+
+/** Deletes an owner's key; false when the owner has no such key. */
+export async function deleteApiKey(db: Db, owner: KeyOwner, id: string): Promise<boolean> {
+  return (await deleteApiKeyStatement(db, owner, id)).length > 0;
 }

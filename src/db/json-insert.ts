@@ -35,10 +35,7 @@ export function insertJsonRows<T extends SQLiteTable>(
 ): BatchItem<"sqlite">[] {
   if (rows.length === 0) return [];
   const derived = (options.derived ?? {}) as Record<string, DerivedColumn | undefined>;
-  const columns = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(
-    // As drizzle's INSERT: every column but generated ones (shouldDisableInsert is internal to drizzle).
-    ([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert(),
-  );
+  const columns = insertableColumns(table);
   const keys: string[] = [];
   const positions = new Map<string, number>();
   const field = (key: string): SQL => {
@@ -59,6 +56,14 @@ export function insertJsonRows<T extends SQLiteTable>(
     .insert(table)
     .select(sql`select ${sql.join(selected, sql`, `)} from json_each(${json}) r where true order by r.key`);
   return [options.onConflictDoNothing ? insert.onConflictDoNothing() : insert];
+}
+
+/** The columns drizzle's INSERT writes, in the table's order: every column but generated ones. */
+function insertableColumns(table: SQLiteTable): [string, SQLiteColumn][] {
+  return Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>).filter(
+    // shouldDisableInsert is internal to drizzle.
+    ([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert(),
+  );
 }
 
 /** The value drizzle would bind for a column (its default when absent), or the raw value of a key that is no column. */
@@ -113,15 +118,27 @@ export function insertWhere<T extends SQLiteTable>(
   condition: SQL | undefined,
   from?: SQL,
 ) {
-  const values = Object.entries(getTableColumns(table) as Record<string, SQLiteColumn>)
-    .filter(([, column]) => !(column as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert())
-    .map(([key, column]) => {
-      const value = (row as Record<string, unknown>)[key];
-      if (is(value, SQL)) return value;
-      const mapped = driverValue(value, column);
-      return mapped === null ? sql`null` : sql`${mapped}`;
-    });
+  const values = insertableColumns(table).map(([key, column]) => {
+    const value = (row as Record<string, unknown>)[key];
+    if (is(value, SQL)) return value;
+    const mapped = driverValue(value, column);
+    return mapped === null ? sql`null` : sql`${mapped}`;
+  });
   // WHERE, even a true one: SQLite's upsert after a SELECT needs one, to parse.
   const source = from ? sql` from ${from}` : sql``;
   return db.insert(table).select(sql`select ${sql.join(values, sql`, `)}${source} where ${condition ?? sql`true`}`);
+}
+
+/**
+ * Runs `write` and then `after` (statements that belong with it, e.g. its audit row) as one batch:
+ * one round trip and one transaction. Answers what `write` returned.
+ */
+export async function writeWith<T extends BatchItem<"sqlite">>(
+  db: Db,
+  write: T,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<Awaited<T>> {
+  if (after.length === 0) return (await write) as Awaited<T>;
+  const [result] = await db.batch([write, ...after]);
+  return result as Awaited<T>;
 }

@@ -1,7 +1,9 @@
 import { and, asc, eq, exists, gte, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
 import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
+import { writeWith } from "../db/json-insert";
 import { alerts, assets, type BackfillError, type IncidentBackfillRow, incidentBackfills } from "../db/schema";
 import type { Env } from "../env";
 import { randomId } from "../lib/ids";
@@ -33,21 +35,31 @@ export async function getBackfillJob(
   return db.query.incidentBackfills.findFirst({ where: whereJob(tenantId, jobId) });
 }
 
-/** Records a new backfill job (RUNNING, nothing done yet); the queued steps do the work. */
-export async function startBackfill(db: Db, tenantId: string, actor: string, now: Date): Promise<IncidentBackfillRow> {
-  const [job] = await db
-    .insert(incidentBackfills)
-    .values({
-      tenantId,
-      id: randomId(),
-      status: "RUNNING",
-      since: new Date(now.getTime() - BACKFILL_DAYS * DAY_MS).toISOString(),
-      until: now.toISOString(),
-      requestedBy: actor,
-      startedAt: now.toISOString(),
-      errors: [],
-    })
-    .returning();
+/** Records a new backfill job (RUNNING, nothing done yet), with `after` in its batch; the queued steps do the work. */
+export async function startBackfill(
+  db: Db,
+  tenantId: string,
+  actor: string,
+  now: Date,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<IncidentBackfillRow> {
+  const [job] = await writeWith(
+    db,
+    db
+      .insert(incidentBackfills)
+      .values({
+        tenantId,
+        id: randomId(),
+        status: "RUNNING",
+        since: new Date(now.getTime() - BACKFILL_DAYS * DAY_MS).toISOString(),
+        until: now.toISOString(),
+        requestedBy: actor,
+        startedAt: now.toISOString(),
+        errors: [],
+      })
+      .returning(),
+    after,
+  );
   return job!;
 }
 

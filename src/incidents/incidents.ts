@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { batchPrepared, builtNow, preparedEach, type QueryBuild, type ReadQuery } from "../db/prepared";
 import type { IncidentRow } from "../db/schema";
@@ -60,44 +60,84 @@ export async function getIncident(db: Db, tenantId: string, id: number): Promise
 
 /** An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT). */
 export async function incidentDetail(db: Db, row: IncidentRow) {
-  const history = await db
-    .select()
-    .from(incidentHistory)
-    .where(and(eq(incidentHistory.tenantId, row.tenantId), eq(incidentHistory.incidentId, row.id)))
-    .orderBy(asc(incidentHistory.time), asc(incidentHistory.id));
+  const history = await historyQuery(db, row.tenantId, row.id);
   const refs = [...new Set(history.flatMap((h) => h.alertRefs))];
   const metricRows =
     refs.length === 0
       ? []
-      : await db
-          .select({
-            id: alerts.id,
-            jobId: alerts.jobId,
-            metric: alerts.metric,
-            metricValue: alerts.metricValue,
-            metricTime: alerts.metricTime,
-            priority: alerts.priority,
-            details: alerts.details,
-          })
-          .from(alerts)
+      : await metricsQuery(
+          db,
+          row,
           // json_each keeps the whole id list in one bound parameter.
-          .where(
-            and(
-              eq(alerts.tenantId, row.tenantId),
-              eq(alerts.assetId, row.assetId),
-              sql`${alerts.id} in (select value from json_each(${JSON.stringify(refs)}))`,
-            ),
-          )
-          .orderBy(desc(alerts.metricTime), desc(alerts.id))
-          .limit(DETAIL_METRICS_LIMIT);
+          sql`select value from json_each(${JSON.stringify(refs)})`,
+        );
   return { incident: row, metrics: metricRows.reverse(), history };
 }
 
 export type IncidentDetail = Awaited<ReturnType<typeof incidentDetail>>;
 
+/** An incident's history, oldest first. */
+function historyQuery(db: Db, tenantId: string, incidentId: number) {
+  return db
+    .select()
+    .from(incidentHistory)
+    .where(and(eq(incidentHistory.tenantId, tenantId), eq(incidentHistory.incidentId, incidentId)))
+    .orderBy(asc(incidentHistory.time), asc(incidentHistory.id));
+}
+
+/** The metrics of an incident's detail: the newest DETAIL_METRICS_LIMIT of its asset's alerts with the ids `ids` selects. */
+function metricsQuery(db: Db, row: { tenantId: string; assetId: number }, ids: SQL) {
+  return db
+    .select({
+      id: alerts.id,
+      jobId: alerts.jobId,
+      metric: alerts.metric,
+      metricValue: alerts.metricValue,
+      metricTime: alerts.metricTime,
+      priority: alerts.priority,
+      details: alerts.details,
+    })
+    .from(alerts)
+    .where(and(eq(alerts.tenantId, row.tenantId), eq(alerts.assetId, row.assetId), sql`${alerts.id} in (${ids})`))
+    .orderBy(desc(alerts.metricTime), desc(alerts.id))
+    .limit(DETAIL_METRICS_LIMIT);
+}
+
+/**
+ * incidentDetail as the statements of one batch (after `read`, with which it runs), for an incident
+ * of the asset `assetId`: the incident, its history, and the metrics, whose query reads the alert
+ * ids from the history itself (json_each of each entry's alert_refs), so nothing waits on the
+ * history. incidentDetailOf assembles their rows.
+ */
+export function incidentDetailStatements(db: Db, tenantId: string, incidentId: number, assetId: number) {
+  return [
+    db
+      .select()
+      .from(incidents)
+      .where(and(eq(incidents.tenantId, tenantId), eq(incidents.id, incidentId)))
+      .limit(1),
+    historyQuery(db, tenantId, incidentId),
+    metricsQuery(
+      db,
+      { tenantId, assetId },
+      sql`select j.value from incident_history h, json_each(h.alert_refs) j where h.tenant_id = ${tenantId} and h.incident_id = ${incidentId}`,
+    ),
+  ] as const;
+}
+
+/** The detail incidentDetailStatements read (404 when the incident is gone), as incidentDetail answers it. */
+export function incidentDetailOf([[incident], history, metrics]: [
+  IncidentRow[],
+  (typeof incidentHistory.$inferSelect)[],
+  Awaited<ReturnType<typeof metricsQuery>>,
+]): IncidentDetail {
+  if (!incident) throw new NotFoundError("Incident");
+  return { incident, metrics: [...metrics].reverse(), history };
+}
+
 /** The alerts of an asset with the given ids (an incident's alert_refs); unknown ids are absent. */
 export function alertsByRefs(db: Db, tenantId: string, assetId: number, refs: number[]) {
-  if (refs.length === 0) return Promise.resolve([]);
+  // A query even for no ids (it finds none), so that a batch can carry it.
   return db
     .select()
     .from(alerts)

@@ -1,5 +1,7 @@
-import { and, asc, eq, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, exists, isNull, lte, not, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db";
+import { insertWhere, writeWith } from "../db/json-insert";
 import type { IncidentRow, JiraIntegrationRow, TicketRequestRow, TicketTemplateRow } from "../db/schema";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
 import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
@@ -50,7 +52,11 @@ async function assertTemplate(db: Db, tenantId: string, templateId: number, fiel
 /**
  * Creates or replaces the tenant's integration; the token is sealed, bound to the tenant.
  * `base_url` must be one the outbound policy lets the token go to (https, a public host) —
- * default policy: the deployment's (ALLOW_PRIVATE_TARGETS).
+ * default policy: the deployment's (ALLOW_PRIVATE_TARGETS). One batch: the current row is read
+ * first, and the write holds what the checks on it need (a kept token stays with its base_url, a
+ * default template is the tenant's), so the answer comes from the state the write saw: 201 when
+ * there was no row. `alongside` gives the caller's statements that belong with the write (e.g. its
+ * audit row), run just before it, from the conditions under which it will create or replace.
  */
 export async function putJiraIntegration(
   db: Db,
@@ -58,6 +64,7 @@ export async function putJiraIntegration(
   tenantId: string,
   input: JiraIntegrationInput,
   policy: OutboundPolicy = deploymentOutboundPolicy(),
+  alongside: (will: { create: SQL; replace: SQL }) => BatchItem<"sqlite">[] = () => [],
 ) {
   try {
     checkOutboundUrl(input.base_url, policy);
@@ -65,49 +72,89 @@ export async function putJiraIntegration(
     if (!(err instanceof OutboundTargetError)) throw err;
     throw new InvalidInputError([{ field: "base_url", message: err.message }]);
   }
-  const current = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
-  if (input.api_token === undefined && !current) {
-    throw new InvalidInputError([{ field: "api_token", message: "is required when the integration is created" }]);
-  }
-  if (input.api_token === undefined && current && current.baseUrl !== input.base_url) {
-    // The stored token goes only to the Jira site it was entered for.
-    throw new InvalidInputError([{ field: "api_token", message: "is required when base_url changes" }]);
-  }
-  if (input.default_template_id != null) {
-    await assertTemplate(db, tenantId, input.default_template_id, "default_template_id");
-  }
-  const tokenSecret =
-    input.api_token === undefined
-      ? current!.tokenSecret
-      : JSON.stringify(await box.seal(input.api_token, tokenAad(tenantId)));
+  const templateId = input.default_template_id ?? null;
+  const templateOk =
+    templateId === null
+      ? sql`1`
+      : exists(
+          db
+            .select({ id: ticketTemplates.id })
+            .from(ticketTemplates)
+            .where(and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, templateId))),
+        );
   const values = {
     baseUrl: input.base_url,
     email: input.email,
-    tokenSecret,
-    defaultTemplateId: input.default_template_id ?? null,
+    defaultTemplateId: templateId,
     updatedAt: new Date().toISOString(),
   };
-  // The insert decides `created`: of concurrent first PUTs exactly one creates (201).
-  const [inserted] = await db
-    .insert(jiraIntegrations)
-    .values({ tenantId, ...values })
-    .onConflictDoNothing({ target: jiraIntegrations.tenantId })
-    .returning();
-  if (inserted) return { row: inserted, created: true };
-  const [row] = await db
-    .update(jiraIntegrations)
-    .set(values)
-    .where(eq(jiraIntegrations.tenantId, tenantId))
-    .returning();
-  if (!row) throw new ConflictError("The Jira integration was deleted while it was being replaced; send the PUT again");
-  return { row, created: false };
+  const current = db.select().from(jiraIntegrations).where(eq(jiraIntegrations.tenantId, tenantId)).limit(1);
+  // Without a token, the stored one is kept: only where the row is there, for the same Jira site.
+  const write =
+    input.api_token === undefined
+      ? db
+          .update(jiraIntegrations)
+          .set(values)
+          .where(and(eq(jiraIntegrations.tenantId, tenantId), eq(jiraIntegrations.baseUrl, input.base_url), templateOk))
+          .returning()
+      : insertWhere(
+          db,
+          jiraIntegrations,
+          { tenantId, ...values, tokenSecret: JSON.stringify(await box.seal(input.api_token, tokenAad(tenantId))) },
+          templateOk,
+        )
+          .onConflictDoUpdate({
+            target: jiraIntegrations.tenantId,
+            set: { ...values, tokenSecret: sql`excluded.token_secret` },
+          })
+          .returning();
+  const there = exists(
+    db.select({ one: sql`1` }).from(jiraIntegrations).where(eq(jiraIntegrations.tenantId, tenantId)),
+  );
+  const sameSite = exists(
+    db
+      .select({ one: sql`1` })
+      .from(jiraIntegrations)
+      .where(and(eq(jiraIntegrations.tenantId, tenantId), eq(jiraIntegrations.baseUrl, input.base_url))),
+  );
+  const will =
+    input.api_token === undefined
+      ? { create: sql`0`, replace: and(sameSite, templateOk)! }
+      : { create: and(not(there), templateOk)!, replace: and(there, templateOk)! };
+  const [[before], ...rest] = await db.batch([current, ...alongside(will), write] as unknown as [
+    typeof current,
+    ...BatchItem<"sqlite">[],
+  ]);
+  const [row] = rest[rest.length - 1] as Awaited<typeof write>;
+  if (!row) {
+    if (input.api_token === undefined && !before) {
+      throw new InvalidInputError([{ field: "api_token", message: "is required when the integration is created" }]);
+    }
+    if (input.api_token === undefined && before && before.baseUrl !== input.base_url) {
+      // The stored token goes only to the Jira site it was entered for.
+      throw new InvalidInputError([{ field: "api_token", message: "is required when base_url changes" }]);
+    }
+    throw new InvalidInputError([
+      { field: "default_template_id", message: "no ticket template of this tenant has this id" },
+    ]);
+  }
+  return { row, created: !before };
 }
 
-export async function deleteJiraIntegration(db: Db, tenantId: string): Promise<void> {
-  const rows = await db
-    .delete(jiraIntegrations)
-    .where(eq(jiraIntegrations.tenantId, tenantId))
-    .returning({ t: jiraIntegrations.tenantId });
+/** Removes the tenant's integration (404 without one), with `after` in the delete's batch. */
+export async function deleteJiraIntegration(
+  db: Db,
+  tenantId: string,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<void> {
+  const rows = await writeWith(
+    db,
+    db
+      .delete(jiraIntegrations)
+      .where(eq(jiraIntegrations.tenantId, tenantId))
+      .returning({ t: jiraIntegrations.tenantId }),
+    after,
+  );
   if (rows.length === 0) throw new NotFoundError("Jira integration");
 }
 

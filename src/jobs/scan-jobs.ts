@@ -1,4 +1,5 @@
 import { and, desc, eq, lt } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
@@ -25,11 +26,9 @@ export function newScanJobId(): string {
   return `job_${randomId(20)}`;
 }
 
-/** Records new QUEUED scan jobs in one batch and returns their rows, in the order given. */
-export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJobRow[]> {
-  if (jobs.length === 0) return [];
-  const createdAt = nowIso();
-  const rows: ScanJobRow[] = jobs.map((j) => ({
+/** The row of a new QUEUED scan job, not stored yet. */
+export function newScanJobRow(j: NewScanJob, createdAt = nowIso()): ScanJobRow {
+  return {
     id: newScanJobId(),
     tenantId: j.tenantId,
     assetId: j.assetId,
@@ -54,16 +53,34 @@ export async function createScanJobs(db: Db, jobs: NewScanJob[]): Promise<ScanJo
     callbackSecret: null,
     callbackUsedAt: null,
     callbackDeadline: null,
-  }));
+  };
+}
+
+/**
+ * Records new QUEUED scan jobs in one batch, with `after` (the caller's statements that belong
+ * with them, e.g. an audit row), and returns their rows, in the order given.
+ */
+export async function createScanJobs(
+  db: Db,
+  jobs: NewScanJob[],
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<ScanJobRow[]> {
+  if (jobs.length === 0) return [];
+  const createdAt = nowIso();
+  const rows = jobs.map((j) => newScanJobRow(j, createdAt));
   // One row per statement keeps every insert far below D1's 100 bound parameters.
   const [first, ...rest] = rows.map((row) => db.insert(scanJobs).values(row));
-  await db.batch([first!, ...rest]);
+  await db.batch([first!, ...rest, ...after]);
   return rows;
 }
 
-/** Records one new QUEUED scan job and returns its row. */
-export async function createScanJob(db: Db, job: NewScanJob): Promise<ScanJobRow> {
-  const [row] = await createScanJobs(db, [job]);
+/** Records one new QUEUED scan job (with `after` in its batch) and returns its row. */
+export async function createScanJob(
+  db: Db,
+  job: NewScanJob,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<ScanJobRow> {
+  const [row] = await createScanJobs(db, [job], after);
   return row!;
 }
 
@@ -92,12 +109,17 @@ export async function getScanJob(
   assetId: number,
   jobId: string,
 ): Promise<ScanJobRow | undefined> {
-  const [row] = await db
+  const [row] = await scanJobQuery(db, tenantId, assetId, jobId);
+  return row;
+}
+
+/** getScanJob's query (at most one row), for a batch or a condition (exists). */
+export function scanJobQuery(db: Db, tenantId: string, assetId: number, jobId: string) {
+  return db
     .select()
     .from(scanJobs)
     .where(and(eq(scanJobs.tenantId, tenantId), eq(scanJobs.assetId, assetId), eq(scanJobs.id, jobId)))
     .limit(1);
-  return row;
 }
 
 /** One page of an asset's jobs, newest first (`limit + 1` rows). */

@@ -1,12 +1,14 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { isFileType } from "../connections";
 import type { ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
-import { type AssetHead, CONNECTION_TYPES, type ScanJobRow, scanJobs } from "../db/schema";
+import { insertWhere } from "../db/json-insert";
+import { type AssetHead, assets, CONNECTION_TYPES, type ScanJobRow, scanJobs } from "../db/schema";
 import { ConflictError, InvalidInputError, LimitExceededError } from "../lib/errors";
 import { dialectOfDbType, identifierProblem } from "../scan/sql/identifiers";
 import { storeCompressed, storeInflated } from "./inflate-upload";
-import { createScanJob, enqueueScanJobs } from "./scan-jobs";
+import { createScanJob, enqueueScanJobs, newScanJobRow } from "./scan-jobs";
 import { type StoredUpload, type UploadTarget, uploadPrefix } from "./upload-storage";
 
 /** Formats of data uploaded in the request body, by Content-Type. */
@@ -42,7 +44,39 @@ export type ScanJobRequest = ScanRequest & {
   upload?: StoredUpload & { format: "csv" | "ndjson"; bytes: number };
 };
 
-/** Checks a scan request against its asset (400 naming the field), records the job and queues it. */
+/**
+ * Why `request` cannot scan `asset` (409 for an UPLOAD asset without uploaded data, 400 naming
+ * the field), from the asset's type and, for a table named, its database; undefined when it can.
+ */
+function scanRequestProblem(
+  asset: Pick<AssetHead, "id" | "tenantId" | "type" | "dbType">,
+  request: ScanJobRequest,
+): Error | undefined {
+  if (asset.type === "UPLOAD" && !request.upload) {
+    // Rescanning the last batch would add a second point of the same data to every metric's history.
+    return new ConflictError(
+      `Asset ${asset.id} is an UPLOAD asset: its data arrives only by upload, and each batch is scanned as it arrives. ` +
+        `Upload a batch (POST /v2/${asset.tenantId}/sources/${asset.id}/batch_data with text/csv or application/x-ndjson)`,
+    );
+  }
+  if (request.location && locationType(request.location as Location) !== asset.type) {
+    return new InvalidInputError([{ field: "location", message: `the asset is of type ${asset.type}` }]);
+  }
+  const files = isFileType(asset.type);
+  if (!files && !request.upload && (request.path || request.format || request.delimiter)) {
+    return new InvalidInputError([{ field: "path", message: `the asset is a ${asset.type} table, not files` }]);
+  }
+  if (files && (request.table || request.query)) {
+    return new InvalidInputError([
+      { field: request.table ? "table" : "query", message: `the asset is ${asset.type} files` },
+    ]);
+  }
+  const tableProblem = request.table && identifierProblem(request.table, dialectOfDbType(asset.dbType));
+  if (tableProblem) return new InvalidInputError([{ field: "table", message: tableProblem }]);
+  return undefined;
+}
+
+/** Checks a scan request against its asset (400 naming the field), records the job (with `after` in its batch) and queues it. */
 export async function queueScan(
   db: Db,
   queue: Queue<ScanJobMessage>,
@@ -50,38 +84,52 @@ export async function queueScan(
   request: ScanJobRequest,
   trigger: string,
   totalBytes?: number,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<ScanJobRow> {
-  if (asset.type === "UPLOAD" && !request.upload) {
-    // Rescanning the last batch would add a second point of the same data to every metric's history.
-    throw new ConflictError(
-      `Asset ${asset.id} is an UPLOAD asset: its data arrives only by upload, and each batch is scanned as it arrives. ` +
-        `Upload a batch (POST /v2/${asset.tenantId}/sources/${asset.id}/batch_data with text/csv or application/x-ndjson)`,
-    );
-  }
-  if (request.location && locationType(request.location as Location) !== asset.type) {
-    throw new InvalidInputError([{ field: "location", message: `the asset is of type ${asset.type}` }]);
-  }
-  const files = isFileType(asset.type);
-  if (!files && !request.upload && (request.path || request.format || request.delimiter)) {
-    throw new InvalidInputError([{ field: "path", message: `the asset is a ${asset.type} table, not files` }]);
-  }
-  if (files && (request.table || request.query)) {
-    throw new InvalidInputError([
-      { field: request.table ? "table" : "query", message: `the asset is ${asset.type} files` },
-    ]);
-  }
-  const tableProblem = request.table && identifierProblem(request.table, dialectOfDbType(asset.dbType));
-  if (tableProblem) throw new InvalidInputError([{ field: "table", message: tableProblem }]);
-  const job = await createScanJob(db, {
-    tenantId: asset.tenantId,
-    assetId: asset.id,
-    kind: "SCAN",
-    trigger,
-    request,
-    totalBytes,
-  });
+  const problem = scanRequestProblem(asset, request);
+  if (problem) throw problem;
+  const job = await createScanJob(
+    db,
+    { tenantId: asset.tenantId, assetId: asset.id, kind: "SCAN", trigger, request, totalBytes },
+    after,
+  );
   await enqueueScanJobs(queue, [job]);
   return job;
+}
+
+/**
+ * A scan request checked in the batch that records its job (one round trip with the caller's
+ * access check): the asset's type, as the batch sees it, must be one of those scanRequestProblem
+ * accepts for `request`, tried for every type. A request that names a table is checked against
+ * the asset's database too, which this does not cover: undefined, queue it with queueScan.
+ */
+export function scanInBatch(db: Db, asset: { tenantId: string; id: number }, request: ScanJobRequest, trigger: string) {
+  if (request.table) return undefined;
+  const accepts = CONNECTION_TYPES.filter(
+    (type) => !scanRequestProblem({ id: asset.id, tenantId: asset.tenantId, type, dbType: null }, request),
+  );
+  const accepted = exists(
+    db
+      .select({ one: sql`1` })
+      .from(assets)
+      .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id), inArray(assets.type, accepts))),
+  );
+  const job = newScanJobRow({ tenantId: asset.tenantId, assetId: asset.id, kind: "SCAN", trigger, request });
+  return {
+    job,
+    /** The insert of the job, where `allowed` (the caller's access) holds and the request fits the asset. */
+    insert: (allowed: SQL) => insertWhere(db, scanJobs, job, and(allowed, accepted)!).returning({ id: scanJobs.id }),
+    /**
+     * After the batch, from the asset it read (the caller's access settled): the job inserted is
+     * queued; none inserted means the request does not fit the asset, and the error says why.
+     */
+    queue: async (queue: Queue<ScanJobMessage>, inserted: boolean, seen: AssetHead) => {
+      if (!inserted)
+        throw scanRequestProblem(seen, request) ?? new ConflictError(`Asset ${asset.id} changed; send the scan again`);
+      await enqueueScanJobs(queue, [job]);
+      return job;
+    },
+  };
 }
 
 /** What an upload carries: its body, media type, length as sent, the tenant's limit and its Content-Encoding. */
@@ -109,6 +157,7 @@ export async function queueUpload(
   asset: AssetHead,
   upload: UploadBody,
   delimiter: string | undefined,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<ScanJobRow> {
   const format = UPLOAD_FORMATS[upload.contentType]!;
   const { limit, contentType } = upload;
@@ -135,7 +184,7 @@ export async function queueUpload(
     stored = { key, bytes: upload.bytes };
   }
   const request: ScanJobRequest = { upload: { ...stored, format }, ...(delimiter ? { delimiter } : {}) };
-  return queueScan(db, queue, asset, request, "upload", stored.bytes);
+  return queueScan(db, queue, asset, request, "upload", stored.bytes, after);
 }
 
 /**

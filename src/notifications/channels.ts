@@ -8,7 +8,9 @@
  */
 
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
+import { writeWith } from "../db/json-insert";
 import {
   type ChannelType,
   type NotificationEvent,
@@ -68,12 +70,12 @@ function checkUrl(url: string, policy: OutboundPolicy): string {
   }
 }
 
-async function checkProjects(db: Db, tenantId: string, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  const found = await db.query.projects.findMany({
-    where: eq(projects.tenantId, tenantId),
-    columns: { id: true },
-  });
+/** The ids of the tenant's projects (for projectsFound). */
+const tenantProjects = (db: Db, tenantId: string) =>
+  db.select({ id: projects.id }).from(projects).where(eq(projects.tenantId, tenantId));
+
+/** A 400 naming the ids of `ids` that are no project of the tenant (`found`: its projects). */
+function projectsFound(ids: number[], found: { id: number }[]): void {
   const known = new Set(found.map((p) => p.id));
   const missing = ids.filter((id) => !known.has(id));
   if (missing.length > 0)
@@ -121,7 +123,9 @@ async function hostOnly(db: Db, rows: ChannelRow[]): Promise<ChannelRow[]> {
 /**
  * Creates a channel. A WEBHOOK channel without a secret gets a generated one; `secret` in the
  * result is the only time it is shown (undefined for Slack). The row is written whole in one
- * INSERT, its URL and secret already sealed for its id (insertWithNextId).
+ * INSERT, its URL and secret already sealed for its id (insertWithNextId), with `after` (the
+ * caller's statements that belong with it) in its batch. Two round trips: what the checks need and
+ * the next id are read in one batch, since the secrets are sealed for the id before the INSERT.
  */
 export async function createChannel(
   db: Db,
@@ -130,46 +134,52 @@ export async function createChannel(
   tenantId: string,
   input: ChannelInput & { url: string },
   actor: string,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<{ row: ChannelRow; secret?: string }> {
   const url = checkUrl(input.url, policy);
   if (input.type === "SLACK" && input.secret !== undefined) {
     throw InvalidInputError.field("secret", "a Slack channel has no signing secret");
   }
   checkSecret(input.secret);
-  await checkProjects(db, tenantId, input.project_ids ?? []);
-  const existing = await listChannels(db, tenantId);
+  const nextIdQuery = db
+    .select({ id: sql<number>`coalesce(max(${notificationChannels.id}), 0) + 1` })
+    .from(notificationChannels);
+  const [found, existing, [firstId]] = await db.batch([
+    tenantProjects(db, tenantId),
+    db
+      .select({ name: notificationChannels.name })
+      .from(notificationChannels)
+      .where(eq(notificationChannels.tenantId, tenantId)),
+    nextIdQuery,
+  ]);
+  projectsFound(input.project_ids ?? [], found);
   if (existing.length >= MAX_CHANNELS_PER_TENANT) {
     throw new ConflictError(`A tenant has at most ${MAX_CHANNELS_PER_TENANT} notification channels`);
   }
   if (existing.some((c) => c.name === input.name)) throw new ConflictError(NAME_TAKEN);
   const secret = input.type === "WEBHOOK" ? (input.secret ?? generateSigningSecret()) : undefined;
   const now = nowIso();
+  // The first try takes the id read with the checks; a clash reads it again.
+  let proposed: number | undefined = firstId!.id;
   const nextId = async () => {
-    const [next] = await db
-      .select({ id: sql<number>`coalesce(max(${notificationChannels.id}), 0) + 1` })
-      .from(notificationChannels);
-    return next!.id;
+    const id = proposed ?? (await nextIdQuery)[0]!.id;
+    proposed = undefined;
+    return id;
   };
   try {
     const row = await insertWithNextId("notification_channels", nextId, async (id) => {
-      const [created] = await db
+      const insert = db
         .insert(notificationChannels)
         .values({
           id,
           tenantId,
-          name: input.name,
-          type: input.type,
-          url: urlHost(url),
-          ...(await sealSecrets(box, id, url, secret)),
-          events: input.events ?? DEFAULT_EVENTS,
-          minSeverity: input.min_severity ?? "LOW",
-          projectIds: input.project_ids ?? [],
-          enabled: input.enabled ?? true,
+          ...(await channelColumns(box, id, input, url, secret)),
           createdBy: actor,
           createdAt: now,
           updatedAt: now,
         })
         .returning();
+      const [created] = await writeWith(db, insert, after);
       return created!;
     });
     return { row, ...(input.type === "WEBHOOK" && !input.secret ? { secret } : {}) };
@@ -179,6 +189,26 @@ export async function createChannel(
 }
 
 const NAME_TAKEN = "A notification channel with this name already exists";
+
+/** What a create or a replace writes of a channel's input, its URL and secret sealed for the row `id`. */
+async function channelColumns(
+  box: SecretBox,
+  id: number,
+  input: ChannelInput,
+  url: string,
+  secret: string | undefined,
+) {
+  return {
+    name: input.name,
+    type: input.type,
+    url: urlHost(url),
+    ...(await sealSecrets(box, id, url, secret)),
+    events: input.events ?? DEFAULT_EVENTS,
+    minSeverity: input.min_severity ?? "LOW",
+    projectIds: input.project_ids ?? [],
+    enabled: input.enabled ?? true,
+  };
+}
 
 /** The URL and the signing secret sealed for the row `id` (its additional data). */
 async function sealSecrets(box: SecretBox, id: number, url: string, secret: string | undefined) {
@@ -193,7 +223,9 @@ async function sealSecrets(box: SecretBox, id: number, url: string, secret: stri
  * any other `url` replaces it whole, so a stored path or query never goes to another host. A
  * WEBHOOK keeps its secret when none is sent, unless its host changes (the secret must be sent
  * again, as a connection's credential must) or it was a Slack channel before (one is generated
- * and returned once, as on create).
+ * and returned once, as on create). Two round trips: the channel (with the tenant's projects,
+ * side by side) is read before its secrets are opened and sealed again; the UPDATE, with `after`
+ * in its batch, follows.
  */
 export async function replaceChannel(
   db: Db,
@@ -202,7 +234,11 @@ export async function replaceChannel(
   tenantId: string,
   id: number,
   input: ChannelInput,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<{ row: ChannelRow; secret?: string }> {
+  const projectIds = input.project_ids ?? [];
+  const found = projectIds.length > 0 ? tenantProjects(db, tenantId).then((rows) => rows) : Promise.resolve([]);
+  found.catch(() => {});
   const current = await getChannel(db, tenantId, id);
   let stored: { url: string; secret?: string } | undefined;
   const opened = async () => {
@@ -219,7 +255,7 @@ export async function replaceChannel(
     throw InvalidInputError.field("secret", "a Slack channel has no signing secret");
   }
   checkSecret(input.secret);
-  await checkProjects(db, tenantId, input.project_ids ?? []);
+  projectsFound(projectIds, await found);
   let secret: string | undefined;
   let generated = false;
   if (input.type === "WEBHOOK") {
@@ -238,32 +274,39 @@ export async function replaceChannel(
     }
   }
   const [row] = await claimUnique(
-    db
-      .update(notificationChannels)
-      .set({
-        name: input.name,
-        type: input.type,
-        url: urlHost(url),
-        ...(await sealSecrets(box, id, url, secret)),
-        events: input.events ?? DEFAULT_EVENTS,
-        minSeverity: input.min_severity ?? "LOW",
-        projectIds: input.project_ids ?? [],
-        enabled: input.enabled ?? true,
-        updatedAt: nowIso(),
-      })
-      .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
-      .returning(),
+    writeWith(
+      db,
+      db
+        .update(notificationChannels)
+        .set({
+          ...(await channelColumns(box, id, input, url, secret)),
+          updatedAt: nowIso(),
+        })
+        .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
+        .returning(),
+      after,
+    ),
     NAME_TAKEN,
   );
   if (!row) throw new NotFoundError("Notification channel");
   return { row, ...(generated ? { secret } : {}) };
 }
 
-export async function deleteChannel(db: Db, tenantId: string, id: number): Promise<void> {
-  const deleted = await db
-    .delete(notificationChannels)
-    .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
-    .returning({ id: notificationChannels.id });
+/** Deletes a channel of the tenant (404 for an unknown one), with `after` in the delete's batch. */
+export async function deleteChannel(
+  db: Db,
+  tenantId: string,
+  id: number,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<void> {
+  const deleted = await writeWith(
+    db,
+    db
+      .delete(notificationChannels)
+      .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
+      .returning({ id: notificationChannels.id }),
+    after,
+  );
   if (deleted.length === 0) throw new NotFoundError("Notification channel");
 }
 

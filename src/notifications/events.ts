@@ -7,8 +7,10 @@
  */
 
 import { and, eq, inArray, lt } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { NotificationMessage } from "../contracts/messages";
 import type { Db } from "../db";
+import { writeWith } from "../db/json-insert";
 import {
   alerts,
   assetPolicies,
@@ -276,8 +278,9 @@ export async function requeueStrandedDeliveries(
 }
 
 /**
- * Sends a test event to a channel now, once, and records it in the channel's log: the answer is
- * the receiver's.
+ * Sends a test event to a channel now, once, and records it in the channel's log (with `after`,
+ * the caller's statements that belong with it, in the same batch): the answer is the receiver's.
+ * Two round trips: the channel is read before the receiver is called, the delivery written after.
  */
 export async function testChannel(
   db: Db,
@@ -285,13 +288,14 @@ export async function testChannel(
   policy: OutboundPolicy,
   tenantId: string,
   channelId: number,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<SendResult & { webhookId: string }> {
   const channel = await getChannel(db, tenantId, channelId);
   const webhookId = newDeliveryId();
   const at = nowIso();
   const payload = channelTestPayload({ id: channel.id, name: channel.name }, at);
   const result = await sendToChannel(box, policy, channel, webhookId, payload);
-  await db.insert(notificationDeliveries).values({
+  const delivery = db.insert(notificationDeliveries).values({
     id: webhookId,
     tenantId,
     channelId,
@@ -305,5 +309,6 @@ export async function testChannel(
     createdAt: at,
     updatedAt: nowIso(),
   });
+  await writeWith(db, delivery, after);
   return { ...result, webhookId };
 }

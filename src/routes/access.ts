@@ -14,11 +14,13 @@
  * role), where the route-walking test (test/routes/access-first.test.ts) reads it.
  */
 
+import type { SQL } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import type { Access } from "../auth/access";
 import type { ProjectRole, TenantRole } from "../db/schema";
+import { auditedInBatch, auditInBatch } from "./audit/audit.middleware";
 import { IntId, TenantId } from "./params";
 
 /** What a route needs of its caller. */
@@ -67,12 +69,19 @@ export const inProjectInBatch = (role: ProjectRole): Grant => ({
 /**
  * A role in the project of the path's asset (`{assetId}`, or the parameter named); `read` is how
  * much of the asset the handler reads with its own check (Access.assetHead, assetWithConnectionType),
- * so both share one query.
+ * so both share one query. `inBatch`: as inProjectInBatch, the handler checks it in its one batch
+ * (Access.assetInBatch, then settleInBatch).
  */
 export const onAsset = (
   role: ProjectRole,
-  options: { param?: string; read?: "head" | "connectionType" } = {},
-): Grant => ({ of: "asset", role, param: options.param ?? "assetId", ...(options.read ? { read: options.read } : {}) });
+  options: { param?: string; read?: "head" | "connectionType"; inBatch?: true } = {},
+): Grant => ({
+  of: "asset",
+  role,
+  param: options.param ?? "assetId",
+  ...(options.read ? { read: options.read } : {}),
+  ...(options.inBatch ? { inBatch: options.inBatch } : {}),
+});
 /** A role in the project of the path's incident (`{incidentId}`). */
 export const onIncident = (role: ProjectRole): Grant => ({ of: "incident", role, param: "incidentId" });
 
@@ -188,10 +197,10 @@ export function settleCheck<T>(c: Context<AppEnv>, check: Promise<T>): Promise<T
   return check;
 }
 
-/** An access check made in a write's own batch (Access.tenantInBatch, Access.projectInBatch). */
-export interface InBatchCheck<A, R> {
-  read: BatchItem<"sqlite"> & { _: { result: R } };
-  settle: (rows: R) => A;
+/** An `inBatch` access check (Access.tenantInBatch, projectInBatch, assetInBatch): its read, and its answer from the read's rows. */
+export interface InBatchCheck<R extends BatchItem<"sqlite">, A> {
+  read: R;
+  settle: (rows: Awaited<R>) => A;
 }
 
 /**
@@ -201,15 +210,39 @@ export interface InBatchCheck<A, R> {
  * hold the check's `allowed` in their conditions, so a refused caller's batch changes nothing.
  * Answers the access and each write's result.
  */
-export async function writeInBatch<A, R, T extends readonly BatchItem<"sqlite">[]>(
+export async function writeInBatch<R extends BatchItem<"sqlite">, A, T extends readonly BatchItem<"sqlite">[]>(
   c: Context<AppEnv>,
-  check: InBatchCheck<A, R>,
+  check: InBatchCheck<R, A>,
   writes: readonly [...T],
   claim: (batch: Promise<unknown[]>) => Promise<unknown[]> = (batch) => batch,
 ): Promise<[A, ...BatchResponse<T>]> {
   const [rows, ...results] = await claim(
     c.var.db.batch([check.read, ...writes] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
   );
-  const access = settleInBatch(c, () => check.settle(rows as R));
+  const access = settleInBatch(c, () => check.settle(rows as Awaited<R>));
   return [access, ...(results as BatchResponse<T>)];
+}
+
+/**
+ * writeInBatch with the write's audit row appended (as answering `audit.status`, if the last
+ * statement changed a row or where `audit.when` holds: auditInBatch): a read among `statements`
+ * is answered only once the check has passed. Answers the caller's access and what each statement
+ * returned.
+ */
+export async function writeChecked<
+  R extends BatchItem<"sqlite">,
+  A,
+  S extends readonly [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]],
+>(
+  c: Context<AppEnv>,
+  check: InBatchCheck<R, A>,
+  statements: S,
+  audit: { status: number; when?: SQL | undefined },
+): Promise<{ access: A; results: { [K in keyof S]: Awaited<S[K]> } }> {
+  const [access, ...results] = await writeInBatch(c, check, [
+    ...statements,
+    auditInBatch(c, audit.status, audit.when),
+  ] as BatchItem<"sqlite">[]);
+  auditedInBatch(c, audit.status);
+  return { access, results: results.slice(0, statements.length) as unknown as { [K in keyof S]: Awaited<S[K]> } };
 }

@@ -1,6 +1,7 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL } from "drizzle-orm";
 import { type DqWeights, normaliseWeights } from "../contracts/dimensions";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import { assetMonitorMarks, type DqScoreRow, dqScoreConfigs, dqScores } from "../db/schema";
 import { nowIso } from "../lib/time";
 
@@ -39,33 +40,36 @@ export function dqScoreConfigOf(row: { enabled: boolean; weights: DqWeights } | 
 }
 
 /**
- * Changes what is sent (an omitted member keeps its value) in one upsert, so concurrent
- * changes of `enabled` and of `weights` do not undo each other. Weights are stored normalised.
+ * The statement that changes what is sent (an omitted member keeps its value), for the caller's
+ * batch: one upsert, so concurrent changes of `enabled` and of `weights` do not undo each other,
+ * written only where `allowed` holds (the caller's access to the asset, checked in the same
+ * batch). Weights are stored normalised; the row written comes back (dqScoreConfigOf reads it).
  */
-export async function putDqScoreConfig(
+export function putDqScoreConfigStatement(
   db: Db,
   tenantId: string,
   assetId: number,
   changes: { enabled?: boolean; weights?: DqWeights },
-): Promise<DqScoreConfig> {
+  allowed: SQL,
+) {
   const defaults = defaultDqScoreConfig();
   const set: { enabled?: boolean; weights?: DqWeights; updatedAt: string } = { updatedAt: nowIso() };
   if (changes.enabled !== undefined) set.enabled = changes.enabled;
   if (changes.weights !== undefined) set.weights = normaliseWeights(changes.weights);
-  const [row] = await db
-    .insert(dqScoreConfigs)
-    .values({ assetId, tenantId, enabled: defaults.enabled, weights: defaults.weights, ...set })
+  const row = { assetId, tenantId, enabled: defaults.enabled, weights: defaults.weights, ...set };
+  return insertWhere(db, dqScoreConfigs, row, allowed)
     .onConflictDoUpdate({ target: dqScoreConfigs.assetId, set })
     .returning();
-  return { enabled: row!.enabled, weights: row!.weights };
 }
 
-/** Reverts an asset to the defaults, which it then reports. */
-export async function resetDqScoreConfig(db: Db, tenantId: string, assetId: number): Promise<DqScoreConfig> {
-  await db
+/**
+ * The statement that reverts an asset to the defaults (which it then reports), for the caller's
+ * batch: it deletes only where `allowed` holds.
+ */
+export function resetDqScoreConfigStatement(db: Db, tenantId: string, assetId: number, allowed: SQL) {
+  return db
     .delete(dqScoreConfigs)
-    .where(and(eq(dqScoreConfigs.tenantId, tenantId), eq(dqScoreConfigs.assetId, assetId)));
-  return defaultDqScoreConfig();
+    .where(and(eq(dqScoreConfigs.tenantId, tenantId), eq(dqScoreConfigs.assetId, assetId), allowed));
 }
 
 /** Where an asset's DQ scores are kept: its AssetMonitor (or anything that reads its store). */

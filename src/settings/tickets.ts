@@ -1,5 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
+import { writeWith } from "../db/json-insert";
 import { ticketTemplates } from "../db/schema";
 import { claimUnique } from "../db/unique";
 import { ConflictError, NotFoundError } from "../lib/errors";
@@ -27,29 +29,28 @@ import type { TicketTemplateRow } from "../db/schema";
 
 const nameTaken = (name: string) => `A ticket template named '${name}' already exists`;
 
-async function assertNameFree(db: Db, tenantId: string, name: string, exceptId?: number) {
-  const clash = await db.query.ticketTemplates.findFirst({
-    where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.name, name)),
-    columns: { id: true },
-  });
-  if (clash && clash.id !== exceptId) throw new ConflictError(nameTaken(name));
-}
-
-/** Creates a template; a name already used in the tenant is a 409. */
+/**
+ * Creates a template; a name already used in the tenant is a 409. One statement, with `after` (the
+ * caller's statements that belong with it) in its batch: the unique index decides the name.
+ */
 export async function createTicketTemplate(
   db: Db,
   tenantId: string,
   input: TicketTemplateInput,
   createdBy: string,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<TicketTemplateRow> {
-  await assertNameFree(db, tenantId, input.name);
   const now = nowIso();
-  // The unique index settles a race between two creates of one name: the loser gets no row back.
-  const [row] = await db
-    .insert(ticketTemplates)
-    .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
-    .onConflictDoNothing()
-    .returning();
+  // Of two creates of one name (or one taken before), the loser gets no row back.
+  const [row] = await writeWith(
+    db,
+    db
+      .insert(ticketTemplates)
+      .values({ tenantId, ...input, createdBy, createdAt: now, updatedAt: now })
+      .onConflictDoNothing()
+      .returning(),
+    after,
+  );
   if (!row) throw new ConflictError(nameTaken(input.name));
   return row;
 }
@@ -72,22 +73,28 @@ export async function getTicketTemplate(db: Db, tenantId: string, id: number): P
   return row;
 }
 
-/** Replaces a template's name, description and props; renaming onto another template's name is a 409. */
+/**
+ * Replaces a template's name, description and props; renaming onto another template's name is a
+ * 409 (the unique index decides it), an unknown template a 404. One statement, with `after` in its
+ * batch.
+ */
 export async function updateTicketTemplate(
   db: Db,
   tenantId: string,
   id: number,
   input: TicketTemplateInput,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<TicketTemplateRow> {
-  const current = await getTicketTemplate(db, tenantId, id);
-  if (input.name !== current.name) await assertNameFree(db, tenantId, input.name, id);
-  // The unique index settles a race between two renames onto one name.
   const [row] = await claimUnique(
-    db
-      .update(ticketTemplates)
-      .set({ ...input, updatedAt: nowIso() })
-      .where(and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, id)))
-      .returning(),
+    writeWith(
+      db,
+      db
+        .update(ticketTemplates)
+        .set({ ...input, updatedAt: nowIso() })
+        .where(and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, id)))
+        .returning(),
+      after,
+    ),
     nameTaken(input.name),
   );
   if (!row) throw new NotFoundError("Ticket template");

@@ -10,7 +10,7 @@ const tenant = TenantId.openapi({ param: { name: "tenant", in: "path" } });
 
 export const scanAlerts = authedRoute({
   operationId: "scanAlerts",
-  access: onAsset("PROJECT_VIEWER", { param: "sourceID" }),
+  access: onAsset("PROJECT_VIEWER", { param: "sourceID", inBatch: true }),
   method: "post",
   path: "/api/backend/{tenant}/configuration/sources/{sourceID}/alerts",
   tags: scanTags,

@@ -1,8 +1,19 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
-import { createApiKey, deleteApiKey, getApiKey, type KeyOwner, listApiKeys, publicKey } from "../../auth/keys";
+import {
+  createApiKey,
+  deleteApiKey,
+  deleteApiKeyStatement,
+  getApiKey,
+  insertApiKey,
+  type KeyOwner,
+  listApiKeys,
+  newApiKey,
+  publicKey,
+} from "../../auth/keys";
 import { actorName, personEmail } from "../../auth/principal";
 import { NotFoundError } from "../../lib/errors";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { deprecationHeaders } from "../openapi";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./api-keys.routes";
@@ -67,15 +78,17 @@ export const listTenantKeys: Handler<"listTenantKeys"> = async (c) => {
   return c.json({ keys: rows.map(publicKey) }, 200);
 };
 
+/** One round trip: the key and its audit row are one batch (the tenant check is the isolate's, src/auth/access-cache.ts). */
 export const createTenantKey: Handler<"createTenantKey"> = async (c) => {
   const owner = await tenantOwner(c, c.req.valid("param").tenant);
-  const { row, secret } = await createApiKey(
-    c.var.db,
+  const { row, secret } = await newApiKey(
     owner,
     c.req.valid("json").name,
     actorName(c.var.principal),
     personEmail(c.var.principal),
   );
+  await c.var.db.batch([insertApiKey(c.var.db, row), auditInBatch(c, 201)]);
+  auditedInBatch(c, 201);
   return c.json({ ...publicKey(row), key: secret }, 201);
 };
 
@@ -86,8 +99,12 @@ export const getTenantKey: Handler<"getTenantKey"> = async (c) => {
   return c.json(publicKey(row), 200);
 };
 
+/** One round trip: the delete and its audit row (written only if a key went) are one batch. */
 export const deleteTenantKey: Handler<"deleteTenantKey"> = async (c) => {
   const { tenant, keyId } = c.req.valid("param");
-  if (!(await deleteApiKey(c.var.db, await tenantOwner(c, tenant), keyId))) throw new NotFoundError("API key");
+  const owner = await tenantOwner(c, tenant);
+  const [gone] = await c.var.db.batch([deleteApiKeyStatement(c.var.db, owner, keyId), auditInBatch(c, 200)]);
+  if (gone.length === 0) throw new NotFoundError("API key");
+  auditedInBatch(c, 200);
   return c.json({ message: `API key ${keyId} revoked` }, 200);
 };

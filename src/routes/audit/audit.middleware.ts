@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../app-env";
-import { type AuditWrite, recordWrite, recordWriteAfterChange, recordWriteWhere } from "../../audit/audit-log";
+import { type AuditWrite, recordWrite, recordWriteAfterChange } from "../../audit/audit-log";
 import { TENANT_ID_PATTERN } from "../params";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -43,15 +43,16 @@ function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefine
 /**
  * The audit row of this write, to run in the handler's own batch right after the statement that
  * writes (src/audit/audit-log.ts, recordWriteAfterChange): recorded only if that statement changed
- * a row (or, given `when`, where `when` holds: a write that may change nothing, conditioned on the
- * caller's access), as answering `status`. Once the batch has run, `auditedInBatch` tells the middleware
- * whether it did; if not (the write was refused or failed), the middleware records the answer.
+ * a row, or where `when` holds (a write that may change nothing and still answer `status`, e.g.
+ * the caller's access), as answering `status`; built on `db`, the batch's database (the request's,
+ * or its primary's). Once the batch has run, `auditedInBatch` tells the
+ * middleware whether it did; if not (the write was refused or failed), the middleware records the
+ * answer.
  */
-export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL) {
+export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL, db = c.var.db) {
   const w = auditedWrite(c, status);
   // Nothing to record (e.g. no tenant in the route): a statement that writes nothing keeps the batch's shape.
-  if (!w) return c.var.db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
-  return when ? recordWriteWhere(c.var.db, w, when) : recordWriteAfterChange(c.var.db, w);
+  return w ? recordWriteAfterChange(db, w, when) : db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
 }
 
 /** After the handler's batch: whether it recorded the write with its status (see auditInBatch). */

@@ -1,12 +1,15 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
-import { queueScan, queueUpload, UPLOAD_FORMATS } from "../../jobs/scan-requests";
+import { queueUpload, UPLOAD_FORMATS } from "../../jobs/scan-requests";
 import { uploadTarget } from "../../jobs/upload-storage";
 import { NotFoundError } from "../../lib/errors";
 import { getTenant } from "../../tenancy/tenants";
+import { settleCheck } from "../access";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { deprecationHeaders } from "../openapi";
 import { ApiError } from "../problems";
+import { queueChecked } from "../scans/scans.queue";
 import type { ScanRequestBody } from "../scans/scans.schemas";
 import type * as routes from "./batch-data.routes";
 
@@ -34,13 +37,15 @@ async function upload(
   delimiter: string | undefined,
   json: () => ScanRequestBody,
 ): Promise<string> {
-  const { asset } = await c.var.access.assetHead(tenant, assetId, "PROJECT_EDITOR");
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json") {
-    return (
-      await queueScan(c.var.db, c.env.SCAN_JOBS, asset, { ...json(), ...(delimiter ? { delimiter } : {}) }, "upload")
-    ).id;
+    return (await queueChecked(c, tenant, assetId, { ...json(), ...(delimiter ? { delimiter } : {}) }, "upload")).id;
   }
+  // The caller's access and the tenant's storage settings as they are now, read side by side.
+  const tenantRead = getTenant(c.var.db, tenant);
+  tenantRead.catch(() => {});
+  const { asset } = await settleCheck(c, c.var.access.assetHead(tenant, assetId, "PROJECT_EDITOR"));
+  const tenantRow = await tenantRead;
   if (!UPLOAD_FORMATS[type]) {
     throw new ApiError(415, "unsupported_media_type", "Send application/json, text/csv or application/x-ndjson");
   }
@@ -51,8 +56,6 @@ async function upload(
   if (length === undefined || !Number.isSafeInteger(bytes) || bytes < 0) {
     throw new ApiError(411, "length_required", "Uploads need a Content-Length header (e.g. curl --data-binary @file)");
   }
-  // The tenant's storage settings as they are now (the access check keeps no tenant row).
-  const tenantRow = await getTenant(c.var.db, tenant);
   if (!tenantRow) throw new NotFoundError("Tenant");
   const job = await queueUpload(
     c.var.db,
@@ -67,7 +70,9 @@ async function upload(
       ...(encoding === "gzip" ? { encoding } : {}),
     },
     delimiter,
+    [auditInBatch(c, 202)],
   );
+  auditedInBatch(c, 202);
   return job.id;
 }
 

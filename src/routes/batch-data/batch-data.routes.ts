@@ -42,7 +42,7 @@ const uploadResponses = {
 
 export const uploadBatch = authedRoute({
   operationId: "uploadBatch",
-  access: onAsset("PROJECT_EDITOR", { param: "source_id", read: "head" }),
+  access: onAsset("PROJECT_EDITOR", { param: "source_id", read: "head", inBatch: true }),
   method: "post",
   path: "/v2/{tenant}/sources/{source_id}/batch_data",
   tags,
@@ -67,7 +67,7 @@ const deprecatedWithSource = <P extends string>(operationId: string, path: P) =>
     ...deprecation,
     operationId,
     path,
-    access: onAsset("PROJECT_EDITOR", { param: "source", read: "head" }),
+    access: onAsset("PROJECT_EDITOR", { param: "source", read: "head", inBatch: true }),
     description: `Deprecated: use ${successor}.`,
     request: { params: withSource, query: uploadQuery, body: uploadBody },
   });

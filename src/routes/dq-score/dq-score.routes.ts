@@ -22,7 +22,7 @@ export const getDqScoreConfig = authedRoute({
 
 export const putDqScoreConfig = authedRoute({
   operationId: "putDqScoreConfig",
-  access: onAsset("PROJECT_EDITOR"),
+  access: onAsset("PROJECT_EDITOR", { inBatch: true }),
   method: "put",
   path,
   tags,
@@ -33,7 +33,7 @@ export const putDqScoreConfig = authedRoute({
 
 export const deleteDqScoreConfig = authedRoute({
   operationId: "deleteDqScoreConfig",
-  access: onAsset("PROJECT_EDITOR"),
+  access: onAsset("PROJECT_EDITOR", { inBatch: true }),
   method: "delete",
   path,
   tags,

@@ -1,4 +1,5 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { exists } from "drizzle-orm";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
@@ -6,6 +7,7 @@ import { getBackfillJob, startBackfill as recordBackfill } from "../../incidents
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ConflictError, NotFoundError } from "../../lib/errors";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import { backfillView } from "./backfill.views";
@@ -56,7 +58,9 @@ export const incidentSummary: Handler<"incidentSummary"> = async (c) => {
 export const startBackfill: Handler<"startBackfill"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const job = await recordBackfill(c.var.db, tenant, actorName(principal), new Date());
+  // One round trip: the job and its audit row.
+  const job = await recordBackfill(c.var.db, tenant, actorName(principal), new Date(), [auditInBatch(c, 202)]);
+  auditedInBatch(c, 202);
   // Runs after the response, step by step through the scan-jobs queue (not waitUntil: a big
   // tenant outlasts a request's life); each step saves its progress.
   await c.env.SCAN_JOBS.send(
@@ -84,10 +88,10 @@ export const getIncident: Handler<"getIncident"> = async (c) => {
 
 export const updateIncident: Handler<"updateIncident"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
-  const { incident } = await c.var.access.incident(tenant, incidentId, "PROJECT_EDITOR");
+  const { assetId } = (await c.var.access.incident(tenant, incidentId, "PROJECT_EDITOR")).incident;
   const { state, note, reason } = c.req.valid("json");
   // The AssetMonitor alone writes incidents: the change is applied there, serially with its scans.
-  const result = await assetMonitor(c.env, tenant, incident.assetId).setIncidentState({
+  const result = await assetMonitor(c.env, tenant, assetId).setIncidentState({
     tenantId: tenant,
     incidentId,
     state,
@@ -98,8 +102,11 @@ export const updateIncident: Handler<"updateIncident"> = async (c) => {
   if (!result.ok) {
     throw result.problem === "not_found" ? new NotFoundError("Incident") : new ConflictError(result.message);
   }
-  // The monitor wrote outside this request's D1 session: read its write from the primary.
+  // The monitor wrote outside this request's D1 session: read its write from the primary, in one
+  // batch with the audit row (two round trips in all: the check is read before the monitor is called).
   const db = c.var.dbFromPrimary();
-  const detail = await incidents.incidentDetail(db, await incidents.getIncident(db, tenant, incidentId));
-  return c.json(incidentDetailView(detail), 200);
+  const [incident, history, metrics] = incidents.incidentDetailStatements(db, tenant, incidentId, assetId);
+  const rows = await db.batch([incident, history, metrics, auditInBatch(c, 200, exists(incident), db)]);
+  auditedInBatch(c, 200);
+  return c.json(incidentDetailView(incidents.incidentDetailOf([rows[0], rows[1], rows[2]])), 200);
 };

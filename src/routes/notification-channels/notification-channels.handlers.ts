@@ -5,6 +5,7 @@ import { secretBox } from "../../lib/crypto";
 import { outboundPolicy } from "../../lib/outbound";
 import * as channels from "../../notifications/channels";
 import { testChannel as sendTest } from "../../notifications/events";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, takePage } from "../pagination";
 import { ApiError } from "../problems";
 import type * as routes from "./notification-channels.routes";
@@ -23,7 +24,9 @@ export const createChannel: Handler<"createChannel"> = async (c) => {
     tenant,
     c.req.valid("json"),
     actorName(c.var.principal),
+    [auditInBatch(c, 201)],
   );
+  auditedInBatch(c, 201);
   return c.json({ ...channelView(row), ...(secret ? { secret } : {}) }, 201);
 };
 
@@ -50,21 +53,29 @@ export const replaceChannel: Handler<"replaceChannel"> = async (c) => {
     tenant,
     channelId,
     c.req.valid("json"),
+    [auditInBatch(c, 200)],
   );
+  auditedInBatch(c, 200);
   return c.json({ ...channelView(row), ...(secret ? { secret } : {}) }, 200);
 };
 
 export const deleteChannel: Handler<"deleteChannel"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  await channels.deleteChannel(c.var.db, tenant, channelId);
+  // One round trip: the delete and its audit row (written if it deleted).
+  await channels.deleteChannel(c.var.db, tenant, channelId, [auditInBatch(c, 200)]);
+  auditedInBatch(c, 200);
   return c.json({ message: "Notification channel deleted" }, 200);
 };
 
 export const testChannel: Handler<"testChannel"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const result = await sendTest(c.var.db, secretBox(c.env.ENCRYPTION_KEYS), outboundPolicy(c.env), tenant, channelId);
+  // Two round trips: the channel is read before its receiver is called; the delivery and the audit row after.
+  const result = await sendTest(c.var.db, secretBox(c.env.ENCRYPTION_KEYS), outboundPolicy(c.env), tenant, channelId, [
+    auditInBatch(c, 200),
+  ]);
+  auditedInBatch(c, 200);
   return c.json(
     { webhook_id: result.webhookId, delivered: result.delivered, status_code: result.statusCode, error: result.error },
     200,

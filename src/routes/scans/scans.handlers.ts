@@ -3,10 +3,11 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import { spendPrincipalRequest } from "../../auth/rate-limit";
 import { getScanJob, listScanJobs } from "../../jobs/scan-jobs";
-import { queueScan } from "../../jobs/scan-requests";
+import type { ScanJobRequest } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
 import { cancelScan as cancelScanJob } from "../../pipeline/spark-runs";
 import { afterKey, listed } from "../pagination";
+import { queueChecked } from "./scans.queue";
 import type * as routes from "./scans.routes";
 import { scanJobView } from "./scans.views";
 
@@ -15,9 +16,8 @@ type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], A
 export const triggerScan: Handler<"triggerScan"> = async (c) => {
   await spendPrincipalRequest(c.env, "strict", c.var.principal);
   const { tenant, assetId } = c.req.valid("param");
-  const { asset } = await c.var.access.assetHead(tenant, assetId, "PROJECT_EDITOR");
-  const body = (c.req.valid("json") as Parameters<typeof queueScan>[2] | undefined) ?? {};
-  const job = await queueScan(c.var.db, c.env.SCAN_JOBS, asset, body, "api");
+  const body = (c.req.valid("json") as ScanJobRequest | undefined) ?? {};
+  const job = await queueChecked(c, tenant, assetId, body, "api");
   return c.json({ message: `Scan of asset ${assetId} queued`, job_id: job.id }, 202);
 };
 

@@ -17,7 +17,7 @@ const base = "/api/backend/{tenant}/configuration/assets/{assetId}/scans";
 
 export const triggerScan = authedRoute({
   operationId: "triggerScan",
-  access: onAsset("PROJECT_EDITOR", { read: "head" }),
+  access: onAsset("PROJECT_EDITOR", { read: "head", inBatch: true }),
   method: "post",
   path: base,
   tags,

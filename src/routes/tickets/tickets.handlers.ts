@@ -3,6 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as tickets from "../../integrations/tickets";
 import * as templates from "../../settings/tickets";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import type * as routes from "./tickets.routes";
@@ -13,7 +14,11 @@ type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], A
 export const createTicketTemplate: Handler<"createTicketTemplate"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const row = await templates.createTicketTemplate(c.var.db, tenant, c.req.valid("json"), actorName(principal));
+  // One round trip: the insert and its audit row (written if it inserted).
+  const row = await templates.createTicketTemplate(c.var.db, tenant, c.req.valid("json"), actorName(principal), [
+    auditInBatch(c, 201),
+  ]);
+  auditedInBatch(c, 201);
   return c.json(ticketTemplateView(row), 201);
 };
 
@@ -39,7 +44,11 @@ export const getTicketTemplate: Handler<"getTicketTemplate"> = async (c) => {
 export const updateTicketTemplate: Handler<"updateTicketTemplate"> = async (c) => {
   const { tenant, templateId } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const row = await templates.updateTicketTemplate(c.var.db, tenant, templateId, c.req.valid("json"));
+  // One round trip: the update and its audit row (written if it updated).
+  const row = await templates.updateTicketTemplate(c.var.db, tenant, templateId, c.req.valid("json"), [
+    auditInBatch(c, 200),
+  ]);
+  auditedInBatch(c, 200);
   return c.json(ticketTemplateView(row), 200);
 };
 
