@@ -1,7 +1,7 @@
 import { and, asc, eq, exists, isNull, lte, not, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db";
-import { insertWhere, writeWith } from "../db/json-insert";
+import { insertWhere } from "../db/json-insert";
 import type { IncidentRow, JiraIntegrationRow, TicketRequestRow, TicketTemplateRow } from "../db/schema";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
 import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
@@ -141,20 +141,16 @@ export async function putJiraIntegration(
   return { row, created: !before };
 }
 
-/** Removes the tenant's integration (404 without one), with `after` in the delete's batch. */
-export async function deleteJiraIntegration(
-  db: Db,
-  tenantId: string,
-  after: readonly BatchItem<"sqlite">[] = [],
-): Promise<void> {
-  const rows = await writeWith(
-    db,
-    db
-      .delete(jiraIntegrations)
-      .where(eq(jiraIntegrations.tenantId, tenantId))
-      .returning({ t: jiraIntegrations.tenantId }),
-    after,
-  );
+/** The statement that removes the tenant's Jira integration where `allowed` holds, for the caller's batch. */
+export function deleteJiraIntegrationStatement(db: Db, tenantId: string, allowed?: SQL) {
+  return db
+    .delete(jiraIntegrations)
+    .where(and(eq(jiraIntegrations.tenantId, tenantId), allowed))
+    .returning({ t: jiraIntegrations.tenantId });
+}
+
+/** The answer of deleteJiraIntegrationStatement's rows: 404 when there was none. */
+export function jiraIntegrationDeleted(rows: readonly unknown[]): void {
   if (rows.length === 0) throw new NotFoundError("Jira integration");
 }
 

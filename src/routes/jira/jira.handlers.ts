@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import * as tickets from "../../integrations/tickets";
 import { secretBox } from "../../lib/crypto";
+import { writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import type * as routes from "./jira.routes";
 import { jiraIntegrationView } from "./jira.views";
@@ -35,9 +36,11 @@ export const getJiraIntegration: Handler<"getJiraIntegration"> = async (c) => {
 
 export const deleteJiraIntegration: Handler<"deleteJiraIntegration"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  // One round trip: the delete and its audit row (written if it deleted).
-  await tickets.deleteJiraIntegration(c.var.db, tenant, [auditInBatch(c, 200)]);
+  // One round trip: the access check, the delete (conditioned on it) and its audit row (written if it deleted).
+  const check = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN");
+  const remove = tickets.deleteJiraIntegrationStatement(c.var.db, tenant, check.allowed);
+  const [, gone] = await writeInBatch(c, check, [remove, auditInBatch(c, 200)]);
+  tickets.jiraIntegrationDeleted(gone);
   auditedInBatch(c, 200);
   return c.json({ message: "Jira integration removed" }, 200);
 };

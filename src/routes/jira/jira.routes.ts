@@ -1,4 +1,4 @@
-import { inTenant } from "../access";
+import { inTenant, inTenantInBatch } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { TenantParams } from "../params";
 import { JiraIntegrationSchema, PutJiraIntegrationBody } from "./jira.schemas";
@@ -33,7 +33,7 @@ export const getJiraIntegration = authedRoute({
 
 export const deleteJiraIntegration = authedRoute({
   operationId: "deleteJiraIntegration",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "delete",
   path: jiraPath,
   tags,
