@@ -286,6 +286,13 @@ export function baselinePoints(
     .map(({ h }) => h);
 }
 
+/** The median of sorted values less the one at index r (k ≥ 2), without copying them. */
+function medianWithout(sorted: readonly number[], r: number): number {
+  const k = sorted.length - 1;
+  const at = (j: number) => (j < r ? sorted[j]! : sorted[j + 1]!);
+  return k % 2 === 1 ? at((k - 1) / 2) : (at(k / 2 - 1) + at(k / 2)) / 2;
+}
+
 /** Full cycles of a phase the history must hold before a cycle is looked for (a cycle seen thrice). */
 const SEASON_CYCLES = 3;
 /** Past values of a phase needed for its level. */
@@ -305,45 +312,47 @@ const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Frida
 interface Cycle {
   cycle: Season["cycle"];
   /**
-   * The past points the cycle reads (the last `cycles` of it) with each one's phase, and the new
-   * value's; undefined when the cycle does not apply to this history.
+   * Where the past points the cycle reads start (the last `cycles` of it, at most SEASON_POINTS),
+   * given their times (ms, oldest first), with each one's phase from there on and the new value's;
+   * undefined when the cycle does not apply to this history.
    */
   phases: (
-    base: readonly HistoryPoint[],
+    times: readonly number[],
     now: number,
     cycles: number,
-  ) => { points: readonly HistoryPoint[]; past: number[]; now: number } | undefined;
+  ) => { start: number; past: number[]; now: number } | undefined;
   label: (phase: number) => string;
 }
 
+const HOUR_MS = 3_600_000;
+/** UTC weekday (0 = Sunday) and hour of a time in ms: 1970-01-01 was a Thursday. */
+const weekdayOf = (t: number) => (((Math.floor(t / DAY_MS) + 4) % 7) + 7) % 7;
+const hourOf = (t: number) => ((Math.floor(t / HOUR_MS) % 24) + 24) % 24;
+
 /** Phases by the scans' times: the past values read must span SEASON_CYCLES cycles of `length` ms. */
 const byTime =
-  (length: number, phaseOf: (d: Date) => number) => (base: readonly HistoryPoint[], now: number, cycles: number) => {
-    const points = base.filter((pt) => Date.parse(pt.time) >= now - cycles * length).slice(-SEASON_POINTS);
-    const times = points.map((pt) => Date.parse(pt.time));
-    if (points.length === 0 || !(now - times[0]! >= SEASON_CYCLES * length)) return undefined;
-    return { points, past: times.map((t) => phaseOf(new Date(t))), now: phaseOf(new Date(now)) };
+  (length: number, phaseOf: (t: number) => number) => (times: readonly number[], now: number, cycles: number) => {
+    let start = Math.max(0, times.length - SEASON_POINTS);
+    while (start < times.length && times[start]! < now - cycles * length) start++;
+    if (start >= times.length || !(now - times[start]! >= SEASON_CYCLES * length)) return undefined;
+    return { start, past: times.slice(start).map(phaseOf), now: phaseOf(now) };
   };
 
 /** A cycle by the order of scans: one of every SCAN_PERIOD scans (a weekly cycle of daily batches). */
 export const SCAN_PERIOD = 7;
 
 const CYCLES: readonly Cycle[] = [
-  { cycle: "weekly", phases: byTime(WEEK_MS, (d) => d.getUTCDay()), label: (k) => WEEKDAYS[k]! },
-  {
-    cycle: "daily",
-    phases: byTime(DAY_MS, (d) => d.getUTCHours()),
-    label: (k) => `${String(k).padStart(2, "0")}:00 UTC`,
-  },
+  { cycle: "weekly", phases: byTime(WEEK_MS, weekdayOf), label: (k) => WEEKDAYS[k]! },
+  { cycle: "daily", phases: byTime(DAY_MS, hourOf), label: (k) => `${String(k).padStart(2, "0")}:00 UTC` },
   {
     // Scans whose times span less than a day (a backfill: many days' batches scanned in an hour) have
     // no clock of the data but their order.
     cycle: "scans",
-    phases: (base, now, cycles) => {
-      const points = base.slice(-Math.min(SEASON_POINTS, cycles * SCAN_PERIOD));
-      if (points.length === 0 || !(now - Date.parse(points[0]!.time) < DAY_MS)) return undefined;
-      const n = points.length;
-      return { points, past: points.map((_, i) => (n - i) % SCAN_PERIOD), now: 0 };
+    phases: (times, now, cycles) => {
+      const start = Math.max(0, times.length - Math.min(SEASON_POINTS, cycles * SCAN_PERIOD));
+      if (start >= times.length || !(now - times[start]! < DAY_MS)) return undefined;
+      const n = times.length;
+      return { start, past: times.slice(start).map((_, i) => (n - start - i) % SCAN_PERIOD), now: 0 };
     },
     label: () => `every ${SCAN_PERIOD}th scan back`,
   },
@@ -368,13 +377,15 @@ export function seasonalBaseline(
   scanTime: string,
   p: AnomalyParams,
 ): AnomalyResult | undefined {
+  if (base.length < 2 * SEASON_PHASE_POINTS) return undefined;
   const now = Date.parse(scanTime);
-  if (Number.isNaN(now) || base.some((pt) => Number.isNaN(Date.parse(pt.time)))) return undefined;
+  const times = base.map((pt) => Date.parse(pt.time));
+  if (Number.isNaN(now) || times.some(Number.isNaN)) return undefined;
   let best: { r: AnomalyResult; sigma: number } | undefined;
   for (const c of CYCLES) {
-    const phases = c.phases(base, now, p.seasonal_weeks);
+    const phases = c.phases(times, now, p.seasonal_weeks);
     if (!phases) continue;
-    const { points } = phases;
+    const points = base.slice(phases.start);
     const byPhase = new Map<number, number[]>();
     points.forEach((pt, i) => {
       const list = byPhase.get(phases.past[i]!) ?? [];
@@ -387,9 +398,10 @@ export function seasonalBaseline(
     const values: number[] = [];
     for (const list of byPhase.values()) {
       if (list.length < SEASON_PHASE_POINTS) continue;
-      for (let i = 0; i < list.length; i++) {
-        values.push(list[i]!);
-        residuals.push(list[i]! - median(list.filter((_, j) => j !== i)));
+      const sorted = [...list].sort((u, v) => u - v);
+      for (let r = 0; r < sorted.length; r++) {
+        values.push(sorted[r]!);
+        residuals.push(sorted[r]! - medianWithout(sorted, r));
       }
     }
     // The cycle must cover most of the history (and more than one phase of it).
@@ -432,7 +444,8 @@ export function detect(
   if (result.state !== "training") {
     // The cycle is looked for in the history as measured: a phase the detector flagged each time
     // it came round (Saturdays, excluded as anomalies) is what a cycle looks like before it is known.
-    const seasonal = seasonalBaseline(baselinePoints(history, jobId, true), x, scanTime, params);
+    const measured = history?.some((h) => h.excluded) ? baselinePoints(history, jobId, true) : base;
+    const seasonal = seasonalBaseline(measured, x, scanTime, params);
     if (seasonal) return seasonal;
   }
   const used = base.slice(-Math.max(params.window, params.min_history));
