@@ -3,7 +3,11 @@
  * live ≤ 40 MiB per scan at any width up to the attribute cap), with the accuracy of the sketches
  * the budget gave each width beside it (profiler/budget.ts). Usage (see bench/README.md):
  *
- *   npm run bench:profile:memory [-- --rows 100k --columns 100,500,2000+100 --bisect 4]
+ *   npm run bench:profile:memory [-- --rows 20k --columns 100,500,2000,2000+100 --bisect 3]
+ *
+ * 20,000 rows by default: past its first batches a scan's memory does not grow with its rows (its
+ * sketches are at their sizes; the duplicate rows' set grows by ~12 bytes a distinct row), and
+ * the 2,000-column profile takes minutes on a shared machine (bench/log/2026-11-28-…).
  *
  * Each width is profiled in a fresh process (this file with --child) whose V8 heap is capped at
  * the share of an isolate the admission gives it (--max-heap-size, young and old generations):
@@ -49,8 +53,8 @@ import { grouped, parseCount, renderTable } from "./table";
 
 const { values: args } = parseArgs({
   options: {
-    rows: { type: "string", default: "100000" },
-    columns: { type: "string", default: "100,500,2000" },
+    rows: { type: "string", default: "20000" },
+    columns: { type: "string", default: "100,500,2000,2000+100" },
     cap: { type: "string" },
     uncapped: { type: "boolean", default: false },
     bisect: { type: "string", default: "0" },
