@@ -9,7 +9,14 @@
 
 import { scanMemoryEstimate } from "../scan/profiler/budget";
 
-/** What the scans of one isolate may hold at once: 128 MB (122 MiB) less ~26 MiB for the rest. */
+/** A Worker isolate's memory limit: 128 MB (122 MiB). */
+export const ISOLATE_MEMORY = 128_000_000;
+/**
+ * What the scans of one isolate may hold at once: ISOLATE_MEMORY less ~26 MiB for the rest (the
+ * runtime, our code, requests). A scan admitted beside others has at worst ISOLATE_MEMORY less
+ * their estimates, i.e. its own estimate + (ISOLATE_MEMORY − ISOLATE_SCAN_MEMORY), what
+ * bench:profile:memory runs each width under as its V8 heap cap.
+ */
 export const ISOLATE_SCAN_MEMORY = 96 * 2 ** 20;
 
 interface Waiting {

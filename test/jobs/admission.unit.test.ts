@@ -101,6 +101,19 @@ describe("an isolate's scans by their estimates", () => {
     expect(await atOnce(MAX_SCAN_COLUMNS, 10)).toBe(1);
   });
 
+  it("runs the widest scan beside one of 100 columns, not beside one of 500 (bench:profile:memory's worst mix)", async () => {
+    const admission = new MemoryAdmission(ISOLATE_SCAN_MEMORY);
+    const started: string[] = [];
+    const widths = [MAX_SCAN_COLUMNS, 100, 500];
+    const gates = widths.map((columns) => gated(started, String(columns)));
+    const runs = gates.map((g, k) => admission.run(scanMemoryEstimate(widths[k]), g.work));
+    await settle();
+    expect(started).toEqual([String(MAX_SCAN_COLUMNS), "100"]);
+    expect(admission.inUse).toBe(scanMemoryEstimate(MAX_SCAN_COLUMNS) + scanMemoryEstimate(100));
+    for (const g of gates) g.release();
+    await Promise.all(runs);
+  });
+
   it("estimates a table of unknown width at the attribute cap, and no width above the cap's", () => {
     expect(scanMemoryEstimate(undefined)).toBe(scanMemoryEstimate(MAX_SCAN_COLUMNS));
     expect(scanMemoryEstimate(10 * MAX_SCAN_COLUMNS)).toBe(scanMemoryEstimate(MAX_SCAN_COLUMNS));
