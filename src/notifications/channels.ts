@@ -7,7 +7,7 @@
  * only once, in the answer to the request that made it.
  */
 
-import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import { writeWith } from "../db/json-insert";
@@ -292,22 +292,17 @@ export async function replaceChannel(
   return { row, ...(generated ? { secret } : {}) };
 }
 
-/** Deletes a channel of the tenant (404 for an unknown one), with `after` in the delete's batch. */
-export async function deleteChannel(
-  db: Db,
-  tenantId: string,
-  id: number,
-  after: readonly BatchItem<"sqlite">[] = [],
-): Promise<void> {
-  const deleted = await writeWith(
-    db,
-    db
-      .delete(notificationChannels)
-      .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
-      .returning({ id: notificationChannels.id }),
-    after,
-  );
-  if (deleted.length === 0) throw new NotFoundError("Notification channel");
+/** The statement that deletes a tenant's channel where `allowed` holds, for the caller's batch. */
+export function deleteChannelStatement(db: Db, tenantId: string, id: number, allowed?: SQL) {
+  return db
+    .delete(notificationChannels)
+    .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id), allowed))
+    .returning({ id: notificationChannels.id });
+}
+
+/** The answer of deleteChannelStatement's rows: 404 when there was no such channel. */
+export function channelDeleted(rows: readonly unknown[]): void {
+  if (rows.length === 0) throw new NotFoundError("Notification channel");
 }
 
 /** The receiver's full URL and the signing secret, opened for a delivery. */

@@ -5,6 +5,7 @@ import { secretBox } from "../../lib/crypto";
 import { outboundPolicy } from "../../lib/outbound";
 import * as channels from "../../notifications/channels";
 import { testChannel as sendTest } from "../../notifications/events";
+import { writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, takePage } from "../pagination";
 import { ApiError } from "../problems";
@@ -61,9 +62,11 @@ export const replaceChannel: Handler<"replaceChannel"> = async (c) => {
 
 export const deleteChannel: Handler<"deleteChannel"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  // One round trip: the delete and its audit row (written if it deleted).
-  await channels.deleteChannel(c.var.db, tenant, channelId, [auditInBatch(c, 200)]);
+  // One round trip: the access check, the delete (conditioned on it) and its audit row (written if it deleted).
+  const check = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN");
+  const remove = channels.deleteChannelStatement(c.var.db, tenant, channelId, check.allowed);
+  const [, gone] = await writeInBatch(c, check, [remove, auditInBatch(c, 200)]);
+  channels.channelDeleted(gone);
   auditedInBatch(c, 200);
   return c.json({ message: "Notification channel deleted" }, 200);
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inTenant } from "../access";
+import { inTenant, inTenantInBatch } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse, MessageSchema } from "../openapi";
 import { IntId, TenantParams } from "../params";
 import {
@@ -70,7 +70,7 @@ export const replaceChannel = authedRoute({
 
 export const deleteChannel = authedRoute({
   operationId: "deleteChannel",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "delete",
   path: `${base}/{channelId}`,
   tags,
