@@ -278,6 +278,7 @@ async function main() {
       { name: "  + D1 session, bookmark", url: `${compat.base}/session/${tenant}/floor` },
       { name: "  + D1 meter, Server-Timing", url: `${compat.base}/metered/${tenant}/floor` },
       { name: "  + our request-scoped D1", url: `${compat.base}/ours/${tenant}/floor` },
+      { name: "  + our authentication", url: `${compat.base}/authn/${tenant}/floor`, tokens },
       { name: "  our app in this peer: /health", url: `${compat.base}/health` },
       { name: "  … GET projects (list)", url: `${compat.base}/api/backend/${tenant}/configuration/projects`, tokens },
       { name: "GET /health", url: `${worker.base}/health` },

@@ -9,6 +9,8 @@
  * - `/metered/…`: the session behind our D1 meter (src/db/metered.ts) and its Server-Timing;
  * - `/ours/…`: the handler's statement through our request-scoped binding (src/db/request-d1.ts),
  *   which is the app's middleware around D1 as src/app.ts runs it;
+ * - `/authn/…`: our authentication (src/routes/authenticate.ts: the bearer token, its user, the
+ *   rate limiter, which the handler then does not call itself);
  * - `/health` and `/api/…`: our whole app (src/app.ts) mounted in this Worker, on the copy of the
  *   service's database: what our app costs without our Worker's configuration (its static assets,
  *   its other bindings).
@@ -16,10 +18,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { MiddlewareHandler } from "hono";
 import { createApp } from "../../../src/app";
+import { createDb } from "../../../src/db";
 import { meteredD1, newD1Meter, serverTiming } from "../../../src/db/metered";
 import { requestScopedD1, withRequestD1 } from "../../../src/db/request-d1";
 import { BOOKMARK_HEADER, RequestSessions, sessionAsDatabase } from "../../../src/db/sessions";
 import type { Env as AppEnv } from "../../../src/env";
+import { authenticate } from "../../../src/routes/authenticate";
 import peers, { type Env, honoFloor } from "./index";
 
 type Layer = MiddlewareHandler<{ Bindings: Env }>;
@@ -41,6 +45,20 @@ const bookmark = (sessions: RequestSessions): [string, string][] => {
   const seen = sessions.bookmark();
   return seen ? [[BOOKMARK_HEADER, seen]] : [];
 };
+
+/** Our app's middleware around D1 (src/app.ts), with the request's db and bookmarks set. */
+const ours: Layer = async (c, next) => {
+  const sessions = session(c.env, c.req.method);
+  const meter = newD1Meter();
+  const vars = c as unknown as { set(name: string, value: unknown): void };
+  vars.set("db", db);
+  vars.set("bookmarks", { sent: undefined, seen: () => sessions.bookmark() });
+  await withRequestD1(meteredD1(sessionAsDatabase(sessions.main), meter), next);
+  for (const [name, value] of [["Server-Timing", serverTiming(meter)], ...bookmark(sessions)]) {
+    c.res.headers.append(name!, value!);
+  }
+};
+const db = createDb(requestScopedD1);
 
 const steps = new Map([
   ["/hono/", honoFloor("/hono")],
@@ -78,21 +96,9 @@ const steps = new Map([
       stored,
     ),
   ],
-  [
-    "/ours/",
-    honoFloor(
-      "/ours",
-      async (c, next) => {
-        const sessions = session(c.env, c.req.method);
-        const meter = newD1Meter();
-        await withRequestD1(meteredD1(sessionAsDatabase(sessions.main), meter), next);
-        for (const [name, value] of [["Server-Timing", serverTiming(meter)], ...bookmark(sessions)]) {
-          c.res.headers.append(name!, value!);
-        }
-      },
-      () => requestScopedD1,
-    ),
-  ],
+  ["/ours/", honoFloor("/ours", ours, () => requestScopedD1)],
+  // Our authentication (the bearer token, its user; the limiter is its call), on the request's db.
+  ["/authn/", honoFloor("/authn", ours, () => requestScopedD1, [authenticate as unknown as Layer])],
 ]);
 
 const app = createApp();
