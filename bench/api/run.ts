@@ -42,6 +42,7 @@ import { parseArgs } from "node:util";
 import { busiestThreadMs, groupCpuMs, groupThreadCpuMs } from "../support/proc-cpu";
 import {
   applyMigrations,
+  BENCH_SECRETS,
   dropStateDir,
   freePort,
   launchWranglerDev,
@@ -211,6 +212,7 @@ async function main() {
   const persist = tempStateDir("dq-bench-api-");
   let worker: WorkerProcess | undefined;
   let hello: Awaited<ReturnType<typeof launchWranglerDev>> | undefined;
+  let compat: Awaited<ReturnType<typeof launchWranglerDev>> | undefined;
   try {
     log("migrating a local D1 and starting the service and the peers' Worker (wrangler dev)");
     applyMigrations(persist);
@@ -233,6 +235,18 @@ async function main() {
         healthPath: "/",
       },
     );
+    // The same peers with nodejs_compat, and our middleware around D1 added a layer at a time
+    // (bench/api/hello/compat.ts): its own wrangler dev, so its own runtime thread.
+    compat = await launchWranglerDev(
+      [
+        "--config",
+        join(ROOT, "bench/api/hello/compat.toml"),
+        "--persist-to",
+        join(persist, "compat"),
+        ...BENCH_SECRETS,
+      ],
+      { verbose: false, healthPath: "/" },
+    );
     const { tenant, projectId, assetId, tokens } = await seedTenant(
       (method, path, headers, body) => api(service.base, method, path, headers, body),
       service.adminKey,
@@ -242,6 +256,7 @@ async function main() {
     // wrangler dev's local trace store; the values of the bench's first user) on a copy of the
     // seeded database.
     copyDatabase(persist, join(persist, "peers"));
+    copyDatabase(persist, join(persist, "compat"));
     const user = "reader0@bench.example";
     const sameCalls: [string, string, unknown[]][] = [
       ["projects", `${base}/projects`, [tenant, JSON.stringify([projectId]), 1001]],
@@ -258,6 +273,14 @@ async function main() {
       { name: "  limiter only", url: `${hello.base}/limiter` },
       { name: "  one D1 query only", url: `${hello.base}/d1` },
       { name: "  bare read in Hono", url: `${hello.base}/hono/${tenant}/floor` },
+      { name: "  + nodejs_compat", url: `${compat.base}/hono/${tenant}/floor` },
+      { name: "  + AsyncLocalStorage.run", url: `${compat.base}/als/${tenant}/floor` },
+      { name: "  + D1 session, bookmark", url: `${compat.base}/session/${tenant}/floor` },
+      { name: "  + D1 meter, Server-Timing", url: `${compat.base}/metered/${tenant}/floor` },
+      { name: "  + our request-scoped D1", url: `${compat.base}/ours/${tenant}/floor` },
+      { name: "  + our authentication", url: `${compat.base}/authn/${tenant}/floor`, tokens },
+      { name: "  our app in this peer: /health", url: `${compat.base}/health` },
+      { name: "  … GET projects (list)", url: `${compat.base}/api/backend/${tenant}/configuration/projects`, tokens },
       { name: "GET /health", url: `${worker.base}/health` },
       { name: "GET projects (list)", url: `${base}/projects`, tokens },
       { name: "  its query, bare", url: `${hello.base}/same/projects` },
@@ -295,9 +318,13 @@ async function main() {
     for (const route of measured) {
       log(`wrk ${route.name}`);
       const ours = route.url.startsWith(worker.base);
-      const group = ours ? worker.processGroup : hello.processGroup;
+      const group = ours
+        ? worker.processGroup
+        : route.url.startsWith(compat.base)
+          ? compat.processGroup
+          : hello.processGroup;
       if (Number(args.warmup) > 0) runWrk(route, persist, args.warmup);
-      const profiler = ours ? inspector : peersInspector;
+      const profiler = ours ? inspector : route.url.startsWith(compat.base) ? undefined : peersInspector;
       await profiler?.start();
       const cpuBefore = groupCpuMs(group);
       const threadsBefore = groupThreadCpuMs(group);
@@ -379,6 +406,7 @@ async function main() {
     );
   } finally {
     hello?.stop();
+    compat?.stop();
     worker?.stop();
     dropStateDir(persist, args.keep);
   }

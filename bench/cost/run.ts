@@ -18,6 +18,7 @@ import { liveCsv } from "../support/live-batch";
 import {
   applyMigrations,
   BENCH_ADMIN_KEY,
+  BENCH_SECRETS,
   dropStateDir,
   launchWranglerDev,
   log,
@@ -101,20 +102,7 @@ async function main() {
   const state = tempStateDir("dq-bench-cost-");
   applyMigrations(state);
   const worker = await launchWranglerDev(
-    [
-      "bench/cost/worker.ts",
-      "--config",
-      `${ROOT}/wrangler.toml`,
-      "--local",
-      "--persist-to",
-      state,
-      "--var",
-      `ADMIN_API_KEY:${BENCH_ADMIN_KEY}`,
-      "--var",
-      "TOKEN_SIGNING_SECRET:bench-token-signing-secret-0123456789abcdef",
-      "--var",
-      "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
-    ],
+    ["bench/cost/worker.ts", "--config", `${ROOT}/wrangler.toml`, "--local", "--persist-to", state, ...BENCH_SECRETS],
     { verbose: process.env.BENCH_VERBOSE === "1", healthPath: "/health" },
   );
   try {

@@ -17,6 +17,16 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The platform administrator key of a bench Worker. */
 export const BENCH_ADMIN_KEY = "bench-admin-key";
 
+/** The secrets the service runs with here, as `wrangler dev` arguments. */
+export const BENCH_SECRETS = [
+  "--var",
+  `ADMIN_API_KEY:${BENCH_ADMIN_KEY}`,
+  "--var",
+  "TOKEN_SIGNING_SECRET:bench-token-signing-secret-0123456789abcdef",
+  "--var",
+  "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
+];
+
 /** wrangler without metrics or prompts (a machine without internet could not send them). */
 const WRANGLER_ENV = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_D1_WARNING: "true" };
 
@@ -127,19 +137,7 @@ export async function startWorker(
   // With a script named, wrangler looks for its config next to it: name ours.
   const script = opts.live ? [] : [bundle(), "--no-bundle", "--config", join(root, "wrangler.toml")];
   const dev = await launchWranglerDev(
-    [
-      ...script,
-      "--local",
-      "--persist-to",
-      persist,
-      "--var",
-      `ADMIN_API_KEY:${BENCH_ADMIN_KEY}`,
-      "--var",
-      "TOKEN_SIGNING_SECRET:bench-token-signing-secret-0123456789abcdef",
-      "--var",
-      "ENCRYPTION_KEYS:b1:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
-      ...(opts.args ?? []),
-    ],
+    [...script, "--local", "--persist-to", persist, ...BENCH_SECRETS, ...(opts.args ?? [])],
     { verbose: opts.verbose ?? false, healthPath: "/health", cwd: root },
   );
   return { ...dev, adminKey: BENCH_ADMIN_KEY };

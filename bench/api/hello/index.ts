@@ -10,10 +10,10 @@
  *   method) on a copy of the service's seeded database: what that read would cost if it did nothing
  *   but the limiter and its query. bench/api registers each call first (POST `/same/<name>`).
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { requestId } from "hono/request-id";
 
-interface Env {
+export interface Env {
   DB: D1Database;
   APP_DB: D1Database;
   RATE_LIMIT: RateLimit;
@@ -28,20 +28,39 @@ interface Call {
 let next = 0;
 const calls = new Map<string, Call>();
 
-/** The bare read in Hono: our app's shape without our middleware, validation or queries. */
-const hono = new Hono<{ Bindings: Env }>();
-hono.use("*", requestId());
-hono.use("*", async (c, next) => {
-  await next();
-  c.res.headers.append("Server-Timing", 'd1;dur=0;desc="1 round trips, 1 sequential"');
-});
-hono.get("/hono/:tenant/floor", async (c) => {
-  next = (next + 1) % 60;
-  const { success } = await c.env.RATE_LIMIT.limit({ key: `standard:user:${next}` });
-  if (!success) return c.text("limited\n", 429);
-  const { results } = await c.env.DB.prepare("SELECT ?1 AS n, ?2 AS tenant").bind(next, c.req.param("tenant")).all();
-  return c.json(results);
-});
+/**
+ * The bare read in Hono: our app's shape without our middleware, validation or queries, at
+ * `<prefix>/:tenant/floor`. `layer` wraps the handler (what bench/api/hello/compat.ts adds a step at
+ * a time) and `d1` is the database the handler queries (the binding unless a layer gives another).
+ */
+export function honoFloor(
+  prefix: string,
+  layer?: MiddlewareHandler<{ Bindings: Env }>,
+  d1: (env: Env) => Pick<D1Database, "prepare"> = (env) => env.DB,
+  /** Middleware after `layer` that calls the rate limiter itself (our authentication): the handler does not. */
+  limiting: MiddlewareHandler<{ Bindings: Env }>[] = [],
+) {
+  const app = new Hono<{ Bindings: Env }>();
+  app.use("*", requestId());
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.append("Server-Timing", 'd1;dur=0;desc="1 round trips, 1 sequential"');
+  });
+  if (layer) app.use("*", layer);
+  for (const m of limiting) app.use(`${prefix}/:tenant/floor`, m);
+  app.get(`${prefix}/:tenant/floor`, async (c) => {
+    next = (next + 1) % 60;
+    if (limiting.length === 0) {
+      const { success } = await c.env.RATE_LIMIT.limit({ key: `standard:user:${next}` });
+      if (!success) return c.text("limited\n", 429);
+    }
+    const { results } = await d1(c.env).prepare("SELECT ?1 AS n, ?2 AS tenant").bind(next, c.req.param("tenant")).all();
+    return c.json(results);
+  });
+  return app;
+}
+
+const hono = honoFloor("/hono");
 
 async function same(request: Request, env: Env, name: string): Promise<Response> {
   if (request.method === "POST") {
