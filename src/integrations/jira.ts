@@ -33,6 +33,11 @@ export interface JiraIssueFields {
   [customField: string]: unknown;
 }
 
+/** The body of POST /rest/api/3/issue (jira.js's CreateIssue, checked in test/integrations/jira-contract.test.ts). */
+export function createIssueRequest(fields: JiraIssueFields) {
+  return { fields };
+}
+
 /** What one attempt came to: created, a final refusal, or a failure worth retrying. */
 export type JiraOutcome =
   | { kind: "created"; id: string; key: string; url: string }
@@ -150,7 +155,7 @@ export async function createJiraIssue(
           Accept: "application/json",
           "Content-Type": "application/json",
         },
-        body: JSON.stringify({ fields }),
+        body: JSON.stringify(createIssueRequest(fields)),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       },
       options.policy ? { policy: options.policy } : {},

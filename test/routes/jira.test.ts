@@ -237,6 +237,43 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
     expect(requests.body).toEqual([res.body]);
   });
 
+  it("the fake refuses a body outside jira.js's models: a misspelt field, a description of the wrong kind", async () => {
+    // What the request above sent passed these models (problems []); the same call misspelt does not.
+    const site = await jiraSite();
+    const fields = {
+      project: { id: "10000" },
+      issuetype: { id: "10004" },
+      summary: "s",
+      description: {
+        type: "doc",
+        version: 1,
+        content: [{ type: "paragraph", content: [{ type: "text", text: "t" }] }],
+      },
+    };
+    const send = (body: unknown) =>
+      fetch(`${site.baseUrl}/rest/api/3/issue`, {
+        method: "POST",
+        headers: {
+          authorization: `Basic ${btoa(`${site.email}:${site.token}`)}`,
+          accept: "application/json",
+          "content-type": "application/json",
+        },
+        body: JSON.stringify(body),
+      });
+    expect((await send({ fields })).status).toBe(201);
+    const misspelt = await send({ fields, transitions: { id: "5" } });
+    expect(misspelt.status).toBe(400);
+    expect(await misspelt.json()).toEqual({
+      errorMessages: ["body.transitions: no such field of the model"],
+      errors: {},
+    });
+    const wrongKind = await send({ fields: { ...fields, description: { ...fields.description, version: "1" } } });
+    expect(wrongKind.status).toBe(400);
+    expect(((await wrongKind.json()) as { errorMessages: string[] }).errorMessages).toContain(
+      "fields.description.version: Invalid input: expected number, received string",
+    );
+  });
+
   it("a 400 from Jira is FAILED with Jira's messages, and a new request may follow", async () => {
     const { tenant, asset, site, templateId } = world;
     const incidentId = await seedIncident(asset);

@@ -1,6 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
+import { jiraModels } from "./jira-models";
+import { modelErrors } from "./zod-models";
+
+const { CreatedIssueSchema, DocumentSchema, ErrorCollectionSchema, IssueUpdateDetailsSchema } = jiraModels;
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -27,7 +31,10 @@ interface RecordedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
-  /** What does not match Jira's documentation of POST /rest/api/3/issue; [] when the call is right. */
+  /**
+   * What does not match POST /rest/api/3/issue: its body model in jira.js (IssueUpdateDetails, with
+   * the description an ADF Document), then our reading of Jira's documentation; [] when the call is right.
+   */
   problems: string[];
 }
 
@@ -108,7 +115,11 @@ function checkCreateIssue(site: Site, siteId: string, req: IncomingMessage, raw:
   }
   const b = body as { fields?: Record<string, unknown> } | undefined;
   if (b && typeof b === "object") {
-    for (const key of Object.keys(b)) if (key !== "fields" && key !== "update") problems.push(`body.${key}: unknown`);
+    // The request body as jira.js models it (generated from Atlassian's OpenAPI document): no
+    // field it does not name, each of its kind; in API v3 the description is an ADF Document.
+    problems.push(...modelErrors(IssueUpdateDetailsSchema, b, "body"));
+    if (b.fields && typeof b.fields === "object" && b.fields.description !== undefined)
+      problems.push(...modelErrors(DocumentSchema, b.fields.description, "fields.description"));
     const f = b.fields;
     if (!f || typeof f !== "object") {
       problems.push("body.fields: missing");
@@ -137,6 +148,26 @@ function checkCreateIssue(site: Site, siteId: string, req: IncomingMessage, raw:
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { "content-type": "application/json;charset=UTF-8", ...headers }).end(JSON.stringify(body));
+}
+
+/**
+ * The fake's own answer, when it is one of jira.js's models (CreatedIssue, ErrorCollection); else a
+ * 500, so a fake that drifted from the model fails its test instead of passing silently.
+ */
+function answer(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  model: typeof CreatedIssueSchema | typeof ErrorCollectionSchema,
+) {
+  const drift = modelErrors(model, body, "answer");
+  if (drift.length > 0) {
+    res
+      .writeHead(500, { "content-type": "text/plain" })
+      .end(`the fake's answer is not jira.js's model: ${drift.join("; ")}`);
+    return;
+  }
+  json(res, status, body);
 }
 
 /**
@@ -193,7 +224,7 @@ export default async function setup(project: TestProject) {
         return;
       }
       if (recorded.problems.length > 0) {
-        return json(res, 400, { errorMessages: recorded.problems, errors: {} });
+        return answer(res, 400, { errorMessages: recorded.problems, errors: {} }, ErrorCollectionSchema);
       }
       const next = site.script.shift();
       if (next?.echo === "text") {
@@ -218,11 +249,16 @@ export default async function setup(project: TestProject) {
       site.issues += 1;
       const id = String(10_000 + site.issues);
       const port = (server.address() as AddressInfo).port;
-      return json(res, 201, {
-        id,
-        key: `${site.projectKey}-${site.issues}`,
-        self: `http://127.0.0.1:${port}/${siteId}/rest/api/3/issue/${id}`,
-      });
+      return answer(
+        res,
+        201,
+        {
+          id,
+          key: `${site.projectKey}-${site.issues}`,
+          self: `http://127.0.0.1:${port}/${siteId}/rest/api/3/issue/${id}`,
+        },
+        CreatedIssueSchema,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -31,18 +31,7 @@ import { type EmrBlock, runJobFlowRequest } from "../../../src/scan/spark/emr";
 import { sparkSettingsFor } from "../../../src/scan/spark/iceberg-runtime";
 import { statementRequest } from "../../../src/scan/sql/databricks";
 import { executeStatementRequest } from "../../../src/scan/sql/redshift";
-
-/**
- * `Actual` with every key the `Shape` lacks typed `never`, at any depth (arrays and unions too):
- * a value of `Actual` is assignable only when it has no field outside `Shape`.
- */
-type Exact<Shape, Actual> = Actual extends readonly (infer E)[]
-  ? NonNullable<Shape> extends readonly (infer S)[]
-    ? Exact<S, E>[]
-    : never
-  : Actual extends object
-    ? { [K in keyof Actual]: K extends keyof NonNullable<Shape> ? Exact<NonNullable<Shape>[K], Actual[K]> : never }
-    : Actual;
+import type { Exact } from "../../support/exact";
 
 type Body = ReturnType<typeof runJobFlowRequest>;
 
