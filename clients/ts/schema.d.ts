@@ -2423,6 +2423,10 @@ export interface components {
              * @description API base URL instead of https://dataproc.googleapis.com (a private endpoint)
              */
             endpoint?: string;
+            /** @description The cluster's image (2.1, 2.2 or 2.3 lines); default 2.2-debian12 for an Iceberg table, Dataproc's default otherwise */
+            image_version?: string;
+            /** @description The Iceberg release whose Spark runtime an Iceberg table's run adds (built for the image's Spark); default 1.6.1 */
+            iceberg_runtime_version?: string;
             /** @description Connection whose credential starts the run (a GCP service account); default the asset's own when it fits */
             connection_id?: number;
             /** @description Where the PySpark driver spark/dq_profile.py is deployed; default gs://{tenant storage bucket}/dq-monitor/spark/dq_profile.py */
@@ -2512,6 +2516,10 @@ export interface components {
                  * @description API base URL instead of https://dataproc.googleapis.com (a private endpoint)
                  */
                 endpoint?: string;
+                /** @description The cluster's image (2.1, 2.2 or 2.3 lines); default 2.2-debian12 for an Iceberg table, Dataproc's default otherwise */
+                image_version?: string;
+                /** @description The Iceberg release whose Spark runtime an Iceberg table's run adds (built for the image's Spark); default 1.6.1 */
+                iceberg_runtime_version?: string;
                 /** @description Connection whose credential starts the run (a GCP service account); default the asset's own when it fits */
                 connection_id?: number;
                 /** @description Where the PySpark driver spark/dq_profile.py is deployed; default gs://{tenant storage bucket}/dq-monitor/spark/dq_profile.py */

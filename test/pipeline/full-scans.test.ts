@@ -17,6 +17,7 @@ import { createAsset } from "../support/assets";
 import { createConnection } from "../support/connections";
 import { createProject } from "../support/projects";
 import { createTenant } from "../support/tenants";
+import { unique } from "../support/unique";
 
 const fx = () => inject("sparkProviders");
 const db = () => createDb(env.DB);
@@ -392,17 +393,34 @@ describe("full scans on EMR (RunJobFlow, SigV4)", { timeout: 60_000 }, () => {
   });
 });
 
+/** A tenant with a HIVE_ICEBERG connection whose files are in S3 (EMR) or GCS (Dataproc). */
+async function icebergConnection(store: "S3" | "GCS") {
+  const f = fx();
+  const tenant = await createTenant();
+  const projectId = await createProject(tenant);
+  const connection = await createConnection(tenant, {
+    projectId,
+    type: "HIVE_ICEBERG",
+    payload: {
+      thrift_uri: "thrift://hms.internal:9083",
+      location_type: store,
+      region: store === "S3" ? f.emr.region : f.dataproc.region,
+      bucket: "lake",
+    },
+    credential:
+      store === "S3"
+        ? { type: "AWS", payload: { access_key: f.emr.accessKey, secret_key: f.emr.secretKey } }
+        : {
+            type: "GCP",
+            payload: { ...f.dataproc.account, project_id: f.dataproc.project, client_id: "112233445566778899" },
+          },
+  });
+  return { f, tenant, projectId, connection };
+}
+
 describe("full scans of an Iceberg table (HIVE_ICEBERG)", { timeout: 60_000 }, () => {
   it("asks EMR for its Iceberg runtime and names the catalog dq on the connection's metastore", async () => {
-    const f = fx();
-    const tenant = await createTenant();
-    const projectId = await createProject(tenant);
-    const connection = await createConnection(tenant, {
-      projectId,
-      type: "HIVE_ICEBERG",
-      payload: { thrift_uri: "thrift://hms.internal:9083", location_type: "S3", region: f.emr.region, bucket: "lake" },
-      credential: { type: "AWS", payload: { access_key: f.emr.accessKey, secret_key: f.emr.secretKey } },
-    });
+    const { f, tenant, projectId, connection } = await icebergConnection("S3");
     const asset = await createAsset(tenant, projectId, connection.id, {
       type: "HIVE_ICEBERG",
       payload: { database: "lake", table: "orders" },
@@ -434,6 +452,44 @@ describe("full scans of an Iceberg table (HIVE_ICEBERG)", { timeout: 60_000 }, (
       },
       { Classification: "iceberg-defaults", Properties: { "iceberg.enabled": "true" } },
     ]);
+  });
+
+  it("on Dataproc: the image and Iceberg release of dataproc_config reach the request (defaults 2.2-debian12, 1.6.1)", async () => {
+    const { f, tenant, projectId, connection } = await icebergConnection("GCS");
+    // One asset a run: a second full scan of an asset waits for its first.
+    const runWith = async (versions: Record<string, string>) => {
+      const asset = await createAsset(tenant, projectId, connection.id, {
+        type: "HIVE_ICEBERG",
+        payload: { database: "lake", table: unique("orders").replace(/-/g, "_") },
+      });
+      const put = await call("PUT", `/configuration/tenants/${tenant}/spark-job-config`, {
+        as: admin,
+        body: {
+          dataproc_config: {
+            region: f.dataproc.region,
+            endpoint: f.dataproc.endpoint,
+            driver_uri: "gs://dq-artifacts/dq-monitor/spark/dq_profile.py",
+            ...versions,
+          },
+        },
+      });
+      expect(put.status).toBe(200);
+      const { jobId } = await dispatch(tenant, asset.id);
+      const { body } = await submitted(jobId);
+      return {
+        image: body.placement.managedCluster.config.softwareConfig?.imageVersion,
+        packages: body.jobs[0].pysparkJob.properties["spark.jars.packages"],
+      };
+    };
+    expect(await runWith({})).toEqual({
+      image: "2.2-debian12",
+      packages: "org.apache.iceberg:iceberg-spark-runtime-3.5_2.12:1.6.1",
+    });
+    // Dataproc 2.1 runs Spark 3.3: the runtime built for it, of the configured release.
+    expect(await runWith({ image_version: "2.1-debian11", iceberg_runtime_version: "1.5.2" })).toEqual({
+      image: "2.1-debian11",
+      packages: "org.apache.iceberg:iceberg-spark-runtime-3.3_2.12:1.5.2",
+    });
   });
 });
 

@@ -128,6 +128,26 @@ describe("spark job configuration", () => {
     ],
     ["an unknown dataproc field", { dataproc_config: { master_disk: 1 } }, "body.dataproc_config"],
     [
+      "a Dataproc image of a line with no Iceberg runtime build (1.5)",
+      { dataproc_config: { image_version: "1.5-debian10" } },
+      "body.dataproc_config.image_version",
+    ],
+    [
+      "a Dataproc image without its OS",
+      { dataproc_config: { image_version: "2.2" } },
+      "body.dataproc_config.image_version",
+    ],
+    [
+      "an Iceberg runtime version that is no release",
+      { dataproc_config: { iceberg_runtime_version: "latest" } },
+      "body.dataproc_config.iceberg_runtime_version",
+    ],
+    [
+      "an Iceberg runtime version given as a number",
+      { dataproc_config: { iceberg_runtime_version: 1.6 } },
+      "body.dataproc_config.iceberg_runtime_version",
+    ],
+    [
       "an unknown worker instance option",
       { emr_config: { worker_instance_option: "RESERVED" } },
       "body.emr_config.worker_instance_option",
@@ -176,6 +196,14 @@ describe("spark job configuration", () => {
       expect((await get(tenant, as)).body).toEqual(before);
     });
   }
+
+  it("keeps a Dataproc image and an Iceberg runtime version", async () => {
+    const { tenant, as } = await setup();
+    const block = { ...dataproc, image_version: "2.1.85-ubuntu20", iceberg_runtime_version: "1.5.2" };
+    const res = await put(tenant, as, { dataproc_config: block });
+    expect(res.status).toBe(200);
+    expect((await get(tenant, as)).body).toEqual({ dataproc_config: block });
+  });
 
   it("accepts min equal to max and an instance count of zero", async () => {
     const { tenant, as } = await setup();

@@ -1,4 +1,10 @@
 import { z } from "@hono/zod-openapi";
+import {
+  DATAPROC_IMAGE,
+  DATAPROC_IMAGE_PATTERN,
+  ICEBERG_VERSION,
+  ICEBERG_VERSION_PATTERN,
+} from "../../scan/spark/iceberg-runtime";
 
 const text = (description: string) => z.string().min(1).max(1024).openapi({ description });
 const diskSize = (description: string) => z.number().int().positive().max(65536).openapi({ description });
@@ -56,6 +62,20 @@ export const DataprocConfig = z
     region: regionName.openapi({ description: "Dataproc region; default us-central1" }),
     project_id: text("Google Cloud project; default the service account's project_id").optional(),
     endpoint: providerEndpoint("https://dataproc.googleapis.com"),
+    image_version: z
+      .string()
+      .regex(DATAPROC_IMAGE_PATTERN, "must be a Dataproc 2.1, 2.2 or 2.3 image version such as 2.2-debian12")
+      .optional()
+      .openapi({
+        description: `The cluster's image (2.1, 2.2 or 2.3 lines); default ${DATAPROC_IMAGE} for an Iceberg table, Dataproc's default otherwise`,
+      }),
+    iceberg_runtime_version: z
+      .string()
+      .regex(ICEBERG_VERSION_PATTERN, "must be an Iceberg release such as 1.6.1")
+      .optional()
+      .openapi({
+        description: `The Iceberg release whose Spark runtime an Iceberg table's run adds (built for the image's Spark); default ${ICEBERG_VERSION}`,
+      }),
     ...dispatchFields("a GCP service account", "gs://{tenant storage bucket}/dq-monitor/spark/dq_profile.py"),
   })
   .openapi("DataprocConfig");

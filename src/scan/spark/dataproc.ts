@@ -9,7 +9,7 @@
 import type { OutboundPolicy } from "../../lib/outbound";
 import { exchangeServiceAccountAssertion, type GcsServiceAccount } from "../connectors/gcs";
 import { trimSlash } from "../sql/warehouse-api";
-import { DATAPROC_ICEBERG_IMAGE, icebergRuntimePackage, withPackage } from "./iceberg-runtime";
+import { DATAPROC_IMAGE, dataprocImageRuntime, icebergRuntimePackage, withPackage } from "./iceberg-runtime";
 import {
   type ErrorShape,
   providerCall,
@@ -26,6 +26,10 @@ export interface DataprocBlock {
   spark_master_disk_size_in_gb?: number;
   spark_worker_disk_size_in_gb?: number;
   autoscale_policy?: string;
+  /** The cluster's image; default DATAPROC_IMAGE for an Iceberg run, Dataproc's own otherwise. */
+  image_version?: string;
+  /** The Iceberg release whose Spark runtime an Iceberg run adds; default ICEBERG_VERSION. */
+  iceberg_runtime_version?: string;
   /** The tenant's dataproc-config only: Spark properties of its jobs. */
   download_job_spark_properties?: Record<string, string>;
 }
@@ -48,11 +52,13 @@ export const clusterNameOf = (jobId: string) =>
 /** The inline WorkflowTemplate of a run: one managed cluster, one PySpark job. */
 export function inlineWorkflow(block: DataprocBlock, spec: SparkRunSpec) {
   const properties: Record<string, string> = { ...(block.download_job_spark_properties ?? {}), ...spec.sparkConf };
-  if (spec.iceberg) {
-    const { spark, scala } = DATAPROC_ICEBERG_IMAGE;
+  // The image whose Spark and Scala the Iceberg runtime is built for; a configured image is used for every run.
+  const image = block.image_version ?? (spec.iceberg ? DATAPROC_IMAGE : undefined);
+  if (spec.iceberg && image) {
+    const { spark, scala } = dataprocImageRuntime(image);
     properties["spark.jars.packages"] = withPackage(
       properties["spark.jars.packages"],
-      icebergRuntimePackage(spark, scala),
+      icebergRuntimePackage(spark, scala, block.iceberg_runtime_version),
     );
   }
   return {
@@ -65,8 +71,7 @@ export function inlineWorkflow(block: DataprocBlock, spec: SparkRunSpec) {
           masterConfig: nodeGroup(1, block.master_node_type, block.spark_master_disk_size_in_gb),
           workerConfig: nodeGroup(2, block.worker_node_type, block.spark_worker_disk_size_in_gb),
           ...(block.autoscale_policy ? { autoscalingConfig: { policyUri: block.autoscale_policy } } : {}),
-          // The image whose Spark and Scala the Iceberg runtime was built for.
-          ...(spec.iceberg ? { softwareConfig: { imageVersion: DATAPROC_ICEBERG_IMAGE.version } } : {}),
+          ...(image ? { softwareConfig: { imageVersion: image } } : {}),
         },
       },
     },

@@ -273,6 +273,24 @@ describe("an Iceberg source adds the Iceberg Spark runtime and the catalog dq to
     expect(inlineWorkflow({}, spec).placement.managedCluster.config).not.toHaveProperty("softwareConfig");
   });
 
+  it("Dataproc: a configured image and Iceberg release; the runtime built for that image's Spark; still a WorkflowTemplate", () => {
+    const template = inlineWorkflow(
+      { image_version: "2.1.85-ubuntu20", iceberg_runtime_version: "1.5.2" },
+      icebergSpec(),
+    );
+    expect(protoErrors(WORKFLOW_TEMPLATE, template, "template")).toEqual([]);
+    expect(template.placement.managedCluster.config).toMatchObject({
+      softwareConfig: { imageVersion: "2.1.85-ubuntu20" },
+    });
+    expect(template.jobs[0]?.pysparkJob.properties?.["spark.jars.packages"]).toBe(
+      "org.apache.iceberg:iceberg-spark-runtime-3.3_2.12:1.5.2",
+    );
+    // A configured image serves every run; the runtime only an Iceberg one.
+    const plain = inlineWorkflow({ image_version: "2.3-debian12", iceberg_runtime_version: "1.9.2" }, spec);
+    expect(plain.placement.managedCluster.config).toMatchObject({ softwareConfig: { imageVersion: "2.3-debian12" } });
+    expect(plain.jobs[0]?.pysparkJob).not.toHaveProperty("properties");
+  });
+
   it("Databricks: the catalog only (the runtime has Iceberg built in); still a SubmitRun", () => {
     const body: Exact<jobs.SubmitRun, ReturnType<typeof submitRunRequest>> & jobs.SubmitRun = submitRunRequest(
       { node_type: "i3.xlarge" },
