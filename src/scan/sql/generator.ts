@@ -272,6 +272,28 @@ export function textNumberQuery(d: DialectSql, source: SqlText, columns: readonl
 }
 
 /**
+ * The times of a text column: its values that match the date or timestamp pattern, with "T" read as
+ * " " so that text order is time order (for values without a zone offset, or of one offset); others
+ * are null. Their min/max are parsed as the file profiler parses them (profile-table.ts).
+ */
+export const timeOfText = (d: DialectSql, x: SqlText): SqlText =>
+  sql`CASE WHEN ${d.matches(x, TEXT_TYPE_PATTERNS.date)} = 1 OR ${d.matches(x, TEXT_TYPE_PATTERNS.timestamp)} = 1 THEN REPLACE(${x}, ${raw(d.literal("T"))}, ${raw(d.literal(" "))}) END`;
+
+/**
+ * The range of text columns the profile reads as dates or timestamps (mostly such text, as a CSV
+ * file's columns): the earliest and latest of their values that are times, as the file profiler and
+ * the Spark driver take them, not the text's min/max (which a "n/a" would win). One query, after the
+ * scalar one has typed the columns.
+ */
+export function textTimeQuery(d: DialectSql, source: SqlText, columns: readonly ColumnPlan[]): SqlText {
+  const items = columns.flatMap((c) => {
+    const t = timeOfText(d, d.ident(c.name));
+    return [as(d, sql`MIN(${t})`, alias.min(c.index)), as(d, sql`MAX(${t})`, alias.max(c.index))];
+  });
+  return sql`SELECT ${join(items, ", ")} FROM ${source}`;
+}
+
+/**
  * The number of distinct rows: groups over every column (NULLs equal, as for id tuples). Columns
  * of kind "other" (json, arrays, geography, binary…), which some dialects cannot group by, are
  * grouped by their text form, as their distinct count is taken.

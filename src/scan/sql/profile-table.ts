@@ -15,12 +15,14 @@ import {
 } from "../../contracts/profile";
 import { chunks } from "../../lib/arrays";
 import { ConnectorError } from "../connectors/types";
+import { isoTime } from "../profiler/attribute-stats";
 import {
   MAX_BREAKDOWN_ATTRIBUTES,
   MAX_BREAKDOWN_NUMERIC,
   MAX_BREAKDOWN_TARGETS,
   MAX_BREAKDOWN_VALUES,
 } from "../profiler/breakdown";
+import { classifyText, ParsedText, T_DATE, T_TIMESTAMP } from "../profiler/value-types";
 import { type DialectSql, dialectSql, valueTypeOf } from "./dialects";
 import {
   alias,
@@ -41,6 +43,7 @@ import {
   type TextTypeClass,
   TOP_K,
   textNumberQuery,
+  textTimeQuery,
   WINDOW_CHUNK,
   windowQuantileQuery,
 } from "./generator";
@@ -271,6 +274,7 @@ async function profileRows(
 
   const windowRow: Row = {};
   const textNumbers: Row = {};
+  const textTimes: Row = {};
   const frequencies = new Map<number, { values: Row[]; patterns: Row[] }>();
   if (rowCount > 0) {
     // Text columns read as numbers get their numbers' metrics, as a CSV file's columns do.
@@ -278,6 +282,12 @@ async function profileRows(
     for (const chunk of chunks(numericText, SCALAR_CHUNK)) {
       const [row] = await run(runner, d, textNumberQuery(d, source, chunk));
       Object.assign(textNumbers, row);
+    }
+    // Text columns read as dates or timestamps get their times' range, as a CSV file's columns do.
+    const timedText = plan.filter((c) => c.kind === "text" && isTimeType(typingOf(c, scalar).inferred));
+    for (const chunk of chunks(timedText, SCALAR_CHUNK)) {
+      const [row] = await run(runner, d, textTimeQuery(d, source, chunk));
+      Object.assign(textTimes, row);
     }
     if (d.quantiles.kind === "window") {
       const numeric = plan.filter((c) => c.kind === "integer" || c.kind === "number");
@@ -309,7 +319,7 @@ async function profileRows(
       c,
       rowCount,
       scalar,
-      textNumbers,
+      { textNumbers, textTimes },
       windowRow,
       frequencies.get(c.index) ?? { values: [], patterns: [] },
       d.exactDistinct,
@@ -337,7 +347,7 @@ function attributeOf(
   c: ColumnPlan,
   rowCount: number,
   scalar: Row,
-  textNumbers: Row,
+  text: { textNumbers: Row; textTimes: Row },
   windowRow: Row,
   freq: { values: Row[]; patterns: Row[] },
   exactDistinct: boolean,
@@ -362,8 +372,14 @@ function attributeOf(
   };
   // A text column read as numbers has its numbers' range and moments, as a CSV file's column.
   const textAsNumbers = c.kind === "text" && isNumberType(typing.inferred);
-  const metrics = textAsNumbers ? textNumbers : scalar;
-  const bound = textAsNumbers ? (v: unknown) => toNumber(v) ?? String(v) : (v: unknown) => boundOf(c, v);
+  // And one read as times has its times' range, as ISO text (isoTime), as a CSV file's column.
+  const textAsTimes = c.kind === "text" && isTimeType(typing.inferred);
+  const metrics = textAsNumbers ? text.textNumbers : textAsTimes ? text.textTimes : scalar;
+  const bound = textAsNumbers
+    ? (v: unknown) => toNumber(v) ?? String(v)
+    : textAsTimes
+      ? (v: unknown) => isoOfTimeText(String(v), typing.inferred === "date")
+      : (v: unknown) => boundOf(c, v);
   const min = field(metrics, alias.min(i));
   const max = field(metrics, alias.max(i));
   if (min !== null && min !== undefined) a.min = bound(min);
@@ -384,6 +400,14 @@ function attributeOf(
 }
 
 const isNumberType = (t: ValueType) => t === "integer" || t === "number";
+const isTimeType = (t: ValueType) => t === "date" || t === "timestamp";
+
+/** A date or timestamp text as the file profiler reports it (isoTime of its parse); the text itself if it is none. */
+function isoOfTimeText(text: string, dateOnly: boolean): string {
+  const parsed = new ParsedText();
+  const t = classifyText(text, parsed);
+  return t === T_DATE || t === T_TIMESTAMP ? isoTime(parsed.value[0]!, dateOnly) : text;
+}
 
 /**
  * A column's inferred type, type counts and mismatches. Text is typed by its values (textTyping);

@@ -5,6 +5,7 @@
  * types Spark's PostgreSQL dialect maps them to (integer → int, numeric(10,2) → decimal(10,2),
  * varchar → string, timestamp → timestamp), its statements run on DuckDB by the driverReplay
  * server (test/support/driver-replay.global.ts). Tolerances: test/support/profile-parity.ts.
+ * A varchar of dates and times is typed timestamp by both, with its times' range (not the text's).
  */
 
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -20,6 +21,8 @@ interface Row {
   country: string | null;
   amount: string | null;
   code: string | null;
+  /** Text of dates and times in three forms, some "n/a" (which a text max would pick). */
+  shipped: string | null;
   updated_at: string;
 }
 
@@ -41,9 +44,19 @@ function dataset(): Row[] {
       amount: r > 0.97 ? null : (next() < 0.2 ? Math.round(cents / 100) : cents / 100).toFixed(2),
       code: r > 0.95 && r <= 0.97 ? "n/a" : r > 0.9 ? null : String(Math.floor(next() * 500)),
       updated_at: new Date(Date.UTC(2026, 10, 1) + Math.floor(next() * 20 * 86400) * 1000).toISOString(),
+      shipped: shippedText(next(), next()),
     });
   }
   return rows;
+}
+
+/** A date ("2026-11-03"), a time with a space or a "T" (no zone: UTC in both paths), "n/a", or null. */
+function shippedText(form: number, at: number): string | null {
+  const iso = new Date(Date.UTC(2026, 9, 1) + Math.floor(at * 60 * 86400) * 1000).toISOString().slice(0, 19);
+  if (form < 0.05) return null;
+  if (form < 0.1) return "n/a";
+  if (form < 0.4) return iso.slice(0, 10);
+  return form < 0.7 ? iso.replace("T", " ") : iso;
 }
 
 const sqlText = (v: string | null) => (v === null ? "NULL" : `'${v.replaceAll("'", "''")}'`);
@@ -57,14 +70,21 @@ describe("a PostgreSQL table: SQL pushdown (light) and the Spark driver over JDB
   beforeAll(async () => {
     runner = await runnerFor("postgres");
     await runner.query(
-      `CREATE TABLE "${name}" (id integer NOT NULL, country varchar(8), amount numeric(10,2), code varchar(8), updated_at timestamp NOT NULL)`,
+      `CREATE TABLE "${name}" (id integer NOT NULL, country varchar(8), amount numeric(10,2), code varchar(8), updated_at timestamp NOT NULL, shipped varchar(32))`,
     );
     for (let from = 0; from < rows.length; from += 500) {
       const chunk = rows.slice(from, from + 500);
-      const values = chunk.map((_, r) => `(${[1, 2, 3, 4, 5].map((c) => `$${r * 5 + c}`).join(", ")})`);
+      const values = chunk.map((_, r) => `(${[1, 2, 3, 4, 5, 6].map((c) => `$${r * 6 + c}`).join(", ")})`);
       await runner.query(
-        `INSERT INTO "${name}" (id, country, amount, code, updated_at) VALUES ${values.join(", ")}`,
-        chunk.flatMap((r) => [r.id, r.country, r.amount, r.code, r.updated_at.replace("T", " ").replace("Z", "")]),
+        `INSERT INTO "${name}" (id, country, amount, code, updated_at, shipped) VALUES ${values.join(", ")}`,
+        chunk.flatMap((r) => [
+          r.id,
+          r.country,
+          r.amount,
+          r.code,
+          r.updated_at.replace("T", " ").replace("Z", ""),
+          r.shipped,
+        ]),
       );
     }
   });
@@ -81,7 +101,7 @@ describe("a PostgreSQL table: SQL pushdown (light) and the Spark driver over JDB
     const light = await profileTable(runner, table, schema, options);
 
     const setup = [
-      "CREATE TABLE dq_source (id INTEGER NOT NULL, country VARCHAR, amount DECIMAL(10,2), code VARCHAR, updated_at TIMESTAMP NOT NULL)",
+      "CREATE TABLE dq_source (id INTEGER NOT NULL, country VARCHAR, amount DECIMAL(10,2), code VARCHAR, updated_at TIMESTAMP NOT NULL, shipped VARCHAR)",
       ...Array.from(
         { length: Math.ceil(rows.length / 500) },
         (_, k) =>
@@ -94,6 +114,7 @@ describe("a PostgreSQL table: SQL pushdown (light) and the Spark driver over JDB
                 r.amount ?? "NULL",
                 sqlText(r.code),
                 `TIMESTAMP '${r.updated_at.slice(0, 19).replace("T", " ")}'`,
+                sqlText(r.shipped),
               ].join(", "),
             )
             .map((v) => `(${v})`)
@@ -106,6 +127,7 @@ describe("a PostgreSQL table: SQL pushdown (light) and the Spark driver over JDB
       ["amount", "decimal(10,2)"],
       ["code", "string"],
       ["updated_at", "timestamp"],
+      ["shipped", "string"],
     ];
     const res = await fetch(inject("driverReplay"), {
       method: "POST",
@@ -115,6 +137,18 @@ describe("a PostgreSQL table: SQL pushdown (light) and the Spark driver over JDB
     const { profile: full } = (await res.json()) as { profile: Parameters<typeof expectSameProfile>[1] };
 
     const sorted = (values: Array<number | null>) => values.filter((v) => v !== null).sort((a, b) => a - b);
+    // The text column of times: typed timestamp, its range the times' (not the text's "n/a"), in both.
+    const shipped = light.attributes.find((a) => a.name === "shipped");
+    const times = rows.flatMap((r) =>
+      r.shipped && r.shipped !== "n/a"
+        ? [Date.parse(`${r.shipped.slice(0, 10)}T${r.shipped.slice(11) || "00:00:00"}Z`)]
+        : [],
+    );
+    expect(shipped).toMatchObject({
+      inferred_type: "timestamp",
+      min: new Date(Math.min(...times)).toISOString(),
+      max: new Date(Math.max(...times)).toISOString(),
+    });
     expectSameProfile(light, full, {
       id: sorted(rows.map((r) => r.id)),
       amount: sorted(rows.map((r) => (r.amount === null ? null : Number(r.amount)))),

@@ -340,6 +340,42 @@ describe.each(["postgres", "mysql"] as const)("whole-row duplicates on %s", (db:
   });
 });
 
+describe.each(["postgres", "mysql"] as const)("text read as dates and times on %s", (db: TestDatabase) => {
+  const name = uniqueTable("dq_sql_times");
+  const table: TableRef = { schema: DATABASES[db].schema, name };
+  const quoted = db === "postgres" ? `"${name}"` : `\`${name}\``;
+  let runner: SqlRunner;
+
+  beforeAll(async () => {
+    runner = await runnerFor(db);
+    await runner.query(`CREATE TABLE ${quoted} (shipped varchar(32), due varchar(32))`);
+    // Times as a space, a "T" and a date alone; "n/a" and a blank, which a text min/max would pick.
+    await runner.query(
+      `INSERT INTO ${quoted} (shipped, due) VALUES
+        ('2024-03-05 10:00:00', '2024-02-29'), ('2024-03-05T09:30:00', '2024-03-01'),
+        ('2024-01-31', '2023-12-31'), ('2024-03-05T23:59:59.250', 'n/a'),
+        ('n/a', ' '), (' ', NULL), (NULL, '2024-01-15')`,
+    );
+  });
+
+  afterAll(async () => {
+    if (!runner) return;
+    await runner.query(`DROP TABLE IF EXISTS ${quoted}`);
+    await runner.close();
+  });
+
+  it("has its times' range as ISO text, as the file profiler and the Spark driver (not the text's)", async () => {
+    const p = await profileTable(runner, table, await loadSchema(runner, table, CATALOG));
+    expect(attr(p, "shipped")).toMatchObject({
+      inferred_type: "timestamp",
+      min: "2024-01-31T00:00:00.000Z",
+      max: "2024-03-05T23:59:59.250Z",
+      type_mismatches: 1,
+    });
+    expect(attr(p, "due")).toMatchObject({ inferred_type: "date", min: "2023-12-31", max: "2024-03-01" });
+  });
+});
+
 /** The database's own exact percentiles (PERCENTILE_CONT) at QUANTILE_POINTS. */
 async function databasePercentiles(runner: SqlRunner, db: TestDatabase, table: string, column: string) {
   const select = QUANTILE_POINTS.map((p, j) =>
