@@ -32,11 +32,14 @@
  * slowing. `--only` loads only our routes whose name matches (the peers and /health always run),
  * `--warmup <s>` loads each route that long before its measured run (the isolate's caches filled),
  * `--save` writes each profile there (`<route>.cpuprofile`, for DevTools) with the bundle.
+ * `--without-assets` starts our Worker from a copy of wrangler.toml without its `[assets]` (the
+ * dashboard and /docs are then not served): in wrangler dev every request of a Worker with static
+ * assets first passes through the assets' router Worker, on the same runtime thread; this prices it.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { busiestThreadMs, groupCpuMs, groupThreadCpuMs } from "../support/proc-cpu";
@@ -65,6 +68,7 @@ const { values: args } = parseArgs({
     warmup: { type: "string", default: "0" },
     only: { type: "string" },
     save: { type: "string" },
+    "without-assets": { type: "boolean", default: false },
   },
 });
 
@@ -208,6 +212,20 @@ async function lastD1Query(persist: string, url: string, token: string): Promise
   throw new Error(`no D1 span for ${url} in the trace store`);
 }
 
+/**
+ * A copy of our wrangler.toml without its `[assets]` table, beside it (so its relative paths still
+ * resolve), named after the run's state directory; removed with it.
+ */
+function withoutAssets(persist: string): string {
+  const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  const stripped = config.replace(/^\[assets\]\n(?:(?!\[)[^\n]*\n)*/m, "");
+  if (stripped === config) throw new Error("wrangler.toml has no [assets] table to leave out");
+  const path = join(ROOT, `.wrangler-bench-${basename(persist)}.toml`);
+  writeFileSync(path, stripped);
+  process.on("exit", () => rmSync(path, { force: true }));
+  return path;
+}
+
 async function main() {
   const persist = tempStateDir("dq-bench-api-");
   let worker: WorkerProcess | undefined;
@@ -219,6 +237,7 @@ async function main() {
     const inspectorPort = args.profile ? await freePort() : undefined;
     const service = await startWorker(persist, {
       ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
+      ...(args["without-assets"] ? { config: withoutAssets(persist) } : {}),
     });
     worker = service;
     const peersInspectorPort = args.profile ? await freePort() : undefined;
@@ -280,7 +299,21 @@ async function main() {
       { name: "  + our request-scoped D1", url: `${compat.base}/ours/${tenant}/floor` },
       { name: "  + our authentication", url: `${compat.base}/authn/${tenant}/floor`, tokens },
       { name: "  our app in this peer: /health", url: `${compat.base}/health` },
+      { name: "  our app: authn, bare read", url: `${compat.base}/api/ladder/${tenant}/authn`, tokens },
+      { name: "  + access check", url: `${compat.base}/api/ladder/${tenant}/access`, tokens },
+      { name: "  + checkInput", url: `${compat.base}/api/ladder/${tenant}/input`, tokens },
+      { name: "  + validators (authedRoute)", url: `${compat.base}/api/ladder/${tenant}/validators`, tokens },
       { name: "  … GET projects (list)", url: `${compat.base}/api/backend/${tenant}/configuration/projects`, tokens },
+      {
+        name: "  … GET assets of a project",
+        url: `${compat.base}/api/backend/${tenant}/configuration/projects/${projectId}/assets`,
+        tokens,
+      },
+      {
+        name: "  … GET one asset",
+        url: `${compat.base}/api/backend/${tenant}/configuration/projects/${projectId}/assets/${assetId}`,
+        tokens,
+      },
       { name: "GET /health", url: `${worker.base}/health` },
       { name: "GET projects (list)", url: `${base}/projects`, tokens },
       { name: "  its query, bare", url: `${hello.base}/same/projects` },

@@ -125,6 +125,8 @@ export async function startWorker(
     live?: boolean;
     args?: string[];
     root?: string;
+    /** The Wrangler configuration, when not the root's wrangler.toml (a variant of it). */
+    config?: string;
     wrap?: (bundleDir: string) => string;
   } = {},
 ): Promise<WorkerProcess> {
@@ -135,7 +137,7 @@ export async function startWorker(
     return opts.wrap ? opts.wrap(dir) : entry;
   };
   // With a script named, wrangler looks for its config next to it: name ours.
-  const script = opts.live ? [] : [bundle(), "--no-bundle", "--config", join(root, "wrangler.toml")];
+  const script = opts.live ? [] : [bundle(), "--no-bundle", "--config", opts.config ?? join(root, "wrangler.toml")];
   const dev = await launchWranglerDev(
     [...script, "--local", "--persist-to", persist, ...BENCH_SECRETS, ...(opts.args ?? [])],
     { verbose: opts.verbose ?? false, healthPath: "/health", cwd: root },

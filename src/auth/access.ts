@@ -2,6 +2,7 @@ import { and, eq, exists, inArray, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import { preparedOnce } from "../db/prepared";
+import { allRows } from "../db/rows";
 import {
   assetHeadColumns,
   assets,
@@ -197,7 +198,7 @@ export class Access {
     const [t, rows] = await Promise.all([
       this.tenant(tenantId),
       this.readOnce(`project\n${tenantId}\n${projectId}`, () =>
-        query.all({ tenant: tenantId, id: projectId, email: this.memberEmail() }),
+        allRows(query, { tenant: tenantId, id: projectId, email: this.memberEmail() }),
       ),
     ]);
     const row = rows[0];
@@ -475,7 +476,7 @@ export class Access {
         .limit(1)
         .prepare();
     });
-    return query.all({ tenant: tenantId, id: assetId, email: this.memberEmail() });
+    return allRows(query, { tenant: tenantId, id: assetId, email: this.memberEmail() });
   }
 
   /**
@@ -497,7 +498,7 @@ export class Access {
     const [t, rows] = await Promise.all([
       this.tenant(tenantId),
       this.readOnce(`incident\n${tenantId}\n${incidentId}`, () =>
-        query.all({ tenant: tenantId, id: incidentId, email: this.memberEmail() }),
+        allRows(query, { tenant: tenantId, id: incidentId, email: this.memberEmail() }),
       ),
     ]);
     const row = rows[0];

@@ -10,6 +10,7 @@ import {
 import type { Db } from "../db";
 import { insertWhere } from "../db/json-insert";
 import { preparedOnce } from "../db/prepared";
+import { allRows } from "../db/rows";
 import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
 import { assetLineage, assets, type ConnectionType, connections, projectMembers, projects } from "../db/schema";
 import { MAX_SEGMENT_VALUES } from "../detection/segments";
@@ -262,7 +263,7 @@ export async function listAssets(
       .limit(sql.placeholder("limit"))
       .prepare(),
   );
-  const rows = await query.all({
+  const rows = await allRows(query, {
     tenant: tenantId,
     projects: JSON.stringify(projectIds ?? []),
     after,
@@ -314,7 +315,7 @@ export async function listProjectAssetsWithProject(
       .limit(sql.placeholder("limit"))
       .prepare(),
   );
-  const rows = await query.all({ tenant: tenantId, id: projectId, email: memberEmail, after, limit: limit + 1 });
+  const rows = await allRows(query, { tenant: tenantId, id: projectId, email: memberEmail, after, limit: limit + 1 });
   const first = rows[0];
   if (!first) return undefined;
   const page: AssetRow[] = [];

@@ -130,14 +130,14 @@ export async function checkGrant(access: Access, grant: Grant, params: Record<st
 export function authorize(grant: Grant): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if ("inBatch" in grant && grant.inBatch) {
-      c.set("deferredCheck", () => checkGrant(c.var.access, grant, c.req.param() as Record<string, string>));
+      c.set("deferredCheck", () => checkGrant(c.get("access"), grant, c.req.param() as Record<string, string>));
       await next();
       // A handler that answers without having settled the check is a bug: nothing unchecked leaves.
       if (!c.error && !c.get("verdict"))
         throw new Error(`${c.req.method} ${c.req.path}: its inBatch check was not settled`);
       return;
     }
-    const verdict = checkGrant(c.var.access, grant, c.req.param() as Record<string, string>);
+    const verdict = checkGrant(c.get("access"), grant, c.req.param() as Record<string, string>);
     // Settled below, or by onError: never an unhandled rejection meanwhile.
     verdict.catch(() => {});
     c.set("verdict", verdict);
@@ -217,7 +217,7 @@ export async function writeInBatch<R extends BatchItem<"sqlite">, A, T extends r
   claim: (batch: Promise<unknown[]>) => Promise<unknown[]> = (batch) => batch,
 ): Promise<[A, ...BatchResponse<T>]> {
   const [rows, ...results] = await claim(
-    c.var.db.batch([check.read, ...writes] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
+    c.get("db").batch([check.read, ...writes] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
   );
   const access = settleInBatch(c, () => check.settle(rows as Awaited<R>));
   return [access, ...(results as BatchResponse<T>)];

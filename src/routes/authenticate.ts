@@ -51,7 +51,7 @@ export function adminPrincipal(env: Pick<Env, "ADMIN_EMAIL">): Principal {
 
 /** Requires a credential; sets `principal` and the request's `access` checker. */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  const principal = await resolvePrincipal(c.env, c.var.db, { get: (n) => c.req.header(n) }, (p) =>
+  const principal = await resolvePrincipal(c.env, c.get("db"), { get: (n) => c.req.header(n) }, (p) =>
     c.executionCtx.waitUntil(p),
   );
   if (!principal) {
@@ -60,6 +60,6 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   }
   await spendPrincipalRequest(c.env, "standard", principal);
   c.set("principal", principal);
-  c.set("access", new Access(c.var.db, principal, c.var.bookmarks));
+  c.set("access", new Access(c.get("db"), principal, c.get("bookmarks")));
   await next();
 });

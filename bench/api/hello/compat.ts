@@ -13,17 +13,29 @@
  *   rate limiter, which the handler then does not call itself);
  * - `/health` and `/api/…`: our whole app (src/app.ts) mounted in this Worker, on the copy of the
  *   service's database: what our app costs without our Worker's configuration (its static assets,
- *   its other bindings).
+ *   its other bindings);
+ * - `/api/ladder/<tenant>/…`: the bare read (`SELECT ?1`, on the request's D1) as a route of that
+ *   app, inside its middleware and its `onError`, with a route's own layers added a step at a time:
+ *   `authn` (authenticate), `access` (+ the access check of a tenant read, authorize), `input`
+ *   (+ checkInput), `validators` (the route as authedRoute declares it: + the zod-openapi validators
+ *   of its path and page query). The app's real reads (`/api/backend/…`) then add their handler,
+ *   query, row mapping and view.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { MiddlewareHandler } from "hono";
+import { z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
 import { createApp } from "../../../src/app";
+import type { AppEnv as AppVariables } from "../../../src/app-env";
 import { createDb } from "../../../src/db";
 import { meteredD1, newD1Meter, serverTiming } from "../../../src/db/metered";
 import { requestScopedD1, withRequestD1 } from "../../../src/db/request-d1";
 import { BOOKMARK_HEADER, RequestSessions, sessionAsDatabase } from "../../../src/db/sessions";
 import type { Env as AppEnv } from "../../../src/env";
+import { authorize, inTenant } from "../../../src/routes/access";
 import { authenticate } from "../../../src/routes/authenticate";
+import { authedRoute, checkInput, jsonResponse } from "../../../src/routes/openapi";
+import { PageQuery } from "../../../src/routes/pagination";
+import { TenantParams } from "../../../src/routes/params";
 import peers, { type Env, honoFloor } from "./index";
 
 type Layer = MiddlewareHandler<{ Bindings: Env }>;
@@ -102,6 +114,32 @@ const steps = new Map([
 ]);
 
 const app = createApp();
+
+/** The bare read as a handler of our app: `SELECT ?1` on the request's D1 (the limiter is authenticate's). */
+async function bareRead(c: Context<AppVariables>) {
+  next = (next + 1) % 60;
+  const { results } = await requestScopedD1
+    .prepare("SELECT ?1 AS n, ?2 AS tenant")
+    .bind(next, c.req.param("tenant") ?? "")
+    .all<{ n: number; tenant: string }>();
+  return c.json(results, 200);
+}
+let next = 0;
+const access = authorize(inTenant("TENANT_MEMBER"));
+app.get("/api/ladder/:tenant/authn", authenticate, bareRead);
+app.get("/api/ladder/:tenant/access", authenticate, access, bareRead);
+app.get("/api/ladder/:tenant/input", authenticate, access, checkInput, bareRead);
+app.openapi(
+  authedRoute({
+    operationId: "benchLadder",
+    access: inTenant("TENANT_MEMBER"),
+    method: "get",
+    path: "/api/ladder/{tenant}/validators",
+    request: { params: TenantParams, query: PageQuery },
+    responses: { 200: jsonResponse(z.array(z.object({ n: z.number(), tenant: z.string() })), "The bare read") },
+  }),
+  (c) => bareRead(c as unknown as Context<AppVariables>),
+);
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {

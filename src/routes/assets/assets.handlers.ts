@@ -64,13 +64,13 @@ export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
   const query = c.req.valid("query");
   // The page is read with the project and the caller's membership, the route's access check
   // (inProjectInBatch): one query, the page sent only once the check has passed on it.
-  const access = c.var.access;
+  const access = c.get("access");
   const page = await listed(
     c,
     query,
     async (limit, cursor) => {
       const read = assets.listProjectAssetsWithProject(
-        c.var.db,
+        c.get("db"),
         tenant,
         projectId,
         access.memberEmail(),
@@ -82,15 +82,15 @@ export const listProjectAssets: Handler<"listProjectAssets"> = async (c) => {
     },
     (r) => [r.id],
   );
-  return c.json(await assetViews(c.var.db, tenant, page, extras(query), true), 200);
+  return c.json(await assetViews(c.get("db"), tenant, page, extras(query), true), 200);
 };
 
 export const getAsset: Handler<"getAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
   // The asset with its project, the caller's role and its connection's db_type: one query.
-  const { asset } = await c.var.access.assetWithConnectionType(tenant, assetId, "PROJECT_VIEWER");
+  const { asset } = await c.get("access").assetWithConnectionType(tenant, assetId, "PROJECT_VIEWER");
   if (asset.projectId !== projectId) throw new NotFoundError("Asset");
-  const [view] = await assetViews(c.var.db, tenant, [asset], extras(c.req.valid("query")), true);
+  const [view] = await assetViews(c.get("db"), tenant, [asset], extras(c.req.valid("query")), true);
   return c.json(view!, 200);
 };
 

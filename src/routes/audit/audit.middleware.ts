@@ -30,14 +30,14 @@ function tenantOf(template: string, path: string): string | undefined {
  */
 function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefined {
   if (!WRITES.has(c.req.method) || status === 404) return undefined;
-  const principal = c.var.principal;
+  const principal = c.get("principal");
   if (!principal) return undefined;
   const route = matchedRoutes(c).find((r) => r.method !== "ALL")?.path;
   if (!route) return undefined;
   const path = new URL(c.req.url).pathname;
   const tenantId = tenantOf(route, path);
   if (!tenantId) return undefined;
-  return { tenantId, principal, method: c.req.method, route, path, status, requestId: c.var.requestId };
+  return { tenantId, principal, method: c.req.method, route, path, status, requestId: c.get("requestId") };
 }
 
 /**
@@ -49,7 +49,7 @@ function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefine
  * middleware whether it did; if not (the write was refused or failed), the middleware records the
  * answer.
  */
-export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL, db = c.var.db) {
+export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL, db = c.get("db")) {
   const w = auditedWrite(c, status);
   // Nothing to record (e.g. no tenant in the route): a statement that writes nothing keeps the batch's shape.
   return w ? recordWriteAfterChange(db, w, when) : db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
@@ -69,12 +69,12 @@ export function auditedInBatch(c: Context<AppEnv>, status: number): void {
  */
 export const auditWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  if (c.var.auditedStatus === c.res.status) return;
+  if (c.get("auditedStatus") === c.res.status) return;
   const w = auditedWrite(c, c.res.status);
   if (!w) return;
   try {
-    await recordWrite(c.var.db, w);
+    await recordWrite(c.get("db"), w);
   } catch (e) {
-    console.error(JSON.stringify({ event: "audit_write_failed", request_id: c.var.requestId, error: String(e) }));
+    console.error(JSON.stringify({ event: "audit_write_failed", request_id: c.get("requestId"), error: String(e) }));
   }
 };

@@ -51,8 +51,8 @@ export const incidentSummary: Handler<"incidentSummary"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const filters = c.req.valid("query");
   assertRange(filters);
-  const readable = await c.var.access.readableProjectIds(tenant);
-  return c.json(await incidents.incidentSummary(c.var.db, tenant, readable, filters, new Date()), 200);
+  const readable = await c.get("access").readableProjectIds(tenant);
+  return c.json(await incidents.incidentSummary(c.get("db"), tenant, readable, filters, new Date()), 200);
 };
 
 export const startBackfill: Handler<"startBackfill"> = async (c) => {

@@ -43,11 +43,11 @@ export const createProject: Handler<"createProject"> = async (c) => {
 
 export const listProjects: Handler<"listProjects"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  const ids = await c.var.access.readableProjectIds(tenant);
+  const ids = await c.get("access").readableProjectIds(tenant);
   const rows = await listed(
     c,
     c.req.valid("query"),
-    (limit, cursor) => projects.listProjects(c.var.db, tenant, ids, limit, afterKey(cursor, "number")),
+    (limit, cursor) => projects.listProjects(c.get("db"), tenant, ids, limit, afterKey(cursor, "number")),
     (r) => [r.id],
   );
   return c.json(rows.map(projectView), 200);
