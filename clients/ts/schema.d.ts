@@ -3167,12 +3167,18 @@ export interface components {
             props: components["schemas"]["JiraTicketProps"];
         };
         JiraTicketProps: {
-            /** @description Jira project id */
+            /**
+             * @description Jira project id (digits)
+             * @example 10000
+             */
             jira_project_id: string;
-            /** @description Jira issue type id */
+            /**
+             * @description Jira issue type id (digits)
+             * @example 10004
+             */
             jira_issue_type_id: string;
             /**
-             * @description Jira custom fields by id, e.g. {"customfield_10010": "team-a"}
+             * @description Jira custom fields by id, e.g. {"customfield_10010": "team-a"}; project, issue type, summary and description are set by the service and cannot be given here
              * @default {}
              */
             custom_fields?: {
@@ -3198,11 +3204,17 @@ export interface components {
             /** @enum {string} */
             type?: "JIRA";
             props?: components["schemas"]["JiraTicketProps"];
-            /** @description Jira project id */
+            /**
+             * @description Jira project id (digits)
+             * @example 10000
+             */
             jira_project_id?: string;
-            /** @description Jira issue type id */
+            /**
+             * @description Jira issue type id (digits)
+             * @example 10004
+             */
             jira_issue_type_id?: string;
-            /** @description Jira custom fields by id, e.g. {"customfield_10010": "team-a"} */
+            /** @description Jira custom fields by id, e.g. {"customfield_10010": "team-a"}; project, issue type, summary and description are set by the service and cannot be given here */
             custom_fields?: {
                 [key: string]: string | number | boolean | unknown[] | {
                     [key: string]: unknown;

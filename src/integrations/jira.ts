@@ -11,6 +11,10 @@ import { basicAuthSecrets, EXCERPT_MAX, excerpt, logUpstreamFailure } from "../l
 
 /** Jira's summary field holds at most 255 characters. */
 export const JIRA_SUMMARY_MAX = 255;
+/** Jira's ids of projects and issue types are numbers, sent as strings of digits. */
+export const JIRA_ID = /^\d+$/;
+/** A custom field's id as the create-issue request names it (`customfield_10010`); our own fields are never one. */
+export const JIRA_CUSTOM_FIELD_ID = /^customfield_\d+$/;
 /** How long one call may take before it counts as a network failure (retried). */
 const REQUEST_TIMEOUT_MS = 15_000;
 

@@ -175,12 +175,13 @@ export function ticketFields(i: IncidentRow, props: JiraProps): JiraIssueFields 
       `State: ${i.state}; opened ${i.openedAt}; last alert ${i.lastAlertAt}`,
     ]),
   );
+  // Ours last: a custom field (or a key stored before custom fields had to be customfield_N) never replaces them.
   return {
+    ...props.custom_fields,
     project: { id: props.jira_project_id },
     issuetype: { id: props.jira_issue_type_id },
     summary: ticketSummary(i),
     description,
-    ...props.custom_fields,
   };
 }
 

@@ -104,7 +104,7 @@ describe("strings are well-formed UTF-16, or 400", () => {
 describe("JSON bodies: depth, size and encoding", () => {
   const templates = (tenant: string) => `/${tenant}/configuration/integrations/tickets/template`;
   const template = (customValue: string) =>
-    `{"name":"${unique("tpl")}","type":"JIRA","props":{"jira_project_id":"1","jira_issue_type_id":"2","custom_fields":{"cf":${customValue}}}}`;
+    `{"name":"${unique("tpl")}","type":"JIRA","props":{"jira_project_id":"1","jira_issue_type_id":"2","custom_fields":{"customfield_1":${customValue}}}}`;
 
   it(`refuses a body nested deeper than ${MAX_JSON_DEPTH} levels (a ticket template 10,000 deep), writing nothing`, async () => {
     const tenant = await createTenant();
@@ -112,11 +112,11 @@ describe("JSON bodies: depth, size and encoding", () => {
     expect(deep.status).toBe(400);
     expect(deep.body.errors).toEqual([
       {
-        path: expect.stringMatching(/^body\.props\.custom_fields\.cf(\.0)+$/),
+        path: expect.stringMatching(/^body\.props\.custom_fields\.customfield_1(\.0)+$/),
         message: `nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`,
       },
     ]);
-    // body, props and custom_fields are levels 1-3: cf may nest 29 arrays, not 30.
+    // body, props and custom_fields are levels 1-3: customfield_1 may nest 29 arrays, not 30.
     const over = await call("POST", templates(tenant), { as: admin, raw: template(nested(MAX_JSON_DEPTH - 2)) });
     expect(over.status).toBe(400);
     expect((await call("GET", templates(tenant), { as: admin })).body).toEqual([]);

@@ -14,6 +14,7 @@ import { createTenant } from "../support/tenants";
 import { unique } from "../support/unique";
 
 const jira = inject("jira");
+const adfText = (text: string) => ({ type: "paragraph", content: [{ type: "text", text }] });
 const MIN = 60_000;
 
 /** A site of the fake Jira, expecting these credentials; returns its base URL and control calls. */
@@ -184,7 +185,7 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
   beforeAll(async () => {
     world = await ticketWorld({
       customfield_10010: "team-a",
-      labels: ["data-quality"],
+      customfield_10030: ["data-quality"],
       customfield_10020: { id: "3" },
     });
   });
@@ -216,7 +217,7 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
         summary: "[HIGH] Completeness on email in orders",
         description: { type: "doc", version: 1, content: expect.any(Array) },
         customfield_10010: "team-a",
-        labels: ["data-quality"],
+        customfield_10030: ["data-quality"],
         customfield_10020: { id: "3" },
       },
     });
@@ -235,6 +236,44 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
     expect(await site.requests()).toHaveLength(1);
     const requests = await call("GET", ticketsPath(tenant, incidentId), { as: admin });
     expect(requests.body).toEqual([res.body]);
+  });
+
+  it("a template's custom fields never replace the project, issue type, summary or description we send", async () => {
+    // A row stored before custom field keys had to be customfield_N (the API refuses these now).
+    const { tenant, asset, site } = await ticketWorld();
+    const templateId = await createTemplate(tenant);
+    const props = {
+      jira_project_id: "10000",
+      jira_issue_type_id: "10004",
+      custom_fields: {
+        project: { id: "66666" },
+        issuetype: { id: "77777" },
+        summary: "hijacked",
+        description: { type: "doc", version: 1, content: [adfText("hijacked")] },
+        customfield_10010: "team-a",
+      },
+    };
+    await env.DB.prepare("update ticket_templates set props = ? where tenant_id = ? and id = ?")
+      .bind(JSON.stringify(props), tenant, templateId)
+      .run();
+    const incidentId = await seedIncident(asset, {
+      policyName: "Validity",
+      attribute: "email",
+      sourceName: "orders",
+      severity: "LOW",
+    });
+    const res = await call("POST", ticketsPath(tenant, incidentId), { as: admin, body: { template_id: templateId } });
+    expect(res.body).toMatchObject({ status: "CREATED" });
+    const [sent] = await site.requests();
+    expect(sent.problems).toEqual([]);
+    expect(sent.body.fields).toEqual({
+      project: { id: "10000" },
+      issuetype: { id: "10004" },
+      summary: "[LOW] Validity on email in orders",
+      description: { type: "doc", version: 1, content: expect.any(Array) },
+      customfield_10010: "team-a",
+    });
+    expect(JSON.stringify(sent.body.fields.description)).toContain(`Data quality incident #${incidentId}`);
   });
 
   it("the fake refuses a body outside jira.js's models: a misspelt field, a description of the wrong kind", async () => {

@@ -14,7 +14,13 @@ const jira = (overrides: Record<string, unknown> = {}) => ({
   props: {
     jira_project_id: "10001",
     jira_issue_type_id: "10004",
-    custom_fields: { customfield_10010: "team-a", story_points: 3, urgent: true, labels: ["dq"], owner: { id: "42" } },
+    custom_fields: {
+      customfield_10010: "team-a",
+      customfield_10011: 3,
+      customfield_10012: true,
+      customfield_10013: ["dq"],
+      customfield_10014: { id: "42" },
+    },
   },
   ...overrides,
 });
@@ -96,9 +102,34 @@ describe("ticket templates", () => {
     ],
     [
       "a null custom field",
-      { props: { jira_project_id: "1", jira_issue_type_id: "2", custom_fields: { a: null } } },
-      "body.props.custom_fields.a",
+      { props: { jira_project_id: "1", jira_issue_type_id: "2", custom_fields: { customfield_1: null } } },
+      "body.props.custom_fields.customfield_1",
     ],
+    [
+      "a project id that is a key, not an id",
+      { props: { jira_project_id: "DQ", jira_issue_type_id: "2" } },
+      "body.props.jira_project_id",
+    ],
+    [
+      "a project id with a sign",
+      { props: { jira_project_id: "-1", jira_issue_type_id: "2" } },
+      "body.props.jira_project_id",
+    ],
+    [
+      "an issue type by name",
+      { props: { jira_project_id: "1", jira_issue_type_id: "Bug" } },
+      "body.props.jira_issue_type_id",
+    ],
+    // Custom fields are Jira's customfield_N: none may stand in for a field the service sets.
+    ...["summary", "project", "description", "issuetype", "story_points", "customfield_", "customfield_1x"].map(
+      (key): [string, Record<string, unknown>, string] => [
+        `a custom field named ${key}`,
+        {
+          props: { jira_project_id: "1", jira_issue_type_id: "2", custom_fields: { customfield_1: "ok", [key]: "x" } },
+        },
+        `body.props.custom_fields.${key}`,
+      ],
+    ),
     ["an unknown prop", { props: { jira_project_id: "1", jira_issue_type_id: "2", board: "x" } }, "body.props"],
     ["an unknown field", { priority: "HIGH" }, "body"],
   ];
@@ -138,7 +169,7 @@ describe("ticket templates", () => {
     const name = unique("renamed");
     const res = await call("PUT", `${base(tenant)}/${t.id}`, {
       as: admin,
-      body: { name, jira_project_id: "20002", jira_issue_type_id: "3", custom_fields: { team: "b" } },
+      body: { name, jira_project_id: "20002", jira_issue_type_id: "3", custom_fields: { customfield_10020: "b" } },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -146,7 +177,7 @@ describe("ticket templates", () => {
       name,
       // Replaced whole: the omitted description is now empty.
       description: "",
-      props: { jira_project_id: "20002", jira_issue_type_id: "3", custom_fields: { team: "b" } },
+      props: { jira_project_id: "20002", jira_issue_type_id: "3", custom_fields: { customfield_10020: "b" } },
       updated_at: expect.any(String),
     });
     expect(res.body.updated_at >= t.updated_at).toBe(true);
@@ -177,6 +208,20 @@ describe("ticket templates", () => {
       [{ name: "x", jira_project_id: "1", jira_issue_type_id: "2", type: "GITHUB" }, ["body.type"]],
       [{ jira_project_id: "1", jira_issue_type_id: "2" }, ["body.name"]],
       [{ name: "x", jira_project_id: "1", jira_issue_type_id: "2", custom_fields: "a=b" }, ["body.custom_fields"]],
+      [{ name: "x", jira_project_id: "PROJ", jira_issue_type_id: "2" }, ["body.jira_project_id"]],
+      [
+        { name: "x", jira_project_id: "1", jira_issue_type_id: "2", custom_fields: { summary: "x" } },
+        ["body.custom_fields.summary"],
+      ],
+      [
+        { name: "x", jira_project_id: "1", jira_issue_type_id: "2", custom_fields: { project: { id: "2" } } },
+        ["body.custom_fields.project"],
+      ],
+      [
+        { name: "x", props: { jira_project_id: "1", jira_issue_type_id: "2", custom_fields: { description: "x" } } },
+        ["body.props.custom_fields.description"],
+      ],
+      [{ name: "x", props: { jira_project_id: "ABC", jira_issue_type_id: "2" } }, ["body.props.jira_project_id"]],
     ];
     for (const [body, fields] of cases) {
       const res = await call("PUT", `${base(tenant)}/${t.id}`, { as: admin, body });

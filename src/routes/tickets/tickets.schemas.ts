@@ -1,15 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { TICKET_STATUSES } from "../../db/schema";
+import { JIRA_CUSTOM_FIELD_ID, JIRA_ID } from "../../integrations/jira";
 
 const name = z.string().trim().min(1).max(200);
 const description = z.string().max(2000);
-const jiraId = (what: string) =>
+const jiraId = (what: string, example: string) =>
   z
     .string()
     .trim()
     .min(1)
     .max(200)
-    .openapi({ description: `Jira ${what} id` });
+    .regex(JIRA_ID, `must be a Jira ${what} id: digits only, e.g. "${example}"`)
+    .openapi({ description: `Jira ${what} id (digits)`, example });
 
 /** Scalars, arrays and objects, as Jira custom fields take them; null is refused (omit the field instead). */
 const CustomFieldValue = z.union([
@@ -20,12 +22,19 @@ const CustomFieldValue = z.union([
   z.record(z.string(), z.unknown()),
 ]);
 const CustomFields = z
-  .record(z.string().min(1).max(200), CustomFieldValue)
-  .openapi({ description: 'Jira custom fields by id, e.g. {"customfield_10010": "team-a"}' });
+  .record(
+    z.string().max(200).regex(JIRA_CUSTOM_FIELD_ID, "must be a Jira custom field id, e.g. customfield_10010"),
+    CustomFieldValue,
+  )
+  .openapi({
+    description:
+      'Jira custom fields by id, e.g. {"customfield_10010": "team-a"}; project, issue type, summary and ' +
+      "description are set by the service and cannot be given here",
+  });
 
 const jiraFields = {
-  jira_project_id: jiraId("project"),
-  jira_issue_type_id: jiraId("issue type"),
+  jira_project_id: jiraId("project", "10000"),
+  jira_issue_type_id: jiraId("issue type", "10004"),
   custom_fields: CustomFields.default({}),
 };
 
