@@ -116,8 +116,11 @@ const NO_MASS: ValueMass = { known: () => 0, bound: () => 1 };
  * it less the most its value can hold), at most the point of the first quantile at or above it.
  * The estimate is one rule for every scan, whether or not a quantile lands on the fence (a sketch's
  * quantile lands on a value holding a few tenths of a percent on some days and beside it on
- * others): the CDF interpolated between the quantiles around the fence, less the fence value's
- * recorded share where a quantile sits on it, kept within the proven range.
+ * others): the CDF interpolated between the quantiles around the fence; on a fence, the point of its
+ * first quantile there, the limit that interpolation tends to as a quantile nears the fence. Where
+ * the fence's value is a recorded atom (a point mass: tolls of 0), its share is taken out of the
+ * values at or below it instead, which the quantiles place between the points of the last quantile
+ * on the fence and the next (the middle of that, kept within the proven range).
  */
 function shareBelow(q: readonly number[], fence: number, mass: ValueMass): TailShare {
   const n = q.length;
@@ -133,7 +136,9 @@ function shareBelow(q: readonly number[], fence: number, mass: ValueMass): TailS
     return { share: Math.min(high, Math.max(P[i]!, share)), low: P[i]!, high };
   }
   const low = Math.max(P[i]!, P[k]! - mass.bound(fence));
-  const share = Math.min(high, Math.max(low, P[k]! - mass.known(fence)));
+  const known = mass.known(fence);
+  const upper = Math.min(high, (k + 1 < n ? P[k + 1]! : 1) - known);
+  const share = known > 0 ? Math.max(low, (Math.max(low, P[k]! - known) + upper) / 2) : high;
   return { share, low, high };
 }
 
@@ -381,6 +386,6 @@ export const valueRangePolicy = definePolicy({
   score: "penalty",
   bands: (metric) => metric.startsWith("attr:") && VALUE_RANGE_STATS.some((s) => metric.endsWith(`:${s}`)),
   details:
-    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50; a weekly or daily cycle their history shows is taken out: judged against the same phase, strategy `seasonal`); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; where the past scans' tail shares follow a weekly or daily cycle, at least those of the same phase, strategy `tail_share_seasonal`; each scan's share, past or present, by one rule whether or not a quantile lands on the fence: the CDF interpolated between its quantiles, less the fence value's recorded share where a quantile sits on it (a fence's own value, a point mass on it, is never a tail), within the range the quantiles prove, which the text states with their sketch's rank error); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
+    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50; a weekly or daily cycle their history shows is taken out: judged against the same phase, strategy `seasonal`); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; where the past scans' tail shares follow a weekly or daily cycle, at least those of the same phase, strategy `tail_share_seasonal`; each scan's share, past or present, by one rule whether or not a quantile lands on the fence: the CDF interpolated between its quantiles, on a fence the point of its first quantile there, or, where the fence's value is a recorded atom, the values at or below it less that atom's share (a fence's own value, a point mass on it, is never a tail), within the range the quantiles prove, which the text states with their sketch's rank error); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
   check: valueRange,
 });
