@@ -5,7 +5,7 @@
  * batches and then the corrupted 9th (`reps` > 1: the same scenario in that many windows); one
  * control per window, whose asset gets the clean 9th.
  */
-import { corruptionTargets, WHOLE_BATCH } from "./corruptions";
+import { CORRUPTION_IDS, corruptionTargets, FRACTIONS, WHOLE_BATCH } from "./corruptions";
 import type { Table } from "./data";
 
 /** Clean batches an asset is trained on before the batch under test. */
@@ -47,7 +47,12 @@ export function windowsOf(batches: number, count: number): Window[] {
 /** The columns a target names ([] for the whole batch). */
 export const targetColumns = (target: string) => (target === WHOLE_BATCH || target === "" ? [] : target.split("<>"));
 
-/** The scenarios and controls of a table. */
+/**
+ * The scenarios and controls of a table. A scenario's window is its place in the full plan (every
+ * corruption type, every fraction, in that order), whatever `types` and `fractions` select: a run
+ * of a subset (--types, split across processes) judges the very scenarios the full run does, so
+ * the subsets' recall adds up to the full run's.
+ */
 export function planTable(
   table: Table,
   windows: Window[],
@@ -57,10 +62,11 @@ export function planTable(
 ): { scenarios: Scenario[]; controls: Scenario[] } {
   const scenarios: Scenario[] = [];
   let i = 0;
-  for (const { type, target } of corruptionTargets(table, types)) {
-    for (const fraction of fractions) {
+  for (const { type, target } of corruptionTargets(table, CORRUPTION_IDS)) {
+    for (const fraction of FRACTIONS) {
       // Round-robin: consecutive scenarios start in consecutive windows; reps take the next ones.
-      for (let r = 0; r < Math.min(reps, windows.length); r++) {
+      const selected = types.includes(type) && fractions.includes(fraction);
+      for (let r = 0; selected && r < Math.min(reps, windows.length); r++) {
         const window = windows[(i + r) % windows.length]!;
         const pct = Math.round(fraction * 100);
         scenarios.push({

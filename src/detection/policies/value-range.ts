@@ -6,8 +6,9 @@
  *   median, and the smallest move the metric has ever made between scans.
  * - Extremes are judged as tails, never by one record: the fences are the baseline's 1st and 99th
  *   percentiles; the share of this scan's values strictly beyond them (from its quantile profile,
- *   a point mass on a fence left out: tailShares) is tested
- *   against the shares the past scans had beyond the same fences (shareTest).
+ *   a point mass on a fence left out: tailShares) is tested against the shares the past scans had
+ *   beyond the same fences, each measured by the same rule (shareTest). The text states the share
+ *   with the range its quantiles prove, their rank error included.
  */
 
 import { z } from "zod";
@@ -90,63 +91,94 @@ function grid(a: AttributeProfile): number {
 }
 
 /**
- * Shares of values strictly below the low fence and strictly above the high fence, from a quantile
- * profile. A fence's own value is never a tail: where a quantile sits on the fence, the share the
- * profile proves is counted: the quantile points beyond it (at least p of the values are at or
- * below the p-quantile), or, when `mass` bounds the share of the fence's own value (the largest
- * share any one value holds, or that value's recorded share), the values at or beyond the fence
- * less that mass. Between quantiles, the share is interpolated.
+ * What a scan's profile says of the share one exact value holds: `known`, its recorded share (a
+ * value holding at least ATOM_RECORD_SHARE: an atom), else 0; `bound`, the most it can hold (that
+ * share, else the most frequent value's share, else 1).
+ */
+export interface ValueMass {
+  known: (value: number) => number;
+  bound: (value: number) => number;
+}
+
+/** A share of values beyond a fence: the estimate and the range the quantiles prove around it. */
+export interface TailShare {
+  share: number;
+  low: number;
+  high: number;
+}
+
+const NO_MASS: ValueMass = { known: () => 0, bound: () => 1 };
+
+/**
+ * The share of values strictly below `fence`, from a quantile profile (the 0 of a fence at or below
+ * the minimum). A fence's own value is never a tail. The quantiles prove a range: at least the
+ * points of the quantiles below the fence (and, when quantiles sit on the fence, those at or below
+ * it less the most its value can hold), at most the point of the first quantile at or above it.
+ * The estimate is one rule for every scan, whether or not a quantile lands on the fence (a sketch's
+ * quantile lands on a value holding a few tenths of a percent on some days and beside it on
+ * others): the CDF interpolated between the quantiles around the fence; on a fence, the point of its
+ * first quantile there, the limit that interpolation tends to as a quantile nears the fence. Where
+ * the fence's value is a recorded atom (a point mass: tolls of 0), its share is taken out of the
+ * values at or below it instead, which the quantiles place between the points of the last quantile
+ * on the fence and the next (the middle of that, kept within the proven range).
+ */
+function shareBelow(q: readonly number[], fence: number, mass: ValueMass): TailShare {
+  const n = q.length;
+  if (!(fence > q[0]!)) return { share: 0, low: 0, high: 0 };
+  let i = 0;
+  while (i + 1 < n && q[i + 1]! < fence) i++;
+  let k = i;
+  while (k + 1 < n && q[k + 1]! <= fence) k++;
+  const P = QUANTILE_POINTS;
+  const high = i + 1 < n ? P[i + 1]! : 1;
+  if (k === i) {
+    const share = quantileCdf(q, fence);
+    return { share: Math.min(high, Math.max(P[i]!, share)), low: P[i]!, high };
+  }
+  const low = Math.max(P[i]!, P[k]! - mass.bound(fence));
+  const known = mass.known(fence);
+  const upper = Math.min(high, (k + 1 < n ? P[k + 1]! : 1) - known);
+  const share = known > 0 ? Math.max(low, (Math.max(low, P[k]! - known) + upper) / 2) : high;
+  return { share, low, high };
+}
+
+/**
+ * The shares of values strictly below the low fence and strictly above the high fence, from a
+ * quantile profile, by shareBelow (the high side as the low side of the negated values: the
+ * quantile points are symmetric).
  */
 export function tailShares(
   quantiles: readonly number[],
   low: number,
   high: number,
-  mass: (value: number) => number = () => 1,
-): { below: number; above: number } {
-  const n = quantiles.length;
-  let below = 0;
-  if (low > quantiles[0]!) {
-    if (quantiles.includes(low)) {
-      let i = 0;
-      while (i + 1 < n && quantiles[i + 1]! < low) i++;
-      let k = i;
-      while (k + 1 < n && quantiles[k + 1]! <= low) k++;
-      below = Math.max(QUANTILE_POINTS[i]!, QUANTILE_POINTS[k]! - mass(low));
-    } else below = quantileCdf(quantiles, low);
-  }
-  let above = 0;
-  if (high < quantiles[n - 1]!) {
-    if (quantiles.includes(high)) {
-      let j = n - 1;
-      while (j - 1 >= 0 && quantiles[j - 1]! > high) j--;
-      let k = j;
-      while (k - 1 >= 0 && quantiles[k - 1]! >= high) k--;
-      above = Math.max(1 - QUANTILE_POINTS[j]!, 1 - QUANTILE_POINTS[k]! - mass(high));
-    } else above = 1 - quantileCdf(quantiles, high);
-  }
-  return { below: Math.max(0, below), above: Math.max(0, above) };
+  mass: ValueMass = NO_MASS,
+): { below: TailShare; above: TailShare } {
+  const mirrored = quantiles.map((v) => -v).reverse();
+  const negated: ValueMass = { known: (v) => mass.known(-v), bound: (v) => mass.bound(-v) };
+  return { below: shareBelow(quantiles, low, mass), above: shareBelow(mirrored, -high, negated) };
 }
 
-/**
- * An upper bound of the share of one exact value in a scan: its recorded atom share (values
- * holding ≥ 1 %), else the most frequent value's share (no value holds more), else 1.
- */
-function massBound(ctx: CheckContext, a: AttributeProfile, job: string): (value: number) => number {
+/** ValueMass of a past scan, from its recorded metrics. */
+function recordedMass(ctx: CheckContext, a: AttributeProfile, job: string): ValueMass {
   const point = (stat: string) => ctx.history[attrMetric(a.name, stat)]?.find((h) => h.job_id === job)?.value;
   const top = point("top_value_share") ?? 1;
-  return (value) => Math.min(top, point(atomStat(String(value))) ?? top);
+  return {
+    known: (value) => point(atomStat(String(value))) ?? 0,
+    bound: (value) => Math.min(top, point(atomStat(String(value))) ?? top),
+  };
 }
 
-/** massBound of this scan, from its own profile. */
-function currentMass(a: AttributeProfile): (value: number) => number {
+/** ValueMass of this scan, from its own profile (the same shares its metrics record). */
+function currentMass(a: AttributeProfile): ValueMass {
   const n = nonNull(a);
-  if (n === 0 || a.top_values.length === 0) return () => 1;
+  if (n === 0 || a.top_values.length === 0) return NO_MASS;
   const top = a.top_values[0]!.count / n;
-  return (value) => {
+  const atom = (value: number) => {
     const listed = a.top_values.find((t) => Number(t.value) === value);
-    const share = listed ? listed.count / n : undefined;
-    return share !== undefined && share >= ATOM_RECORD_SHARE ? share : top;
+    const share = listed ? listed.count / n : 0;
+    return share >= ATOM_RECORD_SHARE ? share : undefined;
   };
+  return { known: (value) => atom(value) ?? 0, bound: (value) => atom(value) ?? top };
 }
 
 /**
@@ -154,6 +186,25 @@ function currentMass(a: AttributeProfile): (value: number) => number {
  * tail share is read off 11 quantiles by interpolation, not counted.
  */
 const TAIL_MARGIN = 0.005;
+
+/**
+ * The rank error of the profile's quantiles: the KLL sketch the profiler reads them off (k = 512)
+ * places each within about half a percent of its rank (99 % confidence), so a range they prove is
+ * stated that much wider.
+ */
+const SKETCH_RANK_ERROR = 0.005;
+
+/**
+ * A tail share as a text may state it: the quantiles prove a range, not a count, so the estimate
+ * comes with that range, widened by their rank error ("about 1.2% (its quantiles put it at 0.50%
+ * to 5.5%, their rank error included)"); a share of 0 beyond an extreme is exact.
+ */
+function shareText(t: TailShare): string {
+  if (t.low === t.high) return pct(t.share);
+  const low = Math.max(0, t.low - SKETCH_RANK_ERROR);
+  const high = Math.min(1, t.high + SKETCH_RANK_ERROR);
+  return `About ${pct(t.share)} (its quantiles put it at ${pct(low)} to ${pct(high)}, their rank error included)`;
+}
 
 /** The attribute's minimums in its last `window` scans (of the baseline). */
 function pastMinimums(ctx: CheckContext, a: AttributeProfile, window: number): HistoryPoint[] {
@@ -258,23 +309,21 @@ function tailFinding(ctx: CheckContext, p: Params, a: AttributeProfile): Finding
   const high = base.quantiles[P99]!;
   const n = nonNull(a);
   const now = tailShares(cur, low, high, currentMass(a));
-  const sides = [
-    {
-      side: "below",
-      fence: low,
-      share: now.below,
-      past: base.past.map((j) => tailShares(j.quantiles, low, high, massBound(ctx, a, j.job)).below),
-    },
-    {
-      side: "above",
-      fence: high,
-      share: now.above,
-      past: base.past.map((j) => tailShares(j.quantiles, low, high, massBound(ctx, a, j.job)).above),
-    },
-  ].filter((s) => (s.side === "below" ? p.stats.includes("min") : p.stats.includes("max")));
+  // Every past scan measured by the same rule as this one (tailShares), so a fence a sketch's
+  // quantile lands on in some scans and not in others reads the same share in all of them.
+  const pastShares = base.past.map((j) => tailShares(j.quantiles, low, high, recordedMass(ctx, a, j.job)));
+  const sides = (["below", "above"] as const)
+    .map((side) => ({
+      side,
+      fence: side === "below" ? low : high,
+      now: now[side],
+      past: pastShares.map((t) => t[side].share),
+    }))
+    .filter((s) => (s.side === "below" ? p.stats.includes("min") : p.stats.includes("max")));
   for (const s of sides) {
     const history = base.past.map((j, i) => ({ job_id: j.job, time: j.time, value: s.past[i]!, excluded: false }));
-    const v = shareTest(history, ctx.input.job_id, s.share * n, n, {
+    const share = s.now.share;
+    const v = shareTest(history, ctx.input.job_id, share * n, n, {
       window: p.window,
       min_history: p.min_history,
       z: SPREAD_Z,
@@ -284,26 +333,26 @@ function tailFinding(ctx: CheckContext, p: Params, a: AttributeProfile): Finding
     // A phase of a cycle whose tails are its own (longer trips on Saturdays): only ever widens.
     const measured = measuredQuantiles(ctx, a).map((j) => ({
       ...j,
-      value: tailShares(j.quantiles, low, high, massBound(ctx, a, j.job))[s.side === "below" ? "below" : "above"],
+      value: tailShares(j.quantiles, low, high, recordedMass(ctx, a, j.job))[s.side].share,
     }));
-    const seasonal = seasonalLimit(ctx, measured, s.share);
+    const seasonal = seasonalLimit(ctx, measured, share);
     let limit = v.limit;
     let deviation = v.deviation;
     let why = v.why;
     if (seasonal && seasonal.limit > limit) {
-      if (!(s.share > seasonal.limit)) continue;
+      if (!(share > seasonal.limit)) continue;
       limit = seasonal.limit;
-      deviation = (s.share - seasonal.level) / Math.max(1e-12, limit - seasonal.level);
+      deviation = (share - seasonal.level) / Math.max(1e-12, limit - seasonal.level);
       why = `${why}${cycleText(seasonal.season, "tail shares")}`;
     }
     const stat = s.side === "below" ? "min" : "max";
     return {
       attribute: a.name,
       metric: attrMetric(a.name, `tail_${s.side}`),
-      observed: round(s.share),
-      metric_value: fmt(s.share),
+      observed: round(share),
+      metric_value: fmt(share),
       expected: { low: 0, high: round(limit) },
-      description: `${pct(s.share)} of the values of attribute ${a.name} (quantity) in ${assetName(ctx)} are ${s.side} ${fmt(s.fence)} (the ${s.side === "below" ? "1st" : "99th"} percentile of its last ${base.past.length} scans), above the allowed ${pct(limit)} (${why}); ${stat} ${fmt(Number(s.side === "below" ? a.min : a.max))}.`,
+      description: `${shareText(s.now)} of the values of attribute ${a.name} (quantity) in ${assetName(ctx)} are ${s.side} ${fmt(s.fence)} (the ${s.side === "below" ? "1st" : "99th"} percentile of its last ${base.past.length} scans), above the allowed ${pct(limit)} (${why}); ${stat} ${fmt(Number(s.side === "below" ? a.min : a.max))}.`,
       strategy: limit > v.limit ? "tail_share_seasonal" : "tail_share",
       training_size: base.past.length,
       ...trainingWindow(base.from, base.to),
@@ -337,6 +386,6 @@ export const valueRangePolicy = definePolicy({
   score: "penalty",
   bands: (metric) => metric.startsWith("attr:") && VALUE_RANGE_STATS.some((s) => metric.endsWith(`:${s}`)),
   details:
-    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50; a weekly or daily cycle their history shows is taken out: judged against the same phase, strategy `seasonal`); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; where the past scans' tail shares follow a weekly or daily cycle, at least those of the same phase, strategy `tail_share_seasonal`; a fence's own value, a point mass on it, is never a tail: where a quantile sits on the fence, the share proven by the quantiles beyond it or by those at or beyond it less the largest share one value, or that value, holds); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
+    "mean and p50 out of their band (≥ 2 % of the centre, ≥ the values' grid for p50; a weekly or daily cycle their history shows is taken out: judged against the same phase, strategy `seasonal`); min/max as tails: more values strictly beyond the baseline's p1/p99 than the past scans had (share test; where the past scans' tail shares follow a weekly or daily cycle, at least those of the same phase, strategy `tail_share_seasonal`; each scan's share, past or present, by one rule whether or not a quantile lands on the fence: the CDF interpolated between its quantiles, on a fence the point of its first quantile there, or, where the fence's value is a recorded atom, the values at or below it less that atom's share (a fence's own value, a point mass on it, is never a tail), within the range the quantiles prove, which the text states with their sketch's rank error); values below zero in a quantity whose minimum was never below zero (strategy `sign`, at most LOW: it may be one record)",
   check: valueRange,
 });
