@@ -13,6 +13,7 @@ import { requeueStrandedDeliveries } from "./notifications/events";
 import { pollSparkRuns } from "./pipeline/spark-runs";
 import { moveHistoryTick } from "./retention/history-move";
 import { runRetention } from "./retention/retention";
+import { advanceMoves } from "./tenancy/shard-move";
 
 export { AssetMonitor } from "./monitor/asset-monitor";
 
@@ -60,6 +61,9 @@ export default {
         console.error(JSON.stringify({ cron: controller.cron, shard, error: String(err) }));
       }
     }
+    // Tenants moving between shards (`npm run shards -- move`): each move as far as it can go.
+    const moves = await advanceMoves(env);
+    if (moves.length > 0) console.log(JSON.stringify({ cron: controller.cron, shard_moves: moves }));
   },
 
   /**

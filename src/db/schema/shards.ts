@@ -41,12 +41,13 @@ export const tenantMoves = sqliteTable("tenant_moves", {
  * A tenant whose rows this database must not change (on every shard): while its rows are copied
  * away, and after it has left (a writer whose cache still names this shard is refused, told to
  * retry). Enforced by triggers on every table of tenant rows (migration 0015): an insert, update
- * or delete of a row of a tenant with a `fenced` row here fails with `tenant_moving`. `purging`:
- * set and reset inside the move's own delete batch, whose deletes it lets through.
+ * or delete of a row of a tenant with a `fenced` row here fails with `tenant_moving`. `open`:
+ * set and reset inside each of the move's own batches (its copy into the target, its purge of the
+ * source), whose writes it lets through.
  */
 export const tenantFences = sqliteTable("tenant_fences", {
   tenantId: text("tenant_id").primaryKey(),
-  state: text("state", { enum: ["fenced", "purging"] }).notNull(),
+  state: text("state", { enum: ["fenced", "open"] }).notNull(),
   since: text("since").notNull(),
 });
 
