@@ -104,6 +104,19 @@ export function checkSection(env: string, top: Record<string, unknown>, section:
       );
     }
   }
+  // Tenant shards (docs/decisions/0013-tenant-shards.md): DB, the directory, and DB_SHARD_<n>; the
+  // shard new tenants go to must be one of them.
+  const bindings = (section.d1_databases ?? []).map((d) => d.binding);
+  if (!bindings.includes("DB")) throw new DeployError(`[env.${env}] has no D1 binding DB (the directory, shard 0)`);
+  for (const binding of bindings) {
+    if (binding !== "DB" && !/^DB_SHARD_[1-9][0-9]*$/.test(binding)) {
+      throw new DeployError(`D1 binding ${binding} of [env.${env}] is neither DB nor a shard (DB_SHARD_<n>)`);
+    }
+  }
+  const newTenants = (vars as Record<string, unknown>).NEW_TENANT_SHARD;
+  if (newTenants !== undefined && newTenants !== "0" && !bindings.includes(`DB_SHARD_${newTenants}`)) {
+    throw new DeployError(`[env.${env}.vars] NEW_TENANT_SHARD = "${newTenants}" names no D1 binding of [env.${env}]`);
+  }
   const assetsDir = (top.assets as { directory?: string } | undefined)?.directory;
   if (assetsDir && !existsSync(resolve(assetsDir))) {
     throw new DeployError(`${assetsDir} is missing: run npm install (it builds the static assets) first`);

@@ -24,6 +24,8 @@ if (!existsSync(".dev.vars")) {
 
 console.log("applying migrations to the local D1 database (.wrangler/state)");
 run("wrangler", ["d1", "migrations", "apply", "DB", "--local"]);
+// The second tenant shard of the top level of wrangler.toml (docs/decisions/0013-tenant-shards.md).
+run("wrangler", ["d1", "migrations", "apply", "DB_SHARD_1", "--local"]);
 
 console.log(`\nstarting the service: http://127.0.0.1:${port}  (API reference: /docs, OpenAPI: /openapi.json)\n`);
 const dev = spawnSync(

@@ -14,6 +14,8 @@ export type AppEnv = {
     dbFromPrimary: () => Db;
     /** The bookmark the client sent and the newest state the request has seen (src/db/sessions.ts). */
     bookmarks: SessionBookmarks;
+    /** The tenant the path names and its shard (src/db/shards.ts); unset for the paths of no tenant. */
+    home?: { tenantId: string; shard: number; placed: boolean };
     /** Set by the authenticate middleware on authenticated routes. */
     principal: Principal;
     access: Access;

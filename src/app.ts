@@ -6,6 +6,7 @@ import { createDb } from "./db";
 import { meteredD1, newD1Meter, serverTiming } from "./db/metered";
 import { requestScopedD1, withRequestD1 } from "./db/request-d1";
 import { BOOKMARK_HEADER, isBookmark, RequestSessions, sessionAsDatabase } from "./db/sessions";
+import { forgetTenantShard, isTenantMoving, shardDatabase, tenantHome } from "./db/shards";
 import { deployedEnvironment, localOnlySettingsDeployed } from "./lib/environment";
 import { exampleSecretsInUse } from "./lib/example-secrets";
 import { accessRefusal } from "./routes/access";
@@ -31,6 +32,7 @@ import { scanCallbacksRouter } from "./routes/scan-callbacks/scan-callbacks.inde
 import { scansRouter } from "./routes/scans/scans.index";
 import { sourceGroupsRouter } from "./routes/source-groups/source-groups.index";
 import { sparkJobConfigRouter } from "./routes/spark-job-config/spark-job-config.index";
+import { tenantOfPath } from "./routes/tenant-of-path";
 import { tenantsRouter } from "./routes/tenants/tenants.index";
 import { ticketsRouter } from "./routes/tickets/tickets.index";
 import { tokenRouter } from "./routes/token/token.index";
@@ -131,7 +133,12 @@ export function createApp() {
         { path: `header.${BOOKMARK_HEADER}`, message: "not a bookmark this API gave out" },
       ]);
     }
-    const sessions = new RequestSessions(c.env.DB, c.req.method, bookmark);
+    // The database of the tenant the path names (src/db/shards.ts; the isolate's cache, no round
+    // trip while fresh); `DB` for the paths of no tenant.
+    const tenant = tenantOfPath(c.req.path);
+    const home = tenant === undefined ? undefined : await tenantHome(c.env, tenant);
+    if (tenant !== undefined && home) c.set("home", { tenantId: tenant, ...home });
+    const sessions = new RequestSessions(home ? shardDatabase(c.env, home.shard) : c.env.DB, c.req.method, bookmark);
     const metered = (session: D1DatabaseSession) => meteredD1(sessionAsDatabase(session), meter);
     // One database for all requests of the isolate (its prepared queries built once), whose
     // statements run on this request's metered session (src/db/request-d1.ts).
@@ -140,6 +147,8 @@ export function createApp() {
     c.set("bookmarks", { sent: bookmark, seen: () => sessions.bookmark() });
     try {
       await withRequestD1(metered(sessions.main), next);
+      // A write the tenant's shard refused as moving: the next request reads the directory again.
+      if (tenant !== undefined && c.error && isTenantMoving(c.error)) forgetTenantShard(tenant);
     } finally {
       // What the request cost in D1 calls (src/db/metered.ts); bench/api reads it.
       const seen = sessions.bookmark();

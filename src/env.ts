@@ -3,7 +3,12 @@ import type { NotificationMessage, ScanQueueMessage, ScanResultMessage } from ".
 
 /** Bindings, vars and secrets of the Worker: the one place they are declared (see wrangler.toml). */
 export interface Env {
+  /** The directory of tenant shards, and shard 0 (src/db/shards.ts). */
   DB: D1Database;
+  /** Extra tenant shards (DB_SHARD_1, DB_SHARD_2, …): more D1 databases, named in wrangler.toml. */
+  [shard: `DB_SHARD_${number}`]: D1Database | undefined;
+  /** The shard new tenants are made on (a number of a bound shard; default 0, `DB`). */
+  NEW_TENANT_SHARD?: string;
   ASSET_MONITOR: DurableObjectNamespace<AssetMonitorRpc>;
   SCAN_JOBS: Queue<ScanQueueMessage>;
   UPLOADS: R2Bucket;

@@ -4,6 +4,7 @@ import { consumeScanJobs, failDeadScanJobs } from "./consumers/scan-jobs";
 import { consumeScanResults, failDeadScanResults } from "./consumers/scan-results";
 import type { NotificationMessage, ScanQueueMessage, ScanResultMessage } from "./contracts/messages";
 import { createDb } from "./db";
+import { shardDatabase, shardNumbers } from "./db/shards";
 import type { Env } from "./env";
 import { retryPendingTickets } from "./integrations/tickets";
 import { queueKind } from "./jobs/queues";
@@ -12,33 +13,57 @@ import { requeueStrandedDeliveries } from "./notifications/events";
 import { pollSparkRuns } from "./pipeline/spark-runs";
 import { moveHistoryTick } from "./retention/history-move";
 import { runRetention } from "./retention/retention";
+import { advanceMoves } from "./tenancy/shard-move";
 
 export { AssetMonitor } from "./monitor/asset-monitor";
+
+/**
+ * The Worker's environment with `DB` standing for shard `n`'s database: for the cron jobs that
+ * read and write the rows of one database at a time (every tenant of that shard). Those jobs look
+ * nothing up in the directory (which only the real `DB` holds).
+ */
+function onShard(env: Env, n: number): Env {
+  return n === 0 ? env : { ...env, DB: shardDatabase(env, n) };
+}
+
+/**
+ * One shard's share of each minute: due schedules become scan jobs, running Spark runs are polled,
+ * pending Jira tickets are retried and stranded notification deliveries queued again. In the first
+ * hour of each UTC day, each tick also applies the data_ttl of its slice of tenants. Each tick moves
+ * some assets' DQ scores and job markers from D1 into their objects (issue 38) while any are left.
+ */
+async function shardTick(env: Env, cron: string, now: Date): Promise<void> {
+  const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
+  if (jobs > 0) console.log(JSON.stringify({ cron, scheduled_jobs: jobs }));
+  await pollSparkRuns(env, createDb(env.DB), now);
+  await retryPendingTickets(env, now);
+  await requeueStrandedDeliveries(env, createDb(env.DB), now);
+  const retention = await runRetention(env, createDb(env.DB), now);
+  if (retention && Object.keys(retention.deleted).length > 0) console.log(JSON.stringify({ cron, retention }));
+  const moved = await moveHistoryTick(env);
+  if (moved.assets > 0) console.log(JSON.stringify({ cron, history_move: moved }));
+}
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
 
-  /**
-   * Every minute: due schedules become scan jobs, running Spark runs are polled, pending Jira
-   * tickets are retried and stranded notification deliveries queued again. In the
-   * first hour of each UTC day, each tick also applies the data_ttl of its slice of tenants. Each
-   * tick moves some assets' DQ scores and job markers from D1 into their objects (issue 38) while any are left.
-   */
+  /** Every minute, each shard's tick (shardTick). */
   async scheduled(controller, env) {
     const now = new Date(controller.scheduledTime);
-    const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
-    if (jobs > 0) console.log(JSON.stringify({ cron: controller.cron, scheduled_jobs: jobs }));
-    await pollSparkRuns(env, createDb(env.DB), now);
-    await retryPendingTickets(env, now);
-    await requeueStrandedDeliveries(env, createDb(env.DB), now);
-    const retention = await runRetention(env, createDb(env.DB), now);
-    if (retention && Object.keys(retention.deleted).length > 0) {
-      console.log(JSON.stringify({ cron: controller.cron, retention }));
+    // Each shard's rows by themselves (src/db/shards.ts): one shard's failure (a tenant fenced
+    // while it moves) is logged and retried at the next tick, the other shards' work goes on.
+    for (const shard of shardNumbers(env)) {
+      try {
+        await shardTick(onShard(env, shard), controller.cron, now);
+      } catch (err) {
+        console.error(JSON.stringify({ cron: controller.cron, shard, error: String(err) }));
+      }
     }
-    const moved = await moveHistoryTick(env);
-    if (moved.assets > 0) console.log(JSON.stringify({ cron: controller.cron, history_move: moved }));
+    // Tenants moving between shards (`npm run shards -- move`): each move as far as it can go.
+    const moves = await advanceMoves(env);
+    if (moves.length > 0) console.log(JSON.stringify({ cron: controller.cron, shard_moves: moves }));
   },
 
   /**

@@ -45,6 +45,32 @@ describe("deployed environments of wrangler.toml", () => {
     expect(() => check(path, "staging")).not.toThrow();
   });
 
+  it("takes more tenant shards (DB_SHARD_<n>) and a NEW_TENANT_SHARD that names one; refuses one that names none", () => {
+    const shard = (binding: string) => `[[env.production.d1_databases]]
+binding = "${binding}"
+database_name = "dq-monitor-production-shard-1"
+database_id = ""
+migrations_dir = "migrations"
+
+[[env.production.durable_objects.bindings]]`;
+    const withShard = (t: string, binding = "DB_SHARD_1") =>
+      t.replace("[[env.production.durable_objects.bindings]]", shard(binding));
+    const sharded = configWith((t) =>
+      withShard(t).replace("[env.production.vars]\n", '[env.production.vars]\nNEW_TENANT_SHARD = "1"\n'),
+    );
+    expect(readEnvSection(sharded, "production").section.d1_databases?.map((d) => d.binding)).toEqual([
+      "DB",
+      "DB_SHARD_1",
+    ]);
+    expect(() => check(sharded, "production")).not.toThrow();
+    const unbound = configWith((t) =>
+      t.replace("[env.production.vars]\n", '[env.production.vars]\nNEW_TENANT_SHARD = "2"\n'),
+    );
+    expect(() => check(unbound, "production")).toThrow(/NEW_TENANT_SHARD = "2" names no D1 binding/);
+    const misnamed = configWith((t) => withShard(t, "SHARD_ONE"));
+    expect(() => check(misnamed, "production")).toThrow(/SHARD_ONE of \[env.production\] is neither DB nor a shard/);
+  });
+
   it("refuses an environment whose ENVIRONMENT var is not its name", () => {
     const path = configWith((t) => t.replace('ENVIRONMENT = "staging"', 'ENVIRONMENT = "development"'));
     expect(() => check(path, "staging")).toThrow(/must set ENVIRONMENT = "staging"/);

@@ -6,6 +6,7 @@
  *   npm run bench:capacity                        # the reference workload, this tree
  *   npm run bench:capacity -- --base HEAD~3       # that commit's code measured beside this tree's
  *   npm run bench:capacity -- --assets 50 --scans-per-day 1 --alert-rate 0.05 --ttl 30 --tenants 100
+ *   npm run bench:capacity -- --shards 3           # the tenants 3 D1 shards hold (default 2)
  *
  * Everything per scan is measured on the code that runs (bytes of the SQLite files, statements
  * counted at the D1 binding, their cost replayed); the workload's flags only multiply.
@@ -36,6 +37,8 @@ const { values: args } = parseArgs({
     replays: { type: "string", default: "3" },
     "probe-calls": { type: "string", default: "500" },
     base: { type: "string" },
+    /** D1 shards the tenants are spread over (docs/decisions/0013-tenant-shards.md). */
+    shards: { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
     verbose: { type: "boolean", default: false },
   },
@@ -50,6 +53,10 @@ function positive(name: string, value: string | undefined, { integer = true, max
   }
   return n;
 }
+
+/** The goal of issue 38: tenants of the reference workload one deployment holds. */
+const TARGET_TENANTS = 1000;
+const shards = positive("shards", args.shards);
 
 const workload: Workload = {
   tenants: positive("tenants", args.tenants),
@@ -207,6 +214,12 @@ function report(sides: Side[]) {
     row("tenants per D1 (the lesser of size and write rate)", (s) => count(tenantsPerD1(s.capacity))),
     row(`D1 databases for ${w.tenants} tenants`, (s) =>
       count(Math.ceil(w.tenants / Math.floor(tenantsPerD1(s.capacity)))),
+    ),
+    row(`tenants on ${shards} D1 shards (decision 0013: ${shards} × the tenants per D1)`, (s) =>
+      count(shards * Math.floor(tenantsPerD1(s.capacity))),
+    ),
+    row(`D1 shards for ${count(TARGET_TENANTS)} tenants (the goal)`, (s) =>
+      count(Math.ceil(TARGET_TENANTS / Math.floor(tenantsPerD1(s.capacity)))),
     ),
     row("Durable Object per asset in steady state", (s) => bytes(s.capacity.doPerAsset)),
     row("Durable Objects per tenant in steady state", (s) => bytes(s.capacity.doPerTenant)),

@@ -5,7 +5,7 @@
  * benchmark starts its own and stops it at the end (also on Ctrl-C).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -50,13 +50,18 @@ export function dropStateDir(dir: string, keep: boolean) {
  * Applies the D1 migrations to the local database under `persist` (wrangler d1 migrations apply),
  * those of the tree at `root` (this one by default).
  */
+/** Migrates the local D1 databases: `DB` and the extra tenant shards of wrangler.toml (DB_SHARD_1, …). */
 export function applyMigrations(persist: string, root = ROOT) {
-  const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
-    cwd: root,
-    env: WRANGLER_ENV,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  if (migrate.status !== 0) throw new Error("wrangler d1 migrations apply failed");
+  const toml = readFileSync(join(root, "wrangler.toml"), "utf8").split("[env.")[0]!;
+  const shards = [...toml.matchAll(/binding = "(DB_SHARD_[0-9]+)"/g)].map((m) => m[1]!);
+  for (const binding of ["DB", ...shards]) {
+    const migrate = spawnSync("wrangler", ["d1", "migrations", "apply", binding, "--local", "--persist-to", persist], {
+      cwd: root,
+      env: WRANGLER_ENV,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    if (migrate.status !== 0) throw new Error(`wrangler d1 migrations apply ${binding} failed`);
+  }
 }
 
 export async function freePort(): Promise<number> {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { apiKeys } from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
@@ -104,22 +104,31 @@ export function forgetKey(id: string): void {
   keysById.delete(id);
 }
 
-/** Finds the key a secret belongs to, by digest; undefined for an unknown or malformed secret. */
-export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRow | undefined> {
+/**
+ * The key `where` finds in any of `dbs`, asked at once: a user's key is in `DB`, a tenant's key in
+ * the tenant's shard (src/db/shards.ts), and a credential does not say which.
+ */
+async function findKeyIn(dbs: Db | readonly Db[], where: SQL): Promise<ApiKeyRow | undefined> {
+  const rows = await Promise.all((Array.isArray(dbs) ? dbs : [dbs]).map((db) => db.query.apiKeys.findFirst({ where })));
+  return rows.find((row) => row !== undefined);
+}
+
+/** Finds the key a secret belongs to, by digest, in `dbs` (findKeyIn); undefined for an unknown or malformed secret. */
+export async function findKeyBySecret(dbs: Db | readonly Db[], secret: string): Promise<ApiKeyRow | undefined> {
   if (!secret.startsWith(KEY_PREFIX) || secret.length > 128) return undefined;
   const hash = await sha256Hex(secret);
   const cached = recalled(keysByHash, hash);
   if (cached) return cached;
-  const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.hash, hash) });
+  const row = await findKeyIn(dbs, eq(apiKeys.hash, hash));
   if (row) remember(row);
   return row;
 }
 
 /** The key behind a token (by id), from the isolate's cache while it is fresh; undefined once deleted. */
-export async function findKeyById(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+export async function findKeyById(dbs: Db | readonly Db[], id: string): Promise<ApiKeyRow | undefined> {
   const cached = recalled(keysById, id);
   if (cached) return cached;
-  const row = await db.query.apiKeys.findFirst({ where: eq(apiKeys.id, id) });
+  const row = await findKeyIn(dbs, eq(apiKeys.id, id));
   if (row) remember(row);
   return row;
 }

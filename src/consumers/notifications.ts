@@ -1,5 +1,6 @@
 import type { NotificationMessage } from "../contracts/messages";
 import { createDb } from "../db";
+import { tenantDatabase } from "../db/shards";
 import type { Env } from "../env";
 import { attemptDelivery, markDead, retryDelaySeconds } from "../notifications/delivery";
 
@@ -9,10 +10,10 @@ import { attemptDelivery, markDead, retryDelaySeconds } from "../notifications/d
  * message goes to `notifications-dlq`.
  */
 export async function consumeNotifications(batch: MessageBatch<NotificationMessage>, env: Env): Promise<void> {
-  const db = createDb(env.DB);
   for (const message of batch.messages) {
     const { delivery_id, tenant_id } = message.body;
     try {
+      const db = createDb(await tenantDatabase(env, tenant_id));
       const outcome = await attemptDelivery(env, db, delivery_id, tenant_id);
       if (outcome.retry) message.retry({ delaySeconds: outcome.delaySeconds });
       else message.ack();
@@ -26,9 +27,12 @@ export async function consumeNotifications(batch: MessageBatch<NotificationMessa
 
 /** Consumer of `notifications-dlq`: a delivery whose retries are exhausted is DEAD in its channel's log. */
 export async function markDeadNotifications(batch: MessageBatch<NotificationMessage>, env: Env): Promise<void> {
-  await markDead(
-    createDb(env.DB),
-    batch.messages.map((m) => m.body.delivery_id),
-  );
+  // Each tenant's deliveries on the tenant's shard.
+  const byTenant = new Map<string, string[]>();
+  for (const m of batch.messages)
+    byTenant.set(m.body.tenant_id, [...(byTenant.get(m.body.tenant_id) ?? []), m.body.delivery_id]);
+  for (const [tenantId, deliveryIds] of byTenant) {
+    await markDead(createDb(await tenantDatabase(env, tenantId)), deliveryIds);
+  }
   batch.ackAll();
 }

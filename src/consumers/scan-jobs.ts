@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { ScanJobMessage, ScanQueueMessage } from "../contracts/messages";
 import { createDb } from "../db";
 import { assetHeadColumns, assets, scanJobs } from "../db/schema";
+import { tenantDatabase } from "../db/shards";
 import type { Env } from "../env";
 import { failBackfill, runBackfillStep } from "../incidents/backfill";
 import { admitScan } from "../jobs/admission";
@@ -52,7 +53,7 @@ function domainReason(err: DomainError): string {
  * ignored, so a message delivered twice does nothing twice.
  */
 export async function processScanJob(env: Env, message: ScanJobMessage, attempt: number): Promise<Outcome> {
-  const db = createDb(env.DB);
+  const db = createDb(await tenantDatabase(env, message.tenant_id));
   // The job is claimed and the asset read in one round trip: only a job still QUEUED or RUNNING
   // and not handed to the tenant's Spark cluster (the callback or the cron ends that one, never a
   // second run) becomes RUNNING; any other is done already. An upload's engine reason is known
@@ -119,7 +120,8 @@ async function consumeScanJob(message: Message<ScanQueueMessage>, env: Env): Pro
   const body = message.body;
   try {
     if ("kind" in body) {
-      const next = await runBackfillStep(env, createDb(env.DB), body.tenant_id, body.job_id, body.after_asset_id);
+      const db = createDb(await tenantDatabase(env, body.tenant_id));
+      const next = await runBackfillStep(env, db, body.tenant_id, body.job_id, body.after_asset_id);
       if (next !== undefined) await env.SCAN_JOBS.send({ ...body, after_asset_id: next }, { contentType: "json" });
       message.ack();
       return;
@@ -136,9 +138,9 @@ async function consumeScanJob(message: Message<ScanQueueMessage>, env: Env): Pro
 
 /** Consumer of `scan-jobs-dlq`: a job whose deliveries all failed is FAILED, never left QUEUED. */
 export async function failDeadScanJobs(batch: MessageBatch<ScanQueueMessage>, env: Env): Promise<void> {
-  const db = createDb(env.DB);
   for (const message of batch.messages) {
     const body = message.body;
+    const db = createDb(await tenantDatabase(env, body.tenant_id));
     if ("kind" in body) {
       await failBackfill(db, body.tenant_id, body.job_id, "a step could not be delivered after its retries");
       message.ack();

@@ -10,6 +10,7 @@ import type { AssetProfile } from "../contracts/profile";
 import { createDb, type Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs, tenants } from "../db/schema";
+import { tenantDatabase } from "../db/shards";
 import type { Env } from "../env";
 import { failJob, succeedJob } from "../jobs/lifecycle";
 import { tenantUploadStore } from "../jobs/upload-storage";
@@ -42,7 +43,7 @@ async function storedProfile(env: Env, db: Db, job: ScanJobRow): Promise<AssetPr
 
 /** Applies one accepted callback; idempotent by job id. */
 export async function applyScanResult(env: Env, message: ScanResultMessage): Promise<void> {
-  const db = createDb(env.DB);
+  const db = createDb(await tenantDatabase(env, message.tenant_id));
   const job = await db.query.scanJobs.findFirst({
     where: and(eq(scanJobs.id, message.job_id), eq(scanJobs.tenantId, message.tenant_id)),
   });
@@ -82,7 +83,7 @@ export async function consumeScanResults(batch: MessageBatch<ScanResultMessage>,
 }
 
 async function failUnapplied(env: Env, body: ScanResultMessage, reason: string): Promise<void> {
-  const db = createDb(env.DB);
+  const db = createDb(await tenantDatabase(env, body.tenant_id));
   const job = await db.query.scanJobs.findFirst({
     where: and(eq(scanJobs.id, body.job_id), eq(scanJobs.tenantId, body.tenant_id)),
   });

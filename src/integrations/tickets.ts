@@ -4,6 +4,7 @@ import { createDb, type Db } from "../db";
 import { insertWhere } from "../db/json-insert";
 import type { IncidentRow, JiraIntegrationRow, TicketRequestRow, TicketTemplateRow } from "../db/schema";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
+import { type ShardEnv, tenantDatabase } from "../db/shards";
 import { type SealedSecret, type SecretBox, secretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, NotFoundError } from "../lib/errors";
 import { randomId } from "../lib/ids";
@@ -192,8 +193,7 @@ export function nextAttemptAt(attempts: number, retryAfterSeconds: number | null
 }
 
 /** The bindings ticket requests use. */
-export interface TicketEnv {
-  DB: D1Database;
+export interface TicketEnv extends ShardEnv {
   ENCRYPTION_KEYS: string;
   /** "true" lets Jira calls go to private/loopback addresses over http (local development, tests). */
   ALLOW_PRIVATE_TARGETS?: string | undefined;
@@ -369,7 +369,7 @@ export interface TicketRequestInput {
  * when the template is unknown, NotFoundError when the incident is not the tenant's; Jira's own failures never throw.
  */
 export async function requestTicket(env: TicketEnv, input: TicketRequestInput): Promise<TicketRequestRow> {
-  const db = createDb(env.DB);
+  const db = createDb(await tenantDatabase(env, input.tenantId));
   const { tenantId, incidentId, templateId } = input;
   const integration = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
   if (!integration) throw new ConflictError("The tenant has no Jira integration; configure it first");

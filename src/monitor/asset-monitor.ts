@@ -19,6 +19,7 @@ import type { AssetProfile } from "../contracts/profile";
 import { segmentOf } from "../contracts/segments";
 import { createDb, type Db } from "../db";
 import { type AlertRow, type AttributeKind, assetPolicies, incidents, jiraIntegrations } from "../db/schema";
+import { type ShardEnv, tenantDatabase } from "../db/shards";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
 import { ANSWERING_REASONS, answerCloses, closedCondition, releaseAnswered } from "../detection/closes";
 import { computeDqScore } from "../detection/dq-score";
@@ -68,8 +69,7 @@ import { SerialQueue } from "./serial";
 const ADOPTION_WINDOW = 30;
 
 /** The bindings the monitor uses. */
-export interface MonitorEnv {
-  DB: D1Database;
+export interface MonitorEnv extends ShardEnv {
   ENCRYPTION_KEYS: string;
   NOTIFICATIONS: Queue<NotificationMessage>;
   PUBLIC_BASE_URL?: string;
@@ -85,6 +85,11 @@ export interface MonitorEnv {
 export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMonitorRpc {
   private readonly store: HistoryStore;
   private readonly serial = new SerialQueue();
+
+  /** The database of the tenant's rows (its shard, src/db/shards.ts). */
+  private async dbOf(tenantId: string) {
+    return createDb(await tenantDatabase(this.env, tenantId));
+  }
 
   constructor(ctx: DurableObjectState, env: MonitorEnv) {
     super(ctx, env);
@@ -156,7 +161,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     if (done) return { ...done, replay: true };
 
     const { asset, profile } = input;
-    const db = createDb(this.env.DB);
+    const db = await this.dbOf(asset.tenantId);
     const {
       evaluation,
       dqScore,
@@ -345,7 +350,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
   }): Promise<{ dqScores: number; appliedJobs: number; more: boolean }> {
     return this.serial.run(async () => {
       const { asset, limit } = input;
-      const db = createDb(this.env.DB);
+      const db = await this.dbOf(asset.tenantId);
       const [scores, markers] = await db.batch(legacyHistoryQueries(db, asset, limit));
       if (scores.length === 0 && markers.length === 0) return { dqScores: 0, appliedJobs: 0, more: false };
       // A marker this object has no record of (the rare job whose record was lost): recorded as
@@ -424,7 +429,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
   }
 
   private async transition(change: IncidentStateChange): Promise<IncidentStateResult> {
-    const db = createDb(this.env.DB);
+    const db = await this.dbOf(change.tenantId);
     const incident = await db.query.incidents.findFirst({
       where: and(eq(incidents.tenantId, change.tenantId), eq(incidents.id, change.incidentId)),
     });
@@ -507,7 +512,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
   }
 
   private async rebuild(asset: MonitoredAsset, since: string): Promise<{ incidents: number; alerts: number }> {
-    const db = createDb(this.env.DB);
+    const db = await this.dbOf(asset.tenantId);
     const pending = await alertsWithoutIncident(db, asset, since);
     const before = await countIncidents(db, asset);
     const impact = await impactOf(db, asset.id);

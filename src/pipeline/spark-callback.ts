@@ -9,8 +9,9 @@
 import { eq } from "drizzle-orm";
 import type { ScanResultMessage } from "../contracts/messages";
 import type { AssetProfile } from "../contracts/profile";
-import type { Db } from "../db";
+import { createDb, type Db } from "../db";
 import { scanJobs } from "../db/schema";
+import { type ShardEnv, shardDatabases, tenantDatabase } from "../db/shards";
 import type { Env } from "../env";
 import { releaseCallback, takeCallback } from "../jobs/lifecycle";
 import { type SealedSecret, secretBox } from "../lib/crypto";
@@ -23,6 +24,21 @@ import { callbackAad } from "./spark-dispatch";
 export const CALLBACK_MAX_BYTES = 96 * 1024;
 
 const refused = (detail: string) => new UnauthenticatedError(`The callback is refused: ${detail}`);
+
+/**
+ * The database of the job's tenant (src/db/shards.ts), found from the job id alone: every shard is
+ * asked at once (one round trip's wait), and the tenant's shard answers (a tenant that is moving
+ * has the job in two). Undefined when no shard has the job.
+ */
+export async function callbackDatabase(env: ShardEnv, jobId: string): Promise<Db | undefined> {
+  const found = await Promise.all(
+    shardDatabases(env).map((d1) =>
+      d1?.prepare("SELECT tenant_id AS tenantId FROM scan_jobs WHERE id = ?").bind(jobId).first<{ tenantId: string }>(),
+    ),
+  );
+  const tenantId = found.find((row) => row)?.tenantId;
+  return tenantId === undefined ? undefined : createDb(await tenantDatabase(env, tenantId));
+}
 
 /** Checks a callback and queues it; throws a domain error (4xx) for anything it refuses. */
 export async function acceptScanCallback(

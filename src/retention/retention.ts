@@ -102,10 +102,10 @@ export async function purgeTenant(
     if (n > 0) deleted[kind] = (deleted[kind] ?? 0) + n;
   };
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const statements = deletions(env.DB, tenant.id, cutoff);
+    const statements = deletions(db.$client, tenant.id, cutoff);
     const kinds = Object.keys(statements);
     // One batch per round: each statement is small, and the batch is one round trip.
-    const results = await env.DB.batch(Object.values(statements));
+    const results = await db.$client.batch(Object.values(statements));
     let any = false;
     results.forEach((r, i) => {
       const n = r.meta.changes ?? 0;

@@ -6,6 +6,7 @@
 
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { isTenantMoving } from "../db/shards";
 import { conflictOf, vanishedReferenceOf } from "../db/unique";
 import {
   ConflictError,
@@ -35,6 +36,7 @@ export type ErrorCode =
   | "forbidden"
   | "not_found"
   | "conflict"
+  | "tenant_moving"
   | "length_required"
   | "payload_too_large"
   | "unsupported_media_type"
@@ -52,6 +54,7 @@ const TITLES: Record<ErrorCode, string> = {
   forbidden: "Forbidden",
   not_found: "Not found",
   conflict: "Conflict",
+  tenant_moving: "The tenant is moving to another database",
   length_required: "Content-Length required",
   payload_too_large: "Payload too large",
   unsupported_media_type: "Unsupported media type",
@@ -155,6 +158,19 @@ export function toApiError(err: unknown, method: string): ApiError {
   if (err instanceof DomainError) return fromDomainError(err, method);
   // A data source that refused a synchronous read (schema load): the request was fine, the source said no.
   if (err instanceof ConnectorError) return new ApiError(422, "source_error", `${err.kind}: ${err.message}`);
+  // A write refused by a shard the tenant is moving away from (src/db/shards.ts): retried, it goes
+  // to the tenant's database once the move has flipped (a second or two).
+  if (isTenantMoving(err)) {
+    return new ApiError(
+      409,
+      "tenant_moving",
+      "The tenant is moving to another database; retry in a moment",
+      undefined,
+      {
+        "Retry-After": "1",
+      },
+    );
+  }
   // A write that lost a race on a unique name the domain did not catch is still that name's 409.
   const conflict = conflictOf(err) ?? vanishedReferenceOf(err);
   if (conflict) return fromDomainError(conflict, method);

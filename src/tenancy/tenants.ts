@@ -190,6 +190,17 @@ export async function getTenant(db: Db, id: string): Promise<TenantRow | undefin
   return row;
 }
 
+/**
+ * One page of the tenants of every shard's database in `dbs`, in id order (`limit + 1` rows): each
+ * shard's page read at once, merged; a tenant that is moving (on two shards a moment) counted once.
+ */
+export async function listTenantsOf(dbs: readonly Db[], limit: number, after?: string): Promise<TenantRow[]> {
+  if (dbs.length === 1) return listTenants(dbs[0]!, limit, after);
+  const pages = await Promise.all(dbs.map((db) => listTenants(db, limit, after)));
+  const byId = new Map(pages.flat().map((row) => [row.id, row]));
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit + 1);
+}
+
 /** One page of tenants in id order (`limit + 1` rows). */
 export function listTenants(db: Db, limit: number, after?: string) {
   return db.query.tenants.findMany({

@@ -7,4 +7,5 @@ export * from "./monitoring";
 export * from "./notifications";
 export * from "./rows";
 export * from "./settings";
+export * from "./shards";
 export * from "./tenancy";

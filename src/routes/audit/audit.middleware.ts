@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../app-env";
 import { type AuditWrite, recordWrite, recordWriteAfterChange } from "../../audit/audit-log";
+import { isTenantMoving } from "../../db/shards";
 import { TENANT_ID_PATTERN } from "../params";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -70,6 +71,9 @@ export function auditedInBatch(c: Context<AppEnv>, status: number): void {
 export const auditWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   if (c.get("auditedStatus") === c.res.status) return;
+  // Refused because the tenant is moving between shards (src/db/shards.ts): nothing happened, and
+  // the shard that refused it refuses the record too.
+  if (c.error && isTenantMoving(c.error)) return;
   const w = auditedWrite(c, c.res.status);
   if (!w) return;
   try {

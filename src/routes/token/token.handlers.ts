@@ -6,7 +6,7 @@ import { spendPrincipalRequest } from "../../auth/rate-limit";
 import { signServiceToken, tokenTtlSeconds } from "../../auth/tokens";
 import { timingSafeEqual } from "../../lib/crypto";
 import { ForbiddenError, UnauthenticatedError } from "../../lib/errors";
-import { adminPrincipal, resolvePrincipal } from "../authenticate";
+import { adminPrincipal, keyDatabases, resolvePrincipal } from "../authenticate";
 import type * as routes from "./token.routes";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
@@ -18,12 +18,12 @@ export const issueToken: Handler<"issueToken"> = async (c) => {
     if (c.env.ADMIN_API_KEY && timingSafeEqual(body.api_key, c.env.ADMIN_API_KEY)) {
       principal = adminPrincipal(c.env);
     } else {
-      const row = await findKeyBySecret(c.var.db, body.api_key);
+      const row = await findKeyBySecret(keyDatabases(c), body.api_key);
       if (!row) throw new UnauthenticatedError("Invalid API key");
       principal = keyPrincipal(row, adminPrincipal(c.env).email);
     }
   } else {
-    const caller = await resolvePrincipal(c.env, c.var.db, { get: (n) => c.req.header(n) }, (p) =>
+    const caller = await resolvePrincipal(c.env, keyDatabases(c), { get: (n) => c.req.header(n) }, (p) =>
       c.executionCtx.waitUntil(p),
     );
     if (!caller) throw new UnauthenticatedError("Minting a user token needs the platform administrator's key");
