@@ -27,6 +27,7 @@ const LANDINGS = [
   "0011_incident_tag_rollup_triggers.sql", // 98e246c reads3 (0010 and 0011 together)
   "0012_channel_url_host.sql", // issue 42: a channel's stored url cut to scheme and host
   "0013_asset_monitor_marks.sql", // issue 38: per-asset history in the asset's Durable Object
+  "0014_alerts_in_asset_objects.sql", // issue 38: alerts in the asset's Durable Object
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");
