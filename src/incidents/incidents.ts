@@ -58,21 +58,23 @@ export async function getIncident(db: Db, tenantId: string, id: number): Promise
   return row;
 }
 
-/** An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT). */
+/**
+ * An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT),
+ * in one batch: the metrics of entries from before issue 38 whose alerts the history's move has not
+ * reached are read from D1 by the ids the same batch's history names (a move step fills entries and
+ * deletes their alerts in one batch of its own, so the two reads never straddle it).
+ */
 export async function incidentDetail(db: Db, row: IncidentRow): Promise<IncidentDetail> {
-  const history = await historyQuery(db, row.tenantId, row.id);
-  // Entries from before issue 38 whose alerts the history's move has not reached name them only.
-  const refs = [...new Set(history.flatMap((h) => (h.alertMetrics === null ? h.alertRefs : [])))];
-  const legacy =
-    refs.length === 0
-      ? []
-      : await metricsQuery(
-          db,
-          row,
-          // json_each keeps the whole id list in one bound parameter.
-          sql`select value from json_each(${JSON.stringify(refs)})`,
-        );
+  const [history, legacy] = await db.batch([
+    historyQuery(db, row.tenantId, row.id),
+    metricsQuery(db, row, legacyRefs(row.tenantId, row.id)),
+  ]);
   return { incident: row, metrics: detailMetrics(history, legacy), history };
+}
+
+/** The alert ids of an incident's history entries that do not carry their alerts (alert_metrics null). */
+function legacyRefs(tenantId: string, incidentId: number): SQL {
+  return sql`select j.value from incident_history h, json_each(h.alert_refs) j where h.tenant_id = ${tenantId} and h.incident_id = ${incidentId} and h.alert_metrics is null`;
 }
 
 export interface IncidentDetail {
@@ -139,7 +141,7 @@ export function incidentDetailStatements(db: Db, tenantId: string, incidentId: n
     metricsQuery(
       db,
       { tenantId, assetId },
-      sql`select j.value from incident_history h, json_each(h.alert_refs) j where h.tenant_id = ${tenantId} and h.incident_id = ${incidentId} and h.alert_metrics is null`,
+      legacyRefs(tenantId, incidentId),
     ),
   ] as const;
 }
