@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { createDb } from "../../src/db";
+import { type AlertSource, readAlerts } from "../../src/incidents/alerts";
 import { lastFreshness } from "../../src/incidents/monitor-store";
 import { moveHistoryTick } from "../../src/retention/history-move";
 import { dqScoreHistory } from "../../src/settings/dq-score";
@@ -357,5 +358,27 @@ describe("the move of DQ scores and job markers into the assets' objects (issue 
     expect(kept).toBe(30 + raised.length);
     expect(new Set(raised.map((a) => a.id)).size).toBe(raised.length);
     expect(await alertListings(tenant, assetId, jobs, ids, incidentId)).toEqual(before);
+  });
+
+  it("alerts: a read whose object answered before a step's copy and D1 after its delete reads again", async () => {
+    const { tenant, assetId, jobs } = await legacyAsset(1, 0);
+    const { ids } = await legacyAlerts(tenant, assetId, jobs, 4);
+    const monitor: AlertSource = assetMonitor(env, tenant, assetId);
+    const db = createDb(env.DB);
+    const asset = { tenantId: tenant, id: assetId };
+    const before = await readAlerts(db, monitor, asset, { ids });
+    expect(before.map((a) => a.id)).toEqual(ids);
+    // The object's answer from before the step, then the step (copy in, delete from D1).
+    const stale = await monitor.alerts({ ids });
+    expect((await assetMonitor(env, tenant, assetId).moveHistoryIn({ asset, limit: 100 })).alerts).toBe(4);
+    let answers = 0;
+    const racing: AlertSource = {
+      alerts: async (query) => {
+        answers += 1;
+        return answers === 1 ? stale : monitor.alerts(query);
+      },
+    };
+    expect(await readAlerts(db, racing, asset, { ids })).toEqual(before);
+    expect(answers).toBe(2);
   });
 });
