@@ -28,6 +28,7 @@ const LANDINGS = [
   "0012_channel_url_host.sql", // issue 42: a channel's stored url cut to scheme and host
   "0013_asset_monitor_marks.sql", // issue 38: per-asset history in the asset's Durable Object
   "0015_tenant_fence_triggers.sql", // issue 38 point 4: tenant shards (0014 directory, moves, fences, id leases; 0015 fence triggers)
+  "0016_alerts_in_asset_objects.sql", // issue 38: alerts in the asset's Durable Object
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");

@@ -3,7 +3,7 @@
  * shapes it takes and answers in: what env.ts types its binding with, and what its callers (the
  * pipeline, the backfill, retention, routes) see of it.
  */
-import type { CloseReason } from "../db/schema";
+import type { CloseReason, KeptAlert } from "../db/schema";
 import type { DqScore } from "./dimensions";
 import type { AssetProfile } from "./profile";
 
@@ -109,22 +109,33 @@ export interface PrunedHistory {
   points: number;
   appliedJobs: number;
   dqScores: number;
+  alerts: number;
+}
+
+/** What one step of the move of an asset's history out of D1 moved (AssetMonitor.moveHistoryIn). */
+export interface MovedHistory {
+  dqScores: number;
+  appliedJobs: number;
+  alerts: number;
+  /** Whether rows may be left. */
+  more: boolean;
 }
 
 export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
   applyScan(input: ApplyScanInput | ApplyScanJsonInput | ApplyScanWireInput): Promise<ApplyScanResult>;
   setIncidentState(change: IncidentStateChange): Promise<IncidentStateResult>;
   rebuildIncidents(input: { asset: MonitoredAsset; since: string }): Promise<{ incidents: number; alerts: number }>;
-  pruneHistory(cutoff: string): Promise<PrunedHistory>;
+  pruneHistory(cutoff: string, openSince?: string): Promise<PrunedHistory>;
+  forget(): Promise<void>;
+  alerts(
+    query: { jobId: string } | { ids: number[] } | { metric: string },
+  ): Promise<{ alerts: KeptAlert[]; movedSteps: number }>;
   training(): Promise<TrainingState[]>;
   metricSeries(metric: string): Promise<RecordedPoint[]>;
   dqScores(
     limit: number,
     before?: string,
   ): Promise<{ scores: Array<DqScore & { jobId: string; scoredAt: string }>; movedSteps: number }>;
-  moveHistoryIn(input: {
-    asset: { tenantId: string; id: number };
-    limit: number;
-  }): Promise<{ dqScores: number; appliedJobs: number; more: boolean }>;
+  moveHistoryIn(input: { asset: { tenantId: string; id: number }; limit: number }): Promise<MovedHistory>;
   metricCatalog(prefix: string | null): Promise<MetricSummary[]>;
 }

@@ -1,4 +1,4 @@
-import type { AlertRow, IncidentRow } from "../db/schema";
+import type { IncidentRow, KeptAlert } from "../db/schema";
 import { segmentOf } from "./segments";
 
 /**
@@ -34,7 +34,7 @@ export function incidentView(row: IncidentRow) {
 }
 
 /** An alert as the API returns it (every field of spec 2.6, then the explanation), and as a notification carries it. */
-export function alertView(row: AlertRow) {
+export function alertView(row: KeptAlert & { assetId: number }) {
   return {
     type: row.type,
     source: String(row.assetId),

@@ -9,6 +9,9 @@
  * shard refuses its writes (a fence, migration 0015: `tenant_moving`, which drops the entry), and
  * the move purges the source only once every entry made before its flip has expired.
  */
+/** Width of one shard's id range: 2^40 ids per table, 8,191 ranges below 2^53 (JSON-safe integers). */
+export const LEASE_SIZE = 2 ** 40;
+
 /** How long an isolate trusts what it read of the directory. */
 export const SHARD_CACHE_MS = 10_000;
 

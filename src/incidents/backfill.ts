@@ -1,10 +1,17 @@
-import { and, asc, eq, exists, gte, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gte, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
 import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
 import { writeWith } from "../db/json-insert";
-import { alerts, assets, type BackfillError, type IncidentBackfillRow, incidentBackfills } from "../db/schema";
+import {
+  alerts,
+  assetMonitorMarks,
+  assets,
+  type BackfillError,
+  type IncidentBackfillRow,
+  incidentBackfills,
+} from "../db/schema";
 import type { Env } from "../env";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
@@ -63,7 +70,11 @@ export async function startBackfill(
   return job!;
 }
 
-/** The tenant's assets that have alerts since `since` (alerts_tenant_asset_time_idx answers each probe). */
+/**
+ * The tenant's assets that have alerts since `since`: their mark's last alert time (their alerts
+ * live in their objects, issue 38), or alerts still in D1 (alerts_tenant_asset_time_idx answers
+ * each probe).
+ */
 export async function assetsWithAlertsSince(db: Db, tenantId: string, since: string): Promise<MonitoredAsset[]> {
   return db
     .select({
@@ -78,11 +89,19 @@ export async function assetsWithAlertsSince(db: Db, tenantId: string, since: str
     .where(
       and(
         eq(assets.tenantId, tenantId),
-        exists(
-          db
-            .select({ one: sql`1` })
-            .from(alerts)
-            .where(and(eq(alerts.tenantId, tenantId), eq(alerts.assetId, assets.id), gte(alerts.saveTime, since))),
+        or(
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(assetMonitorMarks)
+              .where(and(eq(assetMonitorMarks.assetId, assets.id), gte(assetMonitorMarks.lastAlertAt, since))),
+          ),
+          exists(
+            db
+              .select({ one: sql`1` })
+              .from(alerts)
+              .where(and(eq(alerts.tenantId, tenantId), eq(alerts.assetId, assets.id), gte(alerts.saveTime, since))),
+          ),
         ),
       ),
     )

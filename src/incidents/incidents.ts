@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { batchPrepared, builtNow, preparedEach, type QueryBuild, type ReadQuery } from "../db/prepared";
-import type { IncidentRow } from "../db/schema";
+import type { AlertMetric, IncidentHistoryRow, IncidentRow } from "../db/schema";
 import { alerts, incidentHistory, incidents, LEVELS, type Level } from "../db/schema";
 import { InvalidInputError, NotFoundError } from "../lib/errors";
 import { type Binder, inlineValues } from "../lib/sql";
@@ -58,23 +58,44 @@ export async function getIncident(db: Db, tenantId: string, id: number): Promise
   return row;
 }
 
-/** An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT). */
-export async function incidentDetail(db: Db, row: IncidentRow) {
-  const history = await historyQuery(db, row.tenantId, row.id);
-  const refs = [...new Set(history.flatMap((h) => h.alertRefs))];
-  const metricRows =
-    refs.length === 0
-      ? []
-      : await metricsQuery(
-          db,
-          row,
-          // json_each keeps the whole id list in one bound parameter.
-          sql`select value from json_each(${JSON.stringify(refs)})`,
-        );
-  return { incident: row, metrics: metricRows.reverse(), history };
+/**
+ * An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT),
+ * in one batch: the metrics of entries from before issue 38 whose alerts the history's move has not
+ * reached are read from D1 by the ids the same batch's history names (a move step fills entries and
+ * deletes their alerts in one batch of its own, so the two reads never straddle it).
+ */
+export async function incidentDetail(db: Db, row: IncidentRow): Promise<IncidentDetail> {
+  const [history, legacy] = await db.batch([
+    historyQuery(db, row.tenantId, row.id),
+    metricsQuery(db, row, legacyRefs(row.tenantId, row.id)),
+  ]);
+  return { incident: row, metrics: detailMetrics(history, legacy), history };
 }
 
-export type IncidentDetail = Awaited<ReturnType<typeof incidentDetail>>;
+/** The alert ids of an incident's history entries that do not carry their alerts (alert_metrics null). */
+function legacyRefs(tenantId: string, incidentId: number): SQL {
+  return sql`select j.value from incident_history h, json_each(h.alert_refs) j where h.tenant_id = ${tenantId} and h.incident_id = ${incidentId} and h.alert_metrics is null`;
+}
+
+export interface IncidentDetail {
+  incident: IncidentRow;
+  metrics: AlertMetric[];
+  history: IncidentHistoryRow[];
+}
+
+/**
+ * The metrics of an incident's detail, oldest first: the newest DETAIL_METRICS_LIMIT of the alerts
+ * its history entries carry (alert_metrics) and of `legacy`, the alerts D1 still holds for entries
+ * from before issue 38; an alert in both counts once.
+ */
+function detailMetrics(history: readonly IncidentHistoryRow[], legacy: readonly AlertMetric[]): AlertMetric[] {
+  const byId = new Map<number, AlertMetric>(legacy.map((m) => [m.id, m]));
+  for (const h of history) for (const m of h.alertMetrics ?? []) byId.set(m.id, m);
+  return [...byId.values()]
+    .sort((a, b) => (a.metricTime !== b.metricTime ? (a.metricTime < b.metricTime ? 1 : -1) : b.id - a.id))
+    .slice(0, DETAIL_METRICS_LIMIT)
+    .reverse();
+}
 
 /** An incident's history, oldest first. */
 function historyQuery(db: Db, tenantId: string, incidentId: number) {
@@ -120,7 +141,7 @@ export function incidentDetailStatements(db: Db, tenantId: string, incidentId: n
     metricsQuery(
       db,
       { tenantId, assetId },
-      sql`select j.value from incident_history h, json_each(h.alert_refs) j where h.tenant_id = ${tenantId} and h.incident_id = ${incidentId}`,
+      legacyRefs(tenantId, incidentId),
     ),
   ] as const;
 }
@@ -132,23 +153,7 @@ export function incidentDetailOf([[incident], history, metrics]: [
   Awaited<ReturnType<typeof metricsQuery>>,
 ]): IncidentDetail {
   if (!incident) throw new NotFoundError("Incident");
-  return { incident, metrics: [...metrics].reverse(), history };
-}
-
-/** The alerts of an asset with the given ids (an incident's alert_refs); unknown ids are absent. */
-export function alertsByRefs(db: Db, tenantId: string, assetId: number, refs: number[]) {
-  // A query even for no ids (it finds none), so that a batch can carry it.
-  return db
-    .select()
-    .from(alerts)
-    .where(
-      and(
-        eq(alerts.tenantId, tenantId),
-        eq(alerts.assetId, assetId),
-        sql`${alerts.id} in (select value from json_each(${JSON.stringify([...new Set(refs)])}))`,
-      ),
-    )
-    .orderBy(asc(alerts.id));
+  return { incident, metrics: detailMetrics(history, metrics), history };
 }
 
 /** Mean seconds as whole hours (half up), or null when there was nothing to average. */

@@ -1,18 +1,17 @@
 /**
  * A metric's history for the metrics route: the points the asset's AssetMonitor keeps, with the
- * alerts D1 holds on them, drawn with their bands (detection/metric-history.ts).
+ * alerts on them (kept there too: incidents/alerts.ts), drawn with their bands (detection/metric-history.ts).
  */
 
-import { and, asc, eq } from "drizzle-orm";
 import type { RecordedPoint } from "../contracts/asset-monitor";
 import type { Db } from "../db";
-import { alerts } from "../db/schema";
 import { bandParams, type MetricHistoryPoint, withBands } from "../detection/metric-history";
 import type { PolicyOverrides } from "../detection/policies";
 import type { Band } from "../detection/types";
+import { type AlertSource, readAlerts } from "./alerts";
 
 /** Where a metric's points come from: the asset's AssetMonitor (or anything that reads its history). */
-export interface MetricSource {
+export interface MetricSource extends AlertSource {
   metricSeries(metric: string): Promise<RecordedPoint[]>;
 }
 
@@ -30,21 +29,7 @@ export async function metricHistory(
   metric: string,
   overrides: PolicyOverrides,
 ): Promise<MetricHistoryPoint[]> {
-  const [points, rows] = await Promise.all([
-    source.metricSeries(metric),
-    db
-      .select({
-        id: alerts.id,
-        jobId: alerts.jobId,
-        type: alerts.type,
-        priority: alerts.priority,
-        description: alerts.description,
-        details: alerts.details,
-      })
-      .from(alerts)
-      .where(and(eq(alerts.tenantId, asset.tenantId), eq(alerts.assetId, asset.id), eq(alerts.metric, metric)))
-      .orderBy(asc(alerts.id)),
-  ]);
+  const [points, rows] = await Promise.all([source.metricSeries(metric), readAlerts(db, source, asset, { metric })]);
   const byJob = new Map<string, Array<MetricHistoryPoint["alerts"][number] & { expected?: Band }>>();
   for (const r of rows) {
     const expected = isBand(r.details.expected) ? r.details.expected : undefined;

@@ -3,7 +3,7 @@
  * statements are built here and run by the monitor in one batch with the scan's other writes.
  */
 
-import { and, desc, eq, gte, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
@@ -12,6 +12,7 @@ import { segmentKey } from "../contracts/segments";
 import type { Db } from "../db";
 import { insertJsonRows } from "../db/json-insert";
 import {
+  type AlertMetric,
   type AssetAttribute,
   type AttributeStats,
   alerts,
@@ -22,6 +23,7 @@ import {
   type IncidentRow,
   incidentHistory,
   incidents,
+  type KeptAlert,
   type Level,
   monitorAppliedJobs,
 } from "../db/schema";
@@ -31,6 +33,7 @@ import {
   type IncidentAlert,
   type IncidentDecision,
   incidentKey,
+  incidentKeyOf,
   type OpenIncident,
 } from "../detection/incident-planner";
 import type { KnownKind } from "../detection/kinds";
@@ -55,15 +58,19 @@ export interface ScanResults {
 }
 
 /**
- * The statements of one scan's alerts, led by the asset's mark (asset_monitor_marks, changed in
- * place): the last job whose results are in D1, which the monitor reads before it writes, so a
- * job replayed after its batch committed writes nothing twice. The DQ score and the job's record
- * are kept in the asset's Durable Object (issue 38).
+ * The statement of one scan's results in D1: the asset's mark (asset_monitor_marks, changed in
+ * place), the last job whose results are in D1, which the monitor reads before it writes, so a
+ * job replayed after its batch committed writes nothing twice; and when the scan alerted, the
+ * time of its alerts (what "assets with alerts since" reads). The alerts, the DQ score and the
+ * job's record are kept in the asset's Durable Object (issue 38).
  */
-export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
+export function resultStatements(
+  db: Db,
+  r: Pick<ScanResults, "asset" | "jobId" | "savedAt" | "freshness"> & { alerted: boolean },
+): [BatchItem<"sqlite">] {
   const { asset } = r;
-  const rows = r.alerts.map((a) => alertRow(r, a));
-  const statements: [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] = [
+  const lastAlertAt = r.alerted ? r.savedAt : null;
+  return [
     db
       .insert(assetMonitorMarks)
       .values({
@@ -72,6 +79,7 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
         lastJobId: r.jobId,
         appliedAt: r.savedAt,
         freshness: r.freshness ?? null,
+        lastAlertAt,
       })
       .onConflictDoUpdate({
         target: assetMonitorMarks.assetId,
@@ -80,11 +88,36 @@ export function resultStatements(db: Db, r: ScanResults): [BatchItem<"sqlite">, 
           appliedAt: r.savedAt,
           // The newest freshness of any applied scan: a scan without one keeps the last.
           freshness: sql`coalesce(excluded.freshness, ${assetMonitorMarks.freshness})`,
+          lastAlertAt: sql`coalesce(excluded.last_alert_at, ${assetMonitorMarks.lastAlertAt})`,
         },
       }),
   ];
-  statements.push(...insertJsonRows(db, alerts, rows, { onConflictDoNothing: true }));
-  return statements;
+}
+
+/** One scan's alerts as its asset's object keeps them (their ids given there). */
+export function keptAlertsOf(r: ScanResults): Array<Omit<KeptAlert, "id" | "jobId">> {
+  return r.alerts.map((a) => {
+    const { tenantId: _t, assetId: _a, projectId: _p, connectionId: _c, jobId: _j, ...kept } = alertRow(r, a);
+    return { ...kept, attribute: kept.attribute ?? "", segment: kept.segment ?? "", details: kept.details };
+  });
+}
+
+/** An alert as an incident's detail shows it (incident_history.alert_metrics): see incidentDetailView. */
+export function alertMetricOf(
+  a: Pick<KeptAlert, "id" | "jobId" | "metric" | "metricValue" | "metricTime" | "priority" | "details">,
+): AlertMetric {
+  return {
+    id: a.id,
+    jobId: a.jobId,
+    metric: a.metric,
+    metricValue: a.metricValue,
+    metricTime: a.metricTime,
+    priority: a.priority,
+    // What the detail shows of the alert (incidentDetailView), not the rest of its details.
+    details: Object.fromEntries(
+      Object.entries(a.details).filter(([k]) => k === "observed" || k === "expected" || k === "investigation"),
+    ),
+  };
 }
 
 /** A DQ score row still in D1, without its tenant and asset (what the asset's object keeps). */
@@ -120,32 +153,79 @@ export function legacyHistoryQueries(db: Db, asset: Pick<MonitoredAsset, "tenant
       .where(and(eq(monitorAppliedJobs.tenantId, asset.tenantId), eq(monitorAppliedJobs.assetId, asset.id)))
       .orderBy(desc(monitorAppliedJobs.appliedAt))
       .limit(limit),
+    db
+      .select()
+      .from(alerts)
+      .where(and(eq(alerts.tenantId, asset.tenantId), eq(alerts.assetId, asset.id)))
+      .orderBy(desc(alerts.id))
+      .limit(limit),
   ] as const;
 }
 
 /**
  * The end of one step of the move, once its rows are in the object: deletes them from D1 and
  * counts the step on the asset's mark, keeping there the newest freshness the markers carried
- * (a freshness a later scan wrote wins). One batch.
+ * (a freshness a later scan wrote wins) and the newest time of the moved alerts. Before the alerts
+ * go, the history entries of the asset's incidents that refer to them take their alerts as the
+ * incident's detail shows them (alert_metrics, from every alert of theirs still in D1: an entry is
+ * filled by the first step that moves one of its alerts). One batch.
  */
 export function movedOutStatements(
   db: Db,
   asset: Pick<MonitoredAsset, "tenantId" | "id">,
-  moved: { scoreJobs: readonly string[]; markers: ReadonlyArray<{ jobId: string; freshness: string | null }> },
+  moved: {
+    scoreJobs: readonly string[];
+    markers: ReadonlyArray<{ jobId: string; freshness: string | null }>;
+    alerts: ReadonlyArray<{ id: number; saveTime: string }>;
+  },
   step: number,
 ): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
   const freshness = moved.markers.find((m) => m.freshness !== null)?.freshness ?? null;
+  const alertIds = moved.alerts.map((a) => a.id);
+  const lastAlertAt = moved.alerts.reduce<string | null>(
+    (t, a) => (t === null || a.saveTime > t ? a.saveTime : t),
+    null,
+  );
+  const fills: BatchItem<"sqlite">[] =
+    alertIds.length === 0
+      ? []
+      : [
+          db
+            .update(incidentHistory)
+            .set({
+              alertMetrics: sql`(SELECT json_group_array(json_object('id', a.id, 'jobId', a.job_id, 'metric', a.metric,
+                'metricValue', a.metric_value, 'metricTime', a.metric_time, 'priority', a.priority,
+                'details', json(a.details))) FROM alerts a
+                WHERE a.tenant_id = ${asset.tenantId} AND a.asset_id = ${asset.id}
+                AND a.id IN (SELECT value FROM json_each(${incidentHistory.alertRefs})))`,
+            })
+            .where(
+              and(
+                eq(incidentHistory.tenantId, asset.tenantId),
+                sql`${incidentHistory.alertMetrics} IS NULL`,
+                sql`${incidentHistory.incidentId} IN (SELECT id FROM incidents WHERE tenant_id = ${asset.tenantId} AND asset_id = ${asset.id})`,
+                sql`EXISTS (SELECT 1 FROM json_each(${incidentHistory.alertRefs}) r WHERE r.value IN (SELECT value FROM json_each(${JSON.stringify(alertIds)})))`,
+              ),
+            ),
+          db
+            .delete(alerts)
+            .where(
+              and(eq(alerts.tenantId, asset.tenantId), eq(alerts.assetId, asset.id), inJsonList(alerts.id, alertIds)),
+            ),
+        ];
   return [
     db
       .insert(assetMonitorMarks)
-      .values({ assetId: asset.id, tenantId: asset.tenantId, freshness, movedSteps: step })
+      .values({ assetId: asset.id, tenantId: asset.tenantId, freshness, movedSteps: step, lastAlertAt })
       .onConflictDoUpdate({
         target: assetMonitorMarks.assetId,
         set: {
           movedSteps: sql`max(${assetMonitorMarks.movedSteps}, excluded.moved_steps)`,
           freshness: sql`coalesce(${assetMonitorMarks.freshness}, excluded.freshness)`,
+          lastAlertAt: sql`nullif(max(coalesce(${assetMonitorMarks.lastAlertAt}, ''), coalesce(excluded.last_alert_at, '')), '')`,
         },
       }),
+    ...fills,
     db
       .delete(dqScores)
       .where(
@@ -166,6 +246,17 @@ export function movedOutStatements(
       ),
     ),
   ];
+}
+
+/**
+ * The steps of the move out of D1 that finished for the asset (asset_monitor_marks.moved_steps):
+ * a read whose object had taken in fewer raced a step, and reads again.
+ */
+export function movedStepsQuery(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">) {
+  return db
+    .select({ movedSteps: assetMonitorMarks.movedSteps })
+    .from(assetMonitorMarks)
+    .where(and(eq(assetMonitorMarks.tenantId, asset.tenantId), eq(assetMonitorMarks.assetId, asset.id)));
 }
 
 /** The asset's mark (one row at most): the last job whose results are in D1. */
@@ -304,26 +395,23 @@ export function alertDetails(a: PolicyAlert): Record<string, unknown> {
   };
 }
 
-/** The alerts of the asset since `since` that no incident refers to yet, oldest first (for a rebuild). */
-export function alertsWithoutIncident(db: Db, asset: MonitoredAsset, since: string) {
-  return db
-    .select()
-    .from(alerts)
-    .where(
-      and(
-        eq(alerts.tenantId, asset.tenantId),
-        eq(alerts.assetId, asset.id),
-        gte(alerts.saveTime, since),
-        // Only this asset's incidents can refer to its alerts: keeps the check per asset, not per tenant.
-        sql`NOT EXISTS (SELECT 1 FROM incidents i JOIN incident_history h ON h.incident_id = i.id, json_each(h.alert_refs) r
-              WHERE i.tenant_id = ${asset.tenantId} AND i.asset_id = ${asset.id} AND r.value = ${alerts.id})`,
-      ),
-    )
-    .orderBy(alerts.metricTime, alerts.id);
+/**
+ * The ids of the alerts the asset's incidents refer to (for a rebuild, which folds the others):
+ * only this asset's incidents can refer to its alerts, so the read is per asset, not per tenant.
+ */
+export async function referredAlertIds(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">): Promise<Set<number>> {
+  const rows = await db
+    .select({ id: sql<number>`r.value` })
+    .from(sql`incidents i JOIN incident_history h ON h.incident_id = i.id, json_each(h.alert_refs) r`)
+    .where(sql`i.tenant_id = ${asset.tenantId} AND i.asset_id = ${asset.id}`);
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
-/** The newest alert of an incident's condition (its policy, attribute and segment on its asset): its metric and details. */
-export async function lastAlertOf(
+/**
+ * The newest alert of an incident's condition (its policy, attribute and segment on its asset) still
+ * in D1 (issue 38's move has not reached it): its metric and details.
+ */
+export async function legacyLastAlertOf(
   db: Db,
   incident: Pick<IncidentRow, "tenantId" | "assetId" | "policy" | "attribute" | "segment">,
 ): Promise<{ metric: string; details: Record<string, unknown> } | undefined> {
@@ -420,18 +508,13 @@ export function byIncidentKey<R extends Pick<OpenIncident, "policy" | "attribute
 /** An incident's key: its policy, attribute and segment (segmentKey), as values or as SQL reading them. */
 type KeyField = (key: "policy" | "attribute" | "segment") => SQL | string;
 
-/** The key of an alert, as values. */
-const keyOf =
-  (a: IncidentAlert): KeyField =>
-  (key) =>
-    key === "segment" ? segmentKey(a.segment) : a[key];
-
-/** The id of the alert a scan raised for a key, resolved inside the batch (ids exist once inserted). */
-function alertRefs(jobId: string, k: KeyField) {
-  return sql<
-    number[]
-  >`json_array((SELECT id FROM alerts WHERE job_id = ${jobId} AND type = ${k("policy")} AND attribute = ${k("attribute")}
-    AND segment = ${k("segment")}))`;
+/**
+ * What a history entry says of the alert the scan raised for a finding: its id (the asset's object
+ * gave it before the batch) and the alert as the incident's detail shows it.
+ */
+function alertOfEntry(scan: ScanContext, a: IncidentAlert): { alertRefs: number[]; alertMetrics: AlertMetric[] } {
+  const alert = scan.alerts.get(incidentKeyOf(a));
+  return alert ? { alertRefs: [alert.id], alertMetrics: [alertMetricOf(alert)] } : { alertRefs: [], alertMetrics: [] };
 }
 
 /** The id of the OPEN incident of a key, resolved inside the batch. */
@@ -448,6 +531,13 @@ export interface ScanContext {
   impact: Level;
   /** For each incident adopted as the new normal: what its history entry says (bands before and after). */
   adoptions?: ReadonlyMap<number, Record<string, unknown>>;
+  /** The scan's alerts as its asset's object keeps them, by incident key (incidentKey). */
+  alerts: ReadonlyMap<string, KeptAlert>;
+}
+
+/** A scan's alerts by incident key, for ScanContext. */
+export function alertsByKey(kept: readonly KeptAlert[]): Map<string, KeptAlert> {
+  return new Map(kept.map((a) => [incidentKey(a.type, a.attribute, a.segment), a]));
 }
 
 /** What a confirming scan measured, for its history entry. */
@@ -511,7 +601,7 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
           ...historyOf(scan, d.incident.id),
           fromState: "OPEN",
           toState: "OPEN",
-          alertRefs: alertRefs(scan.jobId, keyOf(d.alert)),
+          ...alertOfEntry(scan, d.alert),
           note: "escalated: the problem got worse",
         }),
       ];
@@ -591,6 +681,7 @@ function openStatements(db: Db, scan: ScanContext, opened: readonly IncidentAler
   });
   // The entry's incident and alert are found by the key, which the JSON rows carry beside the columns.
   const historyRow = (alert: IncidentAlert) => ({
+    ...alertOfEntry(scan, alert),
     tenantId: asset.tenantId,
     time: scanTime,
     actor: "system",
@@ -604,7 +695,7 @@ function openStatements(db: Db, scan: ScanContext, opened: readonly IncidentAler
   return [
     ...insertJsonRows(db, incidents, opened.map(incidentRow)),
     ...insertJsonRows(db, incidentHistory, opened.map(historyRow), {
-      derived: { incidentId: (k) => openIncidentId(asset, k), alertRefs: (k) => alertRefs(scan.jobId, k) },
+      derived: { incidentId: (k) => openIncidentId(asset, k) },
     }),
   ];
 }

@@ -10,6 +10,7 @@ import type {
   IncidentStateResult,
   MetricSummary,
   MonitoredAsset,
+  MovedHistory,
   PrunedHistory,
   RecordedPoint,
   TrainingState,
@@ -18,7 +19,7 @@ import type { NotificationMessage } from "../contracts/messages";
 import type { AssetProfile } from "../contracts/profile";
 import { segmentOf } from "../contracts/segments";
 import { createDb, type Db } from "../db";
-import { type AlertRow, type AttributeKind, assetPolicies, incidents, jiraIntegrations } from "../db/schema";
+import { type AttributeKind, assetPolicies, incidents, jiraIntegrations, type KeptAlert } from "../db/schema";
 import { type ShardEnv, tenantDatabase } from "../db/shards";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
 import { ANSWERING_REASONS, answerCloses, closedCondition, releaseAnswered } from "../detection/closes";
@@ -38,8 +39,9 @@ import {
 import { resolveKinds } from "../detection/kinds";
 import { notifies, type PolicyOverrides, PolicyOverridesSchema } from "../detection/policies";
 import type { EvaluatedPoint, PolicyAlert } from "../detection/types";
+import type { AlertQuery } from "../incidents/alerts";
 import {
-  alertsWithoutIncident,
+  alertsByKey,
   attributesStatement,
   byIncidentKey,
   countIncidents,
@@ -47,12 +49,14 @@ import {
   impactLevel,
   impactOf,
   impactQuery,
-  lastAlertOf,
+  keptAlertsOf,
   lastJobQuery,
   legacyHistoryQueries,
+  legacyLastAlertOf,
   movedOutStatements,
   openIncidents,
   openIncidentsQuery,
+  referredAlertIds,
   resultStatements,
   transitionStatements,
 } from "../incidents/monitor-store";
@@ -64,6 +68,9 @@ import { decodeProfile } from "../scan/profile-wire";
 import { dqScoreConfigOf, dqScoreConfigQuery } from "../settings/dq-score";
 import { type AdoptionPlan, HistoryStore, type StoredDqScore } from "./history-store";
 import { SerialQueue } from "./serial";
+
+/** Rows of each kind one step of a rebuild's move of the asset's D1 history takes (as the move's cron). */
+const REBUILD_MOVE_ROWS = 500;
 
 /** Past points of a metric its adopted level is measured against (the anomaly policies' default window). */
 const ADOPTION_WINDOW = 30;
@@ -131,9 +138,38 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     return this.serial.run(() => this.rebuild(input.asset, input.since));
   }
 
-  /** Retention: forgets the metric history, applied jobs and DQ scores from before `cutoff` (the tenant's data_ttl). */
-  pruneHistory(cutoff: string): Promise<PrunedHistory> {
-    return this.serial.run(async () => this.store.pruneBefore(cutoff));
+  /**
+   * Retention: forgets the metric history, applied jobs, DQ scores and alerts from before `cutoff`
+   * (the tenant's data_ttl); alerts from `openSince` on (the opening of the asset's oldest open
+   * incident) stay.
+   */
+  pruneHistory(cutoff: string, openSince?: string): Promise<PrunedHistory> {
+    return this.serial.run(async () => this.store.pruneBefore(cutoff, openSince));
+  }
+
+  /**
+   * The asset's alerts of one job, with the given ids (an incident's alert_refs) or on one metric,
+   * by id, and the steps of the move out of D1 this object had taken in (read-only).
+   */
+  async alerts(query: AlertQuery): Promise<{ alerts: KeptAlert[]; movedSteps: number }> {
+    const alerts =
+      "jobId" in query
+        ? this.store.alertsOfJob(query.jobId)
+        : "metric" in query
+          ? this.store.alertsOfMetric(query.metric)
+          : this.store.alertsByIds(query.ids);
+    return { alerts, movedSteps: this.store.movedSteps };
+  }
+
+  /**
+   * The asset is deleted: its history (metric points, alerts, DQ scores, applied jobs, state) goes
+   * with it, after whatever call was running.
+   */
+  forget(): Promise<void> {
+    return this.serial.run(async () => {
+      await this.ctx.storage.deleteAll();
+      this.store.reset();
+    });
   }
 
   /** Policies still learning a metric's baseline, as of the last scan. */
@@ -189,20 +225,30 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     // D1 has the job already (its batch committed, and this object could not record it): record
     // the history below, write nothing twice.
     const replay = lastJobId === input.jobId;
+    // The scan's alerts are kept here before the D1 batch that refers to their ids (and found here
+    // again by a replay whose batch had committed).
+    let kept: KeptAlert[];
     if (!replay) {
       this.recordUnrecorded(lastJobId);
+      kept = this.store.keepAlerts(
+        asset.id,
+        input.jobId,
+        keptAlertsOf({ ...input, savedAt, alerts, ...freshness, notifies: notifyOf }),
+      );
       await db.batch([
-        ...resultStatements(db, { ...input, savedAt, alerts, ...freshness, notifies: notifyOf }),
+        ...resultStatements(db, { asset, jobId: input.jobId, savedAt, ...freshness, alerted: kept.length > 0 }),
         attributesStatement(db, asset, profile, kinds, input.scanTime),
-        ...decisionStatements(db, scan, decisions),
+        ...decisionStatements(db, { ...scan, alerts: alertsByKey(kept) }, decisions),
       ]);
+    } else {
+      kept = this.store.alertsOfJob(input.jobId, true);
     }
 
     if (!replay && opened.length > 0 && ticketTemplateId) {
       this.ctx.waitUntil(this.openDefaultTickets(db, asset, opened, ticketTemplateId));
     }
-    if (!replay) this.ctx.waitUntil(this.notify(db, asset, input.jobId, decisions, notifyOf, channels));
-    const result: ApplyScanResult = { jobId: input.jobId, alerts: alerts.length, dqScore, replay };
+    if (!replay) this.ctx.waitUntil(this.notify(db, asset, input.jobId, decisions, notifyOf, channels, kept));
+    const result: ApplyScanResult = { jobId: input.jobId, alerts: kept.length, dqScore, replay };
     this.store.recordScan({
       jobId: input.jobId,
       scanTime: input.scanTime,
@@ -339,20 +385,22 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
   }
 
   /**
-   * One step of the move of the asset's DQ scores and job markers from D1 into this object (issue
-   * 38): at most `limit` of each, newest first, copied in and then deleted from D1. Idempotent and
-   * resumable (a step cut short leaves rows in both places, which reads count once, and the next
-   * step copies them again, changing nothing); runs alone, like a scan. `more`: rows may be left.
+   * One step of the move of the asset's DQ scores, job markers and alerts from D1 into this object
+   * (issue 38): at most `limit` of each, newest first, copied in and then deleted from D1.
+   * Idempotent and resumable (a step cut short leaves rows in both places, which reads count once,
+   * and the next step copies them again, changing nothing); runs alone, like a scan. `more`: rows
+   * may be left.
    */
-  moveHistoryIn(input: {
-    asset: Pick<MonitoredAsset, "tenantId" | "id">;
-    limit: number;
-  }): Promise<{ dqScores: number; appliedJobs: number; more: boolean }> {
-    return this.serial.run(async () => {
-      const { asset, limit } = input;
-      const db = await this.dbOf(asset.tenantId);
-      const [scores, markers] = await db.batch(legacyHistoryQueries(db, asset, limit));
-      if (scores.length === 0 && markers.length === 0) return { dqScores: 0, appliedJobs: 0, more: false };
+  moveHistoryIn(input: { asset: Pick<MonitoredAsset, "tenantId" | "id">; limit: number }): Promise<MovedHistory> {
+    return this.serial.run(async () => this.moveStep(await this.dbOf(input.asset.tenantId), input.asset, input.limit));
+  }
+
+  private async moveStep(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, limit: number): Promise<MovedHistory> {
+    {
+      const [scores, markers, legacyAlerts] = await db.batch(legacyHistoryQueries(db, asset, limit));
+      if (scores.length === 0 && markers.length === 0 && legacyAlerts.length === 0) {
+        return { dqScores: 0, appliedJobs: 0, alerts: 0, more: false };
+      }
       // A marker this object has no record of (the rare job whose record was lost): recorded as
       // applied, so that a replay of it writes nothing twice.
       const applied = markers.map((m) => ({
@@ -360,14 +408,16 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         appliedAt: m.appliedAt,
         result: { jobId: m.jobId, alerts: 0, dqScore: null, replay: false } satisfies ApplyScanResult,
       }));
-      const step = this.store.moveIn(scores, applied);
-      await db.batch(movedOutStatements(db, asset, { scoreJobs: scores.map((s) => s.jobId), markers }, step));
+      const alerts = legacyAlerts.map(({ tenantId: _t, assetId: _a, projectId: _p, connectionId: _c, ...a }) => a);
+      const step = this.store.moveIn(scores, applied, alerts);
+      await db.batch(movedOutStatements(db, asset, { scoreJobs: scores.map((s) => s.jobId), markers, alerts }, step));
       return {
         dqScores: scores.length,
         appliedJobs: markers.length,
-        more: scores.length === limit || markers.length === limit,
+        alerts: alerts.length,
+        more: scores.length === limit || markers.length === limit || alerts.length === limit,
       };
-    });
+    }
   }
 
   /**
@@ -382,6 +432,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     decisions: IncidentDecision<PolicyAlert & { attribute: string }>[],
     notifyOf: (policy: string) => boolean,
     channels: ChannelRow[],
+    alerts: readonly KeptAlert[],
   ): Promise<void> {
     const wanted = decisions.filter((d) =>
       d.kind === "open" || d.kind === "escalate"
@@ -391,7 +442,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     if (wanted.length === 0) return;
     const target = { tenantId: asset.tenantId, id: asset.id, name: asset.name };
     // The opened incidents' ids are read only when the tenant has a channel to tell.
-    await publishIncidentEvents(this.env, db, target, () => this.incidentEvents(db, asset, jobId, wanted), channels);
+    await publishIncidentEvents(this.env, db, target, () => this.incidentEvents(db, asset, jobId, wanted), channels, {
+      jobId,
+      alerts,
+    });
   }
 
   /**
@@ -462,7 +516,9 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       // EXPECTED: the level is the new normal, the history moves to it. FALSE_POSITIVE and
       // NO_ACTION_NEEDED: what was observed is normal, its points join the baseline as measured.
       this.store.applyAdoption(change.reason === "EXPECTED" ? plan : { ...plan, offsets: [], changePoints: [] });
-      const last = await lastAlertOf(db, incident);
+      const last =
+        this.store.lastAlertOf({ type: incident.policy, attribute: incident.attribute, segment: incident.segment }) ??
+        (await legacyLastAlertOf(db, incident));
       this.store.rememberClose(
         closedCondition(
           incident,
@@ -513,10 +569,13 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
 
   private async rebuild(asset: MonitoredAsset, since: string): Promise<{ incidents: number; alerts: number }> {
     const db = await this.dbOf(asset.tenantId);
-    const pending = await alertsWithoutIncident(db, asset, since);
+    // The asset's alerts still in D1 (issue 38's move has not reached it) come in first.
+    for (let more = true; more; ) more = (await this.moveStep(db, asset, REBUILD_MOVE_ROWS)).more;
+    const referred = await referredAlertIds(db, asset);
+    const pending = this.store.alertsSince(since).filter((a) => !referred.has(a.id));
     const before = await countIncidents(db, asset);
     const impact = await impactOf(db, asset.id);
-    const byJob = new Map<string, AlertRow[]>();
+    const byJob = new Map<string, KeptAlert[]>();
     for (const a of pending) byJob.set(a.jobId, [...(byJob.get(a.jobId) ?? []), a]);
     for (const [jobId, jobAlerts] of byJob) {
       const alerts: IncidentAlert[] = jobAlerts.map((a) => ({
@@ -536,7 +595,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         adaptAfter: Number.POSITIVE_INFINITY,
         alreadyAlerts: true,
       });
-      const scan = { asset, jobId, scanTime: jobAlerts[0]!.metricTime, impact };
+      const scan = { asset, jobId, scanTime: jobAlerts[0]!.metricTime, impact, alerts: alertsByKey(jobAlerts) };
       const [first, ...rest] = decisionStatements(db, scan, decisions);
       if (first) await db.batch([first, ...rest]);
     }

@@ -13,7 +13,8 @@
 import type { MetricSummary, PrunedHistory, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
 import type { DqScore } from "../contracts/dimensions";
 import type { SchemaField } from "../contracts/profile";
-import type { CloseReason, Level } from "../db/schema";
+import type { CloseReason, KeptAlert, Level } from "../db/schema";
+import { LEASE_SIZE } from "../db/shards";
 import { median } from "../detection/anomaly";
 import type { ClosedCondition } from "../detection/closes";
 import { type ChangePoint, KeptHistory } from "../detection/kept-history";
@@ -41,6 +42,49 @@ export const EXCLUDED_SINCE = "WHERE excluded = 1 AND time >= ?";
 
 /** Past points per metric the detectors look at (the longest default window is 30, weekly needs more). */
 export const HISTORY_PER_METRIC = 120;
+
+/** How many alert ids an asset's object can give over its life (issue 38): 16.7 M. */
+export const ALERT_IDS_PER_ASSET = 2 ** 24;
+/** Asset ids a shard's id range (LEASE_SIZE) may reach for their alert ids to be formed: 8.4 M. */
+const ASSETS_PER_LEASE = 2 ** 23;
+/** Id ranges (shard leases, src/tenancy/shards.ts) whose assets' alert ids stay below 2^53. */
+const ALERT_LEASES = 2 ** 6;
+
+/**
+ * The id below the first alert id an asset's object gives (issue 38). Asset ids are
+ * `lease × LEASE_SIZE + n` (tenant shards: each shard allocates from its own range), and the
+ * object's ids are `(lease × 2^23 + n) × 2^24 + k`: two assets' ranges never meet, every id is
+ * below 2^53 (a JSON-safe integer) for the first 64 ranges and 8.4 M assets in each, and every id
+ * D1's alerts table gave (one autoincrement, ~8 M rows in a full 10 GB database, all on shard 0)
+ * stays below the first of them, so an alert moved in from D1 keeps its id and sorts before the
+ * object's own.
+ */
+export function alertIdBase(assetId: number): number {
+  const lease = Math.floor(assetId / LEASE_SIZE);
+  const n = assetId - lease * LEASE_SIZE;
+  if (lease >= ALERT_LEASES || n >= ASSETS_PER_LEASE) {
+    throw new Error(`asset ${assetId} is past the ids its alerts can take (lease ${lease}, asset ${n})`);
+  }
+  return (lease * ASSETS_PER_LEASE + n) * ALERT_IDS_PER_ASSET;
+}
+
+/** An alert's condition in a scan: its policy, attribute and segment (segmentKey). */
+export interface AlertKey {
+  type: string;
+  attribute: string;
+  segment: string;
+}
+
+/** The columns of the alerts table, as a KeptAlert names them. */
+const ALERT_COLUMNS = `id, job_id AS jobId, type, policy_name AS policyName, attribute, segment, priority, description,
+  source_name AS sourceName, source_type AS sourceType, notify, metric, metric_value AS metricValue,
+  metric_time AS metricTime, create_time AS createTime, save_time AS saveTime, details`;
+
+type AlertRecord = Omit<KeptAlert, "isNotificationEnabled" | "details"> & { notify: number; details: string };
+
+function keptAlert({ notify, details, ...r }: AlertRecord): KeptAlert {
+  return { ...r, isNotificationEnabled: notify === 1, details: JSON.parse(details) as Record<string, unknown> };
+}
 
 /** A DQ score as the store keeps it: the job that scored, when, and its dimensions. */
 export interface StoredDqScore extends DqScore {
@@ -88,12 +132,29 @@ export class HistoryStore {
       job_id TEXT PRIMARY KEY, scored_at TEXT NOT NULL, completeness REAL NOT NULL, accuracy REAL NOT NULL,
       consistency REAL NOT NULL, timeliness REAL NOT NULL, overall REAL NOT NULL)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS dq_scores_time ON dq_scores (scored_at, job_id)");
+    // The asset's alerts (scan alerts, alerts by refs, metric history), kept here rather than in D1
+    // (issue 38); ids: see alertIdBase. `applied` 0: kept before the scan's D1 batch, and shown
+    // once the job is recorded as applied (a batch that failed leaves none to see).
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS alerts (
+      id INTEGER PRIMARY KEY, job_id TEXT NOT NULL, type TEXT NOT NULL, policy_name TEXT NOT NULL,
+      attribute TEXT NOT NULL, segment TEXT NOT NULL, priority TEXT NOT NULL, description TEXT NOT NULL,
+      source_name TEXT NOT NULL, source_type TEXT NOT NULL, notify INTEGER NOT NULL, metric TEXT NOT NULL,
+      metric_value TEXT NOT NULL, metric_time TEXT NOT NULL, create_time TEXT NOT NULL, save_time TEXT NOT NULL,
+      details TEXT NOT NULL, applied INTEGER NOT NULL, UNIQUE (job_id, type, attribute, segment))`);
+    this.sql.exec("CREATE INDEX IF NOT EXISTS alerts_save_time ON alerts (save_time)");
+    this.sql.exec("CREATE INDEX IF NOT EXISTS alerts_metric ON alerts (metric, id)");
     // The answers of closed incidents (detection/closes.ts), one per condition: the latest close.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS closed_conditions (
       policy TEXT NOT NULL, attribute TEXT NOT NULL, segment TEXT NOT NULL, direction INTEGER NOT NULL,
       reason TEXT NOT NULL, incident_id INTEGER NOT NULL, closed_at TEXT NOT NULL, deviation REAL,
       severity TEXT NOT NULL, metric TEXT, observed REAL, band_low REAL, band_high REAL,
       PRIMARY KEY (policy, attribute, segment, direction))`);
+  }
+
+  /** After the object's storage was deleted: forgets what it kept in memory and makes the tables anew. */
+  reset(): void {
+    this.kept = null;
+    this.migrate();
   }
 
   /** The conditions closed with an answering reason (detection/closes.ts), the latest close of each. */
@@ -167,7 +228,7 @@ export class HistoryStore {
    * closes of incidents closed before it (an answer older than the data it was about is forgotten
    * with it); returns how many points, job records and scores it dropped.
    */
-  pruneBefore(cutoff: string): PrunedHistory {
+  pruneBefore(cutoff: string, openSince?: string): PrunedHistory {
     this.kept = null;
     const drop = (table: string, column: string) => {
       const [{ n }] = this.sql
@@ -181,7 +242,124 @@ export class HistoryStore {
       points: drop("metric_points", "time"),
       appliedJobs: drop("applied_jobs", "applied_at"),
       dqScores: drop("dq_scores", "scored_at"),
+      // An alert at or after the opening of an open incident of the asset stays (what it is about).
+      alerts: (() => {
+        const before = openSince !== undefined && openSince < cutoff ? openSince : cutoff;
+        const [{ n }] = this.sql
+          .exec<{ n: number }>("SELECT count(*) AS n FROM alerts WHERE save_time < ?", before)
+          .toArray() as [{ n: number }];
+        if (n > 0) this.sql.exec("DELETE FROM alerts WHERE save_time < ?", before);
+        return n;
+      })(),
     };
+  }
+
+  /**
+   * Keeps a scan's alerts (before its D1 batch, which refers to their ids): an alert of a condition
+   * the job already has here keeps its id, a new one takes the next; the job's alerts of other
+   * conditions (from an attempt whose D1 batch failed, judged differently) go. Returns them with their ids.
+   */
+  keepAlerts(assetId: number, jobId: string, alerts: ReadonlyArray<Omit<KeptAlert, "id" | "jobId">>): KeptAlert[] {
+    return this.storage.transactionSync(() => {
+      const held = new Map(
+        this.sql
+          .exec<{ id: number; type: string; attribute: string; segment: string }>(
+            "SELECT id, type, attribute, segment FROM alerts WHERE job_id = ?",
+            jobId,
+          )
+          .toArray()
+          .map((r) => [JSON.stringify([r.type, r.attribute, r.segment]), r.id]),
+      );
+      const base = alertIdBase(assetId);
+      let last = this.getState<number>("last_alert_id") ?? base;
+      const kept = alerts.map((a) => {
+        const key = JSON.stringify([a.type, a.attribute, a.segment]);
+        const id = held.get(key) ?? ++last;
+        return { ...a, id, jobId };
+      });
+      if (last > base + ALERT_IDS_PER_ASSET - 1) throw new Error(`asset ${assetId} has used its ${ALERT_IDS_PER_ASSET} alert ids`);
+      // The job's earlier attempt goes whole (its conditions' ids are kept above), then the scan's alerts.
+      this.sql.exec("DELETE FROM alerts WHERE job_id = ?", jobId);
+      this.insertAlerts(kept, false);
+      this.setState("last_alert_id", last);
+      return kept;
+    });
+  }
+
+  /** Alerts as they are (the scan's own, or moved in from D1); an alert held already stays as it is. */
+  private insertAlerts(alerts: readonly KeptAlert[], applied: boolean): void {
+    if (alerts.length === 0) return;
+    this.sql.exec(
+      `INSERT INTO alerts (id, job_id, type, policy_name, attribute, segment, priority, description, source_name,
+         source_type, notify, metric, metric_value, metric_time, create_time, save_time, details, applied)
+       SELECT a.value ->> 0, a.value ->> 1, a.value ->> 2, a.value ->> 3, a.value ->> 4, a.value ->> 5, a.value ->> 6,
+         a.value ->> 7, a.value ->> 8, a.value ->> 9, a.value ->> 10, a.value ->> 11, a.value ->> 12, a.value ->> 13,
+         a.value ->> 14, a.value ->> 15, a.value ->> 16, ?
+       FROM json_each(?) a WHERE true ON CONFLICT DO NOTHING`,
+      applied ? 1 : 0,
+      JSON.stringify(
+        alerts.map((a) => [
+          a.id,
+          a.jobId,
+          a.type,
+          a.policyName,
+          a.attribute,
+          a.segment,
+          a.priority,
+          a.description,
+          a.sourceName,
+          a.sourceType,
+          a.isNotificationEnabled ? 1 : 0,
+          a.metric,
+          a.metricValue,
+          a.metricTime,
+          a.createTime,
+          a.saveTime,
+          JSON.stringify(a.details),
+        ]),
+      ),
+    );
+  }
+
+  /** The alerts `where` selects (a condition on the table's columns, with its bound values), by id. */
+  private alertsWhere(where: string, ...binds: SqlStorageValue[]): KeptAlert[] {
+    return this.sql
+      .exec<AlertRecord & Record<string, SqlStorageValue>>(
+        `SELECT ${ALERT_COLUMNS} FROM alerts WHERE ${where}`,
+        ...binds,
+      )
+      .toArray()
+      .map(keptAlert);
+  }
+
+  /** The alerts one job raised, by id (`pending`: also while the job is not recorded as applied). */
+  alertsOfJob(jobId: string, pending = false): KeptAlert[] {
+    return this.alertsWhere(`job_id = ? ${pending ? "" : "AND applied = 1"} ORDER BY id`, jobId);
+  }
+
+  /** The alerts with the given ids (unknown ones are absent), by id. */
+  alertsByIds(ids: readonly number[]): KeptAlert[] {
+    return this.alertsWhere("id IN (SELECT value FROM json_each(?)) AND applied = 1 ORDER BY id", JSON.stringify(ids));
+  }
+
+  /** The alerts on one metric, by id. */
+  alertsOfMetric(metric: string): KeptAlert[] {
+    return this.alertsWhere("metric = ? AND applied = 1 ORDER BY id", metric);
+  }
+
+  /** The alerts saved since `since`, oldest first (metric time, then id). */
+  alertsSince(since: string): KeptAlert[] {
+    return this.alertsWhere("save_time >= ? AND applied = 1 ORDER BY metric_time, id", since);
+  }
+
+  /** The newest alert of a condition (policy, attribute, segment). */
+  lastAlertOf(key: AlertKey): KeptAlert | undefined {
+    return this.alertsWhere(
+      "type = ? AND attribute = ? AND segment = ? AND applied = 1 ORDER BY id DESC LIMIT 1",
+      key.type,
+      key.attribute,
+      key.segment,
+    )[0];
   }
 
   /** One page of the asset's DQ scores, newest first (scored_at, then job id), `limit` rows before `before`. */
@@ -197,15 +375,17 @@ export class HistoryStore {
   }
 
   /**
-   * One step of the move of the asset's DQ scores and job records out of D1 (issue 38): copies
+   * One step of the move of the asset's DQ scores, job records and alerts out of D1 (issue 38): copies
    * them in (rows held already are left as they are, so a step run twice changes nothing) and
    * counts the step; returns the count, which D1's mark of the asset takes once its rows are deleted.
    */
   moveIn(
     scores: readonly StoredDqScore[],
     applied: ReadonlyArray<{ jobId: string; appliedAt: string; result: unknown }>,
+    alerts: readonly KeptAlert[] = [],
   ) {
     return this.storage.transactionSync(() => {
+      this.insertAlerts(alerts, true);
       for (const s of scores) this.insertDqScore(s);
       for (const a of applied) this.recordApplied(a.jobId, a.appliedAt, a.result);
       const step = this.movedSteps + 1;
@@ -219,8 +399,9 @@ export class HistoryStore {
     return this.getState<number>("moved_steps") ?? 0;
   }
 
-  /** Records a job as applied (with the result a replay answers), unless it is recorded already. */
+  /** Records a job as applied (with the result a replay answers), unless it is recorded already; its alerts show. */
   recordApplied(jobId: string, appliedAt: string, result: unknown): void {
+    this.sql.exec("UPDATE alerts SET applied = 1 WHERE job_id = ? AND applied = 0", jobId);
     this.sql.exec(
       `INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)
        ON CONFLICT (job_id) DO NOTHING`,
@@ -402,6 +583,7 @@ export class HistoryStore {
       this.setState("training", scan.training);
       this.setState("kinds", scan.kinds);
       if (scan.dqScore) this.insertDqScore({ jobId: scan.jobId, scoredAt: scan.scanTime, ...scan.dqScore });
+      this.sql.exec("UPDATE alerts SET applied = 1 WHERE job_id = ? AND applied = 0", scan.jobId);
       this.sql.exec(
         "INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)",
         scan.jobId,

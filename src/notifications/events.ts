@@ -12,11 +12,11 @@ import type { NotificationMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import { writeWith } from "../db/json-insert";
 import {
-  alerts,
   assetPolicies,
   assets,
   type IncidentRow,
   incidents,
+  type KeptAlert,
   type Level,
   type NotificationEvent,
   notificationChannels,
@@ -131,11 +131,18 @@ function logged(what: string, context: Record<string, unknown>) {
   };
 }
 
+/** The alerts a scan raised (kept in its asset's object, issue 38): what its events carry. */
+export interface ScanAlerts {
+  jobId: string;
+  alerts: readonly KeptAlert[];
+}
+
 /**
  * Publishes incident events of one asset: each to the channels that want it, with the incident
- * as it is now, its asset, and the alerts the event's scan raised for it. `events` may be a
- * function, called only when the tenant has an enabled channel (finding the events may cost a read).
- * `channels`: the tenant's enabled channels when the caller read them already (enabledChannelsQuery).
+ * as it is now, its asset, and the alerts the event's scan raised for it (`scan`: the monitor
+ * hands them over; an event of another job carries none). `events` may be a function, called only
+ * when the tenant has an enabled channel (finding the events may cost a read). `channels`: the
+ * tenant's enabled channels when the caller read them already (enabledChannelsQuery).
  */
 export function publishIncidentEvents(
   env: PublishEnv,
@@ -143,8 +150,11 @@ export function publishIncidentEvents(
   asset: { tenantId: string; id: number; name: string },
   events: IncidentEvent[] | (() => Promise<IncidentEvent[]>),
   channels?: ChannelRow[],
+  scan?: ScanAlerts,
 ): Promise<number> {
-  return publishIncidents(env, db, asset, events, channels).catch(logged("incident events", { asset_id: asset.id }));
+  return publishIncidents(env, db, asset, events, channels, scan).catch(
+    logged("incident events", { asset_id: asset.id }),
+  );
 }
 
 async function publishIncidents(
@@ -153,6 +163,7 @@ async function publishIncidents(
   asset: { tenantId: string; id: number; name: string },
   eventsOrFind: IncidentEvent[] | (() => Promise<IncidentEvent[]>),
   known: ChannelRow[] | undefined,
+  scan: ScanAlerts | undefined,
 ): Promise<number> {
   if (Array.isArray(eventsOrFind) && eventsOrFind.length === 0) return 0;
   const channels = known ?? (await enabledChannelsQuery(db, asset.tenantId));
@@ -164,13 +175,7 @@ async function publishIncidents(
     where: and(eq(incidents.tenantId, asset.tenantId), inArray(incidents.id, ids)),
   });
   const byId = new Map<number, IncidentRow>(rows.map((r) => [r.id, r]));
-  const jobIds = [...new Set(events.flatMap((e) => (e.jobId ? [e.jobId] : [])))];
-  const jobAlerts =
-    jobIds.length === 0
-      ? []
-      : await db.query.alerts.findMany({
-          where: and(eq(alerts.tenantId, asset.tenantId), eq(alerts.assetId, asset.id), inArray(alerts.jobId, jobIds)),
-        });
+  const jobAlerts = (scan?.alerts ?? []).map((a) => ({ ...a, assetId: asset.id }));
   const at = nowIso();
   const baseUrl = env.PUBLIC_BASE_URL || DEFAULT_BASE_URL;
   const wanted: NewDelivery[] = [];
@@ -180,7 +185,11 @@ async function publishIncidents(
     const targets = channels.filter((c) => wants(c, event.type, incident.projectId, incident.severity));
     if (targets.length === 0) continue;
     const eventAlerts = jobAlerts.filter(
-      (a) => a.jobId === event.jobId && a.type === incident.policy && a.attribute === incident.attribute,
+      (a) =>
+        event.jobId !== undefined &&
+        a.jobId === event.jobId &&
+        a.type === incident.policy &&
+        a.attribute === incident.attribute,
     );
     if (
       event.type !== "incident.closed" &&

@@ -5,7 +5,7 @@
  */
 
 import { alertView, incidentView } from "../contracts/incident-views";
-import type { AlertRow, IncidentRow, NotificationEvent } from "../db/schema";
+import type { IncidentRow, KeptAlert, NotificationEvent } from "../db/schema";
 
 /** The event types a channel subscribes to, and the one a channel test sends. */
 export type EventType = NotificationEvent | "channel.test";
@@ -62,7 +62,7 @@ export function incidentPayload(
     baseUrl: string;
     at: string;
     incident: IncidentRow;
-    alerts: AlertRow[];
+    alerts: Array<KeptAlert & { assetId: number }>;
     assetName: string;
     closedBy?: string;
   },

@@ -1,5 +1,5 @@
 /**
- * Issue 38's move: each asset's DQ scores and job markers leave D1 for the asset's Durable Object
+ * Issue 38's move: each asset's DQ scores, job markers and alerts leave D1 for the asset's Durable Object
  * (the AssetMonitor keeps them since). Online, idempotent and resumable: every cron tick takes
  * the assets that still have such rows in D1 and has each asset's object move them in steps
  * (AssetMonitor.moveHistoryIn: copy in, then delete from D1); the rows left in D1 are the
@@ -24,6 +24,7 @@ export interface MoveReport {
   assets: number;
   dqScores: number;
   appliedJobs: number;
+  alerts: number;
   deletedOfGoneAssets: number;
   /** Whether rows may be left for the next tick. */
   more: boolean;
@@ -36,13 +37,21 @@ export async function moveHistoryTick(
 ): Promise<MoveReport> {
   const rows = limits.rows ?? MOVE_ROWS;
   let steps = limits.steps ?? MOVE_STEPS_PER_TICK;
-  const report: MoveReport = { assets: 0, dqScores: 0, appliedJobs: 0, deletedOfGoneAssets: 0, more: false };
+  const report: MoveReport = {
+    assets: 0,
+    dqScores: 0,
+    appliedJobs: 0,
+    alerts: 0,
+    deletedOfGoneAssets: 0,
+    more: false,
+  };
   // The first rows of each table name the assets still to move: a probe of a few rows whatever
   // the tables hold (none once the move is done).
   const { results } = await env.DB.prepare(
     `SELECT p.tenant_id AS tenantId, p.asset_id AS assetId, a.id IS NOT NULL AS live FROM (
        SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM dq_scores LIMIT ?1)
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM monitor_applied_jobs LIMIT ?1)
+       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM alerts LIMIT ?1)
      ) p LEFT JOIN assets a ON a.id = p.asset_id AND a.tenant_id = p.tenant_id LIMIT ?2`,
   )
     .bind(rows, limits.assets ?? MOVE_ASSETS_PER_TICK)
@@ -55,11 +64,12 @@ export async function moveHistoryTick(
     report.assets += 1;
     if (!live) {
       const where = "WHERE tenant_id = ? AND asset_id = ?";
-      const [a, b] = await env.DB.batch([
-        env.DB.prepare(`DELETE FROM dq_scores ${where}`).bind(tenantId, assetId),
-        env.DB.prepare(`DELETE FROM monitor_applied_jobs ${where}`).bind(tenantId, assetId),
-      ]);
-      report.deletedOfGoneAssets += (a?.meta.changes ?? 0) + (b?.meta.changes ?? 0);
+      const done = await env.DB.batch(
+        ["dq_scores", "monitor_applied_jobs", "alerts"].map((table) =>
+          env.DB.prepare(`DELETE FROM ${table} ${where}`).bind(tenantId, assetId),
+        ),
+      );
+      report.deletedOfGoneAssets += done.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
       steps -= 1;
       continue;
     }
@@ -73,6 +83,7 @@ export async function moveHistoryTick(
       const moved = await monitor.moveHistoryIn({ asset: { tenantId, id: assetId }, limit: rows });
       report.dqScores += moved.dqScores;
       report.appliedJobs += moved.appliedJobs;
+      report.alerts += moved.alerts;
       more = moved.more;
     }
   }

@@ -8,11 +8,12 @@
  * state and the next one goes on.
  *
  * Kept whatever their age: open incidents, their history and tickets, and the alerts of an asset
- * that has an open incident opened at or before them (what the open incident is about). Closed
+ * that has an open incident opened at or before them (what the open incident is about). An asset's
+ * alerts, metric history, DQ scores and applied jobs live in its object, which prunes them. Closed
  * incidents go by their closing time, with their history (FK cascade) and ticket requests.
  */
 
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
 import { assets, type TenantRow, tenants } from "../db/schema";
@@ -116,12 +117,21 @@ export async function purgeTenant(
   }
   add("uploads", await purgeUploads(env.UPLOADS, tenant.id, cutoff));
   add("tenant_storage_uploads", await purgeTenantStorage(env, tenant, cutoff));
-  const tenantAssets = await db.select({ id: assets.id }).from(assets).where(eq(assets.tenantId, tenant.id));
-  for (const { id } of tenantAssets) {
-    const pruned = await assetMonitor(env, tenant.id, id).pruneHistory(cutoff);
+  // Each asset with the opening of its oldest open incident: its alerts from then on stay.
+  const tenantAssets = await db
+    .select({
+      id: assets.id,
+      openSince: sql<string | null>`(SELECT min(i.opened_at) FROM incidents i
+        WHERE i.tenant_id = ${assets.tenantId} AND i.asset_id = ${assets.id} AND i.state = 'OPEN')`,
+    })
+    .from(assets)
+    .where(eq(assets.tenantId, tenant.id));
+  for (const { id, openSince } of tenantAssets) {
+    const pruned = await assetMonitor(env, tenant.id, id).pruneHistory(cutoff, openSince ?? undefined);
     add("metric_points", pruned.points);
     add("dq_scores", pruned.dqScores);
     add("monitor_applied_jobs", pruned.appliedJobs);
+    add("alerts", pruned.alerts);
   }
   return deleted;
 }

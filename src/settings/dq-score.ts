@@ -2,7 +2,8 @@ import { and, desc, eq, lt, type SQL } from "drizzle-orm";
 import { type DqWeights, normaliseWeights } from "../contracts/dimensions";
 import type { Db } from "../db";
 import { insertWhere } from "../db/json-insert";
-import { assetMonitorMarks, type DqScoreRow, dqScoreConfigs, dqScores } from "../db/schema";
+import { type DqScoreRow, dqScoreConfigs, dqScores } from "../db/schema";
+import { movedStepsQuery } from "../incidents/monitor-store";
 import { nowIso } from "../lib/time";
 
 /** How an asset's DQ score is computed: the overall score is the weighted mean of the dimensions. */
@@ -115,10 +116,7 @@ export async function dqScoreHistory(
           )
           .orderBy(desc(dqScores.scoredAt), desc(dqScores.jobId))
           .limit(limit + 1),
-        db
-          .select({ movedSteps: assetMonitorMarks.movedSteps })
-          .from(assetMonitorMarks)
-          .where(and(eq(assetMonitorMarks.tenantId, asset.tenantId), eq(assetMonitorMarks.assetId, asset.id))),
+        movedStepsQuery(db, asset),
       ]),
     ]);
     if ((marks[0]?.movedSteps ?? 0) > kept.movedSteps && read < MOVE_RACE_READS) continue;

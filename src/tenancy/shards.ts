@@ -6,11 +6,8 @@
 import { is } from "drizzle-orm";
 import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { schema } from "../db";
-import { type ShardEnv, shardDatabase } from "../db/shards";
+import { LEASE_SIZE, type ShardEnv, shardDatabase } from "../db/shards";
 import { nowIso } from "../lib/time";
-
-/** Width of one shard's id range: 2^40 ids per table, 8,191 ranges below 2^53 (JSON-safe integers). */
-export const LEASE_SIZE = 2 ** 40;
 
 /** The tables whose integer ids the database allocates (AUTOINCREMENT): those the leases cover. */
 export const AUTOINCREMENT_TABLES: readonly string[] = Object.values(schema as Record<string, unknown>)

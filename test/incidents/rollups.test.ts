@@ -266,6 +266,7 @@ describe("incident rollups answer what the incidents table answers", () => {
         jobId: `job-${i}`,
         scanTime: new Date(NOW.getTime() + i * 1000).toISOString(),
         impact: "LOW" as const,
+        alerts: new Map(),
       };
       const alert = {
         policy: r.policy as "completeness",

@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import type { ScanQueueMessage } from "../../src/contracts/messages";
 import worker from "../../src/index";
+import { admin, call } from "../support/api";
 import { countRows, csvAsset } from "../support/assets";
 import { emailBatch as batch, scanJob, uploadCsv } from "../support/scans";
 
@@ -37,8 +38,11 @@ async function deliver(messages: ScanQueueMessage[]) {
   return getQueueResult(b, ctx);
 }
 
-const counts = async (assetId: number, jobId: string) => ({
-  alerts: await countRows("alerts", "asset_id = ? and job_id = ?", assetId, jobId),
+const counts = async (tenant: string, assetId: number, jobId: string) => ({
+  // As the API lists them: an asset's object keeps a scan's alerts before its D1 batch, shown once it is applied.
+  alerts: (
+    await call("POST", `/api/backend/${tenant}/configuration/sources/${assetId}/alerts?job_id=${jobId}`, { as: admin })
+  ).body.length as number,
   open: await countRows("incidents", "asset_id = ? and state = 'OPEN'", assetId),
   history: await countRows("incident_history", "incident_id in (select id from incidents where asset_id = ?)", assetId),
 });
@@ -52,12 +56,12 @@ describe("faults", { timeout: 90_000 }, () => {
     const raced = await deliver([message, message]);
     expect(raced.explicitAcks.sort()).toEqual(["m0", "m1"]);
     expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
-    const once = await counts(assetId, jobId);
+    const once = await counts(tenant, assetId, jobId);
     expect(once.alerts).toBeGreaterThan(0);
     expect(once.open).toBeGreaterThan(0);
 
     expect((await deliver([message])).explicitAcks).toEqual(["m0"]);
-    expect(await counts(assetId, jobId)).toEqual(once);
+    expect(await counts(tenant, assetId, jobId)).toEqual(once);
   });
 
   it("an asset's Durable Object reset between scans keeps what it knew: the next job alerts once", async () => {
@@ -65,11 +69,11 @@ describe("faults", { timeout: 90_000 }, () => {
     await evictDurableObject(assetMonitor(env, tenant, assetId));
     const jobId = await uploadCsv(tenant, assetId, batch(6, 120));
     expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
-    const first = await counts(assetId, jobId);
+    const first = await counts(tenant, assetId, jobId);
     expect(first.alerts).toBeGreaterThan(0);
     await evictDurableObject(assetMonitor(env, tenant, assetId));
     expect((await deliver([{ job_id: jobId, tenant_id: tenant, asset_id: assetId }])).explicitAcks).toEqual(["m0"]);
-    expect(await counts(assetId, jobId)).toEqual(first);
+    expect(await counts(tenant, assetId, jobId)).toEqual(first);
   });
 
   it("a D1 statement failing inside the apply writes nothing; the job is retried and then applied once", async () => {
@@ -91,7 +95,7 @@ describe("faults", { timeout: 90_000 }, () => {
       );
       expect(waiting.status).not.toBe("SUCCEEDED");
       // The batch is one transaction: none of its alerts or incidents landed.
-      expect(await counts(assetId, jobId)).toMatchObject({ alerts: 0, open: 0 });
+      expect(await counts(tenant, assetId, jobId)).toMatchObject({ alerts: 0, open: 0 });
       const job = await scanJob(tenant, assetId, jobId, /.*/);
       expect(job.status).toBe("QUEUED");
       expect(job.error).not.toMatch(/injected|D1_|SQLITE/);
@@ -100,7 +104,7 @@ describe("faults", { timeout: 90_000 }, () => {
       // The retry (here delivered at once instead of after its backoff) applies it, once.
       expect((await deliver([{ job_id: jobId, tenant_id: tenant, asset_id: assetId }])).explicitAcks).toEqual(["m0"]);
       expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
-      const after = await counts(assetId, jobId);
+      const after = await counts(tenant, assetId, jobId);
       expect(after.alerts).toBeGreaterThan(0);
       expect(after.open).toBeGreaterThan(0);
     } finally {
@@ -115,6 +119,6 @@ describe("faults", { timeout: 90_000 }, () => {
     const result = await deliver([{ job_id: jobId, tenant_id: tenant, asset_id: assetId + 100_000 }]);
     expect(result.explicitAcks).toEqual(["m0"]);
     expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
-    expect((await counts(assetId, jobId)).alerts).toBeGreaterThan(0);
+    expect((await counts(tenant, assetId, jobId)).alerts).toBeGreaterThan(0);
   });
 });

@@ -9,6 +9,7 @@ import { orders, type Problem } from "../scenario/data";
 import { admin, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { insertConnection } from "../support/connections";
+import { keptAlerts } from "../support/monitor";
 import { createProject } from "../support/projects";
 import { createTenant } from "../support/tenants";
 
@@ -96,7 +97,7 @@ describe("AssetMonitor incident aggregation", () => {
       impact: "LOW",
       tag: "completeness",
     });
-    const [alert] = await rows<{ id: number }>("select id from alerts where job_id = ?", `job_agg_${asset.id}_1`);
+    const [alert] = await keptAlerts<{ id: number }>(asset.tenantId, asset.id, "job_id = ?", `job_agg_${asset.id}_1`);
     expect(await historyOf(incident!.id)).toEqual([
       expect.objectContaining({
         from_state: null,
@@ -149,10 +150,7 @@ describe("AssetMonitor incident aggregation", () => {
       state.storage.sql.exec("DELETE FROM applied_jobs WHERE job_id = ?", input.jobId);
     });
     expect(await stub.applyScan(input)).toMatchObject({ replay: true });
-    const [{ n }] = (await rows<{ n: number }>("select count(*) as n from alerts where job_id = ?", input.jobId)) as [
-      { n: number },
-    ];
-    expect(n).toBe(1);
+    expect(await keptAlerts(asset.tenantId, asset.id, "job_id = ?", input.jobId)).toHaveLength(1);
     const incidents = await incidentsOf(asset);
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({ alert_count: 1 });
@@ -318,7 +316,14 @@ describe("AssetMonitor incident aggregation", () => {
     });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expect(await rows("select project_id from incidents where asset_id = ?", asset.id)).toEqual([{ project_id: to }]);
-    expect(await rows("select project_id from alerts where asset_id = ?", asset.id)).toEqual([{ project_id: to }]);
+    // Its alerts are its object's (issue 38): they stay with it, and the asset's new project sees them.
+    const [alert] = await keptAlerts<{ id: number }>(tenantId, asset.id);
+    const refs = await call("POST", `/api/backend/${tenantId}/configuration/alerts/by_filters`, {
+      as: admin,
+      body: { asset_id: String(asset.id), alert_refs: [alert!.id] },
+    });
+    expect(refs.status).toBe(200);
+    expect(refs.body).toEqual([expect.objectContaining({ id: alert!.id, source: String(asset.id) })]);
   });
 
   it("rebuilds incidents from alerts no incident refers to, once", async () => {
@@ -529,11 +534,7 @@ describe("AssetMonitor: one change, one alert", () => {
     const change = { tenantId: asset.tenantId, incidentId: open[0]!.id, actor: "ada@example.com" };
     expect(await stub.setIncidentState({ ...change, state: "CLOSED", reason })).toEqual({ ok: true });
   }
-  const alertRows = (asset: MonitoredAsset) =>
-    rows<{ type: string; details: string }>(
-      "select type, details from alerts where asset_id = ? order by id",
-      asset.id,
-    );
+  const alertRows = (asset: MonitoredAsset) => keptAlerts<{ type: string; details: string }>(asset.tenantId, asset.id);
 
   it("EXPECTED answers a rule with no history yet: a column null since the first scan alerts once", async () => {
     const { asset, stub, apply } = await trained(0, true);

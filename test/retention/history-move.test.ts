@@ -10,11 +10,14 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { createDb } from "../../src/db";
+import { type AlertSource, readAlerts } from "../../src/incidents/alerts";
 import { lastFreshness } from "../../src/incidents/monitor-store";
 import { moveHistoryTick } from "../../src/retention/history-move";
 import { dqScoreHistory } from "../../src/settings/dq-score";
+import { seedAlert } from "../support/alerts";
 import { admin, call } from "../support/api";
 import { countRows, csvAsset } from "../support/assets";
+import { seedHistory, seedIncident } from "../support/incidents";
 import { emailBatch, scanJob, uploadCsv } from "../support/scans";
 
 const LEGACY_FRESHNESS = "2026-01-01T00:00:00.000Z";
@@ -88,6 +91,88 @@ const inD1 = async (assetId: number) => ({
   dq_scores: await countRows("dq_scores", "asset_id = ?", assetId),
   monitor_applied_jobs: await countRows("monitor_applied_jobs", "asset_id = ?", assetId),
 });
+const alertsInD1 = (assetId: number) => countRows("alerts", "asset_id = ?", assetId);
+const alertsInObject = (tenant: string, assetId: number) =>
+  runInDurableObject(
+    assetMonitor(env, tenant, assetId),
+    (_o, state) => (state.storage.sql.exec("SELECT count(*) AS n FROM alerts").toArray()[0] as { n: number }).n,
+  );
+
+/**
+ * `n` alerts of the asset in D1, as before issue 38 (D1 gave their ids), on the asset's scanned jobs
+ * (one attribute each, so the listing of a job has several), and an incident whose history names
+ * them (alert_refs, without the alerts themselves: alert_metrics null).
+ */
+async function legacyAlerts(tenant: string, assetId: number, jobs: readonly string[], n: number) {
+  const row = await env.DB.prepare("SELECT project_id, connection_id FROM assets WHERE id = ?")
+    .bind(assetId)
+    .first<{ project_id: number; connection_id: number }>();
+  const ref = { tenant, assetId, projectId: row!.project_id, connectionId: row!.connection_id };
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const time = new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();
+    ids.push(
+      await seedAlert(ref, {
+        jobId: jobs[i % jobs.length]!,
+        attribute: `col_${i}`,
+        metric: `attr:col_${i % 3}:null_rate`,
+        metricValue: String(i / 100),
+        metricTime: time,
+        createTime: time,
+        saveTime: time,
+        details: { observed: i / 100, expected: { low: 0, high: 0.01 }, dimension: "completeness", n: i },
+      }),
+    );
+  }
+  const incidentId = await seedIncident(ref, { alertCount: n });
+  await seedHistory(
+    tenant,
+    incidentId,
+    ids.map((id, i) => ({
+      time: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+      toState: "OPEN",
+      fromState: i === 0 ? null : "OPEN",
+      alertRefs: [id],
+      jobId: `hist_${incidentId}_${i}`,
+    })),
+  );
+  return { ids, incidentId };
+}
+
+/** What the API says of the asset's alerts: each job's, those of `ids`, the incident's detail's, a metric's history. */
+async function alertListings(
+  tenant: string,
+  assetId: number,
+  jobs: readonly string[],
+  ids: number[],
+  incidentId: number,
+) {
+  const byJob: unknown[] = [];
+  for (const job of jobs) {
+    const res = await call("POST", `/api/backend/${tenant}/configuration/sources/${assetId}/alerts?job_id=${job}`, {
+      as: admin,
+    });
+    expect(res.status).toBe(200);
+    byJob.push(res.body);
+  }
+  const refs = await call("POST", `/api/backend/${tenant}/configuration/alerts/by_filters`, {
+    as: admin,
+    body: { asset_id: String(assetId), alert_refs: ids },
+  });
+  expect(refs.status).toBe(200);
+  const detail = await call("GET", `/api/backend/${tenant}/incidents/${incidentId}`, { as: admin });
+  expect(detail.status).toBe(200);
+  const metric = await call(
+    "GET",
+    `/api/backend/${tenant}/configuration/assets/${assetId}/metrics/history?metric=${encodeURIComponent("attr:col_1:null_rate")}`,
+    { as: admin },
+  );
+  expect(metric.status).toBe(200);
+  // Of the incident, what its alerts make (scans going on may count clean scans, or close it).
+  const { metrics, history } = detail.body as { metrics: unknown[]; history: Array<{ alert_refs: number[] }> };
+  const entries = history.filter((h) => h.alert_refs.length > 0);
+  return { byJob, refs: refs.body as Array<{ id: number }>, detail: { metrics, entries }, metric: metric.body };
+}
 
 const inObject = (tenant: string, assetId: number) =>
   runInDurableObject(assetMonitor(env, tenant, assetId), (_o, state) => ({
@@ -103,6 +188,26 @@ async function moveAll(rows: number, steps: number) {
     expect(ticks).toBeLessThan(500);
   }
   return ticks;
+}
+
+/**
+ * The whole move, one row a step and one step a tick (many interleavings with the rest), and `read`
+ * again and again until it ends; `done` once both are.
+ */
+function readWhileMoving<T>(read: () => Promise<T>) {
+  let moving = true;
+  const reads: T[] = [];
+  const move = (async () => {
+    try {
+      await moveAll(1, 1);
+    } finally {
+      moving = false;
+    }
+  })();
+  const reading = (async () => {
+    while (moving) reads.push(await read());
+  })();
+  return { reads, done: Promise.all([move, reading]) };
 }
 
 describe("the move of DQ scores and job markers into the assets' objects (issue 38)", { timeout: 120_000 }, () => {
@@ -162,26 +267,14 @@ describe("the move of DQ scores and job markers into the assets' objects (issue 
   it("scans and reads go on while it moves: no score lost or doubled, the listing always whole", async () => {
     const { tenant, assetId, jobs } = await legacyAsset(2, 40);
     const before = await listing(tenant, assetId);
-    let moving = true;
-    const reads: Array<Array<{ job_id: string; scored_at: string }>> = [];
-    const move = (async () => {
-      // One row a step, one step a tick: the move takes many interleavings with the rest.
-      try {
-        await moveAll(1, 1);
-      } finally {
-        moving = false;
-      }
-    })();
-    const read = (async () => {
-      while (moving) reads.push(await listing(tenant, assetId));
-    })();
+    const { reads, done } = readWhileMoving(() => listing(tenant, assetId));
     const scanned: string[] = [];
     for (let seq = 10; seq < 13; seq++) {
       const jobId = await uploadCsv(tenant, assetId, emailBatch(seq));
       expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
       scanned.push(jobId);
     }
-    await Promise.all([move, read]);
+    await done;
     expect(reads.length).toBeGreaterThan(2);
     for (const r of reads) {
       const ids = r.map((s) => s.job_id);
@@ -193,5 +286,99 @@ describe("the move of DQ scores and job markers into the assets' objects (issue 
     const after = await listing(tenant, assetId);
     expect(after.map((s) => s.job_id).sort()).toEqual([...jobs, ...scanned].sort());
     expect(after.filter((s) => jobs.includes(s.job_id))).toEqual(before);
+  });
+
+  it("alerts: every listing is the same before, during and after, and the ids stay", async () => {
+    const { tenant, assetId, jobs } = await legacyAsset(3, 0);
+    const { ids, incidentId } = await legacyAlerts(tenant, assetId, jobs, 12);
+    const before = await alertListings(tenant, assetId, jobs, ids, incidentId);
+    expect(before.refs.map((a) => a.id)).toEqual(ids);
+    expect((before.detail as { metrics: unknown[] }).metrics).toHaveLength(12);
+    expect(await alertsInD1(assetId)).toBe(12);
+
+    // 5 rows a step, one step a tick: the listings are read after every tick.
+    for (let more = true, ticks = 0; more; ticks++) {
+      more = (await moveHistoryTick(env, { rows: 5, steps: 1 })).more;
+      expect(await alertListings(tenant, assetId, jobs, ids, incidentId)).toEqual(before);
+      expect(ticks).toBeLessThan(50);
+    }
+    expect(await alertsInD1(assetId)).toBe(0);
+    expect(await alertsInObject(tenant, assetId)).toBe(12);
+    // The incident's history carries its alerts now: its detail reads no alert row of D1.
+    expect(await countRows("incident_history", "incident_id = ? and alert_metrics is null", incidentId)).toBe(0);
+    expect(await alertListings(tenant, assetId, jobs, ids, incidentId)).toEqual(before);
+
+    // A step cut short (its rows copied in, not yet deleted from D1) and run again doubles nothing.
+    const [again] = ids;
+    await env.DB.prepare(
+      `INSERT INTO alerts (id, tenant_id, asset_id, project_id, connection_id, job_id, type, policy_name, attribute, segment,
+         priority, description, source_name, source_type, is_notification_enabled, metric, metric_value, metric_time,
+         create_time, save_time, details)
+       SELECT ?, ?, ?, 0, 0, ?, 'completeness', 'Completeness', 'col_0', '', 'HIGH', 'x', 'orders', 'S3', 1, 'm', '0',
+         '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '{}'`,
+    )
+      .bind(again, tenant, assetId, jobs[0])
+      .run();
+    await moveAll(5, 2);
+    expect(await alertsInObject(tenant, assetId)).toBe(12);
+    expect(await alertListings(tenant, assetId, jobs, ids, incidentId)).toEqual(before);
+
+    // The asset's next scan's alerts take ids above every id D1 gave.
+    const next = await uploadCsv(tenant, assetId, emailBatch(20, 150));
+    expect(await scanJob(tenant, assetId, next)).toMatchObject({ status: "SUCCEEDED" });
+    const raised = await call("POST", `/api/backend/${tenant}/configuration/sources/${assetId}/alerts?job_id=${next}`, {
+      as: admin,
+    });
+    for (const a of raised.body as Array<{ id: number }>) expect(a.id).toBeGreaterThan(Math.max(...ids));
+  });
+
+  it("alerts: scans and reads go on while they move, nothing lost or doubled", async () => {
+    const { tenant, assetId, jobs } = await legacyAsset(3, 0);
+    const { ids, incidentId } = await legacyAlerts(tenant, assetId, jobs, 30);
+    const before = await alertListings(tenant, assetId, jobs, ids, incidentId);
+    const { reads, done } = readWhileMoving(() => alertListings(tenant, assetId, jobs, ids, incidentId));
+    const scanned: string[] = [];
+    for (let seq = 10; seq < 13; seq++) {
+      const jobId = await uploadCsv(tenant, assetId, emailBatch(seq, seq === 12 ? 150 : 0));
+      expect(await scanJob(tenant, assetId, jobId)).toMatchObject({ status: "SUCCEEDED" });
+      scanned.push(jobId);
+    }
+    await done;
+    expect(reads.length).toBeGreaterThan(2);
+    for (const r of reads) expect(r).toEqual(before);
+    expect(await alertsInD1(assetId)).toBe(0);
+    const kept = await alertsInObject(tenant, assetId);
+    const raised = [];
+    for (const job of scanned) {
+      const res = await call("POST", `/api/backend/${tenant}/configuration/sources/${assetId}/alerts?job_id=${job}`, {
+        as: admin,
+      });
+      raised.push(...(res.body as Array<{ id: number }>));
+    }
+    expect(kept).toBe(30 + raised.length);
+    expect(new Set(raised.map((a) => a.id)).size).toBe(raised.length);
+    expect(await alertListings(tenant, assetId, jobs, ids, incidentId)).toEqual(before);
+  });
+
+  it("alerts: a read whose object answered before a step's copy and D1 after its delete reads again", async () => {
+    const { tenant, assetId, jobs } = await legacyAsset(1, 0);
+    const { ids } = await legacyAlerts(tenant, assetId, jobs, 4);
+    const monitor: AlertSource = assetMonitor(env, tenant, assetId);
+    const db = createDb(env.DB);
+    const asset = { tenantId: tenant, id: assetId };
+    const before = await readAlerts(db, monitor, asset, { ids });
+    expect(before.map((a) => a.id)).toEqual(ids);
+    // The object's answer from before the step, then the step (copy in, delete from D1).
+    const stale = await monitor.alerts({ ids });
+    expect((await assetMonitor(env, tenant, assetId).moveHistoryIn({ asset, limit: 100 })).alerts).toBe(4);
+    let answers = 0;
+    const racing: AlertSource = {
+      alerts: async (query) => {
+        answers += 1;
+        return answers === 1 ? stale : monitor.alerts(query);
+      },
+    };
+    expect(await readAlerts(db, racing, asset, { ids })).toEqual(before);
+    expect(answers).toBe(2);
   });
 });

@@ -61,7 +61,7 @@ async function counts(tenant: string, assetId: number) {
     dq_scores:
       (await countRows("dq_scores", "tenant_id = ?", tenant)) + (await objectRows(tenant, assetId, "dq_scores")),
     applied_jobs: await objectRows(tenant, assetId, "applied_jobs"),
-    alerts: await countRows("alerts", "tenant_id = ?", tenant),
+    alerts: (await countRows("alerts", "tenant_id = ?", tenant)) + (await objectRows(tenant, assetId, "alerts")),
     incidents: await countRows("incidents", "tenant_id = ?", tenant),
     incident_history: await countRows("incident_history", "tenant_id = ?", tenant),
     audit_events: await countRows("audit_events", "tenant_id = ?", tenant),

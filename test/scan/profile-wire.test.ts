@@ -10,6 +10,7 @@ import type { AssetProfile } from "../../src/contracts/profile";
 import { decodeProfile, encodeProfile } from "../../src/scan/profile-wire";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
 import { csvAsset } from "../support/assets";
+import { keptAlerts } from "../support/monitor";
 
 /** A profile with segments, a breakdown, an all-null attribute and values JSON must escape. */
 function profileWithEverything(): AssetProfile {
@@ -72,11 +73,15 @@ describe("the profile's wire text", () => {
       const result = await stub.applyScan(
         form === "wire" ? { ...scan, profileWire: encodeProfile(profile)! } : { ...scan, profile },
       );
-      const alerts = await env.DB.prepare(
-        "select type, attribute, segment, priority, details from alerts where job_id = ? order by type, attribute, segment",
-      )
-        .bind(scan.jobId)
-        .all();
+      const alerts = {
+        results: (await keptAlerts<Record<string, string>>(tenant, monitored.id, "job_id = ?", scan.jobId))
+          .map(({ type, attribute, segment, priority, details }) => ({ type, attribute, segment, priority, details }))
+          .sort((x, y) =>
+            `${x.type}\u0000${x.attribute}\u0000${x.segment}` < `${y.type}\u0000${y.attribute}\u0000${y.segment}`
+              ? -1
+              : 1,
+          ),
+      };
       // The descriptions name the asset: each form has its own.
       const rows = JSON.parse(JSON.stringify(alerts.results).replaceAll(monitored.name, "<asset>"));
       results.push({ alerts: result.alerts, dqScore: result.dqScore, rows });

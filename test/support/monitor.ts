@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { ProfileBuilder } from "../../src/scan/profiler/profile-builder";
@@ -34,4 +35,22 @@ export async function applyOrdersScan(
     scanTime: opts.scanTime.toISOString(),
     profile: builder.finish(),
   });
+}
+
+/**
+ * The rows of the asset's alerts (kept in its AssetMonitor's storage since issue 38) that `where`
+ * selects, by id, with the columns the table has (job_id, type, details as JSON text, ...).
+ */
+export function keptAlerts<T = Record<string, unknown>>(
+  tenant: string,
+  assetId: number,
+  where = "true",
+  ...binds: SqlStorageValue[]
+): Promise<T[]> {
+  return runInDurableObject(assetMonitor(env, tenant, assetId), (_o, state) =>
+    state.storage.sql
+      .exec(`SELECT * FROM alerts WHERE ${where} ORDER BY id`, ...binds)
+      .toArray()
+      .map((r) => ({ ...r }) as T),
+  );
 }

@@ -7,7 +7,7 @@
 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { LEASE_SIZE } from "../../src/tenancy/shards";
+import { LEASE_SIZE } from "../../src/db/shards";
 import { admin, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { createConnection } from "../support/connections";

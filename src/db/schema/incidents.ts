@@ -179,6 +179,17 @@ export const incidentTagRollups = sqliteTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.day, t.tag] })],
 );
 
+/** An alert as an incident's detail shows it among its metrics. */
+export interface AlertMetric {
+  id: number;
+  jobId: string;
+  metric: string;
+  metricValue: string;
+  metricTime: string;
+  priority: "LOW" | "MEDIUM" | "HIGH";
+  details: Record<string, unknown>;
+}
+
 /** Every state change of an incident, with the alerts that caused it. */
 export const incidentHistory = sqliteTable(
   "incident_history",
@@ -205,6 +216,13 @@ export const incidentHistory = sqliteTable(
      * (metric, observed, expected), or the bands before and after a NEW_NORMAL adoption.
      */
     details: text("details", { mode: "json" }).$type<Record<string, unknown>>(),
+    /**
+     * The alerts of alert_refs as the incident's detail shows them (AlertMetric: id, job, metric,
+     * value, time, priority, details), written with the entry: the alerts themselves live in the
+     * asset's Durable Object (issue 38), and the detail reads D1 alone. null: an entry from before,
+     * whose alerts are still in D1's alerts table until the history's move fills it.
+     */
+    alertMetrics: text("alert_metrics", { mode: "json" }).$type<AlertMetric[]>(),
   },
   (t) => [
     index("incident_history_incident_idx").on(t.incidentId, t.time),

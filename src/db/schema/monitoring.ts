@@ -117,4 +117,9 @@ export const assetMonitorMarks = sqliteTable("asset_monitor_marks", {
    * finished (their D1 rows deleted): a read that met fewer in the object retries (settings/dq-score.ts).
    */
   movedSteps: integer("moved_steps").notNull().default(0),
+  /**
+   * When the asset's newest alert was saved (its alerts live in its object, issue 38): what the
+   * cross-asset "assets with alerts since" (incident backfill) reads.
+   */
+  lastAlertAt: text("last_alert_at"),
 });

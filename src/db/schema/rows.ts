@@ -21,6 +21,11 @@ export type AssetLineageRow = typeof assetLineage.$inferSelect;
 export type SourceGroupRow = typeof sourceGroups.$inferSelect;
 export type ScanJobRow = typeof scanJobs.$inferSelect;
 export type AlertRow = typeof alerts.$inferSelect;
+/**
+ * An alert as its asset's Durable Object keeps it (issue 38): the row without what the object
+ * is (tenant, asset) and what only D1's cross-asset filters needed (project, connection).
+ */
+export type KeptAlert = Omit<AlertRow, "tenantId" | "assetId" | "projectId" | "connectionId">;
 export type DqScoreRow = typeof dqScores.$inferSelect;
 export type AssetPolicyRow = typeof assetPolicies.$inferSelect;
 export type IncidentRow = typeof incidents.$inferSelect;

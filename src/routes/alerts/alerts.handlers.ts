@@ -1,8 +1,16 @@
 import type { RouteHandler } from "@hono/zod-openapi";
 import { and, exists } from "drizzle-orm";
+import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
-import { alertsOfJob } from "../../incidents/alerts";
-import * as incidents from "../../incidents/incidents";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
+import type { KeptAlert } from "../../db/schema";
+import {
+  type AlertQuery,
+  type AlertSource,
+  legacyAlertsStatements,
+  mergedAlerts,
+  readAlerts,
+} from "../../incidents/alerts";
 import { scanJobQuery } from "../../jobs/scan-jobs";
 import { NotFoundError } from "../../lib/errors";
 import { writeChecked } from "../access";
@@ -12,8 +20,34 @@ import { alertView } from "./alerts.views";
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
 /**
- * One round trip: the access check (Access.assetInBatch), the job, its alerts and the audit row of
- * this POST (written where the caller may see the asset and the job is there) are one batch.
+ * The asset's alerts `query` selects, from its object, asked in parallel with the route's one D1
+ * batch (`batch`: given the two statements of the alerts still in D1, legacyAlertsStatements, it
+ * runs them with the access check and answers their rows). The object's answer is used only once
+ * the batch has passed the check: a refused request throws there, and what the object said is
+ * dropped unread.
+ */
+async function checkedAlerts<T>(
+  c: Context<AppEnv>,
+  tenant: string,
+  assetId: number,
+  query: AlertQuery,
+  batch: (legacy: ReturnType<typeof legacyAlertsStatements>) => Promise<T>,
+  legacyOf: (out: T) => Parameters<typeof mergedAlerts>[1],
+): Promise<{ out: T; alerts: KeptAlert[] }> {
+  const monitor: AlertSource = assetMonitor(c.env, tenant, assetId);
+  const asset = { tenantId: tenant, id: assetId };
+  const kept = monitor.alerts(query);
+  // Settled here: a refused request never waits on it, nor leaves its failure unhandled.
+  kept.catch(() => undefined);
+  const out = await batch(legacyAlertsStatements(c.var.db, asset, query));
+  const alerts = mergedAlerts(await kept, legacyOf(out)) ?? (await readAlerts(c.var.db, monitor, asset, query));
+  return { out, alerts };
+}
+
+/**
+ * One sequential round trip: the access check (Access.assetInBatch), the job, its alerts still in D1
+ * and the audit row of this POST (written where the caller may see the asset and the job is there)
+ * are one batch, and the asset's object is asked for its alerts of the job meanwhile.
  */
 export const scanAlerts: Handler<"scanAlerts"> = async (c) => {
   const { tenant, sourceID } = c.req.valid("param");
@@ -21,26 +55,47 @@ export const scanAlerts: Handler<"scanAlerts"> = async (c) => {
   const { db } = c.var;
   const check = c.var.access.assetInBatch(tenant, sourceID, "PROJECT_VIEWER");
   const job = scanJobQuery(db, tenant, sourceID, job_id);
-  const { results } = await writeChecked(c, check, [job, alertsOfJob(db, tenant, sourceID, job_id)], {
-    status: 200,
-    when: and(check.allowed, exists(scanJobQuery(db, tenant, sourceID, job_id))),
-  });
-  if (results[0].length === 0) throw new NotFoundError("Scan job");
-  return c.json(results[1].map(alertView), 200);
+  const { out, alerts } = await checkedAlerts(
+    c,
+    tenant,
+    sourceID,
+    { jobId: job_id },
+    async ([legacy, moved]) =>
+      (
+        await writeChecked(c, check, [job, legacy, moved], {
+          status: 200,
+          when: and(check.allowed, exists(scanJobQuery(db, tenant, sourceID, job_id))),
+        })
+      ).results,
+    (results) => [results[1], results[2]],
+  );
+  if (out[0].length === 0) throw new NotFoundError("Scan job");
+  return c.json(
+    alerts.map((a) => alertView({ ...a, assetId: sourceID })),
+    200,
+  );
 };
 
 /**
- * One round trip: the access check on the asset (Access.assetInBatch: the route's grant is the
- * tenant's, from the isolate's cache), its alerts and the audit row of this POST are one batch.
+ * One sequential round trip: the access check on the asset (Access.assetInBatch: the route's grant
+ * is the tenant's, from the isolate's cache), its alerts still in D1 and the audit row of this POST
+ * are one batch, and the asset's object is asked for its alerts meanwhile.
  */
 export const alertsByFilters: Handler<"alertsByFilters"> = async (c) => {
   const { tenant } = c.req.valid("param");
   const { asset_id, alert_refs } = c.req.valid("json");
   const assetId = Number(asset_id);
   const check = c.var.access.assetInBatch(tenant, assetId, "PROJECT_VIEWER");
-  const { results } = await writeChecked(c, check, [incidents.alertsByRefs(c.var.db, tenant, assetId, alert_refs)], {
-    status: 200,
-    when: check.allowed,
-  });
-  return c.json(results[0].map(alertView), 200);
+  const { alerts } = await checkedAlerts(
+    c,
+    tenant,
+    assetId,
+    { ids: [...new Set(alert_refs)] },
+    async (legacy) => (await writeChecked(c, check, [...legacy], { status: 200, when: check.allowed })).results,
+    (results) => [results[0], results[1]],
+  );
+  return c.json(
+    alerts.map((a) => alertView({ ...a, assetId })),
+    200,
+  );
 };

@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { NotFoundError } from "../../lib/errors";
 import { loadAssetSchema } from "../../pipeline/asset-schema";
 import { settleCheck, settleInBatch, writeInBatch } from "../access";
@@ -106,6 +107,8 @@ export const deleteAsset: Handler<"deleteAsset"> = async (c) => {
   settleInBatch(c, () => check.settle(access));
   if (gone.length === 0) throw new NotFoundError("Asset");
   auditedInBatch(c, 200);
+  // Its history (alerts, metric points, DQ scores) lives in its object, which forgets it.
+  c.executionCtx.waitUntil(assetMonitor(c.env, tenant, assetId).forget());
   return c.json({ message: `Asset ${assetId} deleted` }, 200);
 };
 
