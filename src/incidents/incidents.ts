@@ -138,11 +138,7 @@ export function incidentDetailStatements(db: Db, tenantId: string, incidentId: n
       .where(and(eq(incidents.tenantId, tenantId), eq(incidents.id, incidentId)))
       .limit(1),
     historyQuery(db, tenantId, incidentId),
-    metricsQuery(
-      db,
-      { tenantId, assetId },
-      legacyRefs(tenantId, incidentId),
-    ),
+    metricsQuery(db, { tenantId, assetId }, legacyRefs(tenantId, incidentId)),
   ] as const;
 }
 

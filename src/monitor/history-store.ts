@@ -277,7 +277,8 @@ export class HistoryStore {
         const id = held.get(key) ?? ++last;
         return { ...a, id, jobId };
       });
-      if (last > base + ALERT_IDS_PER_ASSET - 1) throw new Error(`asset ${assetId} has used its ${ALERT_IDS_PER_ASSET} alert ids`);
+      if (last > base + ALERT_IDS_PER_ASSET - 1)
+        throw new Error(`asset ${assetId} has used its ${ALERT_IDS_PER_ASSET} alert ids`);
       // The job's earlier attempt goes whole (its conditions' ids are kept above), then the scan's alerts.
       this.sql.exec("DELETE FROM alerts WHERE job_id = ?", jobId);
       this.insertAlerts(kept, false);

@@ -108,9 +108,7 @@ describe("allRows: a prepared select's rows mapped as drizzle maps them", () => 
     const db = createDb(env.DB);
     const tenant = await createTenant();
     const projectId = await createProject(tenant);
-    const query = db.query.projects
-      .findMany({ where: eq(projects.tenantId, sql.placeholder("tenant")) })
-      .prepare();
+    const query = db.query.projects.findMany({ where: eq(projects.tenantId, sql.placeholder("tenant")) }).prepare();
     const rows = await expectSameRows(query, { tenant });
     expect(rows).toEqual([expect.objectContaining({ id: projectId, tenantId: tenant })]);
   });
