@@ -27,6 +27,7 @@ const LANDINGS = [
   "0011_incident_tag_rollup_triggers.sql", // 98e246c reads3 (0010 and 0011 together)
   "0012_channel_url_host.sql", // issue 42: a channel's stored url cut to scheme and host
   "0013_asset_monitor_marks.sql", // issue 38: per-asset history in the asset's Durable Object
+  "0014_seal_ids.sql", // issue 40: secrets sealed before their row's id, for a create in one round trip
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");

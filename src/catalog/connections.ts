@@ -6,13 +6,15 @@ import {
   changedAddressFields,
   deriveDbType,
   NO_CREDENTIAL,
+  newSealId,
   requiredCredentialType,
   sealCredential,
 } from "../connections";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import type { ConnectionRow } from "../db/schema";
 import { assets, type ConnectionType, connections } from "../db/schema";
-import { claimUnique, conflictOf, insertWithNextId } from "../db/unique";
+import { claimUnique } from "../db/unique";
 import type { SecretBox } from "../lib/crypto";
 import { ConflictError, type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../lib/outbound";
@@ -142,13 +144,15 @@ function credentialFor(type: ConnectionType, given: CredentialInput | undefined)
   return given;
 }
 
-/** Whether a failed insert collided on the primary key (another request took the id first). */
 /**
- * Creates a connection (projectId null = GLOBAL) with its credential sealed. The aad names the
- * row id, so the id is chosen before the one INSERT (insertWithNextId): nothing is ever written
- * half-done. A concurrent create of the same name loses on the unique index: 409.
+ * The INSERT that creates a connection (projectId null = GLOBAL) with its credential sealed, where
+ * `allowed` holds (the caller's access, checked in the same batch), returning the row: nothing is
+ * ever written half-done. The credential is sealed for a new seal id (credentialAad in
+ * src/connections), so the row's id is chosen in the INSERT itself, as max + 1 as before. Bad input
+ * is thrown before any statement is built. `claim` maps the batch's failure on a name's unique index
+ * (a name taken, or taken meanwhile) to the 409.
  */
-export async function createConnection(
+export async function createConnectionStatement(
   db: Db,
   box: SecretBox,
   tenantId: string,
@@ -156,40 +160,49 @@ export async function createConnection(
   input: ConnectionDefinition,
   createdBy: string,
   policy: OutboundPolicy,
-): Promise<ConnectionRow> {
+  allowed: SQL | undefined,
+) {
   const credential = credentialFor(input.type, input.credential);
   const payload = input.payload ?? {};
   assertCredentialTargets(credential, policy);
-  await assertNameFree(db, tenantId, projectId, input.name);
   const now = nowIso();
-  const nextId = async () => {
-    const [next] = await db.select({ id: sql<number>`coalesce(max(${connections.id}), 0) + 1` }).from(connections);
-    return next!.id;
+  const insert = insertWhere(
+    db,
+    connections,
+    {
+      id: sql`(select coalesce(max(${connections.id}), 0) + 1 from ${connections})`,
+      tenantId,
+      projectId,
+      name: input.name,
+      type: input.type,
+      payload,
+      dbType: deriveDbType(input.type, payload),
+      ...(await sealedCredential(box, tenantId, credential)),
+      createdBy,
+      createdAt: now,
+      updatedAt: now,
+    },
+    allowed,
+  ).returning();
+  const claim = (batch: Promise<unknown[]>) => claimUnique(batch, nameTaken(input.name));
+  return { insert, claim };
+}
+
+/** The columns of a credential sealed for a new seal id (credentialAad in src/connections). */
+async function sealedCredential(box: SecretBox, tenantId: string, credential: ConnectionCredential) {
+  const sealId = newSealId();
+  return {
+    credentialType: credential.type,
+    credentialSecret: await sealCredential(box, tenantId, sealId, credential),
+    sealId,
   };
-  try {
-    return await insertWithNextId("connections", nextId, async (id) => {
-      const [row] = await db
-        .insert(connections)
-        .values({
-          id,
-          tenantId,
-          projectId,
-          name: input.name,
-          type: input.type,
-          payload,
-          dbType: deriveDbType(input.type, payload),
-          credentialType: credential.type,
-          credentialSecret: await sealCredential(box, tenantId, id, credential),
-          createdBy,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      return row!;
-    });
-  } catch (err) {
-    throw conflictOf(err, nameTaken(input.name)) ?? err;
-  }
+}
+
+/** The connection createConnectionStatement inserted, once its batch has shown the caller's access. */
+export function connectionCreated(inserted: readonly ConnectionRow[]): ConnectionRow {
+  // The access check passed on the state the INSERT saw, so it wrote: no row is a check out of step.
+  if (!inserted[0]) throw new Error("createConnectionStatement: the access check passed, yet nothing was inserted");
+  return inserted[0];
 }
 
 /**
@@ -272,12 +285,7 @@ export async function updateConnection(
         type,
         payload,
         dbType,
-        ...(credential
-          ? {
-              credentialType: credential.type,
-              credentialSecret: await sealCredential(box, row.tenantId, row.id, credential),
-            }
-          : {}),
+        ...(credential ? await sealedCredential(box, row.tenantId, credential) : {}),
         updatedAt: nowIso(),
       })
       .where(

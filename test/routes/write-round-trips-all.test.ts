@@ -171,10 +171,9 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/members": 1,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/members/{email}": 1,
   "PUT /api/backend/{tenant}/configuration/members/{email}": 1,
-  // A connection's sealed credential binds its row id (insertWithNextId, src/db/unique.ts): the id is
-  // read (max + 1) before the one INSERT, a read SQL cannot do for the Worker's seal; at best 2.
-  "POST /api/backend/{tenant}/configuration/projects/{projectId}/connections": 5,
-  "POST /api/backend/{tenant}/configuration/connections": 4,
+  // The credential is sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
+  "POST /api/backend/{tenant}/configuration/projects/{projectId}/connections": 1,
+  "POST /api/backend/{tenant}/configuration/connections": 1,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 5,
   "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 4,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
@@ -189,14 +188,15 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /configuration/tenants/{tenant}/spark-job-config": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/dq_score": 1,
   "POST /api/backend/{tenant}/configuration/assets/{assetId}/scans": 1,
-  "POST /api/backend/{tenant}/configuration/assets/{assetId}/scans/{job_id}/cancel": 5,
+  // A job handed to a Spark provider: its run is cancelled there first (read, call out, write).
+  "POST /api/backend/{tenant}/configuration/assets/{assetId}/scans/{job_id}/cancel": 1,
   "POST /api/callbacks/scans/{job_id}": 1,
   "POST /v2/{tenant}/sources/{source_id}/batch_data": 1,
   "POST /api/data/{tenant}/sources/{source}/batch_data": 1,
   "POST /api/data/v2/{tenant}/sources/{source}/batch_data": 1,
   "POST /api/data/{tenant}/batch_data": 1,
   "POST /api/data/v2/{tenant}/batch_data": 1,
-  "PUT /api/backend/{tenant}/configuration/assets/{assetId}/policies": 5,
+  "PUT /api/backend/{tenant}/configuration/assets/{assetId}/policies": 1,
   "POST /api/backend/{tenant}/incidents/historical": 1,
   // The incident is read (access, its asset) before its AssetMonitor is called; the detail and the audit row after.
   "PATCH /api/backend/{tenant}/incidents/{incidentId}": 2,
@@ -206,8 +206,8 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /{tenant}/configuration/integrations/tickets/template": 1,
   "PUT /{tenant}/configuration/integrations/tickets/template/{templateId}": 1,
   "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
-  // The row's secrets are sealed for its id: the id (read with the checks) comes before the INSERT.
-  "POST /api/backend/{tenant}/configuration/notifications/channels": 2,
+  // The URL and secret are sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
+  "POST /api/backend/{tenant}/configuration/notifications/channels": 1,
   // The stored URL and secret are opened (kept or not by what is sent) before the UPDATE seals them again.
   "PUT /api/backend/{tenant}/configuration/notifications/channels/{channelId}": 2,
   // The channel is read before its receiver is called; the delivery and the audit row after.

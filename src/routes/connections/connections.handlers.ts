@@ -1,45 +1,55 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import type { SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
+import type { ConnectionDefinition } from "../../catalog/connections";
 import * as connections from "../../catalog/connections";
 import { secretBox } from "../../lib/crypto";
 import { outboundPolicy } from "../../lib/outbound";
+import { type InBatchCheck, writeChecked } from "../access";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./connections.routes";
 import { connectionView } from "./connections.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
-export const createProjectConnection: Handler<"createProjectConnection"> = async (c) => {
-  const { tenant, projectId } = c.req.valid("param");
-  const { principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  const box = secretBox(c.env.ENCRYPTION_KEYS);
-  const row = await connections.createConnection(
+/**
+ * One round trip: the access check, the INSERT (conditioned on the same access; the name's unique
+ * index answers a clash, 409) and its audit row are one batch.
+ */
+async function created<R extends BatchItem<"sqlite">, A>(
+  c: Context<AppEnv>,
+  tenant: string,
+  projectId: number | null,
+  input: ConnectionDefinition,
+  check: InBatchCheck<R, A> & { allowed: SQL | undefined },
+) {
+  const create = await connections.createConnectionStatement(
     c.var.db,
-    box,
+    secretBox(c.env.ENCRYPTION_KEYS),
     tenant,
     projectId,
-    c.req.valid("json"),
-    actorName(principal),
+    input,
+    actorName(c.var.principal),
     outboundPolicy(c.env),
+    check.allowed,
   );
-  return c.json(connectionView(row), 201);
+  const { results } = await writeChecked(c, check, [create.insert], { status: 201 }, create.claim);
+  return connectionView(connections.connectionCreated(results[0]));
+}
+
+export const createProjectConnection: Handler<"createProjectConnection"> = async (c) => {
+  const { tenant, projectId } = c.req.valid("param");
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  return c.json(await created(c, tenant, projectId, c.req.valid("json"), check), 201);
 };
 
 export const createGlobalConnection: Handler<"createGlobalConnection"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const box = secretBox(c.env.ENCRYPTION_KEYS);
-  const row = await connections.createConnection(
-    c.var.db,
-    box,
-    tenant,
-    null,
-    c.req.valid("json"),
-    actorName(principal),
-    outboundPolicy(c.env),
-  );
-  return c.json(connectionView(row), 201);
+  const check = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN");
+  return c.json(await created(c, tenant, null, c.req.valid("json"), check), 201);
 };
 
 export const updateProjectConnection: Handler<"updateProjectConnection"> = async (c) => {
