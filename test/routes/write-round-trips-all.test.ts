@@ -174,8 +174,10 @@ const SEQUENTIAL: Record<string, number> = {
   // The credential is sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/connections": 1,
   "POST /api/backend/{tenant}/configuration/connections": 1,
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 5,
-  "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 4,
+  // The change is checked against the stored connection (type, payload, credential type, address)
+  // in the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 2,
+  "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 2,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
   "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 6,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 5,

@@ -43,7 +43,7 @@ export const createGlobalConnection = authedRoute({
 
 export const updateProjectConnection = authedRoute({
   operationId: "updateProjectConnection",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -57,7 +57,7 @@ export const updateProjectConnection = authedRoute({
 
 export const updateConnection = authedRoute({
   operationId: "updateConnection",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "put",
   path: `${base}/connections/{connectionId}`,
   tags,
