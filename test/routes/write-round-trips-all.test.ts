@@ -180,7 +180,9 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 2,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
   "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 6,
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 5,
+  // The change is checked against the stored asset (what is kept of type, payload, connection) in
+  // the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 2,
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 5,
   "POST /api/data/{tenant}/assets/{assetId}/schema": 3,
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 5,

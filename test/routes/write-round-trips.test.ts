@@ -425,3 +425,46 @@ describe("asset settings and scans in one sequential D1 round trip", () => {
     expect(posts.map((e: { status: number }) => e.status)).toEqual([409, 200, 403]);
   });
 });
+
+describe("PUT asset in two sequential D1 round trips (the read its checks need, then the write)", () => {
+  it("checks the change against the asset's own connection, read with the access check; refusals change nothing", async () => {
+    const w = await world();
+    const s3 = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const asset = await createAsset(w.tenant, w.projectId, s3.id, { type: "S3" });
+    const path = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets/${asset.id}`;
+    const before = (await call("GET", path, { as: admin })).body;
+    const editor = await memberOf(w, "PROJECT_EDITOR");
+    const renamed = await call("PUT", path, { as: editor, body: { name: unique("renamed") } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(sequential(renamed), renamed.headers.get("server-timing") ?? "").toBe(2);
+    // A type sent alone is checked against the connection the asset keeps.
+    const retyped = await call("PUT", path, {
+      as: editor,
+      body: { type: "SNOWFLAKE", payload: { database: "DW", schema: "PUBLIC", table: "T" } },
+    });
+    expect(retyped.status).toBe(400);
+    expect(retyped.body.errors).toContainEqual({
+      path: "body.type",
+      message: "must be S3, the type of the connection",
+    });
+    const foreign = await createConnection(await createTenant(), { type: "S3" });
+    const moved = await call("PUT", path, { as: editor, body: { connection_id: foreign.id } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.errors).toEqual([{ path: "body.connection_id", message: "no such connection in this project" }]);
+    expect((await call("PUT", path, { as: await memberOf(w, "PROJECT_VIEWER"), body: { name: "x" } })).status).toBe(
+      403,
+    );
+    expect((await call("PUT", path, { as: await memberOf(w), body: { name: "x" } })).status).toBe(404);
+    const other = await createProject(w.tenant);
+    const elsewhere = `/api/backend/${w.tenant}/configuration/projects/${other}/assets/${asset.id}`;
+    expect((await call("PUT", elsewhere, { as: admin, body: { name: "x" } })).status).toBe(404);
+    expect((await call("GET", path, { as: admin })).body).toEqual({
+      ...before,
+      name: renamed.body.name,
+      updated_at: renamed.body.updated_at,
+    });
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const puts = log.body.filter((e: { method: string; path: string }) => e.method === "PUT" && e.path === path);
+    expect(puts.map((e: { status: number }) => e.status)).toEqual([403, 400, 400, 200]);
+  });
+});
