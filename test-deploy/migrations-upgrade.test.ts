@@ -29,6 +29,7 @@ const LANDINGS = [
   "0013_asset_monitor_marks.sql", // issue 38: per-asset history in the asset's Durable Object
   "0015_tenant_fence_triggers.sql", // issue 38 point 4: tenant shards (0014 directory, moves, fences, id leases; 0015 fence triggers)
   "0016_alerts_in_asset_objects.sql", // issue 38: alerts in the asset's Durable Object
+  "0017_seal_ids.sql", // issue 40: secrets sealed before their row's id, for a create in one round trip
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");

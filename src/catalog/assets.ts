@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, isNotNull, isNull, notInArray, or, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
 import {
   ASSET_PAYLOADS,
@@ -8,7 +9,7 @@ import {
   namesTheDatabaseCannotHold,
 } from "../connections";
 import type { Db } from "../db";
-import { insertWhere } from "../db/json-insert";
+import { insertWhere, writeWith } from "../db/json-insert";
 import { preparedOnce } from "../db/prepared";
 import { allRows } from "../db/rows";
 import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
@@ -415,7 +416,13 @@ export type UpdateAssetInput = Partial<CreateAssetInput>;
  * Updates only the fields sent. The result must still hold together: a new type needs a payload
  * valid for it and a connection of that type; a new connection must be visible and of the type.
  */
-export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetInput): Promise<AssetRow> {
+export async function updateAsset(
+  db: Db,
+  asset: AssetRow,
+  changes: UpdateAssetInput,
+  connectionRows: readonly ConnectionRow[],
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<AssetRow> {
   const sent = {
     type: changes.type !== undefined,
     payload: changes.payload !== undefined,
@@ -437,15 +444,7 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
     set.options = shape.options;
   }
   if (sent.type || sent.connection) {
-    const project = { tenantId: asset.tenantId, id: asset.projectId };
-    const connection = await checkConnection(
-      db,
-      project,
-      changes.connection_id ?? asset.connectionId,
-      shape.type,
-      sent,
-      errors,
-    );
+    const connection = connectionChecked(connectionRows[0], shape.type, sent, errors);
     if (connection) {
       set.connectionId = connection.id;
       set.dbType = connection.dbType;
@@ -459,13 +458,47 @@ export async function updateAsset(db: Db, asset: AssetRow, changes: UpdateAssetI
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.scheduled_upload !== undefined) Object.assign(set, scheduleColumns(changes.scheduled_upload));
-  const [row] = await db
+  const update = db
     .update(assets)
     .set({ ...set, updatedAt: nowIso() })
     .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)))
     .returning();
+  const [row] = await writeWith(db, update, after);
   if (!row) throw new NotFoundError("Asset");
   return row;
+}
+
+/**
+ * What updateAsset checks a change against, for the batch of the caller's access check: the asset
+ * of the project, and the connection the asset would have (the one sent, else its own) if it is
+ * visible from the project. Answers them with assetFound and the connection rows.
+ */
+export function assetToUpdateQueries(db: Db, project: ProjectRef, assetId: number, connectionId: number | undefined) {
+  const ofProject = and(
+    eq(assets.tenantId, project.tenantId),
+    eq(assets.projectId, project.id),
+    eq(assets.id, assetId),
+  );
+  const own = db.select({ id: assets.connectionId }).from(assets).where(ofProject);
+  const asset = db.select().from(assets).where(ofProject).limit(1);
+  const connection = db
+    .select()
+    .from(connections)
+    .where(
+      and(
+        eq(connections.tenantId, project.tenantId),
+        connectionId === undefined ? sql`${connections.id} = (${own})` : eq(connections.id, connectionId),
+        or(isNull(connections.projectId), eq(connections.projectId, project.id)),
+      ),
+    )
+    .limit(1);
+  return { asset, connection };
+}
+
+/** The asset assetToUpdateQueries read; 404 when none. */
+export function assetFound(rows: readonly AssetRow[]): AssetRow {
+  if (!rows[0]) throw new NotFoundError("Asset");
+  return rows[0];
 }
 
 /**

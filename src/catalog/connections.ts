@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, isNull, notExists, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, ne, notExists, or, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import {
   CONNECTION_PAYLOADS,
   type ConnectionCredential,
@@ -6,13 +7,15 @@ import {
   changedAddressFields,
   deriveDbType,
   NO_CREDENTIAL,
+  newSealId,
   requiredCredentialType,
   sealCredential,
 } from "../connections";
 import type { Db } from "../db";
+import { insertWhere, writeWith } from "../db/json-insert";
 import type { ConnectionRow } from "../db/schema";
 import { assets, type ConnectionType, connections } from "../db/schema";
-import { claimUnique, conflictOf, insertWithNextId } from "../db/unique";
+import { claimUnique } from "../db/unique";
 import type { SecretBox } from "../lib/crypto";
 import { ConflictError, type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { GOOGLE_TOKEN_URI, type OutboundPolicy } from "../lib/outbound";
@@ -73,11 +76,22 @@ export async function getConnection(
   visibility: ConnectionVisibility,
   connectionId: number,
 ): Promise<ConnectionRow> {
-  const row = await db.query.connections.findFirst({
-    where: and(visibleWhere(tenantId, visibility), eq(connections.id, connectionId)),
-  });
-  if (!row) throw new NotFoundError("Connection");
-  return row;
+  return connectionFound(await connectionQuery(db, tenantId, visibility, connectionId));
+}
+
+/** getConnection's query (at most one row), for a batch; connectionFound answers its rows. */
+export function connectionQuery(db: Db, tenantId: string, visibility: ConnectionVisibility, connectionId: number) {
+  return db
+    .select()
+    .from(connections)
+    .where(and(visibleWhere(tenantId, visibility), eq(connections.id, connectionId)))
+    .limit(1);
+}
+
+/** The connection connectionQuery read; 404 when none. */
+export function connectionFound(rows: readonly ConnectionRow[]): ConnectionRow {
+  if (!rows[0]) throw new NotFoundError("Connection");
+  return rows[0];
 }
 
 /** One page of the connections the caller sees, in id order (`limit + 1` rows). */
@@ -99,18 +113,27 @@ const nameTaken = (name: string) => `A connection named '${name}' already exists
 
 /**
  * Names are unique within a scope: among a project's connections, or among the GLOBAL ones. The
- * unique indexes decide (see db/unique.ts); this only answers early, before any sealing.
+ * unique indexes decide (see db/unique.ts); this only answers early, before any sealing: the
+ * other connections named `name` in the scope of the connection `connectionId` (of the tenant),
+ * for the batch that reads that connection.
  */
-async function assertNameFree(db: Db, tenantId: string, projectId: number | null, name: string, exceptId?: number) {
-  const clash = await db.query.connections.findFirst({
-    where: and(
-      eq(connections.tenantId, tenantId),
-      projectId === null ? isNull(connections.projectId) : eq(connections.projectId, projectId),
-      eq(connections.name, name),
-    ),
-    columns: { id: true },
-  });
-  if (clash && clash.id !== exceptId) throw new ConflictError(nameTaken(name));
+export function namesakesQuery(db: Db, tenantId: string, connectionId: number, name: string) {
+  const scope = db
+    .select({ projectId: connections.projectId })
+    .from(connections)
+    .where(and(eq(connections.tenantId, tenantId), eq(connections.id, connectionId)));
+  return db
+    .select({ id: connections.id })
+    .from(connections)
+    .where(
+      and(
+        eq(connections.tenantId, tenantId),
+        sql`${connections.projectId} is (${scope})`,
+        eq(connections.name, name),
+        ne(connections.id, connectionId),
+      ),
+    )
+    .limit(1);
 }
 
 /**
@@ -142,13 +165,15 @@ function credentialFor(type: ConnectionType, given: CredentialInput | undefined)
   return given;
 }
 
-/** Whether a failed insert collided on the primary key (another request took the id first). */
 /**
- * Creates a connection (projectId null = GLOBAL) with its credential sealed. The aad names the
- * row id, so the id is chosen before the one INSERT (insertWithNextId): nothing is ever written
- * half-done. A concurrent create of the same name loses on the unique index: 409.
+ * The INSERT that creates a connection (projectId null = GLOBAL) with its credential sealed, where
+ * `allowed` holds (the caller's access, checked in the same batch), returning the row: nothing is
+ * ever written half-done. The credential is sealed for a new seal id (credentialAad in
+ * src/connections), so the row's id is chosen in the INSERT itself, as max + 1 as before. Bad input
+ * is thrown before any statement is built. `claim` maps the batch's failure on a name's unique index
+ * (a name taken, or taken meanwhile) to the 409.
  */
-export async function createConnection(
+export async function createConnectionStatement(
   db: Db,
   box: SecretBox,
   tenantId: string,
@@ -156,53 +181,66 @@ export async function createConnection(
   input: ConnectionDefinition,
   createdBy: string,
   policy: OutboundPolicy,
-): Promise<ConnectionRow> {
+  allowed: SQL | undefined,
+) {
   const credential = credentialFor(input.type, input.credential);
   const payload = input.payload ?? {};
   assertCredentialTargets(credential, policy);
-  await assertNameFree(db, tenantId, projectId, input.name);
   const now = nowIso();
-  const nextId = async () => {
-    const [next] = await db.select({ id: sql<number>`coalesce(max(${connections.id}), 0) + 1` }).from(connections);
-    return next!.id;
+  const insert = insertWhere(
+    db,
+    connections,
+    {
+      tenantId,
+      projectId,
+      name: input.name,
+      type: input.type,
+      payload,
+      dbType: deriveDbType(input.type, payload),
+      ...(await sealedCredential(box, tenantId, credential)),
+      createdBy,
+      createdAt: now,
+      updatedAt: now,
+    },
+    allowed,
+  ).returning();
+  const claim = (batch: Promise<unknown[]>) => claimUnique(batch, nameTaken(input.name));
+  return { insert, claim };
+}
+
+/** The columns of a credential sealed for a new seal id (credentialAad in src/connections). */
+async function sealedCredential(box: SecretBox, tenantId: string, credential: ConnectionCredential) {
+  const sealId = newSealId();
+  return {
+    credentialType: credential.type,
+    credentialSecret: await sealCredential(box, tenantId, sealId, credential),
+    sealId,
   };
-  try {
-    return await insertWithNextId("connections", nextId, async (id) => {
-      const [row] = await db
-        .insert(connections)
-        .values({
-          id,
-          tenantId,
-          projectId,
-          name: input.name,
-          type: input.type,
-          payload,
-          dbType: deriveDbType(input.type, payload),
-          credentialType: credential.type,
-          credentialSecret: await sealCredential(box, tenantId, id, credential),
-          createdBy,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      return row!;
-    });
-  } catch (err) {
-    throw conflictOf(err, nameTaken(input.name)) ?? err;
-  }
+}
+
+/** The connection createConnectionStatement inserted, once its batch has shown the caller's access. */
+export function connectionCreated(inserted: readonly ConnectionRow[]): ConnectionRow {
+  // The access check passed on the state the INSERT saw, so it wrote: no row is a check out of step.
+  if (!inserted[0]) throw new Error("createConnectionStatement: the access check passed, yet nothing was inserted");
+  return inserted[0];
 }
 
 /**
- * Applies a partial update. The resulting connection is checked as a whole: a payload against
- * the (new) type, the credential type against type and payload; a type change needs a new payload
- * and credential. A new credential is sealed again. Nothing is written when a check fails.
+ * Applies a partial update to `row`, as read with `namesakes` (namesakesQuery of the name sent).
+ * The resulting connection is checked as a whole: a payload against the (new) type, the
+ * credential type against type and payload; a type change needs a new payload and credential. A
+ * new credential is sealed again. Nothing is written when a check fails; the UPDATE is one batch
+ * with `after` (the caller's statements that belong with it, e.g. its audit row). Answers the row
+ * written.
  */
 export async function updateConnection(
   db: Db,
   box: SecretBox,
   row: ConnectionRow,
+  namesakes: readonly unknown[],
   changes: ConnectionChanges,
   policy: OutboundPolicy,
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<ConnectionRow> {
   if (changes.credential) assertCredentialTargets(changes.credential, policy);
   const type = changes.type ?? row.type;
@@ -251,9 +289,7 @@ export async function updateConnection(
       ]);
     }
   }
-  if (changes.name !== undefined && changes.name !== row.name) {
-    await assertNameFree(db, row.tenantId, row.projectId, changes.name, row.id);
-  }
+  if (changes.name !== undefined && namesakes.length > 0) throw new ConflictError(nameTaken(changes.name));
   const dbType = deriveDbType(type, payload);
   // A new type or db_type would leave the connection's assets inconsistent (a DELTALAKE asset on a
   // SNOWFLAKE connection): such a change is made only while no asset uses the connection, checked
@@ -265,29 +301,28 @@ export async function updateConnection(
     .where(and(eq(assets.tenantId, row.tenantId), eq(assets.connectionId, row.id)));
 
   const [updated] = await claimUnique(
-    db
-      .update(connections)
-      .set({
-        name: changes.name ?? row.name,
-        type,
-        payload,
-        dbType,
-        ...(credential
-          ? {
-              credentialType: credential.type,
-              credentialSecret: await sealCredential(box, row.tenantId, row.id, credential),
-            }
-          : {}),
-        updatedAt: nowIso(),
-      })
-      .where(
-        and(
-          eq(connections.tenantId, row.tenantId),
-          eq(connections.id, row.id),
-          reshapes ? notExists(usedBy) : undefined,
-        ),
-      )
-      .returning(),
+    writeWith(
+      db,
+      db
+        .update(connections)
+        .set({
+          name: changes.name ?? row.name,
+          type,
+          payload,
+          dbType,
+          ...(credential ? await sealedCredential(box, row.tenantId, credential) : {}),
+          updatedAt: nowIso(),
+        })
+        .where(
+          and(
+            eq(connections.tenantId, row.tenantId),
+            eq(connections.id, row.id),
+            reshapes ? notExists(usedBy) : undefined,
+          ),
+        )
+        .returning(),
+      after,
+    ),
     nameTaken(changes.name ?? row.name),
   );
   if (!updated) {

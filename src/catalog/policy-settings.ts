@@ -1,11 +1,13 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
+import { insertWhere } from "../db/json-insert";
 import { type AttributeKind, assetPolicies } from "../db/schema";
 import { DEFAULT_ADAPT_AFTER, DEFAULT_AUTO_CLOSE_AFTER } from "../detection/incident-planner";
 import { type PolicyOverrides, PolicyOverridesSchema, resolvePolicies } from "../detection/policies";
 import { nowIso } from "../lib/time";
 
 type AssetRef = { tenantId: string; id: number };
+type AssetPoliciesRow = typeof assetPolicies.$inferSelect;
 
 /**
  * The asset's policies as they apply: defaults, overrides, the incident auto-close and adoption
@@ -15,6 +17,11 @@ export async function assetPolicySettings(db: Db, asset: AssetRef) {
   const row = await db.query.assetPolicies.findFirst({
     where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
   });
+  return policySettingsOf(row);
+}
+
+/** As assetPolicySettings, from the asset's row of settings (none: the defaults). */
+export function policySettingsOf(row: AssetPoliciesRow | undefined) {
   const parsed = row ? PolicyOverridesSchema.safeParse(row.overrides) : undefined;
   const overrides: PolicyOverrides = parsed?.success ? parsed.data : {};
   const resolved = resolvePolicies(overrides, row?.notify);
@@ -38,8 +45,13 @@ export async function assetPolicySettings(db: Db, asset: AssetRef) {
   };
 }
 
-/** Replaces the asset's overrides, thresholds, attribute kinds and notification switch (each only when sent). */
-export async function putAssetPolicySettings(
+/**
+ * The statement that replaces the asset's overrides, thresholds, attribute kinds and notification
+ * switch (each only when sent; a new row takes the defaults for the rest), where `allowed` holds
+ * (the caller's access, checked in the same batch); it returns the row as it is then
+ * (policySettingsOf).
+ */
+export function putAssetPolicySettingsStatement(
   db: Db,
   asset: AssetRef,
   input: {
@@ -49,22 +61,23 @@ export async function putAssetPolicySettings(
     attribute_kinds?: Record<string, AttributeKind>;
     notify?: boolean;
   },
+  allowed: SQL | undefined,
 ) {
-  const current = await db.query.assetPolicies.findFirst({
-    where: and(eq(assetPolicies.tenantId, asset.tenantId), eq(assetPolicies.assetId, asset.id)),
-  });
-  const overrides = input.overrides ?? (current?.overrides as PolicyOverrides | undefined) ?? {};
-  const settings = {
-    overrides,
-    autoCloseAfter: input.auto_close_after ?? current?.autoCloseAfter ?? null,
-    adaptAfter: input.adapt_after ?? current?.adaptAfter ?? null,
-    attributeKinds: input.attribute_kinds ?? current?.attributeKinds ?? null,
-    notify: input.notify ?? current?.notify ?? null,
-    updatedAt: nowIso(),
+  const sent = {
+    overrides: input.overrides,
+    autoCloseAfter: input.auto_close_after,
+    adaptAfter: input.adapt_after,
+    attributeKinds: input.attribute_kinds,
+    notify: input.notify,
   };
-  await db
-    .insert(assetPolicies)
-    .values({ assetId: asset.id, tenantId: asset.tenantId, ...settings })
-    .onConflictDoUpdate({ target: assetPolicies.assetId, set: settings });
-  return assetPolicySettings(db, asset);
+  const set = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined));
+  const updatedAt = nowIso();
+  return insertWhere(
+    db,
+    assetPolicies,
+    { assetId: asset.id, tenantId: asset.tenantId, ...sent, overrides: input.overrides ?? {}, updatedAt },
+    allowed,
+  )
+    .onConflictDoUpdate({ target: assetPolicies.assetId, set: { ...set, updatedAt } })
+    .returning();
 }

@@ -147,28 +147,34 @@ export type CredentialOf<T extends ConnectionCredential["type"]> = Extract<Conne
 
 /**
  * Additional data of a sealed credential: a ciphertext opens only in the row it was sealed for,
- * so a credential copied to another connection or tenant is useless.
+ * so a credential copied to another connection or tenant is useless. A credential is sealed for
+ * a seal id (random, unique among connections: `seal_id`), chosen before the row is written so
+ * the row is whole in its one INSERT; one sealed before seal ids (seal_id null) for the row id.
  */
-const credentialAad = (tenantId: string, connectionId: number) => `connection:${tenantId}:${connectionId}`;
+const credentialAad = (tenantId: string, row: Pick<ConnectionRow, "id" | "sealId">) =>
+  row.sealId === null ? `connection:${tenantId}:${row.id}` : `connection:${tenantId}:seal:${row.sealId}`;
 
-/** A credential sealed for one connection row, as the credential_secret column holds it. */
+/** A new seal id (see credentialAad). */
+export const newSealId = () => crypto.randomUUID();
+
+/** A credential sealed for a connection's seal id, as the credential_secret column holds it. */
 export async function sealCredential(
   box: SecretBox,
   tenantId: string,
-  connectionId: number,
+  sealId: string,
   credential: ConnectionCredential,
 ): Promise<string> {
   // The type is sealed with the payload, so a tampered credential_type column is detected on open.
-  return JSON.stringify(await box.seal(credential, credentialAad(tenantId, connectionId)));
+  return JSON.stringify(await box.seal(credential, credentialAad(tenantId, { id: 0, sealId })));
 }
 
 /** The decrypted credential of a connection, for the scan pipeline; never returned by the API. */
 export async function openConnectionCredential(
   box: SecretBox,
-  row: Pick<ConnectionRow, "id" | "tenantId" | "credentialType" | "credentialSecret">,
+  row: Pick<ConnectionRow, "id" | "tenantId" | "sealId" | "credentialType" | "credentialSecret">,
 ): Promise<ConnectionCredential> {
   const sealed = JSON.parse(row.credentialSecret) as SealedSecret;
-  const credential = await box.open<ConnectionCredential>(sealed, credentialAad(row.tenantId, row.id));
+  const credential = await box.open<ConnectionCredential>(sealed, credentialAad(row.tenantId, row));
   if (credential.type !== row.credentialType) {
     throw new Error(`connection ${row.id}: sealed credential type differs from credential_type`);
   }
@@ -182,7 +188,7 @@ export async function openConnectionCredential(
  */
 export async function openCredential(
   env: { ENCRYPTION_KEYS: string },
-  row: Pick<ConnectionRow, "id" | "tenantId" | "credentialType" | "credentialSecret">,
+  row: Pick<ConnectionRow, "id" | "tenantId" | "sealId" | "credentialType" | "credentialSecret">,
 ): Promise<ConnectionCredential> {
   try {
     return await openConnectionCredential(secretBox(env.ENCRYPTION_KEYS), row);

@@ -76,31 +76,3 @@ export function vanishedReferenceOf(err: unknown): ConflictError | undefined {
   }
   return undefined;
 }
-
-/** Tries of insertWithNextId before a clash on the chosen id is given up as an error. */
-const ID_ATTEMPTS = 8;
-
-/**
- * Inserts one row whose id must be known before it is written (a sealed column binds the row id
- * as its additional data), so the row is complete in its one INSERT: nothing is ever stored half
- * made. `nextId` proposes max(id) + 1; a concurrent create that took it makes the insert fail on
- * the primary key of `table`, and the next try skips a random few ids so the two stop colliding.
- * Any other failure is thrown as it is.
- */
-export async function insertWithNextId<T>(
-  table: string,
-  nextId: () => Promise<number>,
-  insert: (id: number) => Promise<T>,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const id = (await nextId()) + (attempt === 1 ? 0 : Math.floor(Math.random() * 4 * attempt));
-    try {
-      return await insert(id);
-    } catch (err) {
-      const violation = uniqueViolation(err);
-      const idClash = violation?.table === table && violation.columns.join() === "id";
-      if (attempt < ID_ATTEMPTS && idClash) continue;
-      throw err;
-    }
-  }
-}

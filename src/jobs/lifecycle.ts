@@ -12,7 +12,7 @@
  * job, no longer the cron).
  */
 
-import { and, eq, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, ne, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { type ScanJobRow, type SparkProvider, scanJobs } from "../db/schema";
 import { nowIso } from "../lib/time";
@@ -110,7 +110,18 @@ async function end(
   transition: "succeed" | "fail" | "failRun" | "cancel",
   error: string | null,
 ): Promise<boolean> {
-  const rows = await db
+  return applied(await endStatement(db, jobId, transition, error).returning({ id: scanJobs.id }));
+}
+
+/** end()'s UPDATE, where `condition` holds too. */
+function endStatement(
+  db: Db,
+  jobId: string,
+  transition: "succeed" | "fail" | "failRun" | "cancel",
+  error: string | null,
+  condition?: SQL,
+) {
+  return db
     .update(scanJobs)
     .set({ status: SCAN_JOB_TRANSITIONS[transition].to, error, finishedAt: nowIso() })
     .where(
@@ -119,10 +130,9 @@ async function end(
         leaving(transition),
         transition === "failRun" ? and(isNotNull(scanJobs.providerRunId), isNull(scanJobs.callbackUsedAt)) : undefined,
         transition === "cancel" ? or(ne(scanJobs.status, "RUNNING"), eq(scanJobs.engine, "SPARK")) : undefined,
+        condition,
       ),
-    )
-    .returning({ id: scanJobs.id });
-  return applied(rows);
+    );
 }
 
 /** A job that ends FAILED is a scan.failed event for the tenant's channels (after the job is recorded; never failing it). */
@@ -152,6 +162,27 @@ export async function failSparkRun(env: PublishEnv, db: Db, job: ScanJobRow, err
 /** The job CANCELLED, if queued or running on Spark; false if it ended or started in the Worker. */
 export function cancelJob(db: Db, job: Pick<ScanJobRow, "id">, reason: string): Promise<boolean> {
   return end(db, job.id, "cancel", reason);
+}
+
+/**
+ * cancelJob as a statement for the caller's batch, for a job of the asset that no provider was
+ * handed a run of (cancelling it calls nothing out), where `condition` holds too (the caller's
+ * access): it returns the cancelled row, none when the job is not one to cancel so.
+ */
+export function cancelUnrunJobStatement(
+  db: Db,
+  job: Pick<ScanJobRow, "id" | "tenantId" | "assetId">,
+  reason: string,
+  condition: SQL | undefined,
+) {
+  const ofAsset = and(eq(scanJobs.tenantId, job.tenantId), eq(scanJobs.assetId, job.assetId));
+  return endStatement(
+    db,
+    job.id,
+    "cancel",
+    reason,
+    and(ofAsset, isNull(scanJobs.providerRunId), condition),
+  ).returning();
 }
 
 /** Before the provider is called: the job runs on Spark, with the callback's sealed secret and deadline. */

@@ -10,7 +10,7 @@
 import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
-import { writeWith } from "../db/json-insert";
+import { insertWhere, writeWith } from "../db/json-insert";
 import {
   type ChannelType,
   type NotificationEvent,
@@ -18,10 +18,11 @@ import {
   notificationDeliveries,
   projects,
 } from "../db/schema";
-import { claimUnique, conflictOf, insertWithNextId } from "../db/unique";
+import { claimUnique } from "../db/unique";
 import type { SealedSecret, SecretBox } from "../lib/crypto";
 import { ConflictError, InvalidInputError, NotFoundError } from "../lib/errors";
 import { checkOutboundUrl, type OutboundPolicy, OutboundTargetError } from "../lib/outbound";
+import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { generateSigningSecret, signingKeyOf } from "./signature";
 
@@ -46,9 +47,16 @@ export interface ChannelInput {
   enabled?: boolean | undefined;
 }
 
-/** The additional data a sealed value is bound to: another row's ciphertext does not open here. */
-const urlAad = (id: number) => `notification_channel:${id}:url`;
-const secretAad = (id: number) => `notification_channel:${id}:secret`;
+/**
+ * The additional data a sealed value is bound to: another row's ciphertext does not open here. A
+ * value is sealed for a seal id (random, unique among channels: `seal_id`), chosen before the row
+ * is written so the row is whole in its one INSERT; one sealed before seal ids (seal_id null) for
+ * the row id.
+ */
+type SealedFor = Pick<ChannelRow, "id" | "sealId">;
+const sealedFor = (row: SealedFor) => (row.sealId === null ? `${row.id}` : `seal:${row.sealId}`);
+const urlAad = (row: SealedFor) => `notification_channel:${sealedFor(row)}:url`;
+const secretAad = (row: SealedFor) => `notification_channel:${sealedFor(row)}:secret`;
 
 /**
  * What a channel shows of its URL, and keeps in clear: the scheme and host (with a port). The
@@ -75,7 +83,7 @@ const tenantProjects = (db: Db, tenantId: string) =>
   db.select({ id: projects.id }).from(projects).where(eq(projects.tenantId, tenantId));
 
 /** A 400 naming the ids of `ids` that are no project of the tenant (`found`: its projects). */
-function projectsFound(ids: number[], found: { id: number }[]): void {
+function projectsFound(ids: number[], found: readonly { id: number }[]): void {
   const known = new Set(found.map((p) => p.id));
   const missing = ids.filter((id) => !known.has(id));
   if (missing.length > 0)
@@ -121,88 +129,85 @@ async function hostOnly(db: Db, rows: ChannelRow[]): Promise<ChannelRow[]> {
 }
 
 /**
- * Creates a channel. A WEBHOOK channel without a secret gets a generated one; `secret` in the
- * result is the only time it is shown (undefined for Slack). The row is written whole in one
- * INSERT, its URL and secret already sealed for its id (insertWithNextId), with `after` (the
- * caller's statements that belong with it) in its batch. Two round trips: what the checks need and
- * the next id are read in one batch, since the secrets are sealed for the id before the INSERT.
+ * The statements that create a channel, for the caller's batch with its access check (`allowed`
+ * holds in the INSERT's condition). A WEBHOOK channel without a secret gets a generated one;
+ * `secret` is the only time it is shown (undefined for Slack). The row is written whole in one
+ * INSERT, its URL and secret sealed for a new seal id and its id chosen in the INSERT (max + 1);
+ * the INSERT writes only if every project named is the tenant's and the tenant has room for one
+ * more channel, which `channelCreated` tells apart from the batch's reads. Bad input is thrown
+ * before any statement is built; `claim` maps the failure of the batch on the name's unique index
+ * to the 409.
  */
-export async function createChannel(
+export async function createChannelStatements(
   db: Db,
   box: SecretBox,
   policy: OutboundPolicy,
   tenantId: string,
   input: ChannelInput & { url: string },
   actor: string,
-  after: readonly BatchItem<"sqlite">[] = [],
-): Promise<{ row: ChannelRow; secret?: string }> {
+  allowed: SQL | undefined,
+) {
   const url = checkUrl(input.url, policy);
   if (input.type === "SLACK" && input.secret !== undefined) {
     throw InvalidInputError.field("secret", "a Slack channel has no signing secret");
   }
   checkSecret(input.secret);
-  const nextIdQuery = db
-    .select({ id: sql<number>`coalesce(max(${notificationChannels.id}), 0) + 1` })
-    .from(notificationChannels);
-  const [found, existing, [firstId]] = await db.batch([
-    tenantProjects(db, tenantId),
-    db
-      .select({ name: notificationChannels.name })
-      .from(notificationChannels)
-      .where(eq(notificationChannels.tenantId, tenantId)),
-    nextIdQuery,
-  ]);
-  projectsFound(input.project_ids ?? [], found);
-  if (existing.length >= MAX_CHANNELS_PER_TENANT) {
-    throw new ConflictError(`A tenant has at most ${MAX_CHANNELS_PER_TENANT} notification channels`);
-  }
-  if (existing.some((c) => c.name === input.name)) throw new ConflictError(NAME_TAKEN);
   const secret = input.type === "WEBHOOK" ? (input.secret ?? generateSigningSecret()) : undefined;
+  const projectIds = input.project_ids ?? [];
   const now = nowIso();
-  // The first try takes the id read with the checks; a clash reads it again.
-  let proposed: number | undefined = firstId!.id;
-  const nextId = async () => {
-    const id = proposed ?? (await nextIdQuery)[0]!.id;
-    proposed = undefined;
-    return id;
-  };
-  try {
-    const row = await insertWithNextId("notification_channels", nextId, async (id) => {
-      const insert = db
-        .insert(notificationChannels)
-        .values({
-          id,
-          tenantId,
-          ...(await channelColumns(box, id, input, url, secret)),
-          createdBy: actor,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      const [created] = await writeWith(db, insert, after);
-      return created!;
-    });
-    return { row, ...(input.type === "WEBHOOK" && !input.secret ? { secret } : {}) };
-  } catch (err) {
-    throw conflictOf(err, NAME_TAKEN) ?? err;
-  }
+  const found = tenantProjects(db, tenantId);
+  const count = db
+    .select({ n: sql<number>`count(*)` })
+    .from(notificationChannels)
+    .where(eq(notificationChannels.tenantId, tenantId));
+  const projectsNamed = db
+    .select({ n: sql<number>`count(*)` })
+    .from(projects)
+    .where(and(eq(projects.tenantId, tenantId), inJsonList(projects.id, projectIds)));
+  const insert = insertWhere(
+    db,
+    notificationChannels,
+    {
+      tenantId,
+      ...(await channelColumns(box, input, url, secret)),
+      createdBy: actor,
+      createdAt: now,
+      updatedAt: now,
+    },
+    and(
+      allowed,
+      projectIds.length > 0 ? sql`(${projectsNamed}) = ${new Set(projectIds).size}` : undefined,
+      sql`(${count}) < ${MAX_CHANNELS_PER_TENANT}`,
+    ),
+  ).returning();
+  const claim = (batch: Promise<unknown[]>) => claimUnique(batch, NAME_TAKEN);
+  return { found, insert, claim, secret: input.type === "WEBHOOK" && !input.secret ? secret : undefined };
+}
+
+/**
+ * The channel createChannelStatements inserted, once the batch has shown the caller's access (its
+ * reads `found`, the tenant's projects): none inserted is a project that is not the tenant's (400)
+ * or a tenant with no room for one more channel (409).
+ */
+export function channelCreated(
+  input: ChannelInput,
+  found: readonly { id: number }[],
+  inserted: readonly ChannelRow[],
+): ChannelRow {
+  if (inserted[0]) return inserted[0];
+  projectsFound(input.project_ids ?? [], found);
+  throw new ConflictError(`A tenant has at most ${MAX_CHANNELS_PER_TENANT} notification channels`);
 }
 
 const NAME_TAKEN = "A notification channel with this name already exists";
 
-/** What a create or a replace writes of a channel's input, its URL and secret sealed for the row `id`. */
-async function channelColumns(
-  box: SecretBox,
-  id: number,
-  input: ChannelInput,
-  url: string,
-  secret: string | undefined,
-) {
+/** What a create or a replace writes of a channel's input, its URL and secret sealed for a new seal id. */
+async function channelColumns(box: SecretBox, input: ChannelInput, url: string, secret: string | undefined) {
   return {
     name: input.name,
     type: input.type,
     url: urlHost(url),
-    ...(await sealSecrets(box, id, url, secret)),
+    ...(await sealSecrets(box, url, secret)),
     events: input.events ?? DEFAULT_EVENTS,
     minSeverity: input.min_severity ?? "LOW",
     projectIds: input.project_ids ?? [],
@@ -210,11 +215,13 @@ async function channelColumns(
   };
 }
 
-/** The URL and the signing secret sealed for the row `id` (its additional data). */
-async function sealSecrets(box: SecretBox, id: number, url: string, secret: string | undefined) {
+/** The URL and the signing secret sealed for a new seal id (their additional data), and that id. */
+async function sealSecrets(box: SecretBox, url: string, secret: string | undefined) {
+  const row = { id: 0, sealId: crypto.randomUUID() };
   return {
-    urlSecret: JSON.stringify(await box.seal(url, urlAad(id))),
-    signingSecret: secret === undefined ? null : JSON.stringify(await box.seal(secret, secretAad(id))),
+    urlSecret: JSON.stringify(await box.seal(url, urlAad(row))),
+    signingSecret: secret === undefined ? null : JSON.stringify(await box.seal(secret, secretAad(row))),
+    sealId: row.sealId,
   };
 }
 
@@ -279,7 +286,7 @@ export async function replaceChannel(
       db
         .update(notificationChannels)
         .set({
-          ...(await channelColumns(box, id, input, url, secret)),
+          ...(await channelColumns(box, input, url, secret)),
           updatedAt: nowIso(),
         })
         .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
@@ -307,9 +314,9 @@ export function channelDeleted(rows: readonly unknown[]): void {
 
 /** The receiver's full URL and the signing secret, opened for a delivery. */
 export async function openChannel(box: SecretBox, row: ChannelRow): Promise<{ url: string; secret?: string }> {
-  const url = await box.open<string>(JSON.parse(row.urlSecret) as SealedSecret, urlAad(row.id));
+  const url = await box.open<string>(JSON.parse(row.urlSecret) as SealedSecret, urlAad(row));
   if (!row.signingSecret) return { url };
-  const secret = await box.open<string>(JSON.parse(row.signingSecret) as SealedSecret, secretAad(row.id));
+  const secret = await box.open<string>(JSON.parse(row.signingSecret) as SealedSecret, secretAad(row));
   return { url, secret };
 }
 

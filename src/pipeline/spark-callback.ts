@@ -10,7 +10,7 @@ import { eq } from "drizzle-orm";
 import type { ScanResultMessage } from "../contracts/messages";
 import type { AssetProfile } from "../contracts/profile";
 import { createDb, type Db } from "../db";
-import { scanJobs } from "../db/schema";
+import { type ScanJobRow, scanJobs } from "../db/schema";
 import { type ShardEnv, shardDatabases, tenantDatabase } from "../db/shards";
 import type { Env } from "../env";
 import { releaseCallback, takeCallback } from "../jobs/lifecycle";
@@ -26,24 +26,29 @@ export const CALLBACK_MAX_BYTES = 96 * 1024;
 const refused = (detail: string) => new UnauthenticatedError(`The callback is refused: ${detail}`);
 
 /**
- * The database of the job's tenant (src/db/shards.ts), found from the job id alone: every shard is
- * asked at once (one round trip's wait), and the tenant's shard answers (a tenant that is moving
- * has the job in two). Undefined when no shard has the job.
+ * The job and the database of its tenant (src/db/shards.ts), found from the job id alone: every
+ * shard is asked at once (one round trip's wait: `requestDb` is the request's own database, shard
+ * 0, the others beside it), and the shard that has the job answers. A tenant that is moving has
+ * the job in two: the directory says which is its own. Undefined when no shard has the job.
  */
-export async function callbackDatabase(env: ShardEnv, jobId: string): Promise<Db | undefined> {
+async function findCallbackJob(env: ShardEnv, requestDb: Db, jobId: string) {
+  const dbs = shardDatabases(env).map((d1, n) => (n === 0 ? requestDb : d1 ? createDb(d1) : undefined));
   const found = await Promise.all(
-    shardDatabases(env).map((d1) =>
-      d1?.prepare("SELECT tenant_id AS tenantId FROM scan_jobs WHERE id = ?").bind(jobId).first<{ tenantId: string }>(),
+    dbs.map(async (db) =>
+      db ? { db, job: await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, jobId) }) } : undefined,
     ),
   );
-  const tenantId = found.find((row) => row)?.tenantId;
-  return tenantId === undefined ? undefined : createDb(await tenantDatabase(env, tenantId));
+  const held = found.filter((f) => f?.job !== undefined) as { db: Db; job: ScanJobRow }[];
+  const [first] = held;
+  if (held.length <= 1 || !first?.job.tenantId) return first;
+  const home = await tenantDatabase(env, first.job.tenantId);
+  return held.find((f) => f.db.$client === home || (f.db === requestDb && home === env.DB)) ?? first;
 }
 
 /** Checks a callback and queues it; throws a domain error (4xx) for anything it refuses. */
 export async function acceptScanCallback(
   env: Env,
-  db: Db,
+  requestDb: Db,
   jobId: string,
   headers: { timestamp?: string | undefined; signature?: string | undefined },
   body: string,
@@ -54,11 +59,13 @@ export async function acceptScanCallback(
       `A callback carries at most ${CALLBACK_MAX_BYTES} bytes; a larger profile goes to the tenant's storage (profile_ref)`,
     );
   }
-  const job = await db.query.scanJobs.findFirst({ where: eq(scanJobs.id, jobId) });
+  const found = await findCallbackJob(env, requestDb, jobId);
   // An unknown job and a bad signature look the same: the answer tells a stranger nothing.
-  if (!job?.callbackSecret) throw refused("the signature is not valid");
+  const sealed = found?.job.callbackSecret;
+  if (!found || !sealed) throw refused("the signature is not valid");
+  const { db, job } = found;
   const secret = await secretBox(env.ENCRYPTION_KEYS).open<string>(
-    JSON.parse(job.callbackSecret) as SealedSecret,
+    JSON.parse(sealed) as SealedSecret,
     callbackAad(job.id),
   );
   const check = await checkCallbackSignature(secret, headers, body, Math.floor(now.getTime() / 1000));

@@ -226,8 +226,8 @@ export async function writeInBatch<R extends BatchItem<"sqlite">, A, T extends r
 /**
  * writeInBatch with the write's audit row appended (as answering `audit.status`, if the last
  * statement changed a row or where `audit.when` holds: auditInBatch): a read among `statements`
- * is answered only once the check has passed. Answers the caller's access and what each statement
- * returned.
+ * is answered only once the check has passed; `claim` as writeInBatch's. Answers the caller's
+ * access and what each statement returned.
  */
 export async function writeChecked<
   R extends BatchItem<"sqlite">,
@@ -238,11 +238,14 @@ export async function writeChecked<
   check: InBatchCheck<R, A>,
   statements: S,
   audit: { status: number; when?: SQL | undefined },
+  claim?: (batch: Promise<unknown[]>) => Promise<unknown[]>,
 ): Promise<{ access: A; results: { [K in keyof S]: Awaited<S[K]> } }> {
-  const [access, ...results] = await writeInBatch(c, check, [
-    ...statements,
-    auditInBatch(c, audit.status, audit.when),
-  ] as BatchItem<"sqlite">[]);
+  const [access, ...results] = await writeInBatch(
+    c,
+    check,
+    [...statements, auditInBatch(c, audit.status, audit.when)] as BatchItem<"sqlite">[],
+    claim,
+  );
   auditedInBatch(c, audit.status);
   return { access, results: results.slice(0, statements.length) as unknown as { [K in keyof S]: Awaited<S[K]> } };
 }

@@ -14,7 +14,7 @@ describe("alertIdBase", () => {
     const ranges = ids.map((id) => [alertIdBase(id), alertIdBase(id) + ALERT_IDS_PER_ASSET - 1] as const);
     for (const [lo, hi] of ranges) expect(Number.isSafeInteger(hi) && hi > lo).toBe(true);
     const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-    for (let i = 1; i < sorted.length; i++) expect(sorted[i][0]).toBeGreaterThan(sorted[i - 1][1]);
+    for (const [i, [lo]] of sorted.slice(1).entries()) expect(lo).toBeGreaterThan(sorted[i]?.[1] ?? Infinity);
     // A shard's own D1 rows (ids above its range's base) stay below its assets' alert ids.
     expect(alertIdBase(LEASE_SIZE + 1)).toBeGreaterThan(LEASE_SIZE + 2 ** 23);
   });

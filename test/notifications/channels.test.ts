@@ -6,6 +6,7 @@
 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { secretBox } from "../../src/lib/crypto";
 import { admin, call } from "../support/api";
 import { describeAuthMatrix } from "../support/auth-matrix";
 import { asDeployed } from "../support/outbound";
@@ -88,7 +89,9 @@ describe("notification channels", () => {
       .first<Record<string, string>>();
     expect(JSON.stringify(row)).not.toContain(btoa("k".repeat(32)));
     expect(JSON.stringify(row)).not.toContain("query-token-123");
-    // A sealed value copied into another row does not open there (the row id is its additional data).
+    // A sealed value copied into another row does not open there (the row's seal id, unique among
+    // channels, is its additional data).
+    expect(row!.seal_id).toMatch(/^[0-9a-f-]{36}$/);
     const slackReceiver = await receiver("slack");
     const slack = await createChannel(tenant, { type: "SLACK", url: slackReceiver.url });
     await env.DB.prepare("update notification_channels set url_secret = ? where id = ?")
@@ -101,6 +104,27 @@ describe("notification channels", () => {
     expect(await slackReceiver.requests()).toEqual([]);
     expect(await r.requests()).toEqual([]);
     expect(JSON.parse(row!.signing_secret!)).toHaveProperty("ct");
+  });
+
+  it("opens a URL and secret sealed for the row id, as before seal ids (seal_id null)", async () => {
+    const tenant = await createTenant();
+    const r = await receiver();
+    const secret = `whsec_${btoa("s".repeat(32))}`;
+    const res = await createChannel(tenant, { type: "WEBHOOK", url: `${r.url}?sig=legacy`, secret });
+    expect(res.status).toBe(201);
+    const id = res.body.id as number;
+    const box = secretBox(env.ENCRYPTION_KEYS);
+    const sealed = async (value: string, what: string) =>
+      JSON.stringify(await box.seal(value, `notification_channel:${id}:${what}`));
+    await env.DB.prepare(
+      "update notification_channels set url_secret = ?, signing_secret = ?, seal_id = null where id = ?",
+    )
+      .bind(await sealed(`${r.url}?sig=legacy`, "url"), await sealed(secret, "secret"), id)
+      .run();
+    const test = await call("POST", `${channelsPath(tenant)}/${id}/test`, { as: admin });
+    expect(test.status).toBe(200);
+    expect(test.body).toMatchObject({ delivered: true });
+    expect(await r.requests()).toHaveLength(1);
   });
 
   it("a member neither reads channels nor their deliveries, nor creates or tests one", async () => {
@@ -172,6 +196,48 @@ describe("notification channels", () => {
       expect(ok.status).toBe(201);
     });
   });
+
+  it("refuses another tenant's project (400), a 51st channel (409) and a taken name (409), writing nothing", async () => {
+    const tenant = await createTenant();
+    const ownProject = await createProject(tenant);
+    const theirProject = await createProject(await createTenant());
+    const r = await receiver();
+    const foreign = await createChannel(tenant, { type: "SLACK", url: r.url, project_ids: [ownProject, theirProject] });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.errors).toEqual([
+      { path: "body.project_ids", message: `no such project in this tenant: ${theirProject}` },
+    ]);
+    const list = () => call("GET", channelsPath(tenant), { as: admin });
+    expect((await list()).body).toEqual([]);
+    // The same name twice in the list is one project.
+    const mine = await createChannel(tenant, {
+      name: "taken",
+      type: "SLACK",
+      url: r.url,
+      project_ids: [ownProject, ownProject],
+    });
+    expect(mine.status).toBe(201);
+    for (let i = 1; i < 50; i++) expect((await createChannel(tenant, { type: "SLACK", url: r.url })).status).toBe(201);
+    const full = await createChannel(tenant, { type: "SLACK", url: r.url });
+    expect(full.status).toBe(409);
+    expect(full.body.detail).toBe("A tenant has at most 50 notification channels");
+    // A full tenant answers that first, as a project that is not the tenant's comes before both.
+    expect((await createChannel(tenant, { name: "taken", type: "SLACK", url: r.url })).body.detail).toBe(
+      "A tenant has at most 50 notification channels",
+    );
+    expect((await createChannel(tenant, { type: "SLACK", url: r.url, project_ids: [theirProject] })).status).toBe(400);
+    expect((await list()).body).toHaveLength(50);
+    // Room for one: the name is the one refusal left.
+    await call("DELETE", `${channelsPath(tenant)}/${(await list()).body[1].id}`, { as: admin });
+    const taken = await createChannel(tenant, { name: "taken", type: "SLACK", url: r.url });
+    expect(taken.status).toBe(409);
+    expect(taken.body.detail).toBe("A notification channel with this name already exists");
+    const log = await call("GET", `/api/backend/${tenant}/audit`, { as: admin });
+    const creates = log.body
+      .filter((e: { method: string }) => e.method === "POST")
+      .map((e: { status: number }) => e.status);
+    expect(creates.filter((s: number) => s !== 201)).toEqual([409, 400, 409, 409, 400]);
+  }, 60_000);
 
   it("refuses a duplicate name with 409; replaces, keeping the secret; deletes", async () => {
     const tenant = await createTenant();

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { createConnection as createConnectionRow, openConnectionCredential } from "../../src/catalog/connections";
+import { connectionCreated, createConnectionStatement, openConnectionCredential } from "../../src/catalog/connections";
 import { createDb } from "../../src/db";
 import { secretBox } from "../../src/lib/crypto";
 import { InvalidInputError } from "../../src/lib/errors";
@@ -49,6 +49,7 @@ async function sealedOf(id: number) {
     tenantId: row.tenant_id as string,
     credentialType: row.credential_type as "SIMPLE",
     credentialSecret: row.credential_secret as string,
+    sealId: row.seal_id as string | null,
   };
 }
 
@@ -466,8 +467,21 @@ describe("connections: a stored credential goes only to the address it was enter
       payload: { bucket: "b" },
       credential: { type: "GCP" as const, payload: { ...gcp.payload, token_uri } },
     });
-    const create = (uri: string, allowPrivateTargets: boolean) =>
-      createConnectionRow(createDb(env.DB), box(), tenant, null, input(uri), "t@example.com", { allowPrivateTargets });
+    const create = async (uri: string, allowPrivateTargets: boolean) => {
+      const policy = { allowPrivateTargets };
+      const db = createDb(env.DB);
+      const { insert } = await createConnectionStatement(
+        db,
+        box(),
+        tenant,
+        null,
+        input(uri),
+        "t@example.com",
+        policy,
+        undefined,
+      );
+      return connectionCreated(await insert);
+    };
     const refused = await create("https://evil.example.com/token", false).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(InvalidInputError);
     expect((refused as InvalidInputError).fields).toEqual([
@@ -711,9 +725,39 @@ describe("connections: credentials at rest", () => {
     const a = await createConnection(tenant, { type: "S3" });
     const b = await createConnection(tenant, { type: "S3" });
     const sealedA = await sealedOf(a.id);
-    await expect(openConnectionCredential(box(), { ...sealedA, id: b.id })).rejects.toThrow();
+    const sealedB = await sealedOf(b.id);
+    // Sealed before its row had an id: bound to the row's seal id, which no other row holds.
+    expect(sealedA.sealId).toMatch(/^[0-9a-f-]{36}$/);
+    await expect(openConnectionCredential(box(), { ...sealedA, id: b.id, sealId: sealedB.sealId })).rejects.toThrow();
+    await expect(
+      env.DB.prepare("update connections set seal_id = ? where id = ?").bind(sealedA.sealId, b.id).run(),
+    ).rejects.toThrow(/UNIQUE constraint failed: connections.seal_id/);
+    await expect(openConnectionCredential(box(), { ...sealedA, sealId: null })).rejects.toThrow();
     await expect(openConnectionCredential(box(), { ...sealedA, tenantId: "another-tenant" })).rejects.toThrow();
     await expect(openConnectionCredential(box(), { ...sealedA, credentialType: "TOKEN" })).rejects.toThrow();
+  });
+
+  it("opens a credential sealed for its row id, as before seal ids (seal_id null), and seals a new one for a seal id", async () => {
+    const tenant = await createTenant();
+    const created = await createConnection(tenant, { type: "S3" });
+    const credential = VALID_CONNECTIONS.S3.credential;
+    const legacy = JSON.stringify(await box().seal(credential, `connection:${tenant}:${created.id}`));
+    await env.DB.prepare("update connections set credential_secret = ?, seal_id = null where id = ?")
+      .bind(legacy, created.id)
+      .run();
+    const row = await sealedOf(created.id);
+    expect(row.sealId).toBeNull();
+    expect(await openConnectionCredential(box(), row)).toEqual(credential);
+    await expect(openConnectionCredential(box(), { ...row, id: created.id + 1 })).rejects.toThrow();
+    // A new credential is sealed for a new seal id.
+    const res = await call("PUT", `/api/backend/${tenant}/configuration/connections/${created.id}`, {
+      as: admin,
+      body: { credential },
+    });
+    expect(res.status).toBe(200);
+    const resealed = await sealedOf(created.id);
+    expect(resealed.sealId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await openConnectionCredential(box(), resealed)).toEqual(credential);
   });
 });
 

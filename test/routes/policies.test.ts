@@ -75,6 +75,13 @@ describe("asset policies", () => {
     // Sending only the threshold keeps the overrides.
     const again = await call("PUT", path, { as: admin, body: { auto_close_after: 4 } });
     expect(again.body.overrides).toEqual(put.body.overrides);
+    // …and every other setting not sent.
+    expect(again.body).toMatchObject({
+      auto_close_after: 4,
+      adapt_after: 4,
+      attribute_kinds: put.body.attribute_kinds,
+    });
+    expect((await call("GET", path, { as: admin })).body).toEqual(again.body);
   });
 
   it("refuses unknown policies, unknown or invalid params, and an out-of-range threshold, changing nothing", async () => {

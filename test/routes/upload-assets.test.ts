@@ -39,15 +39,16 @@ describe("UPLOAD connections", () => {
   it("need only a name and the type: no payload, no credential (none is stored but an empty one)", async () => {
     const { tenant, connection } = await uploadAsset();
     expect(connection).toMatchObject({ type: "UPLOAD", payload: {}, db_type: null, scope: "PROJECT" });
-    const row = await env.DB.prepare("select credential_type, credential_secret from connections where id = ?")
+    const row = await env.DB.prepare("select credential_type, credential_secret, seal_id from connections where id = ?")
       .bind(connection.id)
-      .first<{ credential_type: string; credential_secret: string }>();
+      .first<{ credential_type: string; credential_secret: string; seal_id: string | null }>();
     expect(row!.credential_type).toBe("NONE");
     const opened = await openConnectionCredential(secretBox(env.ENCRYPTION_KEYS), {
       id: connection.id,
       tenantId: tenant,
       credentialType: "NONE",
       credentialSecret: row!.credential_secret,
+      sealId: row!.seal_id,
     });
     expect(opened).toEqual({ type: "NONE", payload: {} });
     const global = await call("POST", `${config(tenant)}/connections`, {

@@ -11,8 +11,9 @@
 import { describe, expect, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
 import { createAsset } from "../support/assets";
-import { createConnection } from "../support/connections";
+import { createConnection, VALID_CONNECTIONS } from "../support/connections";
 import { createProject, projectMember } from "../support/projects";
+import { receiver } from "../support/receivers";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
 import { userToken } from "../support/tokens";
 import { unique } from "../support/unique";
@@ -310,5 +311,160 @@ describe("DELETE source group in one sequential D1 round trip", () => {
     expect(sequential(deleted), deleted.headers.get("server-timing") ?? "").toBe(1);
     expect((await call("GET", assets, { as: admin })).body).toEqual([]);
     expect((await call("DELETE", path, { as: admin })).status).toBe(404);
+  });
+});
+
+describe("creates whose secrets are sealed before the row's id, in one sequential D1 round trip", () => {
+  it("POST connection: sealed for a seal id, the id chosen in the INSERT; refusals write nothing; a taken name is a 409", async () => {
+    const w = await world();
+    const own = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/connections`;
+    const global = `/api/backend/${w.tenant}/configuration/connections`;
+    const body = (name = unique("c")) => ({ name, type: "S3", ...VALID_CONNECTIONS.S3 });
+    const editor = await memberOf(w, "PROJECT_EDITOR");
+    const first = await call("POST", own, { as: editor, body: body() });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(sequential(first), first.headers.get("server-timing") ?? "").toBe(1);
+    // A key is read from D1 on its first use in the isolate (authentication, not the write).
+    const key = await tenantKey(w.tenant);
+    expect((await call("GET", global, { as: key })).status).toBe(200);
+    const second = await call("POST", global, { as: key, body: body() });
+    expect(second.status).toBe(201);
+    expect(sequential(second), second.headers.get("server-timing") ?? "").toBe(1);
+    // Ids as before: the next of the table's.
+    expect(second.body.id).toBeGreaterThan(first.body.id);
+    expect((await call("POST", own, { as: await memberOf(w, "PROJECT_VIEWER"), body: body() })).status).toBe(403);
+    expect((await call("POST", own, { as: await memberOf(w), body: body() })).status).toBe(404);
+    expect((await call("POST", global, { as: editor, body: body() })).status).toBe(403);
+    expect((await call("POST", global, { as: await tenantKey(await createTenant()), body: body() })).status).toBe(404);
+    const clash = await call("POST", own, { as: editor, body: body(first.body.name) });
+    expect(clash.status).toBe(409);
+    expect(clash.body.detail).toBe(`A connection named '${first.body.name}' already exists here`);
+    // A refused caller's clash is the refusal.
+    expect(
+      (await call("POST", own, { as: await memberOf(w, "PROJECT_VIEWER"), body: body(first.body.name) })).status,
+    ).toBe(403);
+    const list = await call("GET", global, { as: admin });
+    expect(list.body.map((c: { id: number }) => c.id)).toEqual([first.body.id, second.body.id]);
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const posts = (path: string) =>
+      log.body
+        .filter((e: { method: string; path: string }) => e.method === "POST" && e.path === path)
+        .map((e: { status: number }) => e.status);
+    expect(posts(own)).toEqual([403, 409, 403, 201]);
+    expect(posts(global)).toEqual([403, 201]);
+  });
+
+  it("POST notification channel: one round trip; a tenant member is refused and writes nothing", async () => {
+    const w = await world();
+    const path = `/api/backend/${w.tenant}/configuration/notifications/channels`;
+    const url = (await receiver()).url;
+    const key = await tenantKey(w.tenant);
+    expect((await call("GET", path, { as: key })).status).toBe(200);
+    const made = await call("POST", path, {
+      as: key,
+      body: { name: unique("ch"), type: "WEBHOOK", url },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.secret).toMatch(/^whsec_/);
+    expect(sequential(made), made.headers.get("server-timing") ?? "").toBe(1);
+    const member = await memberOf(w, "PROJECT_ADMIN");
+    expect((await call("POST", path, { as: member, body: { name: unique("ch"), type: "SLACK", url } })).status).toBe(
+      403,
+    );
+    expect((await call("GET", path, { as: admin })).body.map((c: { id: number }) => c.id)).toEqual([made.body.id]);
+  });
+});
+
+describe("asset settings and scans in one sequential D1 round trip", () => {
+  it("PUT policies: the upsert returns the row it wrote; a viewer changes nothing; another tenant's asset is a 404", async () => {
+    const w = await world();
+    const connection = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const asset = await createAsset(w.tenant, w.projectId, connection.id, { type: "S3" });
+    const path = `/api/backend/${w.tenant}/configuration/assets/${asset.id}/policies`;
+    const put = await call("PUT", path, { as: await memberOf(w, "PROJECT_EDITOR"), body: { auto_close_after: 6 } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toMatchObject({ auto_close_after: 6, adapt_after: 3, notify: true, overrides: {} });
+    expect(sequential(put), put.headers.get("server-timing") ?? "").toBe(1);
+    const viewer = await memberOf(w, "PROJECT_VIEWER");
+    expect((await call("PUT", path, { as: viewer, body: { auto_close_after: 9 } })).status).toBe(403);
+    const foreign = `/api/backend/${await createTenant()}/configuration/assets/${asset.id}/policies`;
+    expect((await call("PUT", foreign, { as: admin, body: { auto_close_after: 9 } })).status).toBe(404);
+    const again = await call("PUT", path, { as: admin, body: { notify: false } });
+    expect(again.body).toMatchObject({ auto_close_after: 6, notify: false });
+    expect((await call("GET", path, { as: admin })).body).toMatchObject({ auto_close_after: 6, notify: false });
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const puts = log.body.filter((e: { method: string; path: string }) => e.method === "PUT" && e.path === path);
+    expect(puts.map((e: { status: number }) => e.status)).toEqual([200, 403, 200]);
+  });
+
+  it("cancel a queued scan: one round trip; a viewer cancels nothing; through another asset a 404; again a 409", async () => {
+    const w = await world();
+    const connection = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const asset = await createAsset(w.tenant, w.projectId, connection.id, { type: "S3" });
+    const other = await createAsset(w.tenant, w.projectId, connection.id, { type: "S3" });
+    const scans = (id: number) => `/api/backend/${w.tenant}/configuration/assets/${id}/scans`;
+    const job = (await call("POST", scans(asset.id), { as: admin })).body.job_id as string;
+    const path = `${scans(asset.id)}/${job}/cancel`;
+    expect((await call("POST", path, { as: await memberOf(w, "PROJECT_VIEWER") })).status).toBe(403);
+    expect((await call("POST", `${scans(other.id)}/${job}/cancel`, { as: admin })).status).toBe(404);
+    expect((await call("GET", `${scans(asset.id)}/${job}`, { as: admin })).body.status).toBe("QUEUED");
+    const cancelled = await call("POST", path, { as: await memberOf(w, "PROJECT_EDITOR") });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toMatchObject({
+      job_id: job,
+      status: "CANCELLED",
+      error: expect.stringMatching(/^cancelled by /),
+    });
+    expect(sequential(cancelled), cancelled.headers.get("server-timing") ?? "").toBe(1);
+    expect((await call("GET", `${scans(asset.id)}/${job}`, { as: admin })).body).toEqual(cancelled.body);
+    const again = await call("POST", path, { as: admin });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toBe("The scan is CANCELLED: only a queued or running scan can be cancelled");
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const posts = log.body.filter((e: { method: string; path: string }) => e.method === "POST" && e.path === path);
+    expect(posts.map((e: { status: number }) => e.status)).toEqual([409, 200, 403]);
+  });
+});
+
+describe("PUT asset in two sequential D1 round trips (the read its checks need, then the write)", () => {
+  it("checks the change against the asset's own connection, read with the access check; refusals change nothing", async () => {
+    const w = await world();
+    const s3 = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
+    const asset = await createAsset(w.tenant, w.projectId, s3.id, { type: "S3" });
+    const path = `/api/backend/${w.tenant}/configuration/projects/${w.projectId}/assets/${asset.id}`;
+    const before = (await call("GET", path, { as: admin })).body;
+    const editor = await memberOf(w, "PROJECT_EDITOR");
+    const renamed = await call("PUT", path, { as: editor, body: { name: unique("renamed") } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(sequential(renamed), renamed.headers.get("server-timing") ?? "").toBe(2);
+    // A type sent alone is checked against the connection the asset keeps.
+    const retyped = await call("PUT", path, {
+      as: editor,
+      body: { type: "SNOWFLAKE", payload: { database: "DW", schema: "PUBLIC", table: "T" } },
+    });
+    expect(retyped.status).toBe(400);
+    expect(retyped.body.errors).toContainEqual({
+      path: "body.type",
+      message: "must be S3, the type of the connection",
+    });
+    const foreign = await createConnection(await createTenant(), { type: "S3" });
+    const moved = await call("PUT", path, { as: editor, body: { connection_id: foreign.id } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.errors).toEqual([{ path: "body.connection_id", message: "no such connection in this project" }]);
+    expect((await call("PUT", path, { as: await memberOf(w, "PROJECT_VIEWER"), body: { name: "x" } })).status).toBe(
+      403,
+    );
+    expect((await call("PUT", path, { as: await memberOf(w), body: { name: "x" } })).status).toBe(404);
+    const other = await createProject(w.tenant);
+    const elsewhere = `/api/backend/${w.tenant}/configuration/projects/${other}/assets/${asset.id}`;
+    expect((await call("PUT", elsewhere, { as: admin, body: { name: "x" } })).status).toBe(404);
+    expect((await call("GET", path, { as: admin })).body).toEqual({
+      ...before,
+      name: renamed.body.name,
+      updated_at: renamed.body.updated_at,
+    });
+    const log = await call("GET", `/api/backend/${w.tenant}/audit`, { as: admin });
+    const puts = log.body.filter((e: { method: string; path: string }) => e.method === "PUT" && e.path === path);
+    expect(puts.map((e: { status: number }) => e.status)).toEqual([403, 400, 400, 200]);
   });
 });

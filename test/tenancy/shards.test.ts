@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LEASE_SIZE } from "../../src/db/shards";
+import { alertIdBase } from "../../src/monitor/history-store";
 import { admin, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { createConnection } from "../support/connections";
@@ -37,6 +38,7 @@ describe("tenant shards (issue 38, point 4)", { timeout: 120_000 }, () => {
     // Ids of shard 1 come from its own range: they cannot meet shard 0's when rows move.
     expect(asset.id).toBeGreaterThan(LEASE_SIZE);
     expect(projectId).toBeGreaterThan(LEASE_SIZE);
+    expect(connection.id).toBeGreaterThan(LEASE_SIZE);
 
     for (let seq = 1; seq <= 5; seq++) await scan(tenant, asset.id, emailBatch(seq));
     const loud = await scan(tenant, asset.id, emailBatch(6, 60));
@@ -49,6 +51,10 @@ describe("tenant shards (issue 38, point 4)", { timeout: 120_000 }, () => {
     );
     expect(alerts.body && alerts.status, JSON.stringify(alerts.body)).toBe(200);
     expect(alerts.body.length).toBeGreaterThan(0);
+    // The object's alert ids (alertIdBase) for an asset of shard 1's range: JSON-safe, its own.
+    for (const a of alerts.body as { id: number }[]) {
+      expect(Number.isSafeInteger(a.id) && a.id > alertIdBase(asset.id), String(a.id)).toBe(true);
+    }
     const incidents = await call("GET", `/api/backend/${tenant}/incidents`, { as: admin });
     expect(incidents.status).toBe(200);
     const list = Array.isArray(incidents.body) ? incidents.body : incidents.body.data;

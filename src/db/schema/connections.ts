@@ -40,6 +40,11 @@ export const connections = sqliteTable(
     dbType: text("db_type"),
     credentialType: text("credential_type", { enum: CREDENTIAL_TYPES }).notNull(),
     credentialSecret: text("credential_secret").notNull(),
+    /**
+     * What the sealed credential is bound to when it was sealed before the row had an id (a random
+     * id, unique): null for a credential sealed for the row id (src/connections/credentials.ts).
+     */
+    sealId: text("seal_id"),
     createdBy: text("created_by").notNull(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
@@ -50,5 +55,7 @@ export const connections = sqliteTable(
       .on(t.tenantId, t.projectId, t.name)
       .where(sql`${t.projectId} is not null`),
     uniqueIndex("connections_global_name_uq").on(t.tenantId, t.name).where(sql`${t.projectId} is null`),
+    // A sealed credential opens in the one row that holds its seal id.
+    uniqueIndex("connections_seal_id_uq").on(t.sealId),
   ],
 );

@@ -28,6 +28,11 @@ export const notificationChannels = sqliteTable(
     urlSecret: text("url_secret").notNull(),
     /** Standard Webhooks signing secret (whsec_…), sealed; null for Slack. */
     signingSecret: text("signing_secret"),
+    /**
+     * What the sealed URL and secret are bound to when they were sealed before the row had an id (a
+     * random id, unique): null for those sealed for the row id (src/notifications/channels.ts).
+     */
+    sealId: text("seal_id"),
     events: text("events", { mode: "json" }).$type<NotificationEvent[]>().notNull(),
     minSeverity: text("min_severity", { enum: ["LOW", "MEDIUM", "HIGH"] }).notNull(),
     /** Projects whose events are sent; empty = all. */
@@ -37,7 +42,11 @@ export const notificationChannels = sqliteTable(
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
-  (t) => [uniqueIndex("notification_channels_tenant_name_uq").on(t.tenantId, t.name)],
+  (t) => [
+    uniqueIndex("notification_channels_tenant_name_uq").on(t.tenantId, t.name),
+    // The sealed URL and secret open in the one row that holds their seal id.
+    uniqueIndex("notification_channels_seal_id_uq").on(t.sealId),
+  ],
 );
 
 export const DELIVERY_STATUSES = ["PENDING", "DELIVERED", "FAILED", "DEAD"] as const;

@@ -39,11 +39,22 @@ export const createAsset: Handler<"createAsset"> = async (c) => {
   return c.json(assetView(row), 201);
 };
 
+/**
+ * Two round trips: the access check, the asset and the connection it would have are read in one
+ * batch; the change is checked against the stored asset in the Worker (a type, payload or
+ * connection sent is checked with what is kept), then the UPDATE and its audit row are one batch.
+ */
 export const updateAsset: Handler<"updateAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  const asset = await assets.getAsset(c.var.db, project, assetId);
-  const row = await assets.updateAsset(c.var.db, asset, c.req.valid("json"));
+  const changes = c.req.valid("json");
+  const { db } = c.var;
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const project = { tenantId: tenant, id: projectId };
+  const read = assets.assetToUpdateQueries(db, project, assetId, changes.connection_id);
+  const [access, asset, connection] = await db.batch([check.read, read.asset, read.connection]);
+  settleInBatch(c, () => check.settle(access));
+  const row = await assets.updateAsset(db, assets.assetFound(asset), changes, connection, [auditInBatch(c, 200)]);
+  auditedInBatch(c, 200);
   return c.json(assetView(row), 200);
 };
 

@@ -36,7 +36,7 @@ export const createAsset = authedRoute({
 
 export const updateAsset = authedRoute({
   operationId: "updateAsset",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/assets/{assetId}`,
   tags,

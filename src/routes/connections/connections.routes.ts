@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inProject, inTenant } from "../access";
+import { inProject, inProjectInBatch, inTenant, inTenantInBatch } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { ProjectParams, TenantParams } from "../params";
@@ -19,7 +19,7 @@ const credentialNote =
 
 export const createProjectConnection = authedRoute({
   operationId: "createProjectConnection",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "post",
   path: `${base}/projects/{projectId}/connections`,
   tags,
@@ -31,7 +31,7 @@ export const createProjectConnection = authedRoute({
 
 export const createGlobalConnection = authedRoute({
   operationId: "createGlobalConnection",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "post",
   path: `${base}/connections`,
   tags,
@@ -43,7 +43,7 @@ export const createGlobalConnection = authedRoute({
 
 export const updateProjectConnection = authedRoute({
   operationId: "updateProjectConnection",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/connections/{connectionId}`,
   tags,
@@ -57,7 +57,7 @@ export const updateProjectConnection = authedRoute({
 
 export const updateConnection = authedRoute({
   operationId: "updateConnection",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "put",
   path: `${base}/connections/{connectionId}`,
   tags,

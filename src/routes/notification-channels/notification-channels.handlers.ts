@@ -5,7 +5,7 @@ import { secretBox } from "../../lib/crypto";
 import { outboundPolicy } from "../../lib/outbound";
 import * as channels from "../../notifications/channels";
 import { testChannel as sendTest } from "../../notifications/events";
-import { writeInBatch } from "../access";
+import { writeChecked, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, takePage } from "../pagination";
 import { ApiError } from "../problems";
@@ -14,21 +14,27 @@ import { channelView, deliveryView } from "./notification-channels.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
 
+/**
+ * One round trip: the access check, the tenant's projects, the INSERT (conditioned on the same
+ * access, the projects named and the tenant's room; the name's unique index answers a clash, 409)
+ * and its audit row are one batch.
+ */
 export const createChannel: Handler<"createChannel"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const box = secretBox(c.env.ENCRYPTION_KEYS);
-  const { row, secret } = await channels.createChannel(
+  const input = c.req.valid("json");
+  const check = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN");
+  const create = await channels.createChannelStatements(
     c.var.db,
-    box,
+    secretBox(c.env.ENCRYPTION_KEYS),
     outboundPolicy(c.env),
     tenant,
-    c.req.valid("json"),
+    input,
     actorName(c.var.principal),
-    [auditInBatch(c, 201)],
+    check.allowed,
   );
-  auditedInBatch(c, 201);
-  return c.json({ ...channelView(row), ...(secret ? { secret } : {}) }, 201);
+  const { results } = await writeChecked(c, check, [create.found, create.insert], { status: 201 }, create.claim);
+  const row = channels.channelCreated(input, results[0], results[1]);
+  return c.json({ ...channelView(row), ...(create.secret ? { secret: create.secret } : {}) }, 201);
 };
 
 export const listChannels: Handler<"listChannels"> = async (c) => {

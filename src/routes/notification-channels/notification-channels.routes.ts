@@ -18,7 +18,7 @@ const ChannelParams = TenantParams.extend({ channelId: IntId("channelId") });
 
 export const createChannel = authedRoute({
   operationId: "createChannel",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "post",
   path: base,
   tags,

@@ -59,7 +59,7 @@ export const getPolicies = authedRoute({
 
 export const putPolicies = authedRoute({
   operationId: "putPolicies",
-  access: onAsset("PROJECT_EDITOR"),
+  access: onAsset("PROJECT_EDITOR", { inBatch: true }),
   method: "put",
   path: `${base}/policies`,
   tags,

@@ -59,7 +59,7 @@ export const getScan = authedRoute({
 
 export const cancelScan = authedRoute({
   operationId: "cancelScan",
-  access: onAsset("PROJECT_EDITOR", { read: "head" }),
+  access: onAsset("PROJECT_EDITOR", { inBatch: true }),
   method: "post",
   path: `${base}/{job_id}/cancel`,
   tags,
