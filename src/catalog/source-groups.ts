@@ -439,7 +439,8 @@ export async function updateSourceGroup(
  * The statements that delete a project's source group with its assets, for the caller's batch,
  * where `allowed` holds (the caller's access, checked in the same batch). The group goes last: the
  * id it returns is the answer (none: the group is not the project's, see sourceGroupDeleted), and
- * the change a statement after it sees.
+ * the change a statement after it sees. The assets' delete returns their ids (their objects forget
+ * their history).
  */
 export function deleteSourceGroupStatements(db: Db, project: ProjectRef, groupId: number, allowed: SQL | undefined) {
   const group = and(
@@ -452,7 +453,8 @@ export function deleteSourceGroupStatements(db: Db, project: ProjectRef, groupId
   return [
     db
       .delete(assets)
-      .where(and(eq(assets.tenantId, project.tenantId), eq(assets.sourceGroupId, groupId), exists(ofGroup))),
+      .where(and(eq(assets.tenantId, project.tenantId), eq(assets.sourceGroupId, groupId), exists(ofGroup)))
+      .returning({ id: assets.id }),
     db.delete(sourceGroups).where(group).returning({ id: sourceGroups.id }),
   ] as const;
 }

@@ -1,5 +1,7 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { admin, type Credential, call } from "../support/api";
 import { assetRow, assetsPath, countRows, createAsset } from "../support/assets";
 import { describeAuthMatrix } from "../support/auth-matrix";
@@ -13,6 +15,21 @@ const v2 = (t: string) => `/api/backend/v2/${t}/configuration`;
 const groupsPath = (t: string, projectId: number) => `${v2(t)}/projects/${projectId}/source_groups`;
 const paths = (res: { body: { errors?: { path: string }[] } }) => (res.body.errors ?? []).map((e) => e.path);
 const SNOWFLAKE = { database: "DW", schema: "PUBLIC" };
+
+/** A mark in the asset's object (its history lives there: metric points, alerts, DQ scores). */
+async function markHistory(tenant: string, assetId: number) {
+  await runInDurableObject(assetMonitor(env, tenant, assetId), (_o, state) => {
+    state.storage.sql.exec("INSERT OR REPLACE INTO state (key, value) VALUES ('test_mark', '1')");
+  });
+}
+
+/** Whether the asset's object still holds the mark (deleting the asset makes it forget everything). */
+function historyKept(tenant: string, assetId: number): Promise<boolean> {
+  return runInDurableObject(
+    assetMonitor(env, tenant, assetId),
+    (_o, state) => state.storage.sql.exec("SELECT 1 FROM state WHERE key = 'test_mark'").toArray().length > 0,
+  );
+}
 
 /** A tenant with one project, a GLOBAL and a PROJECT SNOWFLAKE connection. */
 async function world() {
@@ -257,6 +274,9 @@ describe("source groups: update", () => {
     const w = await world();
     const g = await createGroup(w.tenant, w.projectId, w.globalConn);
     const url = `${w.path}/${g.group_id}`;
+    const [gone, kept] = [Number(g.assets[0]!.id), Number(g.assets[1]!.id)];
+    await markHistory(w.tenant, gone);
+    await markHistory(w.tenant, kept);
     const res = await call("PUT", url, {
       as: admin,
       body: {
@@ -272,6 +292,9 @@ describe("source groups: update", () => {
     expect(res.headers.get("deprecation")).toMatch(/^@\d+$/);
     const names = await call("POST", `${url}/list`, { as: admin });
     expect(names.body).toEqual(["customers", "items"]);
+    // The deleted asset's object forgets its history (after the answer); the kept one's stays.
+    await vi.waitFor(async () => expect(await historyKept(w.tenant, gone)).toBe(false));
+    expect(await historyKept(w.tenant, kept)).toBe(true);
     expect(await assetRow(Number(g.assets[0]!.id))).toBeNull();
     const added = await assetRow(Number(res.body.assets[0].id));
     expect(JSON.parse(added!.payload as string)).toEqual({ ...SNOWFLAKE, table: "ITEMS" });
@@ -420,12 +443,16 @@ describe("source groups: read and delete", () => {
     const viewer = await user(w.tenant, [[w.projectId, "PROJECT_VIEWER"]]);
     expect((await call("DELETE", `${w.path}/${g.group_id}`, { as: viewer })).status).toBe(403);
     expect(await countRows("assets", "source_group_id = ?", g.group_id)).toBe(2);
+    const ids = g.assets.map((a: { id: string }) => Number(a.id));
+    for (const id of ids) await markHistory(w.tenant, id);
 
     const res = await call("DELETE", `${w.path}/${g.group_id}`, { as: admin });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: expect.stringContaining(String(g.group_id)) });
     expect(await groupRow(g.group_id)).toBeNull();
     expect(await countRows("assets", "source_group_id = ?", g.group_id)).toBe(0);
+    // Its assets' objects forget their history (after the answer).
+    for (const id of ids) await vi.waitFor(async () => expect(await historyKept(w.tenant, id)).toBe(false));
   });
 });
 

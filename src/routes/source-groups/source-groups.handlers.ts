@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as groups from "../../catalog/source-groups";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { queueGroupAnalyses } from "../../jobs/scan-jobs";
 import { writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
@@ -22,6 +23,11 @@ function deprecated(c: Context<AppEnv>, tenant: string, successor: string) {
   for (const [name, value] of Object.entries(deprecationHeaders(`/api/backend/${tenant}/configuration${successor}`))) {
     c.header(name, value, { append: true });
   }
+}
+
+/** Deleted assets' objects forget their history (metric points, alerts, DQ scores), after the answer. */
+function forgetAssets(c: Context<AppEnv>, tenant: string, assetIds: readonly number[]) {
+  for (const id of new Set(assetIds)) c.executionCtx.waitUntil(assetMonitor(c.env, tenant, id).forget());
 }
 
 export const createSourceGroup: Handler<"createSourceGroup"> = async (c) => {
@@ -44,7 +50,10 @@ export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
   const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
   deprecated(c, tenant, `/projects/${projectId}/assets`);
   const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
-  const addedIds = await groups.updateSourceGroup(c.var.db, group, c.req.valid("json"), actorName(principal));
+  const changes = c.req.valid("json");
+  const addedIds = await groups.updateSourceGroup(c.var.db, group, changes, actorName(principal));
+  // The deleted assets (checked to be the group's, or nothing was written) forget their history.
+  forgetAssets(c, group.tenantId, changes.assets_to_delete ?? []);
   const added = await queueGroupAnalyses(c.var.db, c.env.SCAN_JOBS, group.tenantId, group.id, addedIds);
   return c.json({ assets: added }, 200);
 };
@@ -109,9 +118,14 @@ export const deleteSourceGroup: Handler<"deleteSourceGroup"> = async (c) => {
   const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
   const project = { tenantId: tenant, id: projectId };
   const remove = groups.deleteSourceGroupStatements(c.var.db, project, sourceGroupId, check.allowed);
-  const [, , gone] = await writeInBatch(c, check, [...remove, auditInBatch(c, 200)]);
+  const [, removed, gone] = await writeInBatch(c, check, [...remove, auditInBatch(c, 200)]);
   deprecated(c, tenant, `/projects/${projectId}/assets`);
   groups.sourceGroupDeleted(gone);
+  forgetAssets(
+    c,
+    tenant,
+    removed.map((a) => a.id),
+  );
   auditedInBatch(c, 200);
   return c.json({ message: `Source group ${sourceGroupId} and its assets deleted` }, 200);
 };
