@@ -27,9 +27,9 @@ const LANDINGS = [
   "0011_incident_tag_rollup_triggers.sql", // 98e246c reads3 (0010 and 0011 together)
   "0012_channel_url_host.sql", // issue 42: a channel's stored url cut to scheme and host
   "0013_asset_monitor_marks.sql", // issue 38: per-asset history in the asset's Durable Object
-  "0015_tenant_fence_triggers.sql", // issue 38 point 4: tenant shards (0014 directory, moves, fences, id leases; 0015 fence triggers)
-  "0016_alerts_in_asset_objects.sql", // issue 38: alerts in the asset's Durable Object
-  "0017_seal_ids.sql", // issue 40: secrets sealed before their row's id, for a create in one round trip
+  // 0014 to 0017 land together: issue 38's tenant shards (0014 directory, moves, fences, id leases;
+  // 0015 fence triggers) and alerts in the asset's Durable Object (0016), issue 40's seal ids (0017).
+  "0017_seal_ids.sql",
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");
