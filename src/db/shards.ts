@@ -64,7 +64,48 @@ export interface TenantHome {
   placed: boolean;
 }
 
-const cache = new Map<string, { home: Promise<TenantHome>; until: number }>();
+/** How many tenants an isolate keeps in its cache; past it, the oldest entry goes first. */
+export const SHARD_CACHE_MAX = 10_000;
+
+/**
+ * What an isolate read of the directory, for SHARD_CACHE_MS, and at most `max` tenants. The
+ * tenant comes from the request's path before authentication (authentication needs the tenant's
+ * shard), so a caller naming random tenants must not grow it without end: a new entry past `max`
+ * evicts the oldest (a Map iterates in insertion order; a refreshed entry moves to the end).
+ */
+export class HomeCache<T> {
+  readonly #entries = new Map<string, { value: Promise<T>; until: number }>();
+
+  constructor(
+    private readonly max = SHARD_CACHE_MAX,
+    private readonly ttlMs = SHARD_CACHE_MS,
+  ) {}
+
+  /** The cached value while fresh, else `load()`'s (a failed load is not kept). */
+  get(key: string, load: () => Promise<T>, now = Date.now()): Promise<T> {
+    const hit = this.#entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    if (hit) this.#entries.delete(key);
+    else if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    const value = load();
+    const entry = { value, until: now + this.ttlMs };
+    this.#entries.set(key, entry);
+    value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    return value;
+  }
+
+  forget(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+const homes = new HomeCache<TenantHome>();
 
 /**
  * The tenant's shard, from the isolate's cache while it is fresh, else from the directory (one
@@ -72,12 +113,7 @@ const cache = new Map<string, { home: Promise<TenantHome>; until: number }>();
  * shards (shard 0); any other tenant is not made yet, and would be made on newTenantShard.
  */
 export function tenantHome(env: ShardEnv, tenantId: string, now = Date.now()): Promise<TenantHome> {
-  const hit = cache.get(tenantId);
-  if (hit && hit.until > now) return hit.home;
-  const home = readHome(env, tenantId);
-  cache.set(tenantId, { home, until: now + SHARD_CACHE_MS });
-  home.catch(() => cache.delete(tenantId));
-  return home;
+  return homes.get(tenantId, () => readHome(env, tenantId), now);
 }
 
 async function readHome(env: ShardEnv, tenantId: string): Promise<TenantHome> {
@@ -103,7 +139,7 @@ export async function tenantDatabase(env: ShardEnv, tenantId: string): Promise<D
 
 /** Forgets what the isolate read of the tenant's shard: the next lookup reads the directory. */
 export function forgetTenantShard(tenantId: string): void {
-  cache.delete(tenantId);
+  homes.forget(tenantId);
 }
 
 /** The message of a write a fenced shard refused (migration 0015's triggers). */
