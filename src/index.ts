@@ -32,16 +32,35 @@ function onShard(env: Env, n: number): Env {
  * hour of each UTC day, each tick also applies the data_ttl of its slice of tenants. Each tick moves
  * some assets' DQ scores and job markers from D1 into their objects (issue 38) while any are left.
  */
-async function shardTick(env: Env, cron: string, now: Date): Promise<void> {
-  const { jobs } = await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now);
-  if (jobs > 0) console.log(JSON.stringify({ cron, scheduled_jobs: jobs }));
-  await pollSparkRuns(env, createDb(env.DB), now);
-  await retryPendingTickets(env, now);
-  await requeueStrandedDeliveries(env, createDb(env.DB), now);
-  const retention = await runRetention(env, createDb(env.DB), now);
-  if (retention && Object.keys(retention.deleted).length > 0) console.log(JSON.stringify({ cron, retention }));
-  const moved = await moveHistoryTick(env);
-  if (moved.assets > 0) console.log(JSON.stringify({ cron, history_move: moved }));
+async function shardTick(env: Env, cron: string, now: Date, shard: number): Promise<void> {
+  // Each step by itself: one step's failure is logged and retried at the next tick, the others go on.
+  const step = async (name: string, work: () => Promise<unknown>) => {
+    try {
+      const report = await work();
+      if (report !== undefined) console.log(JSON.stringify({ cron, shard, [name]: report }));
+    } catch (err) {
+      console.error(JSON.stringify({ cron, shard, step: name, error: String(err) }));
+    }
+  };
+  const db = createDb(env.DB);
+  await step("scheduled_jobs", async () => (await dispatchDueSchedules(env.DB, env.SCAN_JOBS, now)).jobs || undefined);
+  await step("spark_runs", async () => {
+    await pollSparkRuns(env, db, now);
+  });
+  await step("tickets", async () => {
+    await retryPendingTickets(env, now);
+  });
+  await step("deliveries", async () => {
+    await requeueStrandedDeliveries(env, db, now);
+  });
+  await step("retention", async () => {
+    const retention = await runRetention(env, db, now);
+    return retention && Object.keys(retention.deleted).length > 0 ? retention : undefined;
+  });
+  await step("history_move", async () => {
+    const moved = await moveHistoryTick(env);
+    return moved.assets > 0 ? moved : undefined;
+  });
 }
 
 const app = createApp();
@@ -52,15 +71,9 @@ export default {
   /** Every minute, each shard's tick (shardTick). */
   async scheduled(controller, env) {
     const now = new Date(controller.scheduledTime);
-    // Each shard's rows by themselves (src/db/shards.ts): one shard's failure (a tenant fenced
-    // while it moves) is logged and retried at the next tick, the other shards' work goes on.
-    for (const shard of shardNumbers(env)) {
-      try {
-        await shardTick(onShard(env, shard), controller.cron, now);
-      } catch (err) {
-        console.error(JSON.stringify({ cron: controller.cron, shard, error: String(err) }));
-      }
-    }
+    // Each shard's rows by themselves (src/db/shards.ts), each step of its tick by itself; a tenant
+    // fenced while it moves is left out of every step (src/db/fences.ts).
+    for (const shard of shardNumbers(env)) await shardTick(onShard(env, shard), controller.cron, now, shard);
     // Tenants moving between shards (`npm run shards -- move`): each move as far as it can go.
     const moves = await advanceMoves(env);
     if (moves.length > 0) console.log(JSON.stringify({ cron: controller.cron, shard_moves: moves }));

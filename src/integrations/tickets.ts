@@ -1,6 +1,7 @@
 import { and, asc, eq, exists, isNull, lte, not, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { createDb, type Db } from "../db";
+import { unfenced } from "../db/fences";
 import { insertWhere } from "../db/json-insert";
 import type { IncidentRow, JiraIntegrationRow, TicketRequestRow, TicketTemplateRow } from "../db/schema";
 import { incidents, jiraIntegrations, ticketRequests, ticketTemplates } from "../db/schema";
@@ -424,7 +425,13 @@ export async function retryPendingTickets(env: TicketEnv, now: Date) {
   const due = await db
     .select()
     .from(ticketRequests)
-    .where(and(eq(ticketRequests.status, "PENDING"), lte(ticketRequests.nextAttemptAt, now.toISOString())))
+    .where(
+      and(
+        eq(ticketRequests.status, "PENDING"),
+        lte(ticketRequests.nextAttemptAt, now.toISOString()),
+        unfenced(ticketRequests.tenantId),
+      ),
+    )
     .orderBy(asc(ticketRequests.nextAttemptAt))
     .limit(RETRIES_PER_RUN);
   const counts = { attempted: 0, created: 0, failed: 0, pending: 0 };

@@ -1,4 +1,5 @@
 import type { ScanJobMessage } from "../contracts/messages";
+import { unfencedSql } from "../db/fences";
 import { nextRunIso } from "../lib/cron";
 import { nowIso } from "../lib/time";
 import { INITIAL_STATUS } from "./lifecycle";
@@ -98,7 +99,7 @@ function slotJob(assetId: number, tenantId: string, slot: string): SlotJob {
 const ASSET_SCHEDULES: ScheduleOwner<DueAsset> = {
   table: "assets",
   dueSql: `SELECT id, tenant_id, schedule_cron, schedule_timezone, next_run_at FROM assets
-    WHERE next_run_at IS NOT NULL AND next_run_at <= ?1 AND schedule_enabled = 1
+    WHERE next_run_at IS NOT NULL AND next_run_at <= ?1 AND schedule_enabled = 1 AND ${unfencedSql("assets.tenant_id")}
     ORDER BY next_run_at LIMIT ${PAGE}`,
   schedule: (a) => [a.schedule_cron, a.schedule_timezone],
   jobsOf: async (_d1, claimed) => claimed.map((a) => slotJob(a.id, a.tenant_id, a.next_run_at)),
@@ -108,7 +109,8 @@ const ASSET_SCHEDULES: ScheduleOwner<DueAsset> = {
 const GROUP_SCHEDULES: ScheduleOwner<DueGroup> = {
   table: "source_groups",
   dueSql: `SELECT id, tenant_id, scheduled_upload, next_run_at FROM source_groups
-    WHERE next_run_at IS NOT NULL AND next_run_at <= ?1 ORDER BY next_run_at LIMIT ${PAGE}`,
+    WHERE next_run_at IS NOT NULL AND next_run_at <= ?1 AND ${unfencedSql("source_groups.tenant_id")}
+    ORDER BY next_run_at LIMIT ${PAGE}`,
   schedule: (g) => [g.scheduled_upload, "UTC"],
   jobsOf: groupMemberJobs,
 };

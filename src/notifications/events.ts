@@ -10,6 +10,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { NotificationMessage } from "../contracts/messages";
 import type { Db } from "../db";
+import { unfenced } from "../db/fences";
 import { writeWith } from "../db/json-insert";
 import {
   assetPolicies,
@@ -272,6 +273,7 @@ export async function requeueStrandedDeliveries(
         eq(notificationDeliveries.status, "PENDING"),
         eq(notificationDeliveries.attempts, 0),
         lt(notificationDeliveries.updatedAt, before),
+        unfenced(notificationDeliveries.tenantId),
       ),
     )
     .limit(500);

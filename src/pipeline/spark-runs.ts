@@ -6,6 +6,7 @@
 
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { Db } from "../db";
+import { unfenced } from "../db/fences";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
 import type { Env } from "../env";
@@ -37,7 +38,12 @@ export async function pollSparkRuns(
   limit = 50,
 ): Promise<{ polled: number; ended: number }> {
   const running = await db.query.scanJobs.findMany({
-    where: and(eq(scanJobs.status, "RUNNING"), eq(scanJobs.engine, "SPARK"), isNotNull(scanJobs.providerRunId)),
+    where: and(
+      eq(scanJobs.status, "RUNNING"),
+      eq(scanJobs.engine, "SPARK"),
+      isNotNull(scanJobs.providerRunId),
+      unfenced(scanJobs.tenantId),
+    ),
     limit,
   });
   let ended = 0;

@@ -369,6 +369,31 @@ describe("POST …/incidents/{id}/tickets against Jira Cloud's create-issue API"
     expect(detail.body.ticket.key).toMatch(/^DQ-\d+$/);
   });
 
+  it("the cron leaves a fenced tenant's pending request alone: no ticket it could not record", async () => {
+    const w = await ticketWorld();
+    const incidentId = await seedIncident(w.asset);
+    await w.site.script([
+      { status: 429, body: { errorMessages: ["Rate limit exceeded"] }, headers: { "Retry-After": "60" } },
+    ]);
+    const res = await call("POST", ticketsPath(w.tenant, incidentId), {
+      as: admin,
+      body: { template_id: w.templateId },
+    });
+    expect(res.body).toMatchObject({ status: "PENDING", attempts: 1 });
+    const sent = (await w.site.requests()).length;
+    // The tenant is moving to another shard (src/tenancy/shard-move.ts): its rows here are fenced.
+    await env.DB.prepare("insert into tenant_fences (tenant_id, state, since) values (?1, 'fenced', ?2)")
+      .bind(w.tenant, new Date().toISOString())
+      .run();
+    await retryPendingTickets(env, new Date(Date.now() + 6 * MIN));
+    expect((await w.site.requests()).length).toBe(sent);
+    await env.DB.prepare("delete from tenant_fences where tenant_id = ?").bind(w.tenant).run();
+    await retryPendingTickets(env, new Date(Date.now() + 6 * MIN));
+    expect((await w.site.requests()).length).toBe(sent + 1);
+    const listed = await call("GET", ticketsPath(w.tenant, incidentId), { as: admin });
+    expect(listed.body).toMatchObject([{ status: "CREATED", attempts: 2 }]);
+  });
+
   it("the cron retries exactly the due requests, however many others wait longer", async () => {
     const { tenant, asset, templateId } = world;
     const incidentId = await seedIncident(asset);
