@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { DATA_PLANE } from "../../src/routes/audit/audit.middleware";
 import { ADMIN_KEY, admin, type Credential, call } from "../support/api";
-import { countRows, csvAsset, createAsset } from "../support/assets";
+import { countRows, createAsset, csvAsset } from "../support/assets";
 import { insertConnection } from "../support/connections";
 import { createTenant, tenantKey } from "../support/tenants";
 
@@ -153,7 +153,9 @@ describe("audit tallies of the data plane", () => {
     const after = (await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(accepted.last_at)}`)).body;
     expect(uploads(after, asset.id).map((e: any) => e.count)).toEqual([2]);
     const later = new Date(Date.parse(accepted.last_at) + 1).toISOString();
-    expect(uploads((await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(later)}`)).body, asset.id)).toEqual([]);
+    expect(
+      uploads((await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(later)}`)).body, asset.id),
+    ).toEqual([]);
     const before = new Date(Date.parse(accepted.at) - 1).toISOString();
     expect(uploads((await auditOf(tenant, `?to_time=${encodeURIComponent(before)}`)).body, asset.id)).toEqual([]);
     expect(uploads((await auditOf(tenant, `?to_time=${encodeURIComponent(accepted.at)}`)).body, asset.id)).toHaveLength(
