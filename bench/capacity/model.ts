@@ -10,7 +10,7 @@
  * - D1 bytes per asset and day: rows a scan adds only as the first of its asset's day and retention
  *   removes (an audit tally, decision 0014): the first round's growth of the tables retention
  *   empties, less as many scans at the clean phase's rate, per asset (bytes in use, priced as pages
- *   at the database's ratio of page bytes to bytes in use). The sample runs within one UTC day.
+ *   at the clean phase's ratio of page bytes to bytes in use). The sample runs within one UTC day.
  * - D1 write rate: a tenant's scan-path statements per second against the statements per second one
  *   database runs one at a time, at the probed cost of a statement on the local D1 (meter.ts).
  * - Durable Objects: the same growth arithmetic over all objects' files, per asset.
@@ -155,7 +155,9 @@ export function figuresOf(s: SampleResult, sampleAssets: number): Figures {
     .filter((t) => t.bytes >= 1)
     .sort((a, b) => b.bytes - a.bytes);
   const d1InUsePerAssetDay = perAssetDayTables.reduce((sum, t) => sum + t.bytes, 0);
-  const pagesPerInUse = used(snaps.alert) / inUseBytes(snaps.alert.d1);
+  // Pages per byte in use as the growing tables fill them (the clean phase's growth): the whole
+  // sample database's ratio is far higher, its many small tables each on a page mostly empty.
+  const pagesPerInUse = d1InUsePerScan > 0 && d1PerScan > 0 ? d1PerScan / d1InUsePerScan : 1;
 
   const scanOrigins = new Map<string, D1Counts>();
   for (const [key, c] of Object.entries(s.clean.counts)) {

@@ -80,7 +80,8 @@ function recordStatement(db: Db, w: AuditWrite, when: SQL | undefined) {
     targetWhere: sql`${auditEvents.tally} is not null`,
     set: {
       count: sql`${auditEvents.count} + 1`,
-      lastAt: sql`excluded.last_at`,
+      // Never before the first (two requests may commit in the other order than they were answered).
+      lastAt: sql`max(coalesce(${auditEvents.lastAt}, ${auditEvents.at}), excluded.last_at)`,
       requestId: sql`excluded.request_id`,
     },
   });
