@@ -121,7 +121,8 @@ export async function correctWrite(db: Db, w: AuditWrite, status: number): Promi
       db
         .update(auditEvents)
         .set({ status })
-        .where(and(mine, isNull(auditEvents.tally), eq(auditEvents.status, w.status))),
+        // By the request's id alone: a handler may build the row for two answers (e.g. 201 or 200).
+        .where(and(mine, isNull(auditEvents.tally))),
       recordStatement(db, answered, sql`changes() = 0`),
     ]);
     return;
