@@ -1,3 +1,4 @@
+import type { AuditWrite } from "./audit/audit-log";
 import type { Access, SessionBookmarks } from "./auth/access";
 import type { Principal } from "./auth/principal";
 import type { Db } from "./db";
@@ -28,5 +29,7 @@ export type AppEnv = {
     deferredCheck: () => Promise<void>;
     /** The status a handler recorded its write with in its own batch (src/routes/audit/audit.middleware.ts). */
     auditedStatus: number;
+    /** The write a handler's batch records if its conditions hold (auditInBatch), as it records it. */
+    auditInBatch: AuditWrite;
   };
 };

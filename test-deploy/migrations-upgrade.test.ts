@@ -30,6 +30,7 @@ const LANDINGS = [
   // 0014 to 0017 land together: issue 38's tenant shards (0014 directory, moves, fences, id leases;
   // 0015 fence triggers) and alerts in the asset's Durable Object (0016), issue 40's seal ids (0017).
   "0017_seal_ids.sql",
+  "0018_audit_tallies.sql", // issue 38: the data plane's audit requests counted per day (decision 0014)
 ];
 
 const DIR = resolve(import.meta.dirname, "..", "migrations");

@@ -7,6 +7,10 @@
  *   broken batches. What a tenant keeps whatever its age (catalog, and anything retention does not
  *   remove) is what is left after the retention run, per asset. Steady state: that, plus data_ttl + 1
  *   days of scans (retention runs once a day, so a day's worth waits for it).
+ * - D1 bytes per asset and day: rows a scan adds only as the first of its asset's day and retention
+ *   removes (an audit tally, decision 0014): the first round's growth of the tables retention
+ *   empties, less as many scans at the clean phase's rate, per asset (bytes in use, priced as pages
+ *   at the clean phase's ratio of page bytes to bytes in use). The sample runs within one UTC day.
  * - D1 write rate: a tenant's scan-path statements per second against the statements per second one
  *   database runs one at a time, at the probed cost of a statement on the local D1 (meter.ts).
  * - Durable Objects: the same growth arithmetic over all objects' files, per asset.
@@ -45,6 +49,11 @@ export interface Figures {
   d1PerAlertingScan: number;
   d1InUsePerAlertingScan: number;
   d1PerAlert: number;
+  /** D1 bytes (pages) an asset adds once a day, on the day's first scan (decision 0014's audit tally). */
+  d1PerAssetDay: number;
+  /** The same in bytes in use, and the tables it comes from. */
+  d1InUsePerAssetDay: number;
+  perAssetDayTables: Array<{ table: string; bytes: number }>;
   /** What the tenant keeps after retention removed everything past data_ttl, per asset. */
   d1KeptPerAsset: number;
   d1Tenant: number;
@@ -134,6 +143,22 @@ export function figuresOf(s: SampleResult, sampleAssets: number): Figures {
       perAlertingScan: Math.max(0, t.perAlertingScan) * t.kept,
     }));
 
+  // What the first scan of an asset's day adds beyond any scan, in the tables retention empties
+  // (what it keeps, e.g. the asset's mark, is in d1KeptPerAsset).
+  const firstScans = sampleAssets;
+  const perAssetDayTables = tables
+    .filter((t) => t.kept <= 0.5)
+    .map((t) => ({
+      table: t.table,
+      bytes: (grow(snaps.assets.d1.inUse, snaps.first.d1.inUse, t.table) - firstScans * t.perScan) / sampleAssets,
+    }))
+    .filter((t) => t.bytes >= 1)
+    .sort((a, b) => b.bytes - a.bytes);
+  const d1InUsePerAssetDay = perAssetDayTables.reduce((sum, t) => sum + t.bytes, 0);
+  // Pages per byte in use as the growing tables fill them (the clean phase's growth): the whole
+  // sample database's ratio is far higher, its many small tables each on a page mostly empty.
+  const pagesPerInUse = d1InUsePerScan > 0 && d1PerScan > 0 ? d1PerScan / d1InUsePerScan : 1;
+
   const scanOrigins = new Map<string, D1Counts>();
   for (const [key, c] of Object.entries(s.clean.counts)) {
     // "upload" for the request, else the origin's kind and name (queue scan-jobs, do AssetMonitor).
@@ -159,6 +184,9 @@ export function figuresOf(s: SampleResult, sampleAssets: number): Figures {
     d1PerAlertingScan,
     d1InUsePerAlertingScan,
     d1PerAlert: alertsPerAlertingScan > 0 ? d1PerAlertingScan / alertsPerAlertingScan : Number.NaN,
+    d1PerAssetDay: d1InUsePerAssetDay * pagesPerInUse,
+    d1InUsePerAssetDay,
+    perAssetDayTables,
     d1KeptPerAsset: (used(snaps.retained) - used(snaps.tenant)) / sampleAssets,
     d1Tenant: used(snaps.tenant) - used(snaps.empty),
     d1Schema: used(snaps.empty),
@@ -220,7 +248,11 @@ export function capacityOf(f: Figures, w: Workload): Capacity {
   const scansKept = scansPerDayPerTenant * (w.ttlDays + 1);
   const alertingScansKept = scansKept * w.alertRate;
   const d1PerTenant =
-    f.d1Tenant + w.assets * f.d1KeptPerAsset + scansKept * f.d1PerScan + alertingScansKept * f.d1PerAlertingScan;
+    f.d1Tenant +
+    w.assets * f.d1KeptPerAsset +
+    w.assets * (w.ttlDays + 1) * f.d1PerAssetDay +
+    scansKept * f.d1PerScan +
+    alertingScansKept * f.d1PerAlertingScan;
   const scansPerSecond = scansPerDayPerTenant / 86_400;
   const statementsPerSecond = scansPerSecond * (f.statementsPerScan + w.alertRate * f.statementsPerAlertingScan);
   const writesPerSecond = scansPerSecond * (f.writesPerScan + w.alertRate * f.writesPerAlertingScan);

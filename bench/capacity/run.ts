@@ -165,6 +165,10 @@ function report(sides: Side[]) {
       (s) => `${num(s.figures.alertsPerAlertingScan)}; ${bytes(s.figures.d1PerAlert)}`,
     ),
     row("  alerts per clean scan (should be ~0)", (s) => num(s.figures.alertsPerCleanScan, 2)),
+    row(
+      "D1 bytes per asset per day, its first scan's (pages; in use)",
+      (s) => `${bytes(s.figures.d1PerAssetDay)}; ${bytes(s.figures.d1InUsePerAssetDay)}`,
+    ),
     row("D1 kept per asset after retention (catalog)", (s) => bytes(s.figures.d1KeptPerAsset)),
     row(
       "D1 statements per scan (writes)",
@@ -235,6 +239,11 @@ function report(sides: Side[]) {
       .slice(0, 16)) {
       lines.push(
         `    ${t.table.padEnd(44)} ${bytes(t.perScan).padStart(9)} ${bytes(t.perAlertingScan).padStart(9)} ${(100 * t.kept).toFixed(0).padStart(4)} %`,
+      );
+    }
+    if (f.perAssetDayTables.length > 0) {
+      lines.push(
+        `  per asset per day (the day's first scan, in use): ${f.perAssetDayTables.map((t) => `${t.table} ${bytes(t.bytes)}`).join("; ")}`,
       );
     }
     if (f.notRemoved.length > 0) {

@@ -5,7 +5,8 @@
  * measured between phases (storage.ts):
  *
  *   empty → tenant (tenant, API key, project, connection) → assets (created, never scanned)
- *   → warm (`warmup` clean scans per asset: first scans, detectors trained)
+ *   → first (the first round: each asset's first scan, and its first of the day)
+ *   → warm (`warmup` clean scans per asset in all: first scans, detectors trained)
  *   → clean (`clean` rounds, every asset one clean scan per round)
  *   → alert (one round of broken batches, then `follow` clean rounds, in which the incidents close)
  *   → retained (the cron's retention run, at a time when everything scanned is older than data_ttl)
@@ -61,7 +62,7 @@ export interface PhaseResult {
 }
 
 export interface SampleResult {
-  snapshots: Record<"empty" | "tenant" | "assets" | "warm" | "clean" | "alert" | "retained", Snapshot>;
+  snapshots: Record<"empty" | "tenant" | "assets" | "first" | "warm" | "clean" | "alert" | "retained", Snapshot>;
   clean: PhaseResult;
   alert: PhaseResult;
   /**
@@ -201,7 +202,9 @@ export async function measureSample(root: string, persist: string, opts: SampleO
     };
 
     log(`  ${opts.warmup} warm-up rounds over ${opts.assets} assets`);
-    for (let i = 0; i < opts.warmup; i++) await round(false);
+    await round(false);
+    snapshots.first = await snap("first");
+    for (let i = 1; i < opts.warmup; i++) await round(false);
     snapshots.warm = await snap("warm");
 
     /**

@@ -1121,7 +1121,7 @@ export interface paths {
         };
         /**
          * The tenant's audit log: every write, newest first (TENANT_ADMIN)
-         * @description One entry per POST, PUT, PATCH or DELETE under the tenant by an authenticated caller, refused ones included: who, with which credential, what, when and how it ended. Never bodies or secrets. Kept for the tenant's data_ttl. Paged by `limit` and the `Link` header's cursor.
+         * @description One entry per POST, PUT, PATCH or DELETE under the tenant by an authenticated caller, refused ones included: who, with which credential, what, when and how it ended. Never bodies or secrets. The data plane's requests a pipeline makes every scan (uploads, scan triggers, a job's alerts) are counted per UTC day, method, path, actor, credential and status: one entry with its count, first (`at`) and last (`last_at`) time and last request id. Kept for the tenant's data_ttl. Paged by `limit` and the `Link` header's cursor.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -3247,8 +3247,12 @@ export interface components {
         };
         AuditEvent: {
             id: number;
-            /** @description When the write was answered (ISO 8601 UTC) */
+            /** @description When the write was answered (ISO 8601 UTC); for a tally (count > 1 possible), the first of its requests */
             at: string;
+            /** @description When the last request the entry stands for was answered: `at` for a single write */
+            last_at: string;
+            /** @description Requests the entry stands for: 1 for a write to the configuration; for the data plane's requests (uploads, scan triggers, a job's alerts), those of one UTC day with the same method, path, actor, credential and status */
+            count: number;
             /** @description The e-mail of the person behind the credential; without one, the name created_by records (platform-admin, api-key:key_…) */
             actor: string;
             /** @description "token", "api-key:key_…" or "platform-admin"; never a secret */
@@ -3269,6 +3273,7 @@ export interface components {
              * @enum {string}
              */
             outcome: "success" | "failure";
+            /** @description The request's id; for a tally, its last request's */
             request_id: string;
         };
         NotificationChannelCreated: components["schemas"]["NotificationChannel"] & {
@@ -10886,9 +10891,9 @@ export interface operations {
                 actor?: string;
                 method?: "POST" | "PUT" | "PATCH" | "DELETE";
                 outcome?: "success" | "failure";
-                /** @description Only events at or after this time (ISO 8601) */
+                /** @description Only events at or after this time (ISO 8601); a tally, if its last_at is */
                 from_time?: string;
-                /** @description Only events at or before this time (ISO 8601) */
+                /** @description Only events at or before this time (ISO 8601); a tally, if its at is */
                 to_time?: string;
             };
             header?: {

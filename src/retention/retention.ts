@@ -72,7 +72,8 @@ function deletions(d1: D1Database, tenant: string, cutoff: string): Record<strin
     scan_jobs: limited("scan_jobs", `tenant_id = ?1 and status in (${ENDED}) and created_at < ?2`),
     dq_scores: limited("dq_scores", "tenant_id = ?1 and scored_at < ?2"),
     monitor_applied_jobs: limited("monitor_applied_jobs", "tenant_id = ?1 and applied_at < ?2"),
-    audit_events: limited("audit_events", "tenant_id = ?1 and at < ?2"),
+    // A tally (one day's data-plane requests, decision 0014) goes with its last request.
+    audit_events: limited("audit_events", "tenant_id = ?1 and at < ?2 and coalesce(last_at, at) < ?2"),
     notification_deliveries: limited(
       "notification_deliveries",
       "tenant_id = ?1 and status <> 'PENDING' and created_at < ?2",

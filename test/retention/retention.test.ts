@@ -164,6 +164,35 @@ describe("retention (data_ttl)", () => {
     expect(left.results.map((r) => r.status)).toEqual(["QUEUED", "RUNNING"]);
   });
 
+  it("deletes an audit tally once its last request is older than the TTL, not before", async () => {
+    const tenant = await createTenant();
+    const cutoff = new Date(Date.now() - 30 * DAY);
+    const at = (ms: number) => new Date(cutoff.getTime() + ms).toISOString();
+    const insert = (name: string, first: string, last: string | null, tally: string | null) =>
+      env.DB.prepare(
+        `insert into audit_events (tenant_id, at, actor, credential, method, route, path, status, request_id, count, last_at, tally)
+         values (?, ?, 'a', 'token', 'POST', '/r', '/p', 202, ?, ?, ?, ?)`,
+      )
+        .bind(tenant, first, name, tally ? 5 : 1, last, tally)
+        .run();
+    await insert("row-old", at(-60_000), null, null);
+    await insert("row-young", at(60_000), null, null);
+    // A tally whose first request is past the cutoff and whose last is not: the day still counts.
+    await insert("tally-straddling", at(-60_000), at(60_000), "tally-straddling");
+    await insert("tally-old", at(-120_000), at(-60_000), "tally-old");
+    const deleted = await purgeTenant(
+      env,
+      createDb(env.DB),
+      { id: tenant, dataTtl: 30 },
+      new Date(cutoff.getTime() + 30 * DAY),
+    );
+    expect(deleted.audit_events).toBe(2);
+    const left = await env.DB.prepare("select request_id from audit_events where tenant_id = ? order by request_id")
+      .bind(tenant)
+      .all<{ request_id: string }>();
+    expect(left.results.map((r) => r.request_id)).toEqual(["row-young", "tally-straddling"]);
+  });
+
   it("finds old uploads behind thousands of young ones in key order", { timeout: 60_000 }, async () => {
     const tenant = `t-keys-${crypto.randomUUID().slice(0, 8)}`;
     const put = (key: string) => env.UPLOADS.put(key, "id\n1\n");

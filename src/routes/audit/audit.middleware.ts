@@ -2,11 +2,29 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../app-env";
-import { type AuditWrite, recordWrite, recordWriteAfterChange } from "../../audit/audit-log";
+import { type AuditWrite, correctWrite, recordWrite, recordWriteAfterChange } from "../../audit/audit-log";
 import { isTenantMoving } from "../../db/shards";
+import { nowIso } from "../../lib/time";
 import { TENANT_ID_PATTERN } from "../params";
 
 const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The data plane (decision 0014): the requests a pipeline makes every scan, by method and route
+ * template. Each is counted in its day's tally (src/audit/audit-log.ts), not recorded as a row of
+ * its own: the data uploads (every path), the scan trigger, and the alerts of a scan job or of
+ * given ids (reads sent as POST). test/routes/audit-tallies.test.ts checks each is a route.
+ */
+export const DATA_PLANE = new Set([
+  "POST /v2/:tenant/sources/:source_id/batch_data",
+  "POST /api/data/:tenant/sources/:source/batch_data",
+  "POST /api/data/v2/:tenant/sources/:source/batch_data",
+  "POST /api/data/:tenant/batch_data",
+  "POST /api/data/v2/:tenant/batch_data",
+  "POST /api/backend/:tenant/configuration/assets/:assetId/scans",
+  "POST /api/backend/:tenant/configuration/sources/:sourceID/alerts",
+  "POST /api/backend/:tenant/configuration/alerts/by_filters",
+]);
 
 /**
  * The tenant a route's `:tenant` segment names in `path`, if the route has one and the segment is
@@ -38,7 +56,9 @@ function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefine
   const path = new URL(c.req.url).pathname;
   const tenantId = tenantOf(route, path);
   if (!tenantId) return undefined;
-  return { tenantId, principal, method: c.req.method, route, path, status, requestId: c.get("requestId") };
+  const { method } = c.req;
+  const tally = DATA_PLANE.has(`${method} ${route}`);
+  return { tenantId, principal, method, route, path, status, requestId: c.get("requestId"), at: nowIso(), tally };
 }
 
 /**
@@ -47,13 +67,16 @@ function auditedWrite(c: Context<AppEnv>, status: number): AuditWrite | undefine
  * a row, or where `when` holds (a write that may change nothing and still answer `status`, e.g.
  * the caller's access), as answering `status`; built on `db`, the batch's database (the request's,
  * or its primary's). Once the batch has run, `auditedInBatch` tells the
- * middleware whether it did; if not (the write was refused or failed), the middleware records the
- * answer.
+ * middleware whether it did; if not (the write was refused or failed, or answered otherwise
+ * after it, e.g. a queue that refused the job), the middleware records the answer, in place of
+ * what the batch may have recorded (correctWrite).
  */
 export function auditInBatch(c: Context<AppEnv>, status: number, when?: SQL, db = c.get("db")) {
   const w = auditedWrite(c, status);
   // Nothing to record (e.g. no tenant in the route): a statement that writes nothing keeps the batch's shape.
-  return w ? recordWriteAfterChange(db, w, when) : db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
+  if (!w) return db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
+  c.set("auditInBatch", w);
+  return recordWriteAfterChange(db, w, when);
 }
 
 /** After the handler's batch: whether it recorded the write with its status (see auditInBatch). */
@@ -66,7 +89,8 @@ export function auditedInBatch(c: Context<AppEnv>, status: number): void {
  * the answer is known. A 404 is not recorded: the tenant, or the resource, is not the caller's to
  * see, so nothing happened in it (and another tenant's log must not learn the caller's name).
  * A write whose handler recorded it in its own batch with the status it answers is not recorded
- * again. A failure to record is logged and does not change the answer.
+ * again; one that answered otherwise than its batch may have recorded has that record corrected
+ * (correctWrite). A failure to record is logged and does not change the answer.
  */
 export const auditWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
@@ -77,7 +101,9 @@ export const auditWrites: MiddlewareHandler<AppEnv> = async (c, next) => {
   const w = auditedWrite(c, c.res.status);
   if (!w) return;
   try {
-    await recordWrite(c.get("db"), w);
+    const inBatch = c.get("auditInBatch");
+    if (inBatch) await correctWrite(c.get("db"), inBatch, w.status);
+    else await recordWrite(c.get("db"), w);
   } catch (e) {
     console.error(JSON.stringify({ event: "audit_write_failed", request_id: c.get("requestId"), error: String(e) }));
   }

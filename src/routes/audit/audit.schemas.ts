@@ -5,7 +5,22 @@ import { isoTime } from "../params";
 export const AuditEventSchema = z
   .object({
     id: z.number().int(),
-    at: z.string().openapi({ description: "When the write was answered (ISO 8601 UTC)" }),
+    at: z.string().openapi({
+      description:
+        "When the write was answered (ISO 8601 UTC); for a tally (count > 1 possible), the first of its requests",
+    }),
+    last_at: z.string().openapi({
+      description: "When the last request the entry stands for was answered: `at` for a single write",
+    }),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .openapi({
+        description:
+          "Requests the entry stands for: 1 for a write to the configuration; for the data plane's requests (uploads, " +
+          "scan triggers, a job's alerts), those of one UTC day with the same method, path, actor, credential and status",
+      }),
     actor: z.string().openapi({
       description:
         "The e-mail of the person behind the credential; without one, the name created_by records (platform-admin, api-key:key_…)",
@@ -19,7 +34,7 @@ export const AuditEventSchema = z
     path: z.string().openapi({ description: "The path that was called" }),
     status: z.number().int().openapi({ description: "The HTTP status of the answer" }),
     outcome: z.enum(["success", "failure"]).openapi({ description: "success when status < 400" }),
-    request_id: z.string(),
+    request_id: z.string().openapi({ description: "The request's id; for a tally, its last request's" }),
   })
   .openapi("AuditEvent");
 
@@ -35,6 +50,6 @@ export const AuditQuery = PageQuery.extend({
   actor: z.string().max(320).optional().openapi({ description: "Only this actor (e-mail or credential name)" }),
   method: z.enum(["POST", "PUT", "PATCH", "DELETE"]).optional(),
   outcome: z.enum(["success", "failure"]).optional(),
-  from_time: isoTime("Only events at or after this time (ISO 8601)"),
-  to_time: isoTime("Only events at or before this time (ISO 8601)"),
+  from_time: isoTime("Only events at or after this time (ISO 8601); a tally, if its last_at is"),
+  to_time: isoTime("Only events at or before this time (ISO 8601); a tally, if its at is"),
 });

@@ -6,6 +6,8 @@ export function auditEventView(row: AuditEventRow): z.infer<typeof AuditEventSch
   return {
     id: row.id,
     at: row.at,
+    last_at: row.lastAt ?? row.at,
+    count: row.count,
     actor: row.actor,
     credential: row.credential,
     method: row.method as z.infer<typeof AuditEventSchema>["method"],

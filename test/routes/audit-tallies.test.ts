@@ -1,0 +1,255 @@
+/**
+ * Issue 38 (decision 0014): the audit log counts the data plane's requests a pipeline makes every
+ * scan (uploads, scan triggers, a job's alerts) in one row per UTC day, method, path, actor,
+ * credential and status, counted up in place, instead of a row per request; writes to the
+ * configuration stay a row each. A refused request is counted apart with its status, and a request
+ * whose queue refused its job is not counted as accepted.
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { DATA_PLANE } from "../../src/routes/audit/audit.middleware";
+import { ADMIN_KEY, admin, type Credential, call } from "../support/api";
+import { countRows, createAsset, csvAsset } from "../support/assets";
+import { insertConnection } from "../support/connections";
+import { createTenant, tenantKey } from "../support/tenants";
+
+const CSV = "id,amount\n1,10\n2,20\n";
+const auditOf = (tenant: string, query = "") => call("GET", `/api/backend/${tenant}/audit${query}`, { as: admin });
+
+function upload(tenant: string, assetId: number, as: Credential = admin, headers: Record<string, string> = {}) {
+  return call("POST", `/v2/${tenant}/sources/${assetId}/batch_data`, {
+    as,
+    raw: CSV,
+    headers: { "Content-Type": "text/csv", ...headers },
+  });
+}
+
+const uploads = (entries: any[], assetId: number) =>
+  entries.filter((e) => e.path.endsWith(`/sources/${assetId}/batch_data`));
+
+describe("audit tallies of the data plane", () => {
+  it("counts N uploads of an asset in a day in one row, and a refused upload apart with its status", async () => {
+    const { tenant, asset } = await csvAsset();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await upload(tenant, asset.id);
+      expect(res.status).toBe(202);
+      ids.push(res.headers.get("x-request-id")!);
+    }
+    for (let i = 0; i < 2; i++)
+      expect((await upload(tenant, asset.id, admin, { "Content-Type": "text/xml" })).status).toBe(415);
+
+    const rows = await countRows("audit_events", "tenant_id = ? and path like ?", tenant, "%/batch_data");
+    expect(rows).toBe(2);
+    const log = await auditOf(tenant);
+    expect(log.status).toBe(200);
+    const [refused, accepted] = uploads(log.body, asset.id);
+    expect(accepted).toMatchObject({
+      method: "POST",
+      route: "/v2/:tenant/sources/:source_id/batch_data",
+      path: `/v2/${tenant}/sources/${asset.id}/batch_data`,
+      status: 202,
+      outcome: "success",
+      count: 4,
+      credential: "platform-admin",
+      request_id: ids[3],
+    });
+    expect(accepted.last_at >= accepted.at).toBe(true);
+    expect(accepted.last_at.slice(0, 10)).toBe(accepted.at.slice(0, 10));
+    expect(refused).toMatchObject({ status: 415, outcome: "failure", count: 2 });
+    // The refused ones came last, but the accepted tally came first and keeps its place (by id).
+    expect(refused.id).toBeGreaterThan(accepted.id);
+  });
+
+  it("keeps a tally per asset and per credential, and writes to the configuration a row each", async () => {
+    const { tenant, projectId, connectionId, asset } = await csvAsset();
+    const other = await createAsset(tenant, projectId, connectionId, {
+      type: "S3",
+      payload: { path: "b/*.csv", format: "csv" },
+    });
+    const key = await tenantKey(tenant);
+    for (const [assetId, as] of [
+      [asset.id, admin],
+      [asset.id, key],
+      [asset.id, key],
+      [other.id, key],
+    ] as const) {
+      expect((await upload(tenant, assetId, as)).status).toBe(202);
+    }
+    const log = (await auditOf(tenant)).body;
+    const mine = uploads(log, asset.id);
+    expect(mine.map((e: any) => [e.credential.startsWith("api-key:") ? "key" : e.credential, e.count])).toEqual([
+      ["key", 2],
+      ["platform-admin", 1],
+    ]);
+    expect(uploads(log, other.id).map((e: any) => e.count)).toEqual([1]);
+    // Creating the second asset is a write to the configuration: a row of its own, count 1.
+    const created = log.filter((e: any) => e.route.endsWith("/projects/:projectId/assets"));
+    expect(created.map((e: any) => e.count)).toEqual([1, 1]);
+    expect(created[0].last_at).toBe(created[0].at);
+  });
+
+  it("counts the scan trigger and the alerts of a job in tallies too", async () => {
+    const tenant = await createTenant();
+    const projectId = (await call("POST", `/api/backend/${tenant}/configuration/projects`, {
+      as: admin,
+      body: { name: "p" },
+    }))!.body.id as number;
+    const connectionId = await insertConnection(tenant, { projectId, type: "S3" });
+    const asset = await createAsset(tenant, projectId, connectionId, {
+      type: "S3",
+      payload: { path: "in/*.csv", format: "csv" },
+    });
+    const base = `/api/backend/${tenant}/configuration`;
+    const jobs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await call("POST", `${base}/assets/${asset.id}/scans`, { as: admin });
+      expect(res.status).toBe(202);
+      jobs.push(res.body.job_id);
+    }
+    for (const job of jobs) {
+      expect((await call("POST", `${base}/sources/${asset.id}/alerts?job_id=${job}`, { as: admin })).status).toBe(200);
+    }
+    const byFilters = await call("POST", `${base}/alerts/by_filters`, {
+      as: admin,
+      body: { asset_id: String(asset.id), alert_refs: [1] },
+    });
+    expect(byFilters.status).toBe(200);
+    const log = (await auditOf(tenant)).body;
+    const count = (suffix: string) => log.filter((e: any) => e.path.endsWith(suffix)).map((e: any) => e.count);
+    expect(count(`/assets/${asset.id}/scans`)).toEqual([3]);
+    expect(count(`/sources/${asset.id}/alerts`)).toEqual([3]);
+    expect(count("/alerts/by_filters")).toEqual([1]);
+  });
+
+  it("filters tallies by outcome, actor and method, by the span's overlap with the time filters, and pages by a key that does not move", async () => {
+    const { tenant, asset } = await csvAsset();
+    const key = await tenantKey(tenant);
+    expect((await upload(tenant, asset.id, key)).status).toBe(202);
+    const first = uploads((await auditOf(tenant)).body, asset.id)[0];
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await upload(tenant, asset.id, key)).status).toBe(202);
+    expect((await upload(tenant, asset.id, key, { "Content-Type": "text/xml" })).status).toBe(415);
+    // Three writes to the configuration after the tally's first request.
+    for (let i = 0; i < 3; i++) {
+      const res = await call("POST", `/api/backend/${tenant}/configuration/projects`, {
+        as: admin,
+        body: { name: `p${i}` },
+      });
+      expect(res.status).toBe(201);
+    }
+
+    const failures = (await auditOf(tenant, "?outcome=failure")).body;
+    expect(failures.map((e: any) => [e.status, e.count])).toEqual([[415, 1]]);
+    const byKey = (await auditOf(tenant, `?actor=${encodeURIComponent(first.actor)}&method=POST&outcome=success`)).body;
+    expect(uploads(byKey, asset.id).map((e: any) => e.count)).toEqual([2]);
+
+    const accepted = uploads((await auditOf(tenant, "?outcome=success")).body, asset.id)[0];
+    expect(accepted.count).toBe(2);
+    expect(accepted.last_at > accepted.at).toBe(true);
+    // A from_time after the first request but not after the last still finds the tally (its span overlaps).
+    const after = (await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(accepted.last_at)}`)).body;
+    expect(uploads(after, asset.id).map((e: any) => e.count)).toEqual([2]);
+    const later = new Date(Date.parse(accepted.last_at) + 1).toISOString();
+    expect(
+      uploads((await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(later)}`)).body, asset.id),
+    ).toEqual([]);
+    const before = new Date(Date.parse(accepted.at) - 1).toISOString();
+    expect(uploads((await auditOf(tenant, `?to_time=${encodeURIComponent(before)}`)).body, asset.id)).toEqual([]);
+    expect(uploads((await auditOf(tenant, `?to_time=${encodeURIComponent(accepted.at)}`)).body, asset.id)).toHaveLength(
+      1,
+    );
+
+    // Paging: the first page ends before the tally; the tally is counted up meanwhile; the next page
+    // still holds it, once, with its new count, and no entry shows twice.
+    const page1 = await auditOf(tenant, "?limit=3");
+    expect(page1.body).toHaveLength(3);
+    expect(page1.body.map((e: any) => e.id)).not.toContain(accepted.id);
+    expect((await upload(tenant, asset.id, key)).status).toBe(202);
+    const seen = [...page1.body];
+    let next = /<([^>]+)>; rel="next"/.exec(page1.headers.get("link") ?? "")?.[1];
+    while (next) {
+      const page = await call("GET", next, { as: admin });
+      seen.push(...page.body);
+      next = /<([^>]+)>; rel="next"/.exec(page.headers.get("link") ?? "")?.[1];
+    }
+    const ids = seen.map((e: any) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(seen.find((e: any) => e.id === accepted.id)?.count).toBe(3);
+  });
+
+  it("keeps each tenant's tallies to itself", async () => {
+    const a = await csvAsset();
+    const b = await csvAsset();
+    for (let i = 0; i < 3; i++) expect((await upload(a.tenant, a.asset.id)).status).toBe(202);
+    expect((await upload(b.tenant, b.asset.id)).status).toBe(202);
+    // Another tenant's asset through this tenant's path is a 404: nothing recorded, nothing counted.
+    expect((await upload(b.tenant, a.asset.id)).status).toBe(404);
+    const logA = (await auditOf(a.tenant)).body;
+    const logB = (await auditOf(b.tenant)).body;
+    expect(uploads(logA, a.asset.id).map((e: any) => e.count)).toEqual([3]);
+    expect(uploads(logB, b.asset.id).map((e: any) => e.count)).toEqual([1]);
+    expect(uploads(logB, a.asset.id)).toEqual([]);
+    expect(JSON.stringify(logB)).not.toContain(a.tenant);
+  });
+
+  it("does not count a request whose queue refused the job as accepted: it is counted with the answer it got", async () => {
+    const { tenant, asset } = await csvAsset();
+    expect((await upload(tenant, asset.id)).status).toBe(202);
+    // The queue binding refuses every send (the platform's binding, not our code, stands in here).
+    const refusing = {
+      send: async () => {
+        throw new Error("queue unavailable");
+      },
+      sendBatch: async () => {
+        throw new Error("queue unavailable");
+      },
+    };
+    const send = async (path: string, init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(
+        new Request(`https://dq.test${path}`, init),
+        { ...env, SCAN_JOBS: refusing as unknown as typeof env.SCAN_JOBS },
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const failed = await send(`/v2/${tenant}/sources/${asset.id}/batch_data`, {
+      method: "POST",
+      headers: { "X-SVC-Key": ADMIN_KEY, "Content-Type": "text/csv", "Content-Length": String(CSV.length) },
+      body: CSV,
+    });
+    expect(failed.status).toBe(500);
+    const log = (await auditOf(tenant)).body;
+    expect(uploads(log, asset.id).map((e: any) => [e.status, e.count])).toEqual([
+      [500, 1],
+      [202, 1],
+    ]);
+
+    // A scan trigger (the JSON path, whose batch records it before the send) and a first request of
+    // its tally: the tally it was counted in goes, and only the answer given is left.
+    const trigger = await send(`/api/backend/${tenant}/configuration/assets/${asset.id}/scans`, {
+      method: "POST",
+      headers: { "X-SVC-Key": ADMIN_KEY, "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(trigger.status).toBe(500);
+    const scans = (await auditOf(tenant)).body.filter((e: any) => e.path.endsWith(`/assets/${asset.id}/scans`));
+    expect(scans.map((e: any) => [e.status, e.count, e.request_id])).toEqual([
+      [500, 1, trigger.headers.get("x-request-id")],
+    ]);
+  });
+
+  it("names only routes that exist, as POST", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    for (const entry of DATA_PLANE) {
+      const [method, route] = entry.split(" ");
+      const template = route!.replace(/:([A-Za-z_]+)/g, "{$1}");
+      expect(doc.paths[template]?.[method!.toLowerCase()], entry).toBeDefined();
+    }
+  });
+});
