@@ -36,7 +36,7 @@
  * the peers' Worker with our `[assets]`, its paths run by the Worker first as ours are): every
  * request of ours passes through the assets' router Worker first, and the peer behind it pays that
  * hop too. Both peers are printed, with a ratio to each (`×bare`: the peer without the front, as
- * before; `×front`: the peer behind it).
+ * before; `×front`: the peer behind it); each read's own query run bare is also run behind it.
  * `--without-assets` starts our Worker from a copy of wrangler.toml without its `[assets]` (the
  * dashboard and /docs are then not served): in wrangler dev every request of a Worker with static
  * assets first passes through the assets' router Worker, on the same runtime thread; this prices it.
@@ -287,6 +287,7 @@ async function main() {
     // seeded database.
     copyDatabase(persist, join(persist, "peers"));
     copyDatabase(persist, join(persist, "compat"));
+    copyDatabase(persist, join(persist, "front"));
     const user = "reader0@bench.example";
     const sameCalls: [string, string, unknown[]][] = [
       ["projects", `${base}/projects`, [tenant, JSON.stringify([projectId]), 1001]],
@@ -295,7 +296,9 @@ async function main() {
     ];
     for (const [name, url, params] of sameCalls) {
       const sql = await lastD1Query(persist, url, tokens[0]!);
-      await api(hello.base, "POST", `/same/${name}`, {}, { method: "raw", statements: [{ sql, params }] });
+      for (const peers of [hello, front]) {
+        await api(peers.base, "POST", `/same/${name}`, {}, { method: "raw", statements: [{ sql, params }] });
+      }
     }
     const routes: Route[] = [
       { name: "hello-world Worker", url: `${hello.base}/` },
@@ -330,10 +333,13 @@ async function main() {
       { name: "GET /health", url: `${worker.base}/health` },
       { name: "GET projects (list)", url: `${base}/projects`, tokens },
       { name: "  its query, bare", url: `${hello.base}/same/projects` },
+      { name: "  its query, behind assets front", url: `${front.base}/same/projects` },
       { name: "GET assets of a project (20)", url: `${base}/projects/${projectId}/assets`, tokens },
       { name: "  its query, bare ", url: `${hello.base}/same/assets` },
+      { name: "  its query, behind assets front ", url: `${front.base}/same/assets` },
       { name: "GET one asset", url: `${base}/projects/${projectId}/assets/${assetId}`, tokens },
       { name: "  its query, bare  ", url: `${hello.base}/same/asset` },
+      { name: "  its query, behind assets front  ", url: `${front.base}/same/asset` },
       { name: "GET incidents summary", url: `${worker.base}/api/backend/${tenant}/incidents/summary`, tokens },
       {
         name: "PUT project (write)",
@@ -450,9 +456,13 @@ async function main() {
       if (!name.startsWith("GET ") || !next?.startsWith("  its query, bare")) continue;
       const ours = results.get(name)!;
       const bare = results.get(next)!;
+      const behind = names[i + 2]?.startsWith("  its query, behind") ? results.get(names[i + 2]!) : undefined;
       console.log(
         `${name}: ${(ours.p50 / bare.p50).toFixed(2)}× its own query run bare (limiter + the same D1 call) at p50, ` +
-          `${(ours.threadMsPerRequest! - bare.threadMsPerRequest!).toFixed(2)} ms more of the runtime thread a request.`,
+          `${(ours.threadMsPerRequest! - bare.threadMsPerRequest!).toFixed(2)} ms more of the runtime thread a request` +
+          (behind
+            ? `; ${(ours.p50 / behind.p50).toFixed(2)}× (${(ours.threadMsPerRequest! - behind.threadMsPerRequest!).toFixed(2)} ms) the same behind the assets front.`
+            : "."),
       );
     }
     console.log(
