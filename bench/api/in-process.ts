@@ -3,6 +3,7 @@
  *
  *   npm run bench:api:in-process                 # 3,000 requests per route, 2 rounds
  *   npm run bench:api:in-process -- --requests 10000 --profile
+ *   npm run bench:api:in-process -- --profile --only "one asset"   # those routes only
  *
  * bench/api/run.ts measures requests through `wrangler dev`, where the local D1 and the rate
  * limiter are Durable Objects of the same workerd and a request crosses several processes: its CPU
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     requests: { type: "string", default: "3000" },
     rounds: { type: "string", default: "2" },
     profile: { type: "boolean", default: false },
+    only: { type: "string" },
   },
 });
 const REQUESTS = Number(args.requests);
@@ -119,6 +121,9 @@ const routes: { name: string; method: "GET" | "PUT"; path: string; body?: unknow
   { name: "PUT project (write)", method: "PUT", path: `${base}/projects/${projectId}`, body: { name: "analytics" } },
 ];
 
+const only = args.only === undefined ? undefined : new RegExp(args.only, "i");
+const measured = routes.filter((r) => !only || only.test(r.name));
+
 interface Row {
   cpuUs: number;
   statements: number;
@@ -133,7 +138,7 @@ for (let round = 0; round < ROUNDS; round++) {
     await session.post("Profiler.enable");
     await session.post("Profiler.start");
   }
-  for (const route of routes) {
+  for (const route of measured) {
     const before = d1.statements;
     const t0 = process.cpuUsage();
     for (let i = 0; i < REQUESTS; i++) {
@@ -148,7 +153,7 @@ for (let round = 0; round < ROUNDS; round++) {
   if (last && args.profile) profile = ((await session.post("Profiler.stop")) as { profile: typeof profile }).profile;
 }
 
-const health = figures.get("GET /health")!.cpuUs;
+const health = figures.get("GET /health")?.cpuUs ?? Number.NaN;
 console.log(
   `\nbench/api/in-process — our app in Node ${process.versions.node}, D1 on node:sqlite in process, ${REQUESTS} requests per route, round ${ROUNDS} of ${ROUNDS}`,
 );
@@ -161,7 +166,7 @@ for (const [name, row] of figures) {
   );
 }
 if (profile) {
-  const total = routes.length * REQUESTS;
+  const total = measured.length * REQUESTS;
   const { rows } = selfTimes(profile);
   console.log(`\nbusiest functions, all routes of the last round (self time, µs per request):`);
   for (const r of rows.slice(0, 25)) console.log(`  ${((r.ms * 1000) / total).toFixed(1).padStart(7)}  ${r.name}`);

@@ -32,6 +32,11 @@
  * slowing. `--only` loads only our routes whose name matches (the peers and /health always run),
  * `--warmup <s>` loads each route that long before its measured run (the isolate's caches filled),
  * `--save` writes each profile there (`<route>.cpuprofile`, for DevTools) with the bundle.
+ * The bare read is also run behind the same static-assets front as ours (bench/api/hello/front.toml:
+ * the peers' Worker with our `[assets]`, its paths run by the Worker first as ours are): every
+ * request of ours passes through the assets' router Worker first, and the peer behind it pays that
+ * hop too. Both peers are printed, with a ratio to each (`×bare`: the peer without the front, as
+ * before; `×front`: the peer behind it); each read's own query run bare is also run behind it.
  * `--without-assets` starts our Worker from a copy of wrangler.toml without its `[assets]` (the
  * dashboard and /docs are then not served): in wrangler dev every request of a Worker with static
  * assets first passes through the assets' router Worker, on the same runtime thread; this prices it.
@@ -231,6 +236,7 @@ async function main() {
   let worker: WorkerProcess | undefined;
   let hello: Awaited<ReturnType<typeof launchWranglerDev>> | undefined;
   let compat: Awaited<ReturnType<typeof launchWranglerDev>> | undefined;
+  let front: Awaited<ReturnType<typeof launchWranglerDev>> | undefined;
   try {
     log("migrating a local D1 and starting the service and the peers' Worker (wrangler dev)");
     applyMigrations(persist);
@@ -266,6 +272,11 @@ async function main() {
       ],
       { verbose: false, healthPath: "/" },
     );
+    // The peers behind our static-assets front (bench/api/hello/front.toml): its own wrangler dev.
+    front = await launchWranglerDev(
+      ["--config", join(ROOT, "bench/api/hello/front.toml"), "--persist-to", join(persist, "front")],
+      { verbose: false, healthPath: "/" },
+    );
     const { tenant, projectId, assetId, tokens } = await seedTenant(
       (method, path, headers, body) => api(service.base, method, path, headers, body),
       service.adminKey,
@@ -276,6 +287,7 @@ async function main() {
     // seeded database.
     copyDatabase(persist, join(persist, "peers"));
     copyDatabase(persist, join(persist, "compat"));
+    copyDatabase(persist, join(persist, "front"));
     const user = "reader0@bench.example";
     const sameCalls: [string, string, unknown[]][] = [
       ["projects", `${base}/projects`, [tenant, JSON.stringify([projectId]), 1001]],
@@ -284,11 +296,15 @@ async function main() {
     ];
     for (const [name, url, params] of sameCalls) {
       const sql = await lastD1Query(persist, url, tokens[0]!);
-      await api(hello.base, "POST", `/same/${name}`, {}, { method: "raw", statements: [{ sql, params }] });
+      for (const peers of [hello, front]) {
+        await api(peers.base, "POST", `/same/${name}`, {}, { method: "raw", statements: [{ sql, params }] });
+      }
     }
     const routes: Route[] = [
       { name: "hello-world Worker", url: `${hello.base}/` },
       { name: "bare read (limiter + 1 D1)", url: `${hello.base}/floor` },
+      { name: "hello-world behind assets front", url: `${front.base}/` },
+      { name: "bare read behind assets front", url: `${front.base}/floor` },
       { name: "  limiter only", url: `${hello.base}/limiter` },
       { name: "  one D1 query only", url: `${hello.base}/d1` },
       { name: "  bare read in Hono", url: `${hello.base}/hono/${tenant}/floor` },
@@ -317,10 +333,13 @@ async function main() {
       { name: "GET /health", url: `${worker.base}/health` },
       { name: "GET projects (list)", url: `${base}/projects`, tokens },
       { name: "  its query, bare", url: `${hello.base}/same/projects` },
+      { name: "  its query, behind assets front", url: `${front.base}/same/projects` },
       { name: "GET assets of a project (20)", url: `${base}/projects/${projectId}/assets`, tokens },
       { name: "  its query, bare ", url: `${hello.base}/same/assets` },
+      { name: "  its query, behind assets front ", url: `${front.base}/same/assets` },
       { name: "GET one asset", url: `${base}/projects/${projectId}/assets/${assetId}`, tokens },
       { name: "  its query, bare  ", url: `${hello.base}/same/asset` },
+      { name: "  its query, behind assets front  ", url: `${front.base}/same/asset` },
       { name: "GET incidents summary", url: `${worker.base}/api/backend/${tenant}/incidents/summary`, tokens },
       {
         name: "PUT project (write)",
@@ -355,9 +374,11 @@ async function main() {
         ? worker.processGroup
         : route.url.startsWith(compat.base)
           ? compat.processGroup
-          : hello.processGroup;
+          : route.url.startsWith(front.base)
+            ? front.processGroup
+            : hello.processGroup;
       if (Number(args.warmup) > 0) runWrk(route, persist, args.warmup);
-      const profiler = ours ? inspector : route.url.startsWith(compat.base) ? undefined : peersInspector;
+      const profiler = ours ? inspector : route.url.startsWith(hello.base) ? peersInspector : undefined;
       await profiler?.start();
       const cpuBefore = groupCpuMs(group);
       const threadsBefore = groupThreadCpuMs(group);
@@ -387,18 +408,19 @@ async function main() {
     const health = results.get("GET /health")!.p50;
     const helloP50 = results.get("hello-world Worker")!.p50;
     const floorP50 = results.get("bare read (limiter + 1 D1)")!.p50;
+    const frontP50 = results.get("bare read behind assets front")!.p50;
     const pad = (s: string, n: number) => s.padEnd(n);
     const num = (v: number, digits = 1) => v.toFixed(digits).padStart(8);
     console.log(
       `\nbench/api — wrk -t1 -c${args.connections} -d${args.duration}s, ${cpus().length} cores, ${new Date().toISOString()}`,
     );
     console.log(
-      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}${"×bare".padStart(8)}  D1 calls (sequential)  non-2xx  CPU ms/req  thread ms/req${inspector ? "  isolate ms/req" : ""}`,
+      `${pad("route", 32)}${"p50 ms".padStart(8)}${"p99 ms".padStart(8)}${"req/s".padStart(8)}${"×health".padStart(9)}${"×hello".padStart(8)}${"×bare".padStart(8)}${"×front".padStart(8)}  D1 calls (sequential)  non-2xx  CPU ms/req  thread ms/req${inspector ? "  isolate ms/req" : ""}`,
     );
     for (const [name, f] of results) {
       const cpu = `  ${(f.cpuMsPerRequest ?? Number.NaN).toFixed(2).padStart(10)}${(f.threadMsPerRequest ?? Number.NaN).toFixed(2).padStart(15)}${f.isolateMs === undefined ? "" : f.isolateMs.toFixed(2).padStart(16)}`;
       console.log(
-        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}${num(f.p50 / floorP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${String(f.errors).padStart(7)}${cpu}`,
+        `${pad(name, 32)}${num(f.p50)}${num(f.p99)}${num(f.rps, 0)}${num(f.p50 / health, 2).padStart(9)}${num(f.p50 / helloP50, 2)}${num(f.p50 / floorP50, 2)}${num(f.p50 / frontP50, 2)}  ${pad(f.roundTrips ?? "-", 22)} ${String(f.errors).padStart(7)}${cpu}`,
       );
     }
     for (const [name, f] of results) {
@@ -415,16 +437,32 @@ async function main() {
     );
     const reads = [...results].filter(([name]) => name.startsWith("GET ") && name !== "GET /health");
     const worst = Math.max(...reads.map(([, f]) => f.p50 / floorP50));
-    console.log(`Reads here: ${reads.length} routes, the slowest ${worst.toFixed(2)}× the bare read at p50.`);
+    const worstFront = Math.max(...reads.map(([, f]) => f.p50 / frontP50));
+    const threadOf = (name: string) => results.get(name)!.threadMsPerRequest!;
+    const worstThread = Math.max(
+      ...reads.map(([, f]) => f.threadMsPerRequest! / threadOf("bare read (limiter + 1 D1)")),
+    );
+    const worstThreadFront = Math.max(
+      ...reads.map(([, f]) => f.threadMsPerRequest! / threadOf("bare read behind assets front")),
+    );
+    console.log(
+      `Reads here: ${reads.length} routes, the slowest ${worst.toFixed(2)}× the bare read at p50 ` +
+        `(${worstThread.toFixed(2)}× by thread ms), ${worstFront.toFixed(2)}× the bare read behind the same assets front ` +
+        `(${worstThreadFront.toFixed(2)}× by thread ms).`,
+    );
     const names = [...results.keys()];
     for (const [i, name] of names.entries()) {
       const next = names[i + 1];
       if (!name.startsWith("GET ") || !next?.startsWith("  its query, bare")) continue;
       const ours = results.get(name)!;
       const bare = results.get(next)!;
+      const behind = names[i + 2]?.startsWith("  its query, behind") ? results.get(names[i + 2]!) : undefined;
       console.log(
         `${name}: ${(ours.p50 / bare.p50).toFixed(2)}× its own query run bare (limiter + the same D1 call) at p50, ` +
-          `${(ours.threadMsPerRequest! - bare.threadMsPerRequest!).toFixed(2)} ms more of the runtime thread a request.`,
+          `${(ours.threadMsPerRequest! - bare.threadMsPerRequest!).toFixed(2)} ms more of the runtime thread a request` +
+          (behind
+            ? `; ${(ours.p50 / behind.p50).toFixed(2)}× (${(ours.threadMsPerRequest! - behind.threadMsPerRequest!).toFixed(2)} ms) the same behind the assets front.`
+            : "."),
       );
     }
     console.log(
@@ -440,6 +478,7 @@ async function main() {
   } finally {
     hello?.stop();
     compat?.stop();
+    front?.stop();
     worker?.stop();
     dropStateDir(persist, args.keep);
   }

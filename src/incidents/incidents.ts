@@ -223,11 +223,14 @@ function openByTagQuery(
   const anyTime = incidentWhere(tenantId, readable, filters, {}, bind);
   if (!anyTime) return undefined;
   return db
-    .select({ tag: incidents.tag, n: sql<number>`count(*)` })
+    .select(OPEN_BY_TAG)
     .from(incidents)
     .where(and(anyTime, eq(incidents.state, "OPEN")))
     .groupBy(incidents.tag);
 }
+
+/** The columns of openByTagQuery, built once (as rollups.ts's TagTotals columns). */
+const OPEN_BY_TAG = { tag: incidents.tag, n: sql<number>`count(*)` };
 
 /** The range before `range`, as long as it: the previous MTTR's. */
 function previousRange(range: TimeRange): TimeRange {

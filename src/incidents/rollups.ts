@@ -139,6 +139,33 @@ export interface TagTotals {
 }
 
 /**
+ * The columns of a TagTotals row, per table read: built once, not on each request (a request's
+ * query is prepared once per shape, src/db/prepared.ts, and only its values change; building its
+ * columns again, a drizzle SQL object each, was most of the summary's own CPU).
+ */
+const INCIDENT_TAG_TOTALS = {
+  tag: incidents.tag,
+  total: sql<number>`count(*)`,
+  closed: sql<number>`sum(${incidents.state} = 'CLOSED')`,
+  resolved: sql<number>`count(${resolveSeconds})`,
+  resolveSeconds: sql<number>`coalesce(sum(${resolveSeconds}), 0)`,
+  responded: sql<number>`count(${responseSeconds})`,
+  responseSeconds: sql<number>`coalesce(sum(${responseSeconds}), 0)`,
+};
+const rollupTagTotals = (t: typeof incidentTagRollups | typeof incidentRollups | typeof incidentDayRollups) => ({
+  tag: t.tag,
+  total: sql<number>`sum(${t.total})`,
+  closed: sql<number>`sum(${t.closed})`,
+  resolved: sql<number>`sum(${t.resolved})`,
+  resolveSeconds: sql<number>`sum(${t.resolveSeconds})`,
+  responded: sql<number>`sum(${t.responded})`,
+  responseSeconds: sql<number>`sum(${t.responseSeconds})`,
+});
+const ROLLUP_TAG_TOTALS = new Map(
+  [incidentTagRollups, incidentRollups, incidentDayRollups].map((t) => [t, rollupTagTotals(t)] as const),
+);
+
+/**
  * The queries (one batch) of the counts and sums per tag of the incidents opened in `range` that
  * match the filters: one per part, each written against a Binder (built now by tagTotalsQueries,
  * prepared once by preparedEach).
@@ -154,38 +181,14 @@ export function tagTotalsBuilds(
     const source = rollupSource(tenantId, readable, filters, parts.days, bind);
     if (!source) return undefined;
     const { t, where } = source;
-    return db
-      .select({
-        tag: t.tag,
-        total: sql<number>`sum(${t.total})`,
-        closed: sql<number>`sum(${t.closed})`,
-        resolved: sql<number>`sum(${t.resolved})`,
-        resolveSeconds: sql<number>`sum(${t.resolveSeconds})`,
-        responded: sql<number>`sum(${t.responded})`,
-        responseSeconds: sql<number>`sum(${t.responseSeconds})`,
-      })
-      .from(t)
-      .where(where)
-      .groupBy(t.tag);
+    return db.select(ROLLUP_TAG_TOTALS.get(t)!).from(t).where(where).groupBy(t.tag);
   };
   const fromIncidents =
     (part: TimeRange) =>
     (db: Db, bind: Binder): ReadQuery | undefined => {
       const where = incidentWhere(tenantId, readable, filters, part, bind);
       if (!where) return undefined;
-      return db
-        .select({
-          tag: incidents.tag,
-          total: sql<number>`count(*)`,
-          closed: sql<number>`sum(${incidents.state} = 'CLOSED')`,
-          resolved: sql<number>`count(${resolveSeconds})`,
-          resolveSeconds: sql<number>`coalesce(sum(${resolveSeconds}), 0)`,
-          responded: sql<number>`count(${responseSeconds})`,
-          responseSeconds: sql<number>`coalesce(sum(${responseSeconds}), 0)`,
-        })
-        .from(incidents)
-        .where(where)
-        .groupBy(incidents.tag);
+      return db.select(INCIDENT_TAG_TOTALS).from(incidents).where(where).groupBy(incidents.tag);
     };
   return [
     { kind: "incidents.tagTotals.rollup", build: fromRollup },
@@ -332,11 +335,17 @@ export function dayCountsQueries(
  */
 export function openByTagFromRollupQuery(db: Db, tenantId: string, bind: Binder = inlineValues) {
   const t = incidentTagRollups;
-  const n = sql<number>`sum(${t.total} - ${t.closed})`;
   return db
-    .select({ tag: t.tag, n })
+    .select(OPEN_FROM_ROLLUP.columns)
     .from(t)
     .where(eq(t.tenantId, bind.value("tenant", tenantId)))
     .groupBy(t.tag)
-    .having(sql`${n} > 0`);
+    .having(OPEN_FROM_ROLLUP.having);
 }
+
+/** The columns and HAVING of openByTagFromRollupQuery, built once. */
+const OPEN_FROM_ROLLUP = (() => {
+  const t = incidentTagRollups;
+  const n = sql<number>`sum(${t.total} - ${t.closed})`;
+  return { columns: { tag: t.tag, n }, having: sql`${n} > 0` };
+})();
