@@ -128,11 +128,21 @@ async function end(
 }
 
 /**
+ * Whether a job leaves D1 once ended: not one a Spark provider was handed (it has a callback
+ * secret), whose callback (POST /api/callbacks/scans/{job_id}) finds it from its id alone, in D1,
+ * and answers 409 for an ended job; those stay until retention, as before.
+ */
+export function leavesD1(job: Pick<ScanJobRow, "callbackSecret">): boolean {
+  return job.callbackSecret === null;
+}
+
+/**
  * An ended job goes to its asset's object, which keeps it and then deletes its D1 row (issue 38).
  * Never fails the end: a job the object could not take stays ended in D1, readers show it from
  * there, and the history move (retention/history-move.ts) takes it in later.
  */
 export async function keepEnded(env: Pick<Env, "ASSET_MONITOR">, row: ScanJobRow): Promise<void> {
+  if (!leavesD1(row)) return;
   try {
     await assetMonitor(env, row.tenantId, row.assetId).keepJob(row);
   } catch (err) {
@@ -150,6 +160,7 @@ function jobDelete(db: Db, job: Pick<ScanJobRow, "id" | "tenantId" | "assetId">,
         eq(scanJobs.tenantId, job.tenantId),
         eq(scanJobs.assetId, job.assetId),
         inArray(scanJobs.status, [...statuses]),
+        isNull(scanJobs.callbackSecret),
       ),
     );
 }
@@ -199,6 +210,7 @@ export function endedJobsQuery(db: Db, asset: { tenantId: string; id: number }, 
         eq(scanJobs.tenantId, asset.tenantId),
         eq(scanJobs.assetId, asset.id),
         inArray(scanJobs.status, [...FINAL_STATUSES]),
+        isNull(scanJobs.callbackSecret),
       ),
     )
     .orderBy(desc(scanJobs.createdAt))

@@ -74,6 +74,7 @@ import {
   endedJobsQuery,
   isActive,
   keptJobDeleteStatement,
+  leavesD1,
   movedJobsDeleteStatement,
   succeedInBatchStatement,
 } from "../jobs/lifecycle";
@@ -282,7 +283,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       );
       // The job ends in this batch (issue 38): kept here first, as pending, from the caller's row;
       // the batch deletes its D1 row and returns it, which replaces the pending one.
-      const job = input.job && input.job.id === input.jobId && isActive(input.job.status) ? input.job : undefined;
+      const given = input.job;
+      const job = given && given.id === input.jobId && isActive(given.status) && leavesD1(given) ? given : undefined;
       const ended = (row: ScanJobRow): ScanJobRow => ({
         ...row,
         status: "SUCCEEDED",

@@ -57,7 +57,7 @@ export async function moveHistoryTick(
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM monitor_applied_jobs LIMIT ?1)
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM alerts LIMIT ?1)
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM scan_jobs
-         WHERE status IN (${ENDED}) LIMIT ?1)
+         WHERE status IN (${ENDED}) AND callback_secret IS NULL LIMIT ?1)
      ) p LEFT JOIN assets a ON a.id = p.asset_id AND a.tenant_id = p.tenant_id LIMIT ?2`,
   )
     .bind(rows, limits.assets ?? MOVE_ASSETS_PER_TICK)
