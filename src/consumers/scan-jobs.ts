@@ -76,7 +76,8 @@ export async function processScanJob(env: Env, message: ScanJobMessage, attempt:
     // Admitted once its memory fits beside the isolate's other scans (estimated by the asset's width).
     const outcome = await admitScan(asset?.attributeCount ?? undefined, () => runScanJob(env, db, job, asset));
     if ("dispatched" in outcome) return "done";
-    await succeedJob(db, job);
+    // The monitor ended the job in its batch; a replay (its batch had run) leaves it to end here.
+    if (!outcome.jobEnded) await succeedJob(env, db, job);
     return "done";
   } catch (err) {
     const transient = (err instanceof ConnectorError && err.transient) || isStorageFault(err);

@@ -53,13 +53,12 @@ export async function applyScanResult(env: Env, message: ScanResultMessage): Pro
     return;
   }
   const profile = message.profile ?? (await storedProfile(env, db, job));
-  const subject = await loadScanSubject(env, db, job);
-  await applyProfile(env, subject, message.received_at, profile);
-  await db
-    .update(scanJobs)
-    .set({ rowsScanned: profile.row_count, bytesScanned: profile.bytes ?? job.bytesScanned })
-    .where(eq(scanJobs.id, job.id));
-  await succeedJob(db, job);
+  // The progress first: the monitor ends the job in its batch, taking the row as it is then.
+  const progress = { rowsScanned: profile.row_count, bytesScanned: profile.bytes ?? job.bytesScanned };
+  await db.update(scanJobs).set(progress).where(eq(scanJobs.id, job.id));
+  const subject = await loadScanSubject(env, db, { ...job, ...progress });
+  const result = await applyProfile(env, subject, message.received_at, profile);
+  if (!result.jobEnded) await succeedJob(env, db, job);
 }
 
 /** Consumer of `scan-results`: storage faults retried with backoff; a result that cannot apply fails its job. */

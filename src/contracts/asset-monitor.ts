@@ -3,7 +3,7 @@
  * shapes it takes and answers in: what env.ts types its binding with, and what its callers (the
  * pipeline, the backfill, retention, routes) see of it.
  */
-import type { CloseReason, KeptAlert } from "../db/schema";
+import type { CloseReason, KeptAlert, ScanJobRow } from "../db/schema";
 import type { DqScore } from "./dimensions";
 import type { AssetProfile } from "./profile";
 
@@ -65,6 +65,12 @@ export interface ApplyScanInput {
   /** When the scan ran: the time of its metrics. */
   scanTime: string;
   profile: AssetProfile;
+  /**
+   * The job's row as the caller read it (still QUEUED or RUNNING): the scan ends it SUCCEEDED in
+   * its D1 batch, which deletes the row, the object keeping the job (issue 38). Without it the
+   * caller ends the job.
+   */
+  job?: ScanJobRow;
 }
 
 /**
@@ -101,6 +107,8 @@ export interface ApplyScanResult {
   dqScore: DqScore | null;
   /** True when this job had been applied before: nothing was written this time. */
   replay: boolean;
+  /** Whether this call ended the job (given as `job`): SUCCEEDED, kept in the object, gone from D1. */
+  jobEnded?: boolean;
 }
 
 /** What the AssetMonitor answers over RPC (its stub's methods). */
@@ -110,6 +118,8 @@ export interface PrunedHistory {
   appliedJobs: number;
   dqScores: number;
   alerts: number;
+  /** Finished scan jobs (created before the cutoff). */
+  scanJobs: number;
 }
 
 /** What one step of the move of an asset's history out of D1 moved (AssetMonitor.moveHistoryIn). */
@@ -117,6 +127,8 @@ export interface MovedHistory {
   dqScores: number;
   appliedJobs: number;
   alerts: number;
+  /** Finished scan jobs. */
+  scanJobs: number;
   /** Whether rows may be left. */
   more: boolean;
 }
@@ -129,7 +141,7 @@ export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
   forget(): Promise<void>;
   alerts(
     query: { jobId: string } | { ids: number[] } | { metric: string },
-  ): Promise<{ alerts: KeptAlert[]; movedSteps: number }>;
+  ): Promise<{ alerts: KeptAlert[]; movedSteps: number; hasJob?: boolean }>;
   training(): Promise<TrainingState[]>;
   metricSeries(metric: string): Promise<RecordedPoint[]>;
   dqScores(
@@ -138,4 +150,14 @@ export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
   ): Promise<{ scores: Array<DqScore & { jobId: string; scoredAt: string }>; movedSteps: number }>;
   moveHistoryIn(input: { asset: { tenantId: string; id: number }; limit: number }): Promise<MovedHistory>;
   metricCatalog(prefix: string | null): Promise<MetricSummary[]>;
+  keepJob(job: ScanJobRow): Promise<void>;
+  scanJob(jobId: string): Promise<{ job: ScanJobRow | undefined; movedSteps: number }>;
+  scanJobs(query: FinishedJobsQuery): Promise<{ jobs: ScanJobRow[]; movedSteps: number }>;
+}
+
+/** A page of an asset's finished jobs: newest first, `limit` created before `before`; `uploaded`: only uploads' jobs. */
+export interface FinishedJobsQuery {
+  limit: number;
+  before?: string;
+  uploaded?: boolean;
 }

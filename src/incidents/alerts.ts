@@ -16,7 +16,7 @@ export type AlertQuery = { jobId: string } | { ids: number[] } | { metric: strin
 /** Where an asset's alerts are kept: its AssetMonitor (or anything that reads its store). */
 export interface AlertSource {
   /** The alerts, by id, and the steps of the move out of D1 the object had taken in when it read them. */
-  alerts(query: AlertQuery): Promise<{ alerts: KeptAlert[]; movedSteps: number }>;
+  alerts(query: AlertQuery): Promise<{ alerts: KeptAlert[]; movedSteps: number; hasJob?: boolean }>;
 }
 
 type Asset = { tenantId: string; id: number };

@@ -66,7 +66,11 @@ export interface ScanResults {
  */
 export function resultStatements(
   db: Db,
-  r: Pick<ScanResults, "asset" | "jobId" | "savedAt" | "freshness"> & { alerted: boolean },
+  r: Pick<ScanResults, "asset" | "jobId" | "savedAt" | "freshness"> & {
+    alerted: boolean;
+    /** The step the object counted for the job the batch ends (see HistoryStore.beginJobEnd). */
+    movedSteps?: number;
+  },
 ): [BatchItem<"sqlite">] {
   const { asset } = r;
   const lastAlertAt = r.alerted ? r.savedAt : null;
@@ -80,10 +84,12 @@ export function resultStatements(
         appliedAt: r.savedAt,
         freshness: r.freshness ?? null,
         lastAlertAt,
+        movedSteps: r.movedSteps ?? 0,
       })
       .onConflictDoUpdate({
         target: assetMonitorMarks.assetId,
         set: {
+          ...(r.movedSteps === undefined ? {} : { movedSteps: movedStepsAtLeast }),
           lastJobId: r.jobId,
           appliedAt: r.savedAt,
           // The newest freshness of any applied scan: a scan without one keeps the last.
@@ -92,6 +98,20 @@ export function resultStatements(
         },
       }),
   ];
+}
+
+/** The mark's moved steps on conflict: the step written, unless a later one is there already. */
+const movedStepsAtLeast = sql`max(${assetMonitorMarks.movedSteps}, excluded.moved_steps)`;
+
+/**
+ * The asset's mark counts a step out of D1 the object took (a job it keeps, whose D1 row the same
+ * batch deletes): a read that finds the mark ahead of the object's count read again.
+ */
+export function movedStepStatement(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, step: number) {
+  return db
+    .insert(assetMonitorMarks)
+    .values({ assetId: asset.id, tenantId: asset.tenantId, movedSteps: step })
+    .onConflictDoUpdate({ target: assetMonitorMarks.assetId, set: { movedSteps: movedStepsAtLeast } });
 }
 
 /** One scan's alerts as its asset's object keeps them (their ids given there). */
@@ -220,7 +240,7 @@ export function movedOutStatements(
       .onConflictDoUpdate({
         target: assetMonitorMarks.assetId,
         set: {
-          movedSteps: sql`max(${assetMonitorMarks.movedSteps}, excluded.moved_steps)`,
+          movedSteps: movedStepsAtLeast,
           freshness: sql`coalesce(${assetMonitorMarks.freshness}, excluded.freshness)`,
           lastAlertAt: sql`nullif(max(coalesce(${assetMonitorMarks.lastAlertAt}, ''), coalesce(excluded.last_alert_at, '')), '')`,
         },

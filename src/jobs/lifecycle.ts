@@ -10,11 +10,19 @@
  * columns, written here too because the transitions depend on them: dispatched (a provider run id:
  * no queue delivery claims it again), and called back (callback_used_at: the callback decides the
  * job, no longer the cron).
+ *
+ * A job that ends leaves D1 (issue 38): its asset's AssetMonitor keeps it (keepEnded), then deletes
+ * its D1 row and counts the step on the asset's mark; the scan's own success ends it in the
+ * monitor's D1 batch instead (succeedInBatchStatement). Readers merge D1's jobs with the object's
+ * (scan-jobs.ts).
  */
 
-import { and, eq, inArray, isNotNull, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, isNull, ne, or, type SQL, sql } from "drizzle-orm";
+import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
 import { type ScanJobRow, type SparkProvider, scanJobs } from "../db/schema";
+import type { Env } from "../env";
+import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import { type PublishEnv, publishScanFailed } from "../notifications/events";
 
@@ -103,14 +111,71 @@ export async function retryJob(db: Db, jobId: string, reason: string): Promise<b
   return applied(rows);
 }
 
-/** Ends a job that has not ended yet; false if it had. */
+/** The bindings a job's end uses: its asset's AssetMonitor (and the notifications of a failure). */
+export type JobEndEnv = PublishEnv & Pick<Env, "ASSET_MONITOR">;
+
+/** Ends a job that has not ended yet, which then leaves D1 (keepEnded); its ended row, or undefined if it had ended. */
 async function end(
+  env: Pick<Env, "ASSET_MONITOR">,
   db: Db,
   jobId: string,
   transition: "succeed" | "fail" | "failRun" | "cancel",
   error: string | null,
-): Promise<boolean> {
-  return applied(await endStatement(db, jobId, transition, error).returning({ id: scanJobs.id }));
+): Promise<ScanJobRow | undefined> {
+  const [row] = await endStatement(db, jobId, transition, error).returning();
+  if (row) await keepEnded(env, row);
+  return row;
+}
+
+/**
+ * Whether a job leaves D1 once ended: not one a Spark provider was handed (it has a callback
+ * secret), whose callback (POST /api/callbacks/scans/{job_id}) finds it from its id alone, in D1,
+ * and answers 409 for an ended job; those stay until retention, as before.
+ */
+export function leavesD1(job: Pick<ScanJobRow, "callbackSecret">): boolean {
+  return job.callbackSecret === null;
+}
+
+/**
+ * An ended job goes to its asset's object, which keeps it and then deletes its D1 row (issue 38).
+ * Never fails the end: a job the object could not take stays ended in D1, readers show it from
+ * there, and the history move (retention/history-move.ts) takes it in later.
+ */
+export async function keepEnded(env: Pick<Env, "ASSET_MONITOR">, row: ScanJobRow): Promise<void> {
+  if (!leavesD1(row)) return;
+  try {
+    await assetMonitor(env, row.tenantId, row.assetId).keepJob(row);
+  } catch (err) {
+    console.error(JSON.stringify({ job_id: row.id, job_not_kept: String(err) }));
+  }
+}
+
+/** The DELETE of one job of an asset's from D1, where its status is one of `statuses`. */
+function jobDelete(db: Db, job: Pick<ScanJobRow, "id" | "tenantId" | "assetId">, statuses: readonly ScanJobStatus[]) {
+  return db
+    .delete(scanJobs)
+    .where(
+      and(
+        eq(scanJobs.id, job.id),
+        eq(scanJobs.tenantId, job.tenantId),
+        eq(scanJobs.assetId, job.assetId),
+        inArray(scanJobs.status, [...statuses]),
+        isNull(scanJobs.callbackSecret),
+      ),
+    );
+}
+
+/**
+ * The scan's own end, in its AssetMonitor's D1 batch (after the object kept the job as pending):
+ * the job still QUEUED or RUNNING leaves D1, SUCCEEDED, and the statement returns its row as it was.
+ */
+export function succeedInBatchStatement(db: Db, job: Pick<ScanJobRow, "id" | "tenantId" | "assetId">) {
+  return jobDelete(db, job, SCAN_JOB_TRANSITIONS.succeed.from).returning();
+}
+
+/** The D1 row of an ended job its asset's object keeps (only once ended: an active one stays). */
+export function keptJobDeleteStatement(db: Db, job: Pick<ScanJobRow, "id" | "tenantId" | "assetId">) {
+  return jobDelete(db, job, FINAL_STATUSES);
 }
 
 /** end()'s UPDATE, where `condition` holds too. */
@@ -135,33 +200,78 @@ function endStatement(
     );
 }
 
+/** The asset's ended jobs still in D1 (the history move takes them in), newest first, at most `limit`. */
+export function endedJobsQuery(db: Db, asset: { tenantId: string; id: number }, limit: number) {
+  return db
+    .select()
+    .from(scanJobs)
+    .where(
+      and(
+        eq(scanJobs.tenantId, asset.tenantId),
+        eq(scanJobs.assetId, asset.id),
+        inArray(scanJobs.status, [...FINAL_STATUSES]),
+        isNull(scanJobs.callbackSecret),
+      ),
+    )
+    .orderBy(desc(scanJobs.createdAt))
+    .limit(limit);
+}
+
+/** The D1 rows of ended jobs of the asset its object took in (an active job never leaves D1 so). */
+export function movedJobsDeleteStatement(db: Db, asset: { tenantId: string; id: number }, ids: readonly string[]) {
+  return db
+    .delete(scanJobs)
+    .where(
+      and(
+        eq(scanJobs.tenantId, asset.tenantId),
+        eq(scanJobs.assetId, asset.id),
+        inArray(scanJobs.status, [...FINAL_STATUSES]),
+        inJsonList(scanJobs.id, ids),
+      ),
+    );
+}
+
 /** A job that ends FAILED is a scan.failed event for the tenant's channels (after the job is recorded; never failing it). */
-async function published(env: PublishEnv, db: Db, job: ScanJobRow, ended: boolean): Promise<boolean> {
-  if (ended) await publishScanFailed(env, db, job);
-  return ended;
+async function published(env: PublishEnv, db: Db, ended: ScanJobRow | undefined): Promise<boolean> {
+  if (ended) await publishScanFailed(env, db, ended);
+  return ended !== undefined;
 }
 
 /** The scan's result is applied: the job SUCCEEDED. False if it had ended already. */
-export function succeedJob(db: Db, job: Pick<ScanJobRow, "id">): Promise<boolean> {
-  return end(db, job.id, "succeed", null);
+export async function succeedJob(
+  env: Pick<Env, "ASSET_MONITOR">,
+  db: Db,
+  job: Pick<ScanJobRow, "id">,
+): Promise<boolean> {
+  return (await end(env, db, job.id, "succeed", null)) !== undefined;
 }
 
 /** The job FAILED, saying why (scan.failed published). False if it had ended already. */
-export async function failJob(env: PublishEnv, db: Db, job: ScanJobRow, error: string): Promise<boolean> {
-  return published(env, db, job, await end(db, job.id, "fail", error));
+export async function failJob(env: JobEndEnv, db: Db, job: Pick<ScanJobRow, "id">, error: string): Promise<boolean> {
+  return published(env, db, await end(env, db, job.id, "fail", error));
 }
 
 /**
  * The cron's end of a Spark run that failed or timed out: the job FAILED (scan.failed published),
  * unless a callback was accepted meanwhile, which decides the job instead. False if not applied.
  */
-export async function failSparkRun(env: PublishEnv, db: Db, job: ScanJobRow, error: string): Promise<boolean> {
-  return published(env, db, job, await end(db, job.id, "failRun", error));
+export async function failSparkRun(
+  env: JobEndEnv,
+  db: Db,
+  job: Pick<ScanJobRow, "id">,
+  error: string,
+): Promise<boolean> {
+  return published(env, db, await end(env, db, job.id, "failRun", error));
 }
 
 /** The job CANCELLED, if queued or running on Spark; false if it ended or started in the Worker. */
-export function cancelJob(db: Db, job: Pick<ScanJobRow, "id">, reason: string): Promise<boolean> {
-  return end(db, job.id, "cancel", reason);
+export async function cancelJob(
+  env: Pick<Env, "ASSET_MONITOR">,
+  db: Db,
+  job: Pick<ScanJobRow, "id">,
+  reason: string,
+): Promise<boolean> {
+  return (await end(env, db, job.id, "cancel", reason)) !== undefined;
 }
 
 /**

@@ -1,9 +1,11 @@
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { FinishedJobsQuery } from "../contracts/asset-monitor";
 import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import type { ScanJobRow } from "../db/schema";
 import { scanJobs } from "../db/schema";
+import { movedStepsQuery } from "../incidents/monitor-store";
 import { randomId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { INITIAL_STATUS } from "./lifecycle";
@@ -100,20 +102,56 @@ export async function enqueueScanJobs(
 }
 
 /**
- * A job of an asset of a tenant; undefined when there is none (or it is another asset's). A plain
- * select: each poll of a job reads it, and drizzle's relational findFirst costs several times the CPU.
+ * Where an asset's ended jobs are kept (issue 38): its AssetMonitor. Each answer says the steps out
+ * of D1 the object had taken in when it read (HistoryStore.movedSteps).
+ */
+export interface EndedJobSource {
+  scanJob(jobId: string): Promise<{ job: ScanJobRow | undefined; movedSteps: number }>;
+  scanJobs(query: FinishedJobsQuery): Promise<{ jobs: ScanJobRow[]; movedSteps: number }>;
+}
+
+/** Reads that a job's move raced before one is taken as it is (each race is one job leaving D1). */
+const MOVE_RACE_READS = 3;
+
+/**
+ * Reads the object and D1 (`statement`, with the asset's mark) in parallel, again when D1's mark
+ * counts a step the object had not taken in when it answered: it answered before it kept a job, and
+ * D1 after that job's row was deleted (the job would be in neither answer).
+ */
+async function readBoth<K extends { movedSteps: number }, R>(
+  db: Db,
+  asset: { tenantId: string; id: number },
+  object: () => Promise<K>,
+  statement: BatchItem<"sqlite"> & PromiseLike<R>,
+): Promise<[K, R]> {
+  for (let read = 1; ; read++) {
+    const [kept, [rows, marks]] = await Promise.all([object(), db.batch([statement, movedStepsQuery(db, asset)])]);
+    if ((marks[0]?.movedSteps ?? 0) <= kept.movedSteps || read >= MOVE_RACE_READS) return [kept, rows as R];
+  }
+}
+
+/**
+ * A job of an asset of a tenant; undefined when there is none (or it is another asset's). D1 has
+ * it while it runs (and an ended one its object has not taken in yet: D1's row wins), the asset's
+ * object once it ended; both are read in parallel, one round trip.
  */
 export async function getScanJob(
   db: Db,
+  source: EndedJobSource,
   tenantId: string,
   assetId: number,
   jobId: string,
 ): Promise<ScanJobRow | undefined> {
-  const [row] = await scanJobQuery(db, tenantId, assetId, jobId);
-  return row;
+  const [kept, rows] = await readBoth(
+    db,
+    { tenantId, id: assetId },
+    () => source.scanJob(jobId),
+    scanJobQuery(db, tenantId, assetId, jobId),
+  );
+  return rows[0] ?? kept.job;
 }
 
-/** getScanJob's query (at most one row), for a batch or a condition (exists). */
+/** The job's D1 row (at most one row): a job still running, for a batch or a condition (exists). */
 export function scanJobQuery(db: Db, tenantId: string, assetId: number, jobId: string) {
   return db
     .select()
@@ -122,17 +160,72 @@ export function scanJobQuery(db: Db, tenantId: string, assetId: number, jobId: s
     .limit(1);
 }
 
-/** One page of an asset's jobs, newest first (`limit + 1` rows). */
-export function listScanJobs(db: Db, tenantId: string, assetId: number, limit: number, before?: string) {
-  return db.query.scanJobs.findMany({
-    where: and(
-      eq(scanJobs.tenantId, tenantId),
-      eq(scanJobs.assetId, assetId),
-      before === undefined ? undefined : lt(scanJobs.createdAt, before),
-    ),
-    orderBy: [desc(scanJobs.createdAt), desc(scanJobs.id)],
-    limit: limit + 1,
-  });
+/** The asset's jobs in D1 where `condition` holds. */
+function jobsOfAsset(db: Db, tenantId: string, assetId: number, condition: SQL | undefined) {
+  return db
+    .select()
+    .from(scanJobs)
+    .where(and(eq(scanJobs.tenantId, tenantId), eq(scanJobs.assetId, assetId), condition));
+}
+
+/** created_at, then id, descending, as SQLite orders the text (ASCII both). */
+function newestFirst(a: ScanJobRow, b: ScanJobRow): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
+}
+
+/** D1's jobs and the object's, by id (D1's row wins), newest first, the first `n`. */
+function mergedJobs(d1: readonly ScanJobRow[], kept: readonly ScanJobRow[], n: number): ScanJobRow[] {
+  const byId = new Map(kept.map((j) => [j.id, j]));
+  for (const j of d1) byId.set(j.id, j);
+  return [...byId.values()].sort(newestFirst).slice(0, n);
+}
+
+/**
+ * One page of an asset's jobs, newest first (`limit + 1` rows): D1's (running ones) and the asset's
+ * object's (ended ones), read in parallel, one round trip.
+ */
+export async function listScanJobs(
+  db: Db,
+  source: EndedJobSource,
+  tenantId: string,
+  assetId: number,
+  limit: number,
+  before?: string,
+): Promise<ScanJobRow[]> {
+  const [kept, rows] = await readBoth(
+    db,
+    { tenantId, id: assetId },
+    () => source.scanJobs({ limit: limit + 1, ...(before === undefined ? {} : { before }) }),
+    jobsOfAsset(db, tenantId, assetId, before === undefined ? undefined : lt(scanJobs.createdAt, before))
+      .orderBy(desc(scanJobs.createdAt), desc(scanJobs.id))
+      .limit(limit + 1),
+  );
+  return mergedJobs(rows, kept.jobs, limit + 1);
+}
+
+/**
+ * The newest job of an asset that carried an uploaded batch (by created_at; between two of one
+ * millisecond in D1, the later insert), from D1 and the asset's object in parallel; on a tie
+ * between them, D1's (the one still running).
+ */
+export async function lastUploadJob(
+  db: Db,
+  source: EndedJobSource,
+  tenantId: string,
+  assetId: number,
+): Promise<ScanJobRow | undefined> {
+  const [kept, [row]] = await readBoth(
+    db,
+    { tenantId, id: assetId },
+    () => source.scanJobs({ limit: 1, uploaded: true }),
+    jobsOfAsset(db, tenantId, assetId, sql`json_extract(${scanJobs.request}, '$.upload.key') is not null`)
+      // rowid breaks ties between uploads of the same millisecond: the later insert is the later batch.
+      .orderBy(desc(scanJobs.createdAt), desc(sql`rowid`))
+      .limit(1),
+  );
+  const ended = kept.jobs[0];
+  return row && (!ended || row.createdAt >= ended.createdAt) ? row : ended;
 }
 
 /** An asset created for a source group, with the id of the ANALYZE job that reads its schema. */

@@ -1,4 +1,4 @@
-import { and, desc, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isFileType } from "../connections";
 import type { ScanJobMessage } from "../contracts/messages";
@@ -8,7 +8,7 @@ import { type AssetHead, assets, CONNECTION_TYPES, type ScanJobRow, scanJobs } f
 import { ConflictError, InvalidInputError, LimitExceededError } from "../lib/errors";
 import { dialectOfDbType, identifierProblem } from "../scan/sql/identifiers";
 import { storeCompressed, storeInflated } from "./inflate-upload";
-import { createScanJob, enqueueScanJobs, newScanJobRow } from "./scan-jobs";
+import { createScanJob, type EndedJobSource, enqueueScanJobs, lastUploadJob, newScanJobRow } from "./scan-jobs";
 import { type StoredUpload, type UploadTarget, uploadPrefix } from "./upload-storage";
 
 /** Formats of data uploaded in the request body, by Content-Type. */
@@ -189,25 +189,15 @@ export async function queueUpload(
 
 /**
  * The request of the newest job of an asset that carried an uploaded batch (where the batch is, its
- * format and delimiter), or undefined when nothing was ever uploaded to it.
+ * format and delimiter), or undefined when nothing was ever uploaded to it: D1's running jobs and
+ * the asset's object's ended ones (lastUploadJob).
  */
 export async function lastUploadedBatch(
   db: Db,
+  source: EndedJobSource,
   tenantId: string,
   assetId: number,
 ): Promise<(ScanJobRequest & Required<Pick<ScanJobRequest, "upload">>) | undefined> {
-  const [row] = await db
-    .select({ request: scanJobs.request })
-    .from(scanJobs)
-    .where(
-      and(
-        eq(scanJobs.tenantId, tenantId),
-        eq(scanJobs.assetId, assetId),
-        sql`json_extract(${scanJobs.request}, '$.upload.key') is not null`,
-      ),
-    )
-    // rowid breaks ties between uploads of the same millisecond: the later insert is the later batch.
-    .orderBy(desc(scanJobs.createdAt), desc(sql`rowid`))
-    .limit(1);
-  return row?.request as (ScanJobRequest & Required<Pick<ScanJobRequest, "upload">>) | undefined;
+  const job = await lastUploadJob(db, source, tenantId, assetId);
+  return job?.request as (ScanJobRequest & Required<Pick<ScanJobRequest, "upload">>) | undefined;
 }

@@ -6,6 +6,7 @@ import type {
   ApplyScanResult,
   ApplyScanWireInput,
   AssetMonitorRpc,
+  FinishedJobsQuery,
   IncidentStateChange,
   IncidentStateResult,
   MetricSummary,
@@ -19,7 +20,14 @@ import type { NotificationMessage } from "../contracts/messages";
 import type { AssetProfile } from "../contracts/profile";
 import { segmentOf } from "../contracts/segments";
 import { createDb, type Db } from "../db";
-import { type AttributeKind, assetPolicies, incidents, jiraIntegrations, type KeptAlert } from "../db/schema";
+import {
+  type AttributeKind,
+  assetPolicies,
+  incidents,
+  jiraIntegrations,
+  type KeptAlert,
+  type ScanJobRow,
+} from "../db/schema";
 import { type ShardEnv, tenantDatabase } from "../db/shards";
 import { rememberedSchema, seenSchema } from "../detection/checks/schema";
 import { ANSWERING_REASONS, answerCloses, closedCondition, releaseAnswered } from "../detection/closes";
@@ -54,6 +62,7 @@ import {
   legacyHistoryQueries,
   legacyLastAlertOf,
   movedOutStatements,
+  movedStepStatement,
   openIncidents,
   openIncidentsQuery,
   referredAlertIds,
@@ -61,6 +70,14 @@ import {
   transitionStatements,
 } from "../incidents/monitor-store";
 import { requestTicket } from "../integrations/tickets";
+import {
+  endedJobsQuery,
+  isActive,
+  keptJobDeleteStatement,
+  leavesD1,
+  movedJobsDeleteStatement,
+  succeedInBatchStatement,
+} from "../jobs/lifecycle";
 import { nowIso } from "../lib/time";
 import type { ChannelRow } from "../notifications/channels";
 import { enabledChannelsQuery, type IncidentEvent, publishIncidentEvents } from "../notifications/events";
@@ -151,18 +168,46 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
    * The asset's alerts of one job, with the given ids (an incident's alert_refs) or on one metric,
    * by id, and the steps of the move out of D1 this object had taken in (read-only).
    */
-  async alerts(query: AlertQuery): Promise<{ alerts: KeptAlert[]; movedSteps: number }> {
-    const alerts =
-      "jobId" in query
-        ? this.store.alertsOfJob(query.jobId)
-        : "metric" in query
-          ? this.store.alertsOfMetric(query.metric)
-          : this.store.alertsByIds(query.ids);
+  async alerts(query: AlertQuery): Promise<{ alerts: KeptAlert[]; movedSteps: number; hasJob?: boolean }> {
+    if ("jobId" in query) {
+      const hasJob = this.store.scanJob(query.jobId) !== undefined;
+      return { alerts: this.store.alertsOfJob(query.jobId), movedSteps: this.store.movedSteps, hasJob };
+    }
+    const alerts = "metric" in query ? this.store.alertsOfMetric(query.metric) : this.store.alertsByIds(query.ids);
     return { alerts, movedSteps: this.store.movedSteps };
   }
 
   /**
-   * The asset is deleted: its history (metric points, alerts, DQ scores, applied jobs, state) goes
+   * A job of the asset that ended (issue 38): kept here (its row as the end left it, replacing a
+   * pending one), then its D1 row deleted, with the step counted on the asset's mark, in one batch.
+   * Idempotent by job id; runs alone, like a scan.
+   */
+  keepJob(job: ScanJobRow): Promise<void> {
+    return this.serial.run(async () => {
+      const step = this.store.keepJob(job);
+      const db = await this.dbOf(job.tenantId);
+      await db.batch([
+        keptJobDeleteStatement(db, job),
+        movedStepStatement(db, { tenantId: job.tenantId, id: job.assetId }, step),
+      ]);
+    });
+  }
+
+  /** One ended job of the asset, and the steps out of D1 this object had taken in (read-only). */
+  async scanJob(jobId: string): Promise<{ job: ScanJobRow | undefined; movedSteps: number }> {
+    return { job: this.store.scanJob(jobId), movedSteps: this.store.movedSteps };
+  }
+
+  /** A page of the asset's ended jobs, newest first, and the steps out of D1 taken in (read-only). */
+  async scanJobs(query: FinishedJobsQuery): Promise<{ jobs: ScanJobRow[]; movedSteps: number }> {
+    return {
+      jobs: this.store.scanJobs(query.limit, query.before, query.uploaded ?? false),
+      movedSteps: this.store.movedSteps,
+    };
+  }
+
+  /**
+   * The asset is deleted: its history (metric points, alerts, DQ scores, applied and ended jobs, state) goes
    * with it, after whatever call was running.
    */
   forget(): Promise<void> {
@@ -228,6 +273,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     // The scan's alerts are kept here before the D1 batch that refers to their ids (and found here
     // again by a replay whose batch had committed).
     let kept: KeptAlert[];
+    let jobEnded = false;
     if (!replay) {
       this.recordUnrecorded(lastJobId);
       kept = this.store.keepAlerts(
@@ -235,11 +281,41 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         input.jobId,
         keptAlertsOf({ ...input, savedAt, alerts, ...freshness, notifies: notifyOf }),
       );
-      await db.batch([
-        ...resultStatements(db, { asset, jobId: input.jobId, savedAt, ...freshness, alerted: kept.length > 0 }),
-        attributesStatement(db, asset, profile, kinds, input.scanTime),
-        ...decisionStatements(db, { ...scan, alerts: alertsByKey(kept) }, decisions),
-      ]);
+      // The job ends in this batch (issue 38): kept here first, as pending, from the caller's row;
+      // the batch deletes its D1 row and returns it, which replaces the pending one.
+      const given = input.job;
+      const job = given && given.id === input.jobId && isActive(given.status) && leavesD1(given) ? given : undefined;
+      const ended = (row: ScanJobRow): ScanJobRow => ({
+        ...row,
+        status: "SUCCEEDED",
+        error: null,
+        finishedAt: savedAt,
+      });
+      const begun = job ? this.store.beginJobEnd(ended(job)) : undefined;
+      const results = await db
+        .batch([
+          ...resultStatements(db, {
+            asset,
+            jobId: input.jobId,
+            savedAt,
+            ...freshness,
+            alerted: kept.length > 0,
+            ...(begun ? { movedSteps: begun.step } : {}),
+          }),
+          attributesStatement(db, asset, profile, kinds, input.scanTime),
+          ...decisionStatements(db, { ...scan, alerts: alertsByKey(kept) }, decisions),
+          ...(job ? [succeedInBatchStatement(db, job)] : []),
+        ])
+        .catch((err: unknown) => {
+          if (job && begun?.created) this.store.dropPendingJob(job.id);
+          throw err;
+        });
+      if (job) {
+        const [row] = results.at(-1) as ScanJobRow[];
+        if (row) this.store.keepJob(ended(row), false);
+        else if (begun?.created) this.store.dropPendingJob(job.id);
+        jobEnded = row !== undefined;
+      }
     } else {
       kept = this.store.alertsOfJob(input.jobId, true);
     }
@@ -265,7 +341,7 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       if (d.kind !== "adopt") continue;
       this.store.rememberClose(closedCondition(d.incident, d.alert, "NEW_NORMAL", input.scanTime));
     }
-    return result;
+    return { ...result, jobEnded };
   }
 
   /**
@@ -397,9 +473,12 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
 
   private async moveStep(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, limit: number): Promise<MovedHistory> {
     {
-      const [scores, markers, legacyAlerts] = await db.batch(legacyHistoryQueries(db, asset, limit));
-      if (scores.length === 0 && markers.length === 0 && legacyAlerts.length === 0) {
-        return { dqScores: 0, appliedJobs: 0, alerts: 0, more: false };
+      const [scores, markers, legacyAlerts, jobs] = await db.batch([
+        ...legacyHistoryQueries(db, asset, limit),
+        endedJobsQuery(db, asset, limit),
+      ]);
+      if (scores.length === 0 && markers.length === 0 && legacyAlerts.length === 0 && jobs.length === 0) {
+        return { dqScores: 0, appliedJobs: 0, alerts: 0, scanJobs: 0, more: false };
       }
       // A marker this object has no record of (the rare job whose record was lost): recorded as
       // applied, so that a replay of it writes nothing twice.
@@ -409,13 +488,28 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         result: { jobId: m.jobId, alerts: 0, dqScore: null, replay: false } satisfies ApplyScanResult,
       }));
       const alerts = legacyAlerts.map(({ tenantId: _t, assetId: _a, projectId: _p, connectionId: _c, ...a }) => a);
-      const step = this.store.moveIn(scores, applied, alerts);
-      await db.batch(movedOutStatements(db, asset, { scoreJobs: scores.map((s) => s.jobId), markers, alerts }, step));
+      const step = this.store.moveIn(scores, applied, alerts, jobs);
+      const moved = { scoreJobs: scores.map((s) => s.jobId), markers, alerts };
+      const [first, ...rest] = movedOutStatements(db, asset, moved, step);
+      await db.batch([
+        first,
+        ...rest,
+        ...(jobs.length > 0
+          ? [
+              movedJobsDeleteStatement(
+                db,
+                asset,
+                jobs.map((j) => j.id),
+              ),
+            ]
+          : []),
+      ]);
       return {
         dqScores: scores.length,
         appliedJobs: markers.length,
         alerts: alerts.length,
-        more: scores.length === limit || markers.length === limit || alerts.length === limit,
+        scanJobs: jobs.length,
+        more: scores.length === limit || markers.length === limit || alerts.length === limit || jobs.length === limit,
       };
     }
   }

@@ -13,7 +13,7 @@
 import type { MetricSummary, PrunedHistory, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
 import type { DqScore } from "../contracts/dimensions";
 import type { SchemaField } from "../contracts/profile";
-import type { CloseReason, KeptAlert, Level } from "../db/schema";
+import type { CloseReason, KeptAlert, Level, ScanJobRow } from "../db/schema";
 import { LEASE_SIZE } from "../db/shards";
 import { median } from "../detection/anomaly";
 import type { ClosedCondition } from "../detection/closes";
@@ -143,6 +143,13 @@ export class HistoryStore {
       details TEXT NOT NULL, applied INTEGER NOT NULL, UNIQUE (job_id, type, attribute, segment))`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS alerts_save_time ON alerts (save_time)");
     this.sql.exec("CREATE INDEX IF NOT EXISTS alerts_metric ON alerts (metric, id)");
+    // The asset's finished scan jobs, each its D1 row as it ended (issue 38): D1 keeps a job only
+    // while it runs. `pending` 1: kept before the D1 batch that ends the job, from the row as the
+    // caller read it, until that batch says how it ended (a read shows D1's row while it is there).
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS scan_jobs (
+      id TEXT PRIMARY KEY, created_at TEXT NOT NULL, uploaded INTEGER NOT NULL, record TEXT NOT NULL,
+      pending INTEGER NOT NULL)`);
+    this.sql.exec("CREATE INDEX IF NOT EXISTS scan_jobs_created ON scan_jobs (created_at, id)");
     // The answers of closed incidents (detection/closes.ts), one per condition: the latest close.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS closed_conditions (
       policy TEXT NOT NULL, attribute TEXT NOT NULL, segment TEXT NOT NULL, direction INTEGER NOT NULL,
@@ -242,6 +249,7 @@ export class HistoryStore {
       points: drop("metric_points", "time"),
       appliedJobs: drop("applied_jobs", "applied_at"),
       dqScores: drop("dq_scores", "scored_at"),
+      scanJobs: drop("scan_jobs", "created_at"),
       // An alert at or after the opening of an open incident of the asset stays (what it is about).
       alerts: (() => {
         const before = openSince !== undefined && openSince < cutoff ? openSince : cutoff;
@@ -384,20 +392,97 @@ export class HistoryStore {
     scores: readonly StoredDqScore[],
     applied: ReadonlyArray<{ jobId: string; appliedAt: string; result: unknown }>,
     alerts: readonly KeptAlert[] = [],
+    jobs: readonly ScanJobRow[] = [],
   ) {
     return this.storage.transactionSync(() => {
       this.insertAlerts(alerts, true);
+      for (const j of jobs) this.insertJob(j, false);
       for (const s of scores) this.insertDqScore(s);
       for (const a of applied) this.recordApplied(a.jobId, a.appliedAt, a.result);
-      const step = this.movedSteps + 1;
-      this.setState("moved_steps", step);
-      return step;
+      return this.countStep();
     });
   }
 
   /** Steps of the move out of D1 this object has taken in (see moveIn). */
   get movedSteps(): number {
     return this.getState<number>("moved_steps") ?? 0;
+  }
+
+  /**
+   * Counts one more step out of D1 (a job that ends leaves D1 after this object keeps it): D1's mark
+   * of the asset takes the step in the batch that deletes the row, so a read that finds the mark
+   * ahead of this object's count read the object before its copy (see moveIn).
+   */
+  private countStep(): number {
+    const step = this.movedSteps + 1;
+    this.setState("moved_steps", step);
+    return step;
+  }
+
+  /**
+   * Keeps a job that ended (its D1 row as the final transition left it, delivered by the caller or
+   * by the D1 batch that deleted it): replaces whatever was kept of it. Returns the step to mark.
+   */
+  keepJob(job: ScanJobRow, count = true): number {
+    return this.storage.transactionSync(() => {
+      this.insertJob(job, false, true);
+      return count ? this.countStep() : this.movedSteps;
+    });
+  }
+
+  /**
+   * Before the D1 batch that ends a job (the scan's own): keeps `job` (the row as the caller read
+   * it, with its end) as pending, unless the job is kept already, and counts the step. `created`:
+   * whether this call kept it (so drops it if the batch ended nothing).
+   */
+  beginJobEnd(job: ScanJobRow): { step: number; created: boolean } {
+    return this.storage.transactionSync(() => ({
+      created: this.insertJob(job, true),
+      step: this.countStep(),
+    }));
+  }
+
+  /** A pending job whose ending batch ended nothing (the job had ended, or the batch failed) goes. */
+  dropPendingJob(jobId: string): void {
+    this.sql.exec("DELETE FROM scan_jobs WHERE id = ? AND pending = 1", jobId);
+  }
+
+  /** Inserts a job's record; `replace`: over what is kept of it. Whether a row was written. */
+  private insertJob(job: ScanJobRow, pending: boolean, replace = false): boolean {
+    const uploaded = (job.request as { upload?: { key?: unknown } } | null)?.upload?.key != null ? 1 : 0;
+    const cursor = this.sql.exec(
+      `INSERT INTO scan_jobs (id, created_at, uploaded, record, pending) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO ${replace ? "UPDATE SET created_at = excluded.created_at, uploaded = excluded.uploaded, record = excluded.record, pending = excluded.pending" : "NOTHING"}`,
+      job.id,
+      job.createdAt,
+      uploaded,
+      JSON.stringify(job),
+      pending ? 1 : 0,
+    );
+    return cursor.rowsWritten > 0;
+  }
+
+  /** One finished job of the asset, or undefined. */
+  scanJob(jobId: string): ScanJobRow | undefined {
+    const row = this.sql.exec<{ record: string }>("SELECT record FROM scan_jobs WHERE id = ?", jobId).toArray()[0];
+    return row ? (JSON.parse(row.record) as ScanJobRow) : undefined;
+  }
+
+  /**
+   * One page of the asset's finished jobs, newest first (created_at, then id), `limit` of them created
+   * before `before`; `uploaded`: only jobs that carried an uploaded batch.
+   */
+  scanJobs(limit: number, before?: string, uploaded = false): ScanJobRow[] {
+    const where = [before === undefined ? "" : "created_at < ?", uploaded ? "uploaded = 1" : ""].filter(Boolean);
+    return this.sql
+      .exec<{ record: string }>(
+        `SELECT record FROM scan_jobs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
+        ...(before === undefined ? [] : [before]),
+        limit,
+      )
+      .toArray()
+      .map((r) => JSON.parse(r.record) as ScanJobRow);
   }
 
   /** Records a job as applied (with the result a replay answers), unless it is recorded already; its alerts show. */

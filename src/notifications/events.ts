@@ -23,7 +23,6 @@ import {
   notificationChannels,
   notificationDeliveries,
   type ScanJobRow,
-  scanJobs,
 } from "../db/schema";
 import type { SecretBox } from "../lib/crypto";
 import { randomId } from "../lib/ids";
@@ -212,7 +211,10 @@ async function publishIncidents(
   return deliver(env, db, asset.tenantId, wanted);
 }
 
-/** Publishes scan.failed for a job that ended FAILED, unless its asset's notifications are muted. */
+/**
+ * Publishes scan.failed for a job that ended FAILED (its row as the end left it: the job has left
+ * D1 for its asset's object), unless its asset's notifications are muted.
+ */
 export function publishScanFailed(env: PublishEnv, db: Db, job: ScanJobRow): Promise<number> {
   return publishFailed(env, db, job).catch(logged("scan.failed", { job_id: job.id }));
 }
@@ -220,7 +222,7 @@ export function publishScanFailed(env: PublishEnv, db: Db, job: ScanJobRow): Pro
 async function publishFailed(env: PublishEnv, db: Db, job: ScanJobRow): Promise<number> {
   const channels = await enabledChannelsQuery(db, job.tenantId);
   if (channels.length === 0) return 0;
-  const [asset, settings, finished] = await Promise.all([
+  const [asset, settings] = await Promise.all([
     db.query.assets.findFirst({
       where: and(eq(assets.tenantId, job.tenantId), eq(assets.id, job.assetId)),
       columns: { id: true, name: true, projectId: true },
@@ -229,7 +231,6 @@ async function publishFailed(env: PublishEnv, db: Db, job: ScanJobRow): Promise<
       where: and(eq(assetPolicies.tenantId, job.tenantId), eq(assetPolicies.assetId, job.assetId)),
       columns: { notify: true },
     }),
-    db.query.scanJobs.findFirst({ where: eq(scanJobs.id, job.id) }),
   ]);
   if (!asset || settings?.notify === false) return 0;
   const targets = channels.filter((c) => wants(c, "scan.failed", asset.projectId, null));
@@ -241,9 +242,9 @@ async function publishFailed(env: PublishEnv, db: Db, job: ScanJobRow): Promise<
     job: {
       id: job.id,
       kind: job.kind,
-      error: finished?.error ?? job.error,
+      error: job.error,
       createdAt: job.createdAt,
-      finishedAt: finished?.finishedAt ?? null,
+      finishedAt: job.finishedAt,
     },
   });
   return deliver(

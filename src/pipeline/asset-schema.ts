@@ -7,6 +7,7 @@ import {
   openCredential,
   openIcebergTable,
 } from "../connections";
+import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { SchemaField } from "../contracts/profile";
 import type { Db } from "../db";
 import type { AssetAttribute, AssetRow } from "../db/schema";
@@ -61,7 +62,7 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
 
 /** An UPLOAD asset's attributes: those of its newest uploaded batch (a CSV header, the first NDJSON records). */
 async function readLastBatchSchema(env: Env, db: Db, asset: AssetRow): Promise<SchemaField[]> {
-  const batch = await lastUploadedBatch(db, asset.tenantId, asset.id);
+  const batch = await lastUploadedBatch(db, assetMonitor(env, asset.tenantId, asset.id), asset.tenantId, asset.id);
   if (!batch) {
     throw new ConflictError(
       `Asset ${asset.id} has no uploaded batch yet; its schema is that of its last batch: ` +

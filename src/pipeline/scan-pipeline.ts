@@ -146,7 +146,14 @@ export function applyProfile(
 ): Promise<ApplyScanResult> {
   const wire = encodeProfile(profile);
   const json = wire ?? JSON.stringify(profile);
-  const scan = { asset: subject.monitored, jobId: subject.job.id, createdAt: subject.job.createdAt, scanTime };
+  // The job goes along: the monitor ends it SUCCEEDED in its D1 batch (ApplyScanInput.job).
+  const scan = {
+    asset: subject.monitored,
+    jobId: subject.job.id,
+    createdAt: subject.job.createdAt,
+    scanTime,
+    job: subject.job,
+  };
   return assetMonitor(env, subject.asset.tenantId, subject.asset.id).applyScan(
     JSON_NULL.test(json)
       ? { ...scan, profile }

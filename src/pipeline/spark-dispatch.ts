@@ -223,8 +223,10 @@ export async function dispatchFullScan(env: Env, db: Db, input: FullScanInput): 
     timeoutSeconds: FULL_SCAN_TIMEOUT_SECONDS,
   });
   // A cancel that came while the provider was being called found no run to cancel: cancel it now,
-  // or it would run (and bill the tenant's cluster) for a job that has ended.
-  if ((await markDispatched(db, job.id, run)) === "CANCELLED") {
+  // or it would run (and bill the tenant's cluster) for a job that has ended (and may have left D1
+  // for its asset's object already: no row to mark).
+  const status = await markDispatched(db, job.id, run);
+  if (status === undefined || status === "CANCELLED") {
     try {
       await target.client.cancel(run.runId);
       await recordRunState(db, job.id, "CANCELLING");

@@ -109,6 +109,6 @@ export async function cancelScan(env: Env, db: Db, job: ScanJobRow, actor: strin
     }
     await recordRunState(db, job.id, "CANCELLING");
   }
-  const ended = await cancelJob(db, job, `cancelled by ${actor}`);
+  const ended = await cancelJob(env, db, job, `cancelled by ${actor}`);
   if (!ended) throw new ConflictError("The scan ended, or started in the Worker, meanwhile: it was not cancelled");
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 38's move: each asset's DQ scores, job markers and alerts leave D1 for the asset's Durable Object
+ * Issue 38's move: each asset's DQ scores, job markers, alerts and ended scan jobs leave D1 for the asset's Durable Object
  * (the AssetMonitor keeps them since). Online, idempotent and resumable: every cron tick takes
  * the assets that still have such rows in D1 and has each asset's object move them in steps
  * (AssetMonitor.moveHistoryIn: copy in, then delete from D1); the rows left in D1 are the
@@ -11,6 +11,7 @@
 
 import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Env } from "../env";
+import { ENDED } from "./retention";
 
 /** Assets one tick looks at. */
 export const MOVE_ASSETS_PER_TICK = 20;
@@ -25,6 +26,8 @@ export interface MoveReport {
   dqScores: number;
   appliedJobs: number;
   alerts: number;
+  /** Ended scan jobs (issue 38: D1 keeps a job only while it runs). */
+  scanJobs: number;
   deletedOfGoneAssets: number;
   /** Whether rows may be left for the next tick. */
   more: boolean;
@@ -42,6 +45,7 @@ export async function moveHistoryTick(
     dqScores: 0,
     appliedJobs: 0,
     alerts: 0,
+    scanJobs: 0,
     deletedOfGoneAssets: 0,
     more: false,
   };
@@ -52,6 +56,8 @@ export async function moveHistoryTick(
        SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM dq_scores LIMIT ?1)
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM monitor_applied_jobs LIMIT ?1)
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM alerts LIMIT ?1)
+       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM scan_jobs
+         WHERE status IN (${ENDED}) AND callback_secret IS NULL LIMIT ?1)
      ) p LEFT JOIN assets a ON a.id = p.asset_id AND a.tenant_id = p.tenant_id LIMIT ?2`,
   )
     .bind(rows, limits.assets ?? MOVE_ASSETS_PER_TICK)
@@ -64,11 +70,12 @@ export async function moveHistoryTick(
     report.assets += 1;
     if (!live) {
       const where = "WHERE tenant_id = ? AND asset_id = ?";
-      const done = await env.DB.batch(
-        ["dq_scores", "monitor_applied_jobs", "alerts"].map((table) =>
+      const done = await env.DB.batch([
+        ...["dq_scores", "monitor_applied_jobs", "alerts"].map((table) =>
           env.DB.prepare(`DELETE FROM ${table} ${where}`).bind(tenantId, assetId),
         ),
-      );
+        env.DB.prepare(`DELETE FROM scan_jobs ${where} AND status IN (${ENDED})`).bind(tenantId, assetId),
+      ]);
       report.deletedOfGoneAssets += done.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
       steps -= 1;
       continue;
@@ -84,6 +91,7 @@ export async function moveHistoryTick(
       report.dqScores += moved.dqScores;
       report.appliedJobs += moved.appliedJobs;
       report.alerts += moved.alerts;
+      report.scanJobs += moved.scanJobs;
       more = moved.more;
     }
   }

@@ -23,7 +23,7 @@ import { FINAL_STATUSES } from "../jobs/lifecycle";
 import { type StorageEnv, tenantUploadStore, uploadPrefix } from "../jobs/upload-storage";
 
 /** The statuses of a job that ended, as SQL literals (constants of ours, never input). */
-const ENDED = FINAL_STATUSES.map((status) => `'${status}'`).join(", ");
+export const ENDED = FINAL_STATUSES.map((status) => `'${status}'`).join(", ");
 
 /** Rows one DELETE removes at most. */
 export const BATCH_ROWS = 500;
@@ -68,7 +68,8 @@ function deletions(d1: D1Database, tenant: string, cutoff: string): Record<strin
         and state = 'CLOSED' and closed_at < ?2)`,
     ),
     incidents: limited("incidents", "tenant_id = ?1 and state = 'CLOSED' and closed_at < ?2"),
-    // Every job that ended (a cancelled one too); a job still queued or running is never removed.
+    // Every job that ended (a cancelled one too) its asset's object has not taken in yet (the
+    // objects prune theirs below); a job still queued or running is never removed.
     scan_jobs: limited("scan_jobs", `tenant_id = ?1 and status in (${ENDED}) and created_at < ?2`),
     dq_scores: limited("dq_scores", "tenant_id = ?1 and scored_at < ?2"),
     monitor_applied_jobs: limited("monitor_applied_jobs", "tenant_id = ?1 and applied_at < ?2"),
@@ -134,6 +135,7 @@ export async function purgeTenant(
     add("dq_scores", pruned.dqScores);
     add("monitor_applied_jobs", pruned.appliedJobs);
     add("alerts", pruned.alerts);
+    add("scan_jobs", pruned.scanJobs);
   }
   return deleted;
 }

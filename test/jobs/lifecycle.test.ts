@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { createDb } from "../../src/db";
 import { type ScanJobRow, scanJobs } from "../../src/db/schema";
 import {
@@ -21,6 +22,7 @@ import {
   succeedJob,
   takeCallback,
 } from "../../src/jobs/lifecycle";
+import { getScanJob } from "../../src/jobs/scan-jobs";
 import { admin, call } from "../support/api";
 import { csvAsset } from "../support/assets";
 import { receiver } from "../support/receivers";
@@ -70,20 +72,24 @@ async function insertJob(tenant: string, assetId: number, row: RowColumns): Prom
       columns.callback_used_at,
     )
     .run();
-  return (await reread(id))!;
+  return (await d1Row(id))!;
 }
 
-const reread = (id: string) => db().query.scanJobs.findFirst({ where: eq(scanJobs.id, id) });
+/** The job as readers see it: its D1 row while it runs, its asset's object's record once it ended. */
+const reread = (job: Pick<ScanJobRow, "id" | "tenantId" | "assetId">) =>
+  getScanJob(db(), assetMonitor(env, job.tenantId, job.assetId), job.tenantId, job.assetId, job.id);
+/** The job's D1 row, if D1 still has it. */
+const d1Row = (id: string) => db().query.scanJobs.findFirst({ where: eq(scanJobs.id, id) });
 
 /** Each call under test: whether it applied. */
 const CALLS: Record<string, (job: ScanJobRow) => Promise<boolean>> = {
   start: async (job) =>
     (await startJobStatement(db(), { job_id: job.id, tenant_id: job.tenantId }, "an upload")).length > 0,
   retry: (job) => retryJob(db(), job.id, "a transient fault"),
-  succeed: (job) => succeedJob(db(), job),
+  succeed: (job) => succeedJob(env, db(), job),
   fail: (job) => failJob(env, db(), job, "the source refused"),
   failRun: (job) => failSparkRun(env, db(), job, "the run failed"),
-  cancel: (job) => cancelJob(db(), job, "cancelled by a test"),
+  cancel: (job) => cancelJob(env, db(), job, "cancelled by a test"),
   takeCallback: (job) => takeCallback(db(), job.id, new Date().toISOString()),
 };
 
@@ -130,8 +136,11 @@ describe("the scan job's transitions", () => {
       for (const [callName, run] of Object.entries(CALLS)) {
         const job = await insertJob(tenant, 1, row);
         const applied = await run(job);
-        const after = (await reread(job.id))!;
+        const after = (await reread(job))!;
         if (!applied) expect(after, `${callName} on ${rowName}`).toEqual(job);
+        // An end takes the job out of D1 (issue 38): its asset's object keeps it, as it ended.
+        const ended = applied && (FINAL_STATUSES as readonly string[]).includes(after.status);
+        expect(await d1Row(job.id), `${callName} on ${rowName}: D1's row`).toEqual(ended ? undefined : after);
         actual[rowName].push(applied ? after.status : "-");
       }
     }
@@ -143,13 +152,13 @@ describe("what a transition writes besides the status", () => {
   it("start counts the attempt, keeps the first start's time and clears the retry's reason", async () => {
     const job = await insertJob(unique("t"), 1, ROWS.queued);
     await startJobStatement(db(), { job_id: job.id, tenant_id: job.tenantId }, "an upload");
-    const first = (await reread(job.id))!;
+    const first = (await reread(job))!;
     expect(first).toMatchObject({ status: "RUNNING", attempts: 1, error: null });
     expect(first.startedAt).not.toBeNull();
     expect(await retryJob(db(), job.id, "the source timed out")).toBe(true);
-    expect(await reread(job.id)).toMatchObject({ status: "QUEUED", error: "retrying after: the source timed out" });
+    expect(await reread(job)).toMatchObject({ status: "QUEUED", error: "retrying after: the source timed out" });
     await startJobStatement(db(), { job_id: job.id, tenant_id: job.tenantId }, "an upload");
-    expect(await reread(job.id)).toMatchObject({ attempts: 2, startedAt: first.startedAt, error: null });
+    expect(await reread(job)).toMatchObject({ attempts: 2, startedAt: first.startedAt, error: null });
     // Another tenant's message claims nothing.
     expect(await startJobStatement(db(), { job_id: job.id, tenant_id: unique("t") }, "an upload")).toEqual([]);
   });
@@ -157,13 +166,13 @@ describe("what a transition writes besides the status", () => {
   it("an end records when and why; a success has no error", async () => {
     const failed = await insertJob(unique("t"), 1, ROWS.inWorker);
     expect(await failJob(env, db(), failed, "the source refused")).toBe(true);
-    const row = (await reread(failed.id))!;
+    const row = (await reread(failed))!;
     expect(row).toMatchObject({ status: "FAILED", error: "the source refused" });
     expect(row.finishedAt).not.toBeNull();
     const retried = await insertJob(unique("t"), 1, ROWS.inWorker);
     await retryJob(db(), retried.id, "a transient fault");
-    expect(await succeedJob(db(), retried)).toBe(true);
-    expect(await reread(retried.id)).toMatchObject({ status: "SUCCEEDED", error: null });
+    expect(await succeedJob(env, db(), retried)).toBe(true);
+    expect(await reread(retried)).toMatchObject({ status: "SUCCEEDED", error: null });
   });
 
   it("publishes scan.failed for a job it failed, never for one that had ended or was called back", async () => {

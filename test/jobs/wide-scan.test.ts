@@ -8,7 +8,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { processScanJob } from "../../src/consumers/scan-jobs";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import type { AssetAttribute } from "../../src/db/schema";
+import type { EndedJobSource } from "../../src/jobs/scan-jobs";
 import { uploadPrefix } from "../../src/jobs/upload-storage";
 import { MAX_SCAN_COLUMNS } from "../../src/scan/profiler/budget";
 import { csvAsset } from "../support/assets";
@@ -56,10 +58,15 @@ describe("a scan of a 2,000-column table in a Worker", () => {
     for (const scan of [1, 2]) {
       const message = await queueUpload(tenant, asset.id as number, csv);
       expect(await processScanJob(env, message, 1)).toBe("done");
-      const job = await env.DB.prepare("select status, error, rows_scanned from scan_jobs where id = ?")
-        .bind(message.job_id)
-        .first<{ status: string; error: string | null; rows_scanned: number }>();
-      expect({ scan, ...job }).toEqual({ scan, status: "SUCCEEDED", error: null, rows_scanned: ROWS });
+      // The ended job is in the asset's object (issue 38).
+      const source: EndedJobSource = assetMonitor(env, tenant, asset.id as number);
+      const { job } = await source.scanJob(message.job_id);
+      expect({ scan, status: job?.status, error: job?.error, rows_scanned: job?.rowsScanned }).toEqual({
+        scan,
+        status: "SUCCEEDED",
+        error: null,
+        rows_scanned: ROWS,
+      });
     }
     const row = await env.DB.prepare("select attributes from assets where id = ?")
       .bind(asset.id)

@@ -54,10 +54,12 @@ const objectRows = (tenant: string, assetId: number, table: string) =>
   });
 const metricPoints = (tenant: string, assetId: number) => objectRows(tenant, assetId, "metric_points");
 
-/** The tenant's rows, and its scanned asset's DQ scores and applied jobs (in the asset's object, issue 38). */
+/** The tenant's rows, and its scanned asset's jobs, DQ scores and applied jobs (in the asset's object, issue 38). */
 async function counts(tenant: string, assetId: number) {
   return {
-    scan_jobs: await countRows("scan_jobs", "tenant_id = ?", tenant),
+    // D1 keeps a job while it runs, the asset's object once it ended (issue 38).
+    scan_jobs:
+      (await countRows("scan_jobs", "tenant_id = ?", tenant)) + (await objectRows(tenant, assetId, "scan_jobs")),
     dq_scores:
       (await countRows("dq_scores", "tenant_id = ?", tenant)) + (await objectRows(tenant, assetId, "dq_scores")),
     applied_jobs: await objectRows(tenant, assetId, "applied_jobs"),

@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { openConnectionCredential } from "../../src/catalog/connections";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
+import type { EndedJobSource } from "../../src/jobs/scan-jobs";
 import { secretBox } from "../../src/lib/crypto";
 import { admin, call } from "../support/api";
 import { countRows } from "../support/assets";
@@ -201,10 +203,10 @@ describe("UPLOAD assets", () => {
     const { tenant, asset } = await uploadAsset();
     const job = await uploadCsv(tenant, asset.id, "id\n1\n");
     await scanJob(tenant, asset.id, job);
-    const row = await env.DB.prepare("select request from scan_jobs where id = ?")
-      .bind(job)
-      .first<{ request: string }>();
-    const { key } = JSON.parse(row!.request).upload;
+    // The ended job is its asset's object's (issue 38).
+    const source: EndedJobSource = assetMonitor(env, tenant, asset.id);
+    const ended = await source.scanJob(job);
+    const { key } = (ended.job!.request as { upload: { key: string } }).upload;
     await env.UPLOADS.delete(key);
     const schema = await schemaOf(tenant, asset.id);
     expect(schema.status).toBe(422);

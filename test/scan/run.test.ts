@@ -2,9 +2,10 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it, vi } from "vitest";
 import { MAX_ATTEMPTS, processScanJob } from "../../src/consumers/scan-jobs";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { createDb } from "../../src/db";
 import worker from "../../src/index";
-import { createScanJob } from "../../src/jobs/scan-jobs";
+import { createScanJob, type EndedJobSource, getScanJob } from "../../src/jobs/scan-jobs";
 import { finishedJob } from "../scenario/support";
 import { admin, call } from "../support/api";
 import { createProject } from "../support/projects";
@@ -220,7 +221,9 @@ describe("scan failures", () => {
       error: expect.stringMatching(/^retrying after: .*127\.0\.0\.1/),
     });
     expect(await processScanJob(env, message, MAX_ATTEMPTS)).toBe("done");
-    row = await db.query.scanJobs.findFirst({ where: (j, { eq }) => eq(j.id, job.id) });
+    // An ended job is read where it lives: its asset's object (issue 38).
+    const source: EndedJobSource = assetMonitor(env, tenant, id);
+    row = await getScanJob(db, source, tenant, id, job.id);
     expect(row).toMatchObject({ status: "FAILED", attempts: 2, error: expect.stringMatching(/127\.0\.0\.1/) });
 
     // A job whose deliveries all failed before it could record anything.
@@ -231,7 +234,7 @@ describe("scan failures", () => {
     const ctx = createExecutionContext();
     await worker.queue(batch as MessageBatch<never>, env);
     expect(await getQueueResult(batch, ctx)).toMatchObject({ explicitAcks: ["m1"] });
-    row = await db.query.scanJobs.findFirst({ where: (j, { eq }) => eq(j.id, lost.id) });
+    row = await getScanJob(db, source, tenant, id, lost.id);
     expect(row).toMatchObject({ status: "FAILED", error: expect.stringMatching(/^gave up after/) });
   });
 

@@ -2,8 +2,9 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import { spendPrincipalRequest } from "../../auth/rate-limit";
-import { cancelUnrunJobStatement } from "../../jobs/lifecycle";
-import { getScanJob, listScanJobs, scanJobQuery } from "../../jobs/scan-jobs";
+import { assetMonitor } from "../../contracts/asset-monitor-client";
+import { cancelUnrunJobStatement, keepEnded } from "../../jobs/lifecycle";
+import { type EndedJobSource, getScanJob, listScanJobs, scanJobQuery } from "../../jobs/scan-jobs";
 import type { ScanJobRequest } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
 import { cancelScan as cancelScanJob } from "../../pipeline/spark-runs";
@@ -30,7 +31,8 @@ export const listScans: Handler<"listScans"> = async (c) => {
   const rows = await listed(
     c,
     c.req.valid("query"),
-    (limit, cursor) => listScanJobs(c.var.db, tenant, assetId, limit, afterKey(cursor, "string")),
+    (limit, cursor) =>
+      listScanJobs(c.var.db, assetMonitor(c.env, tenant, assetId), tenant, assetId, limit, afterKey(cursor, "string")),
     (r) => [r.createdAt],
   );
   return c.json(rows.map(scanJobView), 200);
@@ -39,16 +41,19 @@ export const listScans: Handler<"listScans"> = async (c) => {
 export const getScan: Handler<"getScan"> = async (c) => {
   const { tenant, assetId, job_id } = c.req.valid("param");
   await c.var.access.assetHead(tenant, assetId, "PROJECT_VIEWER");
-  const job = await getScanJob(c.var.db, tenant, assetId, job_id);
+  const job = await getScanJob(c.var.db, assetMonitor(c.env, tenant, assetId), tenant, assetId, job_id);
   if (!job) throw new NotFoundError("Scan job");
   return c.json(scanJobView(job), 200);
 };
 
 /**
  * One round trip for a job no provider runs (a queued one, as most are): the access check, the
- * job's read, its cancel (conditioned on the same access) and the audit row are one batch. A job
- * handed to a Spark provider is read in that batch too, then its run is cancelled at the provider
- * before the job is (the provider is called only once the check has passed): more round trips.
+ * job's read, its cancel (conditioned on the same access) and the audit row are one batch; the
+ * cancelled job then goes to its asset's object (keepEnded), which takes it out of D1. A job that
+ * ended is in that object, asked meanwhile (its answer used only once the batch has passed the
+ * check). A job handed to a Spark provider is read in that batch too, then its run is cancelled at
+ * the provider before the job is (the provider is called only once the check has passed): more
+ * round trips.
  */
 export const cancelScan: Handler<"cancelScan"> = async (c) => {
   const { tenant, assetId, job_id } = c.req.valid("param");
@@ -56,6 +61,10 @@ export const cancelScan: Handler<"cancelScan"> = async (c) => {
   const { db } = c.var;
   const actor = actorName(c.var.principal);
   const job = { id: job_id, tenantId: tenant, assetId };
+  const monitor: EndedJobSource = assetMonitor(c.env, tenant, assetId);
+  const ended = monitor.scanJob(job_id);
+  // Settled here: a refused request never waits on it, nor leaves its failure unhandled.
+  ended.catch(() => undefined);
   const [, [read], [cancelled]] = await writeInBatch(c, check, [
     scanJobQuery(db, tenant, assetId, job_id),
     cancelUnrunJobStatement(db, job, `cancelled by ${actor}`, check.allowed),
@@ -63,9 +72,12 @@ export const cancelScan: Handler<"cancelScan"> = async (c) => {
   ]);
   if (cancelled) {
     auditedInBatch(c, 200);
+    await keepEnded(c.env, cancelled);
     return c.json(scanJobView(cancelled), 200);
   }
-  if (!read) throw new NotFoundError("Scan job");
-  await cancelScanJob(c.env, db, read, actor);
-  return c.json(scanJobView((await getScanJob(db, tenant, assetId, job_id))!), 200);
+  // Not in D1: ended, in the object; asked again when the first answer predates the job's keeping.
+  const found = read ?? (await ended).job ?? (await monitor.scanJob(job_id)).job;
+  if (!found) throw new NotFoundError("Scan job");
+  await cancelScanJob(c.env, db, found, actor);
+  return c.json(scanJobView((await getScanJob(db, monitor, tenant, assetId, job_id))!), 200);
 };
