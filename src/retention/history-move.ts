@@ -10,6 +10,7 @@
  */
 
 import { assetMonitor } from "../contracts/asset-monitor-client";
+import { unfencedSql } from "../db/fences";
 import type { Env } from "../env";
 import { ENDED } from "./retention";
 
@@ -50,14 +51,16 @@ export async function moveHistoryTick(
     more: false,
   };
   // The first rows of each table name the assets still to move: a probe of a few rows whatever
-  // the tables hold (none once the move is done).
+  // the tables hold (none once the move is done). A tenant fenced by a shard move is left for
+  // later (src/db/fences.ts): its rows here cannot change, and must not hold up the others'.
+  const here = (table: string) => unfencedSql(`${table}.tenant_id`);
   const { results } = await env.DB.prepare(
     `SELECT p.tenant_id AS tenantId, p.asset_id AS assetId, a.id IS NOT NULL AS live FROM (
-       SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM dq_scores LIMIT ?1)
-       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM monitor_applied_jobs LIMIT ?1)
-       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM alerts LIMIT ?1)
+       SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM dq_scores WHERE ${here("dq_scores")} LIMIT ?1)
+       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM monitor_applied_jobs WHERE ${here("monitor_applied_jobs")} LIMIT ?1)
+       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM alerts WHERE ${here("alerts")} LIMIT ?1)
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM scan_jobs
-         WHERE status IN (${ENDED}) AND callback_secret IS NULL LIMIT ?1)
+         WHERE status IN (${ENDED}) AND callback_secret IS NULL AND ${here("scan_jobs")} LIMIT ?1)
      ) p LEFT JOIN assets a ON a.id = p.asset_id AND a.tenant_id = p.tenant_id LIMIT ?2`,
   )
     .bind(rows, limits.assets ?? MOVE_ASSETS_PER_TICK)

@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { scheduledJobId } from "../../src/jobs/schedules";
+import { moveHistoryTick } from "../../src/retention/history-move";
 import { advanceMove, startMove } from "../../src/tenancy/shard-move";
 import { createAsset } from "../support/assets";
 import { insertConnection } from "../support/connections";
@@ -51,5 +52,31 @@ describe("the cron while a tenant of the shard moves (issue 38, point 4)", { tim
     // Its slot is still due: its new shard's cron dispatches it once the move is through.
     const row = await env.DB.prepare("select next_run_at from assets where id = ?").bind(movingAsset).first();
     expect(row).toEqual({ next_run_at: slot });
+  });
+
+  it("moves the other tenants' ended jobs into their objects, and leaves the fenced tenant's rows", async () => {
+    const slot = "2032-03-03T03:03:00.000Z";
+    const moving = await tenantOnShard(0);
+    const bystander = await tenantOnShard(0);
+    const movingAsset = await scheduledAsset(moving, slot);
+    const bystanderAsset = await scheduledAsset(bystander, slot);
+    // Ended jobs still in D1 (written before jobs left it), the moving tenant's first in the table.
+    for (const [tenant, asset] of [
+      [moving, movingAsset],
+      [bystander, bystanderAsset],
+    ] as const) {
+      await env.DB.prepare(
+        `insert into scan_jobs (id, tenant_id, asset_id, kind, status, trigger, request, created_at)
+         values (?1, ?2, ?3, 'SCAN', 'SUCCEEDED', 'api', '{}', ?4)`,
+      )
+        .bind(`job_old_${asset}`, tenant, asset, slot)
+        .run();
+    }
+    await advanceMove(env, await startMove(env, moving, 1), { steps: 1 });
+
+    const report = await moveHistoryTick(env, { assets: 1 });
+    expect(report.scanJobs).toBe(1);
+    expect(await jobIds(bystanderAsset)).toEqual([]);
+    expect(await jobIds(movingAsset)).toEqual([`job_old_${movingAsset}`]);
   });
 });
