@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, isNotNull, isNull, notInArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, isNotNull, isNull, notExists, notInArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { alias } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
   ASSET_PAYLOADS,
@@ -584,45 +585,162 @@ export async function setLineage(
   if (first) await db.batch([first, ...rest]);
 }
 
+/** The assets of a move, seen from a condition of a statement on assets (or on their incidents). */
+export const moving = alias(assets, "moving");
+/** The connection of an asset of a move, seen from a condition. */
+const movingConnection = alias(connections, "moving_connection");
+
 /**
- * Moves assets between projects of a tenant, all or none (move rules of 4.3):
- * - every id must be an asset of the source project (404 naming the missing ones);
- * - without `targetConnectionId`, assets keep their connections, which must all be GLOBAL;
- * - a target connection must be visible from the target project and of each asset's type.
- * A moved asset leaves its source group (the group stays in the source project).
+ * SQL over the assets `named` (a condition on `moving`, an alias of assets): the checks of a move (4.3)
+ * as conditions of its writes, on the state the batch sees. Without `targetConnectionId` none of
+ * them uses a PROJECT connection; with one, it is visible from the target project and of the type
+ * of each of them.
  */
-export async function moveAssets(
+export function moveConditions(
+  db: Db,
+  named: SQL | undefined,
+  target: ProjectRef,
+  targetConnectionId: number | undefined,
+): SQL | undefined {
+  const of = (where: SQL | undefined) =>
+    db
+      .select({ one: sql`1` })
+      .from(moving)
+      .innerJoin(
+        movingConnection,
+        and(eq(movingConnection.tenantId, moving.tenantId), eq(movingConnection.id, moving.connectionId)),
+      )
+      .where(and(named, where));
+  if (targetConnectionId === undefined) return notExists(of(isNotNull(movingConnection.projectId)));
+  const connection = db
+    .select({ type: connections.type })
+    .from(connections)
+    .where(visibleFrom(target, targetConnectionId));
+  return and(
+    exists(connection),
+    notExists(
+      db
+        .select({ one: sql`1` })
+        .from(moving)
+        .where(and(named, sql`${moving.type} <> ${connection}`)),
+    ),
+  );
+}
+
+/** The target connection of a move, for the batch (none sent: a read of nothing). */
+export function moveConnectionRead(db: Db, target: ProjectRef, targetConnectionId: number | undefined) {
+  return db
+    .select()
+    .from(connections)
+    .where(targetConnectionId === undefined ? sql`0` : visibleFrom(target, targetConnectionId))
+    .limit(1);
+}
+
+/** SQL: whether the asset's connection (of `table`, assets or an alias) is PROJECT-scoped, as a column read. */
+function projectScoped(table: typeof assets) {
+  const scoped = and(
+    eq(connections.tenantId, table.tenantId),
+    eq(connections.id, table.connectionId),
+    isNotNull(connections.projectId),
+  );
+  return sql<number>`exists (select 1 from ${connections} where ${scoped})`.mapWith(Number);
+}
+
+/** The columns of a move's new connection (none: the assets keep theirs), db_type read in SQL. */
+export function movedConnectionColumns(tenantId: string, targetConnectionId: number | undefined) {
+  if (targetConnectionId === undefined) return {};
+  return {
+    connectionId: targetConnectionId,
+    dbType: sql`(select ${connections.dbType} from ${connections} where ${connections.tenantId} = ${tenantId} and ${connections.id} = ${targetConnectionId})`,
+  };
+}
+
+/**
+ * The statements that move assets between projects of a tenant, all or none (move rules of 4.3),
+ * for the caller's batch after its access checks: a read of the assets named (and of the target
+ * connection), then the writes, which change anything only where `allowed` holds (the caller's
+ * access to both projects) and where every check holds in SQL: every id is an asset of the source
+ * project; without `targetConnectionId` the assets keep their connections, which must all be
+ * GLOBAL; a target connection must be visible from the target project and of each asset's type.
+ * A moved asset leaves its source group (the group stays in the source project). The assets'
+ * update goes last (the audit row after it sees its change); read the answer with assetsMoved.
+ */
+export function moveAssetsStatements(
   db: Db,
   source: ProjectRef,
   target: ProjectRef,
   ids: number[],
   targetConnectionId: number | undefined,
-): Promise<number[]> {
+  allowed: SQL | undefined,
+) {
   const unique = [...new Set(ids)];
-  const rows = await db
-    .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId })
+  const named = (t: typeof assets | typeof moving) =>
+    and(eq(t.tenantId, source.tenantId), eq(t.projectId, source.id), inJsonList(t.id, unique));
+  const when = and(
+    allowed,
+    sql`${db.select({ n: sql`count(*)` }).from(moving).where(named(moving))} = ${unique.length}`,
+    moveConditions(db, named(moving), target, targetConnectionId),
+  );
+  const read = db
+    .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId, scoped: projectScoped(assets) })
     .from(assets)
-    .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique)));
+    .where(named(assets));
+  const follow = followMove(
+    db,
+    source.tenantId,
+    unique,
+    { projectId: target.id, ...(targetConnectionId !== undefined ? { connectionId: targetConnectionId } : {}) },
+    when,
+  );
+  const update = db
+    .update(assets)
+    .set({
+      projectId: target.id,
+      sourceGroupId: null,
+      ...movedConnectionColumns(source.tenantId, targetConnectionId),
+      updatedAt: nowIso(),
+    })
+    .where(and(named(assets), when))
+    .returning({ id: assets.id });
+  return {
+    unique,
+    read,
+    connection: moveConnectionRead(db, target, targetConnectionId),
+    writes: [follow[0]!, follow[1]!, update] as const,
+  };
+}
+
+/**
+ * The answer of moveAssetsStatements' batch, once it has shown the caller's access: the ids moved,
+ * or why none moved, told from its reads as before (a 404 naming the ids that are not assets of
+ * the source project, a 400 listing every problem of the connections).
+ */
+export function assetsMoved(
+  source: ProjectRef,
+  unique: number[],
+  rows: readonly { id: number; type: string; scoped: number }[],
+  connectionRows: readonly ConnectionRow[],
+  targetConnectionId: number | undefined,
+  updated: readonly { id: number }[],
+): number[] {
+  if (updated.length > 0) return unique;
   const found = new Set(rows.map((r) => r.id));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length > 0) throw new NotFoundError(`Asset ${missing.join(", ")} of project ${source.id}`);
-
   const errors: FieldProblem[] = [];
-  let connection: ConnectionRow | undefined;
   if (targetConnectionId === undefined) {
-    const projectScoped = await projectScopedConnections(db, source.tenantId, rows);
-    for (const r of rows.filter((r) => projectScoped.has(r.connectionId))) {
+    for (const r of rows.filter((r) => r.scoped)) {
       errors.push({
         field: "target_connection_id",
         message: `required: asset ${r.id} uses a PROJECT connection, which cannot follow it to another project`,
       });
     }
   } else {
-    connection = await findVisibleConnection(db, target.tenantId, target.id, targetConnectionId);
+    const connection = connectionRows[0];
     if (!connection) {
       errors.push({ field: "target_connection_id", message: "no such connection in the target project" });
     } else {
-      for (const r of rows.filter((r) => r.type !== connection!.type)) {
+      for (const r of rows.filter((r) => r.type !== connection.type)) {
         errors.push({
           field: "target_connection_id",
           message: `is a ${connection.type} connection; asset ${r.id} is ${r.type}`,
@@ -631,24 +749,8 @@ export async function moveAssets(
     }
   }
   if (errors.length > 0) invalid(errors);
-
-  // One batch: the assets, and their incidents and alerts, move together or not at all.
-  await db.batch([
-    db
-      .update(assets)
-      .set({
-        projectId: target.id,
-        sourceGroupId: null,
-        ...(connection ? { connectionId: connection.id, dbType: connection.dbType } : {}),
-        updatedAt: nowIso(),
-      })
-      .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique))),
-    ...followMove(db, source.tenantId, unique, {
-      projectId: target.id,
-      ...(connection ? { connectionId: connection.id } : {}),
-    }),
-  ]);
-  return unique;
+  // The reads saw every check pass on the state the update saw: the update changed the assets.
+  throw new Error("move: the checks passed but no asset was moved");
 }
 
 /** Ids, among the connections of `rows`, of those that are PROJECT-scoped. */

@@ -60,10 +60,10 @@ export const inProject = (role: ProjectRole, param = "projectId"): Grant => ({ o
  * As inProject, for a route whose handler checks the role in its own round trip: a write's batch
  * (Access.projectInBatch, then settleInBatch), a read's query (Access.projectFrom, then settleCheck).
  */
-export const inProjectInBatch = (role: ProjectRole): Grant => ({
+export const inProjectInBatch = (role: ProjectRole, param = "projectId"): Grant => ({
   of: "project",
   role,
-  param: "projectId",
+  param,
   inBatch: true,
 });
 /**

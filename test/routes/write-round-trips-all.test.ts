@@ -179,9 +179,9 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 2,
   "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 2,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
-  // Not yet one: both projects' checks, the assets and the target's connections are read before
-  // the moves (issue 40 left open; the checks could be conditions of the UPDATEs, as POST asset's are).
-  "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 6,
+  // Both projects' checks and the move's checks (the assets, their connections, the target's) are
+  // conditions of the UPDATEs, read in the same batch to tell a refusal.
+  "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 1,
   // The change is checked against the stored asset (what is kept of type, payload, connection) in
   // the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 2,

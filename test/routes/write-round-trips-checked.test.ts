@@ -9,27 +9,16 @@ import { admin, type Credential, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { createConnection } from "../support/connections";
 import { createProject, projectMember } from "../support/projects";
+import { audited, sequential } from "../support/round-trips";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
 import { userToken } from "../support/tokens";
 import { unique } from "../support/unique";
-
-const sequential = (res: { headers: Headers }) =>
-  Number(/desc="\d+ round trips, (\d+) sequential"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 
 async function memberOf(tenant: string, projectId: number, role?: string): Promise<Credential> {
   const email = `${unique("user")}@example.com`;
   await tenantMember(tenant, email, "TENANT_MEMBER");
   if (role) await projectMember(tenant, projectId, email, role);
   return userToken(email);
-}
-
-/** The statuses the tenant's audit log holds for `method path`, newest first. */
-async function audited(tenant: string, method: string, path: string): Promise<number[]> {
-  const log = await call("GET", `/api/backend/${tenant}/audit`, { as: admin });
-  expect(log.status).toBe(200);
-  return log.body
-    .filter((e: { method: string; path: string }) => e.method === method && e.path === path)
-    .map((e: { status: number }) => e.status);
 }
 
 describe("writes checked in their one batch", () => {

@@ -1,4 +1,5 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import { and } from "drizzle-orm";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
@@ -133,18 +134,38 @@ export const setAssetLineage: Handler<"setAssetLineage"> = async (c) => {
   return c.json(view!, 200);
 };
 
+/**
+ * One round trip: both projects' access checks, the reads of the assets and of the target
+ * connection, the moves (conditioned on both accesses and on every check of the move) and the audit
+ * row are one batch (Access.projectInBatch; the route's grant, on the target, is settled first).
+ */
 export const moveAssets: Handler<"moveAssets"> = async (c) => {
   const { tenant, targetProjectId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const source = await c.var.access.project(tenant, body.source_project_id, "PROJECT_EDITOR");
-  const target = await c.var.access.project(tenant, targetProjectId, "PROJECT_EDITOR");
-  const moved = await assets.moveAssets(
-    c.var.db,
-    source.project,
-    target.project,
+  const { access, db } = c.var;
+  const target = access.projectInBatch(tenant, targetProjectId, "PROJECT_EDITOR");
+  const source = access.projectInBatch(tenant, body.source_project_id, "PROJECT_EDITOR");
+  const from = { tenantId: tenant, id: body.source_project_id };
+  const move = assets.moveAssetsStatements(
+    db,
+    from,
+    { tenantId: tenant, id: targetProjectId },
     body.source_asset_ids,
     body.target_connection_id,
+    and(target.allowed, source.allowed),
   );
+  const [targetRows, sourceRows, rows, connection, , , updated] = await db.batch([
+    target.read,
+    source.read,
+    move.read,
+    move.connection,
+    ...move.writes,
+    auditInBatch(c, 200),
+  ]);
+  settleInBatch(c, () => target.settle(targetRows));
+  source.settle(sourceRows);
+  const moved = assets.assetsMoved(from, move.unique, rows, connection, body.target_connection_id, updated);
+  auditedInBatch(c, 200);
   return c.json(
     { message: `${moved.length} asset(s) moved to project ${targetProjectId}`, assets: moved.map(String) },
     200,

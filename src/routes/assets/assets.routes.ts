@@ -107,7 +107,7 @@ export const setAssetLineage = authedRoute({
 
 export const moveAssets = authedRoute({
   operationId: "moveAssets",
-  access: inProject("PROJECT_EDITOR", "targetProjectId"),
+  access: inProjectInBatch("PROJECT_EDITOR", "targetProjectId"),
   method: "post",
   path: `${base}/projects/{targetProjectId}/assets/move`,
   tags,

@@ -1,0 +1,130 @@
+/**
+ * Issue 40, point 3, for the writes that move, link or create several rows (asset and source-group
+ * moves, lineage, source-group creates and updates): one sequential D1 round trip for the write,
+ * both projects' checks and every check of the move as conditions of its statements; the same
+ * answers as before, a refused caller changes nothing and is audited, a stranger gets a 404.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { admin, type Credential, call } from "../support/api";
+import { assetsPath, createAsset } from "../support/assets";
+import { createConnection, insertConnection } from "../support/connections";
+import { seedIncident } from "../support/incidents";
+import { createProject, projectMember } from "../support/projects";
+import { audited, sequential } from "../support/round-trips";
+import { createTenant, tenantKey, tenantMember } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
+
+/** A user of the tenant with a role in each project given. */
+async function member(tenant: string, roles: [number, string][]): Promise<Credential> {
+  const email = `${unique("user")}@example.com`;
+  await tenantMember(tenant, email, "TENANT_MEMBER");
+  for (const [projectId, role] of roles) await projectMember(tenant, projectId, email, role);
+  return userToken(email);
+}
+
+/** Project and connection of each asset, and of each incident, as stored. */
+async function placed(assetIds: number[], incidentIds: number[]) {
+  const a = await env.DB.prepare(
+    `select id, project_id, connection_id, source_group_id from assets where id in (select value from json_each(?)) order by id`,
+  )
+    .bind(JSON.stringify(assetIds))
+    .all();
+  const i = await env.DB.prepare(
+    `select id, project_id, connection_id from incidents where id in (select value from json_each(?)) order by id`,
+  )
+    .bind(JSON.stringify(incidentIds))
+    .all();
+  return { assets: a.results, incidents: i.results };
+}
+
+describe("POST assets/move in one sequential D1 round trip", () => {
+  it("moves assets and their incidents for an editor of both projects; every refusal moves nothing", async () => {
+    const tenant = await createTenant();
+    const source = await createProject(tenant);
+    const target = await createProject(tenant);
+    const global = await createConnection(tenant, { type: "S3" });
+    const own = await createConnection(tenant, { projectId: source, type: "S3" });
+    const a = await createAsset(tenant, source, global.id, { type: "S3" });
+    const b = await createAsset(tenant, source, global.id, { type: "S3" });
+    const p = await createAsset(tenant, source, own.id, { type: "S3" });
+    const incident = await seedIncident({ tenant, projectId: source, assetId: a.id, connectionId: global.id });
+    const path = `${assetsPath(tenant, target)}/move`;
+    const move = (body: Record<string, unknown>, as: Credential = admin) =>
+      call("POST", path, { as, body: { source_project_id: source, ...body } });
+    const ids = [String(a.id), String(b.id)];
+    const before = await placed([a.id, b.id, p.id], [incident]);
+    // Refused: a viewer of either project, a stranger to either, another tenant's key.
+    const refusals: [Credential, number][] = [
+      [
+        await member(tenant, [
+          [source, "PROJECT_EDITOR"],
+          [target, "PROJECT_VIEWER"],
+        ]),
+        403,
+      ],
+      [await member(tenant, [[source, "PROJECT_EDITOR"]]), 404],
+      [
+        await member(tenant, [
+          [source, "PROJECT_VIEWER"],
+          [target, "PROJECT_EDITOR"],
+        ]),
+        403,
+      ],
+      [await member(tenant, [[target, "PROJECT_EDITOR"]]), 404],
+      [await tenantKey(await createTenant()), 404],
+    ];
+    for (const [as, status] of refusals) expect((await move({ source_asset_ids: ids }, as)).status).toBe(status);
+    // Checks of the move: an asset on a PROJECT connection, ids not of the source, a connection of another type.
+    const scoped = await move({ source_asset_ids: [...ids, String(p.id)] });
+    expect(scoped.status).toBe(400);
+    expect(scoped.body.errors).toEqual([
+      {
+        path: "body.target_connection_id",
+        message: `required: asset ${p.id} uses a PROJECT connection, which cannot follow it to another project`,
+      },
+    ]);
+    const missing = await move({ source_asset_ids: [...ids, "999999999"] });
+    expect(missing.status).toBe(404);
+    expect(missing.body.detail).toContain(`999999999 of project ${source}`);
+    const snowflake = await insertConnection(tenant, { projectId: target, type: "SNOWFLAKE" });
+    const wrongType = await move({ source_asset_ids: ids, target_connection_id: snowflake });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errors).toEqual([
+      { path: "body.target_connection_id", message: `is a SNOWFLAKE connection; asset ${a.id} is S3` },
+      { path: "body.target_connection_id", message: `is a SNOWFLAKE connection; asset ${b.id} is S3` },
+    ]);
+    const hidden = await move({ source_asset_ids: ids, target_connection_id: own.id });
+    expect(hidden.body.errors).toEqual([
+      { path: "body.target_connection_id", message: "no such connection in the target project" },
+    ]);
+    expect(await placed([a.id, b.id, p.id], [incident])).toEqual(before);
+    // An editor of both: one round trip, the assets and their incident moved.
+    const editor = await member(tenant, [
+      [source, "PROJECT_EDITOR"],
+      [target, "PROJECT_EDITOR"],
+    ]);
+    const moved = await move({ source_asset_ids: [...ids, String(a.id)] }, editor);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toEqual({ message: `2 asset(s) moved to project ${target}`, assets: ids });
+    expect(sequential(moved), moved.headers.get("server-timing") ?? "").toBe(1);
+    const after = await placed([a.id, b.id, p.id], [incident]);
+    expect(after.assets.map((r) => r.project_id)).toEqual([target, target, source]);
+    expect(after.incidents.map((r) => r.project_id)).toEqual([target]);
+    // To a connection of the target: its id and db_type follow, in the same round trip.
+    const tgt = await insertConnection(tenant, { projectId: source, type: "S3", dbType: "tgt" });
+    const back = await call("POST", `${assetsPath(tenant, source)}/move`, {
+      as: admin,
+      body: { source_project_id: target, source_asset_ids: [String(a.id)], target_connection_id: tgt },
+    });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(sequential(back)).toBe(1);
+    const row = (await call("GET", `${assetsPath(tenant, source)}/${a.id}`, { as: admin })).body;
+    expect(row).toMatchObject({ project_id: source, connection_id: tgt, db_type: "tgt" });
+    expect((await placed([a.id], [incident])).incidents).toEqual([
+      { id: incident, project_id: source, connection_id: tgt },
+    ]);
+    expect(await audited(tenant, "POST", path)).toEqual([200, 400, 400, 400, 403, 403]);
+  });
+});
