@@ -1,6 +1,6 @@
 import { and, asc, eq, exists, gt, isNotNull, isNull, notExists, notInArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { alias } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
   ASSET_PAYLOADS,
@@ -189,7 +189,7 @@ export async function checkConnection(
 }
 
 /** As checkConnection, on the connection already read (undefined: none visible from the project). */
-function connectionChecked(
+export function connectionChecked(
   connection: ConnectionRow | undefined,
   type: string,
   sent: { type: boolean; connection: boolean },
@@ -211,7 +211,7 @@ function connectionChecked(
 }
 
 /** SQL: the connection `connectionId` is the tenant's and visible from the project (its own, or GLOBAL). */
-function visibleFrom(project: ProjectRef, connectionId: number): SQL | undefined {
+export function visibleFrom(project: ProjectRef, connectionId: number): SQL | undefined {
   return and(
     eq(connections.tenantId, project.tenantId),
     eq(connections.id, connectionId),
@@ -637,7 +637,7 @@ export function moveConnectionRead(db: Db, target: ProjectRef, targetConnectionI
 }
 
 /** SQL: whether the asset's connection (of `table`, assets or an alias) is PROJECT-scoped, as a column read. */
-function projectScoped(table: typeof assets) {
+export function projectScoped(table: { tenantId: SQLiteColumn; connectionId: SQLiteColumn }) {
   const scoped = and(
     eq(connections.tenantId, table.tenantId),
     eq(connections.id, table.connectionId),
@@ -751,21 +751,6 @@ export function assetsMoved(
   if (errors.length > 0) invalid(errors);
   // The reads saw every check pass on the state the update saw: the update changed the assets.
   throw new Error("move: the checks passed but no asset was moved");
-}
-
-/** Ids, among the connections of `rows`, of those that are PROJECT-scoped. */
-export async function projectScopedConnections(
-  db: Db,
-  tenantId: string,
-  rows: { connectionId: number }[],
-): Promise<Set<number>> {
-  const ids = [...new Set(rows.map((r) => r.connectionId))];
-  if (ids.length === 0) return new Set();
-  const found = await db
-    .select({ id: connections.id })
-    .from(connections)
-    .where(and(eq(connections.tenantId, tenantId), inJsonList(connections.id, ids), isNotNull(connections.projectId)));
-  return new Set(found.map((c) => c.id));
 }
 
 /** The db_type of each of `connectionIds`' connections: an asset's db_type is its connection's, read fresh. */

@@ -190,9 +190,12 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 5,
   // The asset's source is read (a call out) only once the access check has passed: at best 2.
   "POST /api/data/{tenant}/assets/{assetId}/schema": 3,
-  // Not yet one (source groups: the connection's checks and the group's assets, as POST asset's could be).
-  "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 5,
-  "POST /api/backend/v2/{tenant}/configuration/projects/{targetProjectId}/source_groups/move": 7,
+  // The connection's checks are conditions of the inserts (group, assets, their ANALYZE jobs), the
+  // new assets' ids read back in the same batch; the jobs are then sent to the queue.
+  "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 1,
+  // As assets/move: both projects' checks and the move's checks are conditions of the UPDATEs.
+  "POST /api/backend/v2/{tenant}/configuration/projects/{targetProjectId}/source_groups/move": 1,
+  // Not yet: the access check, then the group, then the writes.
   "PUT /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 4,
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}/list": 1,
   "PUT /configuration/tenants/{tenant}/spark-job-config": 1,

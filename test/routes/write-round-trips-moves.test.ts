@@ -24,6 +24,29 @@ async function member(tenant: string, roles: [number, string][]): Promise<Creden
   return userToken(email);
 }
 
+/** Callers refused a move from `source` to `target`, with their answer: a viewer of either project, a stranger to either. */
+async function refusedMovers(tenant: string, source: number, target: number): Promise<[Credential, number][]> {
+  return [
+    [
+      await member(tenant, [
+        [source, "PROJECT_EDITOR"],
+        [target, "PROJECT_VIEWER"],
+      ]),
+      403,
+    ],
+    [await member(tenant, [[source, "PROJECT_EDITOR"]]), 404],
+    [
+      await member(tenant, [
+        [source, "PROJECT_VIEWER"],
+        [target, "PROJECT_EDITOR"],
+      ]),
+      403,
+    ],
+    [await member(tenant, [[target, "PROJECT_EDITOR"]]), 404],
+    [await tenantKey(await createTenant()), 404],
+  ];
+}
+
 /** Project and connection of each asset, and of each incident, as stored. */
 async function placed(assetIds: number[], incidentIds: number[]) {
   const a = await env.DB.prepare(
@@ -55,26 +78,7 @@ describe("POST assets/move in one sequential D1 round trip", () => {
       call("POST", path, { as, body: { source_project_id: source, ...body } });
     const ids = [String(a.id), String(b.id)];
     const before = await placed([a.id, b.id, p.id], [incident]);
-    // Refused: a viewer of either project, a stranger to either, another tenant's key.
-    const refusals: [Credential, number][] = [
-      [
-        await member(tenant, [
-          [source, "PROJECT_EDITOR"],
-          [target, "PROJECT_VIEWER"],
-        ]),
-        403,
-      ],
-      [await member(tenant, [[source, "PROJECT_EDITOR"]]), 404],
-      [
-        await member(tenant, [
-          [source, "PROJECT_VIEWER"],
-          [target, "PROJECT_EDITOR"],
-        ]),
-        403,
-      ],
-      [await member(tenant, [[target, "PROJECT_EDITOR"]]), 404],
-      [await tenantKey(await createTenant()), 404],
-    ];
+    const refusals = await refusedMovers(tenant, source, target);
     for (const [as, status] of refusals) expect((await move({ source_asset_ids: ids }, as)).status).toBe(status);
     // Checks of the move: an asset on a PROJECT connection, ids not of the source, a connection of another type.
     const scoped = await move({ source_asset_ids: [...ids, String(p.id)] });
@@ -126,5 +130,125 @@ describe("POST assets/move in one sequential D1 round trip", () => {
       { id: incident, project_id: source, connection_id: tgt },
     ]);
     expect(await audited(tenant, "POST", path)).toEqual([200, 400, 400, 400, 403, 403]);
+  });
+});
+
+describe("source groups created and moved in one sequential D1 round trip", () => {
+  const groups = (tenant: string, projectId: number) =>
+    `/api/backend/v2/${tenant}/configuration/projects/${projectId}/source_groups`;
+  const body = (connection_id: number, name = unique("g")) => ({
+    name,
+    type: "SNOWFLAKE",
+    connection_id,
+    payload: { database: "DW", schema: "PUBLIC" },
+    assets: [
+      { name: "orders", table_or_file_name: "ORDERS" },
+      { name: "refunds", table_or_file_name: "REFUNDS" },
+    ],
+  });
+  const stored = async (tenant: string) => {
+    const count = async (table: string) =>
+      (await env.DB.prepare(`select count(*) as n from ${table} where tenant_id = ?`)
+        .bind(tenant)
+        .first<{ n: number }>())!.n;
+    return { groups: await count("source_groups"), assets: await count("assets"), jobs: await count("scan_jobs") };
+  };
+
+  it("POST: the group, its assets and their ANALYZE jobs for an editor; a refused caller or a failed check writes nothing", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const snowflake = await createConnection(tenant, { projectId, type: "SNOWFLAKE" });
+    const s3 = await createConnection(tenant, { projectId, type: "S3" });
+    const elsewhere = await createConnection(await createTenant(), { type: "SNOWFLAKE" });
+    const path = groups(tenant, projectId);
+    expect(
+      (
+        await call("POST", path, {
+          as: await member(tenant, [[projectId, "PROJECT_VIEWER"]]),
+          body: body(snowflake.id),
+        })
+      ).status,
+    ).toBe(403);
+    expect((await call("POST", path, { as: await member(tenant, []), body: body(snowflake.id) })).status).toBe(404);
+    expect(
+      (await call("POST", path, { as: await tenantKey(await createTenant()), body: body(snowflake.id) })).status,
+    ).toBe(404);
+    const wrongType = await call("POST", path, { as: admin, body: body(s3.id) });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errors).toEqual([
+      { path: "body.connection_id", message: "is a S3 connection; the type is SNOWFLAKE" },
+    ]);
+    const foreign = await call("POST", path, { as: admin, body: body(elsewhere.id) });
+    expect(foreign.body.errors).toEqual([
+      { path: "body.connection_id", message: "no such connection in this project" },
+    ]);
+    expect(await stored(tenant)).toEqual({ groups: 0, assets: 0, jobs: 0 });
+    const editor = await member(tenant, [[projectId, "PROJECT_EDITOR"]]);
+    const made = await call("POST", path, { as: editor, body: body(snowflake.id) });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(sequential(made), made.headers.get("server-timing") ?? "").toBe(1);
+    expect(await stored(tenant)).toEqual({ groups: 1, assets: 2, jobs: 2 });
+    const names = await call("POST", `${path}/${made.body.group_id}/list`, { as: admin, body: {} });
+    expect(names.body).toEqual(["orders", "refunds"]);
+    // Each asset's job is its own ANALYZE job, QUEUED, naming the group.
+    for (const a of made.body.assets as { id: string; analyze_job_id: string }[]) {
+      const job = await env.DB.prepare("select asset_id, kind, status, request from scan_jobs where id = ?")
+        .bind(a.analyze_job_id)
+        .first<{ asset_id: number; kind: string; status: string; request: string }>();
+      expect(job).toMatchObject({ asset_id: Number(a.id), kind: "ANALYZE" });
+      expect(JSON.parse(job!.request)).toEqual({ source_group_id: made.body.group_id });
+    }
+    const asset = await call("GET", `${assetsPath(tenant, projectId)}/${made.body.assets[0].id}`, { as: admin });
+    expect(asset.body).toMatchObject({ name: "orders", connection_id: snowflake.id, payload: { table: "ORDERS" } });
+    expect(await audited(tenant, "POST", path)).toEqual([201, 400, 400, 403]);
+  });
+
+  it("move: groups, their assets and incidents for an editor of both projects; every refusal moves nothing", async () => {
+    const tenant = await createTenant();
+    const source = await createProject(tenant);
+    const target = await createProject(tenant);
+    const global = await createConnection(tenant, { type: "SNOWFLAKE" });
+    const own = await createConnection(tenant, { projectId: source, type: "SNOWFLAKE" });
+    const g = (await call("POST", groups(tenant, source), { as: admin, body: body(global.id) })).body;
+    const p = (await call("POST", groups(tenant, source), { as: admin, body: body(own.id) })).body;
+    const assetIds = (g.assets as { id: string }[]).map((a) => Number(a.id));
+    const incident = await seedIncident({ tenant, projectId: source, assetId: assetIds[0]!, connectionId: global.id });
+    const path = `${groups(tenant, target)}/move`;
+    const move = (b: Record<string, unknown>, as: Credential = admin) =>
+      call("POST", path, { as, body: { source_project_id: source, ...b } });
+    const before = await placed(assetIds, [incident]);
+    const refusals = await refusedMovers(tenant, source, target);
+    for (const [as, status] of refusals)
+      expect((await move({ source_group_ids: [g.group_id] }, as)).status).toBe(status);
+    const scoped = await move({ source_group_ids: [g.group_id, p.group_id] });
+    expect(scoped.status).toBe(400);
+    expect(scoped.body.errors.map((e: { message: string }) => e.message)).toEqual([
+      `required: source group ${p.group_id} uses a PROJECT connection`,
+      ...(p.assets as { id: string }[]).map(
+        (a) => `required: asset ${a.id} of source group ${p.group_id} uses a PROJECT connection`,
+      ),
+    ]);
+    const missing = await move({ source_group_ids: [g.group_id, 999_999_999] });
+    expect(missing.status).toBe(404);
+    expect(missing.body.detail).toContain(`999999999 of project ${source}`);
+    expect(await placed(assetIds, [incident])).toEqual(before);
+    const editor = await member(tenant, [
+      [source, "PROJECT_EDITOR"],
+      [target, "PROJECT_EDITOR"],
+    ]);
+    const moved = await move({ source_group_ids: [g.group_id] }, editor);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toEqual({
+      message: `1 source group(s) moved to project ${target}`,
+      source_groups: [g.group_id],
+      assets: assetIds.map(String),
+    });
+    expect(sequential(moved), moved.headers.get("server-timing") ?? "").toBe(1);
+    const after = await placed(assetIds, [incident]);
+    expect(after.assets.map((r) => [r.project_id, r.source_group_id])).toEqual(
+      assetIds.map(() => [target, g.group_id]),
+    );
+    expect(after.incidents.map((r) => r.project_id)).toEqual([target]);
+    expect(await audited(tenant, "POST", path)).toEqual([200, 400, 403, 403]);
   });
 });

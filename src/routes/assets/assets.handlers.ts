@@ -1,12 +1,11 @@
 import type { RouteHandler } from "@hono/zod-openapi";
-import { and } from "drizzle-orm";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { NotFoundError } from "../../lib/errors";
 import { loadAssetSchema } from "../../pipeline/asset-schema";
-import { settleCheck, settleInBatch, writeInBatch } from "../access";
+import { moveInBatch, settleCheck, settleInBatch, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
@@ -142,9 +141,8 @@ export const setAssetLineage: Handler<"setAssetLineage"> = async (c) => {
 export const moveAssets: Handler<"moveAssets"> = async (c) => {
   const { tenant, targetProjectId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const { access, db } = c.var;
-  const target = access.projectInBatch(tenant, targetProjectId, "PROJECT_EDITOR");
-  const source = access.projectInBatch(tenant, body.source_project_id, "PROJECT_EDITOR");
+  const { db } = c.var;
+  const check = moveInBatch(c, tenant, targetProjectId, body.source_project_id);
   const from = { tenantId: tenant, id: body.source_project_id };
   const move = assets.moveAssetsStatements(
     db,
@@ -152,18 +150,16 @@ export const moveAssets: Handler<"moveAssets"> = async (c) => {
     { tenantId: tenant, id: targetProjectId },
     body.source_asset_ids,
     body.target_connection_id,
-    and(target.allowed, source.allowed),
+    check.allowed,
   );
   const [targetRows, sourceRows, rows, connection, , , updated] = await db.batch([
-    target.read,
-    source.read,
+    ...check.reads,
     move.read,
     move.connection,
     ...move.writes,
     auditInBatch(c, 200),
   ]);
-  settleInBatch(c, () => target.settle(targetRows));
-  source.settle(sourceRows);
+  check.settle(targetRows, sourceRows);
   const moved = assets.assetsMoved(from, move.unique, rows, connection, body.target_connection_id, updated);
   auditedInBatch(c, 200);
   return c.json(
