@@ -10,7 +10,7 @@ import {
   namesTheDatabaseCannotHold,
 } from "../connections";
 import type { Db } from "../db";
-import { insertWhere, writeWith } from "../db/json-insert";
+import { insertJsonRows, insertWhere, writeWith } from "../db/json-insert";
 import { preparedOnce } from "../db/prepared";
 import { allRows } from "../db/rows";
 import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
@@ -105,11 +105,9 @@ export interface Lineage {
   children: string[];
 }
 
-/** The lineage of each asset, in two queries. */
-export async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {
-  const out = new Map<number, Lineage>(ids.map((id) => [id, { parents: [], children: [] }]));
-  if (ids.length === 0) return out;
-  const edges = await db
+/** The lineage edges of the assets `ids` (as parent or child), for loadLineage or a batch. */
+export function lineageEdges(db: Db, tenantId: string, ids: number[]) {
+  return db
     .select({ parent: assetLineage.parentAssetId, child: assetLineage.childAssetId })
     .from(assetLineage)
     .where(
@@ -119,11 +117,22 @@ export async function loadLineage(db: Db, tenantId: string, ids: number[]): Prom
       ),
     )
     .orderBy(asc(assetLineage.parentAssetId), asc(assetLineage.childAssetId));
+}
+
+/** The lineage of each of `ids` from lineageEdges' rows. */
+export function lineageOf(ids: number[], edges: readonly { parent: number; child: number }[]): Map<number, Lineage> {
+  const out = new Map<number, Lineage>(ids.map((id) => [id, { parents: [], children: [] }]));
   for (const e of edges) {
     out.get(e.child)?.parents.push(String(e.parent));
     out.get(e.parent)?.children.push(String(e.child));
   }
   return out;
+}
+
+/** The lineage of each asset, in one query. */
+export async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {
+  if (ids.length === 0) return new Map();
+  return lineageOf(ids, await lineageEdges(db, tenantId, ids));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -517,72 +526,116 @@ export function deleteAssetStatement(db: Db, project: ProjectRef, assetId: numbe
     .returning({ id: assets.id });
 }
 
-/** Which ids of a list are assets of the tenant in the given projects (all projects when undefined). */
-async function existingAssetIds(
-  db: Db,
-  tenantId: string,
-  ids: readonly number[],
-  projectIds: readonly number[] | undefined,
-): Promise<Set<number>> {
-  if (ids.length === 0 || projectIds?.length === 0) return new Set();
-  const rows = await db
-    .select({ id: assets.id })
-    .from(assets)
-    .where(
-      and(
-        eq(assets.tenantId, tenantId),
-        inJsonList(assets.id, ids),
-        projectIds ? inJsonList(assets.projectId, projectIds) : undefined,
-      ),
-    );
-  return new Set(rows.map((r) => r.id));
-}
-
-/** Edges written per insert statement: 4 parameters each, under D1's 100. */
-const EDGES_PER_INSERT = 20;
-
 /**
- * Replaces the lineage of an asset on the sides sent: `parents` feed it, it feeds `children`.
- * Every id must be an asset of the tenant in a project the caller can read (`readable`,
- * undefined = all); no self-edge, no asset both parent and child. One batch.
+ * The problems of a lineage, in the request's order: self-edges, ids that are no asset the caller
+ * can read (when `known` is given: the ids that are), an asset both parent and child.
  */
-export async function setLineage(
-  db: Db,
-  asset: AssetRow,
+function lineageProblems(
+  assetId: number,
   input: { parents?: number[]; children?: number[] },
-  readable: readonly number[] | undefined,
-): Promise<void> {
-  const parents = input.parents ? [...new Set(input.parents)] : undefined;
-  const children = input.children ? [...new Set(input.children)] : undefined;
-  const known = await existingAssetIds(db, asset.tenantId, [...(parents ?? []), ...(children ?? [])], readable);
+  known?: ReadonlySet<number>,
+): FieldProblem[] {
   const errors: FieldProblem[] = [];
   const check = (side: "parents" | "children", other: number[] | undefined) => {
     input[side]?.forEach((id, i) => {
       const field = `${side}.${i}`;
-      if (id === asset.id) errors.push({ field, message: "an asset cannot be linked to itself" });
-      else if (!known.has(id)) errors.push({ field, message: "no such asset" });
+      if (id === assetId) errors.push({ field, message: "an asset cannot be linked to itself" });
+      else if (known && !known.has(id)) errors.push({ field, message: "no such asset" });
       else if (side === "children" && other?.includes(id)) {
         errors.push({ field, message: "is also a parent: lineage cannot loop" });
       }
     });
   };
-  check("parents", children);
-  check("children", parents);
-  if (errors.length > 0) invalid(errors);
+  check("parents", input.children);
+  check("children", input.parents);
+  return errors;
+}
 
+/**
+ * The statements that replace the lineage of an asset of a project on the sides sent (`parents`
+ * feed it, it feeds `children`), for the caller's batch after its access check: reads of the asset
+ * (with its connection's db_type) and of the ids named that are assets of the tenant in a project
+ * the caller can read (`readable`: SQL on a project id column, undefined = all), then the writes,
+ * which change anything only where `allowed` holds (the caller's access), the asset is the
+ * project's and every id named is such an asset (no self-edge, no asset both parent and child),
+ * then `when` (that condition, for the audit row) and a read of the lineage after them. Read the
+ * answer with lineageSet.
+ */
+export function setLineageStatements(
+  db: Db,
+  project: ProjectRef,
+  assetId: number,
+  input: { parents?: number[]; children?: number[] },
+  readable: (projectId: SQLiteColumn) => SQL | undefined,
+  allowed: SQL | undefined,
+) {
+  const parents = input.parents ? [...new Set(input.parents)] : undefined;
+  const children = input.children ? [...new Set(input.children)] : undefined;
+  const named = [...new Set([...(parents ?? []), ...(children ?? [])])];
+  const ofProject = and(
+    eq(assets.tenantId, project.tenantId),
+    eq(assets.projectId, project.id),
+    eq(assets.id, assetId),
+  );
+  const known = (t: typeof assets | typeof moving) =>
+    and(eq(t.tenantId, project.tenantId), inJsonList(t.id, named), readable(t.projectId));
+  const when = and(
+    allowed,
+    lineageProblems(assetId, input).length > 0 ? sql`0` : undefined,
+    exists(db.select({ one: sql`1` }).from(assets).where(ofProject)),
+    named.length > 0
+      ? sql`${db.select({ n: sql`count(*)` }).from(moving).where(known(moving))} = ${named.length}`
+      : undefined,
+  );
   const now = nowIso();
   const edges = [
-    ...(parents ?? []).map((p) => ({ parentAssetId: p, childAssetId: asset.id })),
-    ...(children ?? []).map((c) => ({ parentAssetId: asset.id, childAssetId: c })),
-  ].map((e) => ({ ...e, tenantId: asset.tenantId, createdAt: now }));
-  const statements = [];
-  if (parents) statements.push(db.delete(assetLineage).where(eq(assetLineage.childAssetId, asset.id)));
-  if (children) statements.push(db.delete(assetLineage).where(eq(assetLineage.parentAssetId, asset.id)));
-  for (let i = 0; i < edges.length; i += EDGES_PER_INSERT) {
-    statements.push(db.insert(assetLineage).values(edges.slice(i, i + EDGES_PER_INSERT)));
-  }
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+    ...(parents ?? []).map((p) => ({ parentAssetId: p, childAssetId: assetId })),
+    ...(children ?? []).map((c) => ({ parentAssetId: assetId, childAssetId: c })),
+  ].map((e) => ({ ...e, tenantId: project.tenantId, createdAt: now }));
+  const writes: BatchItem<"sqlite">[] = [];
+  const ofTenant = eq(assetLineage.tenantId, project.tenantId);
+  if (parents) writes.push(db.delete(assetLineage).where(and(ofTenant, eq(assetLineage.childAssetId, assetId), when)));
+  if (children)
+    writes.push(db.delete(assetLineage).where(and(ofTenant, eq(assetLineage.parentAssetId, assetId), when)));
+  writes.push(...insertJsonRows(db, assetLineage, edges, { when }));
+  return {
+    asset: db
+      .select({
+        asset: assets,
+        // Aliased: in a batch drizzle reads a row by its column names, where the connection's would be the asset's.
+        connectionId: sql<number | null>`${connections.id}`.as("lineage_connection_id"),
+        connectionDbType: sql<string | null>`${connections.dbType}`.as("lineage_connection_db_type"),
+      })
+      .from(assets)
+      .leftJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
+      .where(ofProject)
+      .limit(1),
+    known: db
+      .select({ id: assets.id })
+      .from(assets)
+      .where(named.length > 0 ? known(assets) : sql`0`),
+    writes,
+    when,
+    lineage: lineageEdges(db, project.tenantId, [assetId]),
+  };
+}
+
+/**
+ * The asset setLineageStatements linked (its db_type its connection's), once its batch has shown
+ * the caller's access: no asset is a 404, an id that is not an asset the caller can read (or a
+ * self-edge, or an asset both parent and child) the 400 listing every problem, as before.
+ */
+export function lineageSet(
+  assetId: number,
+  input: { parents?: number[]; children?: number[] },
+  assetRows: readonly { asset: AssetRow; connectionId: number | null; connectionDbType: string | null }[],
+  knownRows: readonly { id: number }[],
+): AssetRow {
+  const row = assetRows[0];
+  if (!row) throw new NotFoundError("Asset");
+  const errors = lineageProblems(assetId, input, new Set(knownRows.map((r) => r.id)));
+  if (errors.length > 0) invalid(errors);
+  return row.connectionId === null ? row.asset : { ...row.asset, dbType: row.connectionDbType };
 }
 
 /** The assets of a move, seen from a condition of a statement on assets (or on their incidents). */

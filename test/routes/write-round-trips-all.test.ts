@@ -185,9 +185,9 @@ const SEQUENTIAL: Record<string, number> = {
   // The change is checked against the stored asset (what is kept of type, payload, connection) in
   // the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 2,
-  // Not yet one: the access check, the asset, the caller's readable projects and the ids named are
-  // read before the edges are written (could be 2, or 1 with the id checks as SQL conditions).
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 5,
+  // The asset and the ids named (assets the caller can read) are conditions of the edges' writes,
+  // the lineage written read back in the same batch.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 1,
   // The asset's source is read (a call out) only once the access check has passed: at best 2.
   "POST /api/data/{tenant}/assets/{assetId}/schema": 3,
   // The connection's checks are conditions of the inserts (group, assets, their ANALYZE jobs), the

@@ -252,3 +252,68 @@ describe("source groups created and moved in one sequential D1 round trip", () =
     expect(await audited(tenant, "POST", path)).toEqual([200, 400, 403, 403]);
   });
 });
+
+describe("PUT lineage in one sequential D1 round trip", () => {
+  it("links assets the caller can read; a refused caller or an id it cannot read changes nothing", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const readable = await createProject(tenant);
+    const hidden = await createProject(tenant);
+    const connection = await createConnection(tenant, { type: "S3" });
+    const [a, b, c] = await Promise.all(
+      [1, 2, 3].map(() => createAsset(tenant, projectId, connection.id, { type: "S3" })),
+    );
+    const r = await createAsset(tenant, readable, connection.id, { type: "S3" });
+    const h = await createAsset(tenant, hidden, connection.id, { type: "S3" });
+    const path = `${assetsPath(tenant, projectId)}/${a.id}/lineage`;
+    expect((await call("PUT", path, { as: admin, body: { parents: [String(b.id)] } })).status).toBe(200);
+    const edges = async () =>
+      (
+        await env.DB.prepare(
+          "select parent_asset_id as p, child_asset_id as c from asset_lineage where tenant_id = ? order by p, c",
+        )
+          .bind(tenant)
+          .all()
+      ).results;
+    const before = await edges();
+    const body = { parents: [String(c.id)], children: [String(r.id)] };
+    expect((await call("PUT", path, { as: await member(tenant, [[projectId, "PROJECT_VIEWER"]]), body })).status).toBe(
+      403,
+    );
+    expect((await call("PUT", path, { as: await member(tenant, [[readable, "PROJECT_EDITOR"]]), body })).status).toBe(
+      404,
+    );
+    expect((await call("PUT", path, { as: await tenantKey(await createTenant()), body })).status).toBe(404);
+    const other = `${assetsPath(tenant, readable)}/${a.id}/lineage`;
+    expect((await call("PUT", other, { as: admin, body })).status).toBe(404);
+    const editor = await member(tenant, [
+      [projectId, "PROJECT_EDITOR"],
+      [readable, "PROJECT_VIEWER"],
+    ]);
+    const unreadable = await call("PUT", path, {
+      as: editor,
+      body: { parents: [String(h.id), String(a.id)], children: [String(h.id)] },
+    });
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.body.errors).toEqual([
+      { path: "body.parents.0", message: "no such asset" },
+      { path: "body.parents.1", message: "an asset cannot be linked to itself" },
+      { path: "body.children.0", message: "no such asset" },
+    ]);
+    expect(await edges()).toEqual(before);
+    const linked = await call("PUT", path, { as: editor, body });
+    expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+    expect(linked.body).toMatchObject({
+      id: a.id,
+      db_type: a.db_type,
+      parents: [String(c.id)],
+      children: [String(r.id)],
+    });
+    expect(sequential(linked), linked.headers.get("server-timing") ?? "").toBe(1);
+    expect(await edges()).toEqual([
+      { p: a.id, c: r.id },
+      { p: c.id, c: a.id },
+    ]);
+    expect(await audited(tenant, "PUT", path)).toEqual([200, 400, 403, 200]);
+  });
+});

@@ -123,14 +123,37 @@ export const deleteAsset: Handler<"deleteAsset"> = async (c) => {
   return c.json({ message: `Asset ${assetId} deleted` }, 200);
 };
 
+/**
+ * One round trip: the access check, the reads of the asset and of the ids named, the edges'
+ * deletes and inserts (conditioned on the same access and on every id being an asset the caller
+ * can read), the audit row and the read of the lineage written are one batch.
+ */
 export const setAssetLineage: Handler<"setAssetLineage"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  const asset = await assets.getAsset(c.var.db, project, assetId);
-  const readable = await c.var.access.readableProjectIds(tenant);
-  await assets.setLineage(c.var.db, asset, c.req.valid("json"), readable);
-  const [view] = await assetViews(c.var.db, tenant, [asset], { ...NO_EXTRAS, lineage: true });
-  return c.json(view!, 200);
+  const input = c.req.valid("json");
+  const { access, db } = c.var;
+  const check = access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const set = assets.setLineageStatements(
+    db,
+    { tenantId: tenant, id: projectId },
+    assetId,
+    input,
+    (project) => access.readsProject(tenant, project),
+    check.allowed,
+  );
+  const [checked, asset, known, ...rest] = await db.batch([
+    check.read,
+    set.asset,
+    set.known,
+    ...set.writes,
+    auditInBatch(c, 200, set.when),
+    set.lineage,
+  ]);
+  settleInBatch(c, () => check.settle(checked));
+  const row = assets.lineageSet(assetId, input, asset, known);
+  auditedInBatch(c, 200);
+  const lineage = assets.lineageOf([assetId], rest.at(-1) as { parent: number; child: number }[]);
+  return c.json(assetView(row, { ...NO_EXTRAS, lineage: true }, lineage.get(assetId)), 200);
 };
 
 /**

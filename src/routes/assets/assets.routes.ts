@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inProject, inProjectInBatch, inTenant, onAsset } from "../access";
+import { inProjectInBatch, inTenant, onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema, problem } from "../openapi";
 import { IntId, MoveParams, ProjectParams, TenantParams } from "../params";
 import {
@@ -92,7 +92,7 @@ export const deleteAsset = authedRoute({
 
 export const setAssetLineage = authedRoute({
   operationId: "setAssetLineage",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/assets/{assetId}/lineage`,
   tags,
