@@ -218,9 +218,12 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/integrations/jira": 1,
   "POST /{tenant}/configuration/integrations/tickets/template": 1,
   "PUT /{tenant}/configuration/integrations/tickets/template/{templateId}": 1,
-  // The incident, template and Jira integration are read before Jira is called (never for another
-  // tenant's incident): at best 2. requestTicket reads and writes on env.DB, which this count misses.
-  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
+  // On the request's metered D1 now (it was counted as 2 while requestTicket wrote on its own
+  // handle): the access check; one batch that reads the integration, template and incident,
+  // inserts the request where all exist and none is active, and claims its first attempt; then
+  // Jira is called; then its outcome, then the audit row. At best 2 (a call out between): the
+  // check could join the batch and the audit row the outcome's.
+  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 4,
   // The URL and secret are sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/notifications/channels": 1,
   // The stored channel decides the change (the URL kept as read, a secret sent again when the host
