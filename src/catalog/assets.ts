@@ -245,6 +245,18 @@ export async function getAsset(db: Db, project: ProjectRef, assetId: number): Pr
 }
 
 /**
+ * An asset of the tenant addressed by id alone, as a query for a batch (e.g. with
+ * Access.assetInBatch), and SQL of its connection's id (for a query of the same batch).
+ */
+export function assetByIdQueries(db: Db, tenantId: string, assetId: number) {
+  const byId = and(eq(assets.tenantId, tenantId), eq(assets.id, assetId));
+  return {
+    row: db.select().from(assets).where(byId).limit(1),
+    connectionId: sql<number>`(select ${assets.connectionId} from ${assets} where ${byId})`,
+  };
+}
+
+/**
  * One page of a tenant's assets in id order, restricted to projects `projectIds` when given
  * (`limit + 1` rows), each with its connection's db_type read in the same query.
  */

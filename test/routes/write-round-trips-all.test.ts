@@ -188,8 +188,10 @@ const SEQUENTIAL: Record<string, number> = {
   // The asset and the ids named (assets the caller can read) are conditions of the edges' writes,
   // the lineage written read back in the same batch.
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 1,
-  // The asset's source is read (a call out) only once the access check has passed: at best 2.
-  "POST /api/data/{tenant}/assets/{assetId}/schema": 3,
+  // The asset's source is read (a call out) only once the access check has passed: 2, the floor
+  // (the check, the asset, its connection and the schema source in one batch; the attributes and
+  // the audit row in another). Counted here on a refusal of the source (422): the check, the audit.
+  "POST /api/data/{tenant}/assets/{assetId}/schema": 2,
   // The connection's checks are conditions of the inserts (group, assets, their ANALYZE jobs), the
   // new assets' ids read back in the same batch; the jobs are then sent to the queue.
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 1,

@@ -114,3 +114,29 @@ describe("writes checked in their one batch", () => {
     expect(await audited(tenant, "PUT", path)).toEqual([400, 200, 201, 400, 400]);
   });
 });
+
+describe("POST schema in two sequential D1 round trips (a call out to the source between)", () => {
+  it("checks the caller with the asset's reads in one batch; a refused caller reaches no source and writes nothing", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const connection = await createConnection(tenant, { projectId, type: "S3" });
+    const asset = await createAsset(tenant, projectId, connection.id, { type: "S3" });
+    const path = `/api/data/${tenant}/assets/${asset.id}/schema`;
+    expect((await call("POST", path, { as: await memberOf(tenant, projectId, "PROJECT_VIEWER") })).status).toBe(403);
+    expect((await call("POST", path, { as: await memberOf(tenant, projectId) })).status).toBe(404);
+    expect((await call("POST", path, { as: await tenantKey(await createTenant()) })).status).toBe(404);
+    // No test source serves the asset: the source's refusal, after one batch of reads.
+    const refused = await call("POST", path, { as: await memberOf(tenant, projectId, "PROJECT_EDITOR") });
+    expect(refused.status).toBe(422);
+    expect(sequential(refused), refused.headers.get("server-timing") ?? "").toBe(2);
+    const row = await call(
+      "GET",
+      `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${asset.id}?with_attributes=true`,
+      {
+        as: admin,
+      },
+    );
+    expect(row.body.attributes).toEqual([]);
+    expect(await audited(tenant, "POST", path)).toEqual([422, 403]);
+  });
+});

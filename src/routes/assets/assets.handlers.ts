@@ -4,7 +4,7 @@ import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { NotFoundError } from "../../lib/errors";
-import { loadAssetSchema } from "../../pipeline/asset-schema";
+import { loadAssetSchema, schemaInputQueries, schemaInputs } from "../../pipeline/asset-schema";
 import { moveInBatch, settleCheck, settleInBatch, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, listed } from "../pagination";
@@ -191,8 +191,21 @@ export const moveAssets: Handler<"moveAssets"> = async (c) => {
   );
 };
 
+/**
+ * Two round trips, the floor: the access check, the asset, its connection and the tenant's schema
+ * source are read in one batch; the source is called (only once the check has passed); the
+ * attributes and the audit row are then written in one batch.
+ */
 export const loadSchema: Handler<"loadSchema"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
-  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
-  return c.json(await loadAssetSchema(c.env, c.var.db, asset), 200);
+  const { db } = c.var;
+  const check = c.var.access.assetInBatch(tenant, assetId, "PROJECT_EDITOR");
+  const asset = assets.assetByIdQueries(db, tenant, assetId);
+  const inputs = schemaInputQueries(db, tenant, asset);
+  const [access, rows, connection, source] = await db.batch([check.read, asset.row, inputs.connection, inputs.source]);
+  settleInBatch(c, () => check.settle(access));
+  const row = assets.assetFound(rows);
+  const loaded = await loadAssetSchema(c.env, db, row, schemaInputs(connection, source), [auditInBatch(c, 200)]);
+  auditedInBatch(c, 200);
+  return c.json(loaded, 200);
 };

@@ -123,7 +123,7 @@ export const moveAssets = authedRoute({
 
 export const loadSchema = authedRoute({
   operationId: "loadSchema",
-  access: onAsset("PROJECT_EDITOR"),
+  access: onAsset("PROJECT_EDITOR", { inBatch: true }),
   method: "post",
   path: "/api/data/{tenant}/assets/{assetId}/schema",
   tags: ["Assets"],
