@@ -361,6 +361,15 @@ export class Access {
   }
 
   /**
+   * SQL: the caller can read the project `projectId` (a column of the statement it goes into), as
+   * readableProjectIds decides it, on the state the statement sees: undefined for the platform
+   * administrator and tenant keys, who read every project of the tenant.
+   */
+  readsProject(tenantId: string, projectId: SQLiteColumn): SQL | undefined {
+    return this.roleInProject(tenantId, projectId, "PROJECT_VIEWER");
+  }
+
+  /**
    * As projectInBatch, for an asset addressed by id alone (asset()): `read` reads the tenant, the
    * caller's tenant role, the asset's head (assetHeadColumns) and the caller's role in its
    * project; `allowed` holds where the asset is the tenant's and the caller has `need` in its

@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, isNotNull, isNull, notInArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, isNotNull, isNull, notExists, notInArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
   ASSET_PAYLOADS,
@@ -9,7 +10,7 @@ import {
   namesTheDatabaseCannotHold,
 } from "../connections";
 import type { Db } from "../db";
-import { insertWhere, writeWith } from "../db/json-insert";
+import { insertJsonRows, insertWhere, writeWith } from "../db/json-insert";
 import { preparedOnce } from "../db/prepared";
 import { allRows } from "../db/rows";
 import type { AssetRow, ConnectionRow, ProjectRole, ProjectRow } from "../db/schema";
@@ -104,11 +105,9 @@ export interface Lineage {
   children: string[];
 }
 
-/** The lineage of each asset, in two queries. */
-export async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {
-  const out = new Map<number, Lineage>(ids.map((id) => [id, { parents: [], children: [] }]));
-  if (ids.length === 0) return out;
-  const edges = await db
+/** The lineage edges of the assets `ids` (as parent or child), for loadLineage or a batch. */
+export function lineageEdges(db: Db, tenantId: string, ids: number[]) {
+  return db
     .select({ parent: assetLineage.parentAssetId, child: assetLineage.childAssetId })
     .from(assetLineage)
     .where(
@@ -118,11 +117,22 @@ export async function loadLineage(db: Db, tenantId: string, ids: number[]): Prom
       ),
     )
     .orderBy(asc(assetLineage.parentAssetId), asc(assetLineage.childAssetId));
+}
+
+/** The lineage of each of `ids` from lineageEdges' rows. */
+export function lineageOf(ids: number[], edges: readonly { parent: number; child: number }[]): Map<number, Lineage> {
+  const out = new Map<number, Lineage>(ids.map((id) => [id, { parents: [], children: [] }]));
   for (const e of edges) {
     out.get(e.child)?.parents.push(String(e.parent));
     out.get(e.parent)?.children.push(String(e.child));
   }
   return out;
+}
+
+/** The lineage of each asset, in one query. */
+export async function loadLineage(db: Db, tenantId: string, ids: number[]): Promise<Map<number, Lineage>> {
+  if (ids.length === 0) return new Map();
+  return lineageOf(ids, await lineageEdges(db, tenantId, ids));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,7 +198,7 @@ export async function checkConnection(
 }
 
 /** As checkConnection, on the connection already read (undefined: none visible from the project). */
-function connectionChecked(
+export function connectionChecked(
   connection: ConnectionRow | undefined,
   type: string,
   sent: { type: boolean; connection: boolean },
@@ -210,7 +220,7 @@ function connectionChecked(
 }
 
 /** SQL: the connection `connectionId` is the tenant's and visible from the project (its own, or GLOBAL). */
-function visibleFrom(project: ProjectRef, connectionId: number): SQL | undefined {
+export function visibleFrom(project: ProjectRef, connectionId: number): SQL | undefined {
   return and(
     eq(connections.tenantId, project.tenantId),
     eq(connections.id, connectionId),
@@ -232,6 +242,18 @@ export async function getAsset(db: Db, project: ProjectRef, assetId: number): Pr
   });
   if (!row) throw new NotFoundError("Asset");
   return row;
+}
+
+/**
+ * An asset of the tenant addressed by id alone, as a query for a batch (e.g. with
+ * Access.assetInBatch), and SQL of its connection's id (for a query of the same batch).
+ */
+export function assetByIdQueries(db: Db, tenantId: string, assetId: number) {
+  const byId = and(eq(assets.tenantId, tenantId), eq(assets.id, assetId));
+  return {
+    row: db.select().from(assets).where(byId).limit(1),
+    connectionId: sql<number>`(select ${assets.connectionId} from ${assets} where ${byId})`,
+  };
 }
 
 /**
@@ -516,113 +538,274 @@ export function deleteAssetStatement(db: Db, project: ProjectRef, assetId: numbe
     .returning({ id: assets.id });
 }
 
-/** Which ids of a list are assets of the tenant in the given projects (all projects when undefined). */
-async function existingAssetIds(
-  db: Db,
-  tenantId: string,
-  ids: readonly number[],
-  projectIds: readonly number[] | undefined,
-): Promise<Set<number>> {
-  if (ids.length === 0 || projectIds?.length === 0) return new Set();
-  const rows = await db
-    .select({ id: assets.id })
-    .from(assets)
-    .where(
-      and(
-        eq(assets.tenantId, tenantId),
-        inJsonList(assets.id, ids),
-        projectIds ? inJsonList(assets.projectId, projectIds) : undefined,
-      ),
-    );
-  return new Set(rows.map((r) => r.id));
-}
-
-/** Edges written per insert statement: 4 parameters each, under D1's 100. */
-const EDGES_PER_INSERT = 20;
-
 /**
- * Replaces the lineage of an asset on the sides sent: `parents` feed it, it feeds `children`.
- * Every id must be an asset of the tenant in a project the caller can read (`readable`,
- * undefined = all); no self-edge, no asset both parent and child. One batch.
+ * The problems of a lineage, in the request's order: self-edges, ids that are no asset the caller
+ * can read (when `known` is given: the ids that are), an asset both parent and child.
  */
-export async function setLineage(
-  db: Db,
-  asset: AssetRow,
+function lineageProblems(
+  assetId: number,
   input: { parents?: number[]; children?: number[] },
-  readable: readonly number[] | undefined,
-): Promise<void> {
-  const parents = input.parents ? [...new Set(input.parents)] : undefined;
-  const children = input.children ? [...new Set(input.children)] : undefined;
-  const known = await existingAssetIds(db, asset.tenantId, [...(parents ?? []), ...(children ?? [])], readable);
+  known?: ReadonlySet<number>,
+): FieldProblem[] {
   const errors: FieldProblem[] = [];
   const check = (side: "parents" | "children", other: number[] | undefined) => {
     input[side]?.forEach((id, i) => {
       const field = `${side}.${i}`;
-      if (id === asset.id) errors.push({ field, message: "an asset cannot be linked to itself" });
-      else if (!known.has(id)) errors.push({ field, message: "no such asset" });
+      if (id === assetId) errors.push({ field, message: "an asset cannot be linked to itself" });
+      else if (known && !known.has(id)) errors.push({ field, message: "no such asset" });
       else if (side === "children" && other?.includes(id)) {
         errors.push({ field, message: "is also a parent: lineage cannot loop" });
       }
     });
   };
-  check("parents", children);
-  check("children", parents);
-  if (errors.length > 0) invalid(errors);
-
-  const now = nowIso();
-  const edges = [
-    ...(parents ?? []).map((p) => ({ parentAssetId: p, childAssetId: asset.id })),
-    ...(children ?? []).map((c) => ({ parentAssetId: asset.id, childAssetId: c })),
-  ].map((e) => ({ ...e, tenantId: asset.tenantId, createdAt: now }));
-  const statements = [];
-  if (parents) statements.push(db.delete(assetLineage).where(eq(assetLineage.childAssetId, asset.id)));
-  if (children) statements.push(db.delete(assetLineage).where(eq(assetLineage.parentAssetId, asset.id)));
-  for (let i = 0; i < edges.length; i += EDGES_PER_INSERT) {
-    statements.push(db.insert(assetLineage).values(edges.slice(i, i + EDGES_PER_INSERT)));
-  }
-  const [first, ...rest] = statements;
-  if (first) await db.batch([first, ...rest]);
+  check("parents", input.children);
+  check("children", input.parents);
+  return errors;
 }
 
 /**
- * Moves assets between projects of a tenant, all or none (move rules of 4.3):
- * - every id must be an asset of the source project (404 naming the missing ones);
- * - without `targetConnectionId`, assets keep their connections, which must all be GLOBAL;
- * - a target connection must be visible from the target project and of each asset's type.
- * A moved asset leaves its source group (the group stays in the source project).
+ * The statements that replace the lineage of an asset of a project on the sides sent (`parents`
+ * feed it, it feeds `children`), for the caller's batch after its access check: reads of the asset
+ * (with its connection's db_type) and of the ids named that are assets of the tenant in a project
+ * the caller can read (`readable`: SQL on a project id column, undefined = all), then the writes,
+ * which change anything only where `allowed` holds (the caller's access), the asset is the
+ * project's and every id named is such an asset (no self-edge, no asset both parent and child),
+ * then `when` (that condition, for the audit row) and a read of the lineage after them. Read the
+ * answer with lineageSet.
  */
-export async function moveAssets(
+export function setLineageStatements(
+  db: Db,
+  project: ProjectRef,
+  assetId: number,
+  input: { parents?: number[]; children?: number[] },
+  readable: (projectId: SQLiteColumn) => SQL | undefined,
+  allowed: SQL | undefined,
+) {
+  const parents = input.parents ? [...new Set(input.parents)] : undefined;
+  const children = input.children ? [...new Set(input.children)] : undefined;
+  const named = [...new Set([...(parents ?? []), ...(children ?? [])])];
+  const ofProject = and(
+    eq(assets.tenantId, project.tenantId),
+    eq(assets.projectId, project.id),
+    eq(assets.id, assetId),
+  );
+  const known = (t: typeof assets | typeof moving) =>
+    and(eq(t.tenantId, project.tenantId), inJsonList(t.id, named), readable(t.projectId));
+  const when = and(
+    allowed,
+    lineageProblems(assetId, input).length > 0 ? sql`0` : undefined,
+    exists(db.select({ one: sql`1` }).from(assets).where(ofProject)),
+    named.length > 0
+      ? sql`${db.select({ n: sql`count(*)` }).from(moving).where(known(moving))} = ${named.length}`
+      : undefined,
+  );
+  const now = nowIso();
+  const edges = [
+    ...(parents ?? []).map((p) => ({ parentAssetId: p, childAssetId: assetId })),
+    ...(children ?? []).map((c) => ({ parentAssetId: assetId, childAssetId: c })),
+  ].map((e) => ({ ...e, tenantId: project.tenantId, createdAt: now }));
+  const writes: BatchItem<"sqlite">[] = [];
+  const ofTenant = eq(assetLineage.tenantId, project.tenantId);
+  if (parents) writes.push(db.delete(assetLineage).where(and(ofTenant, eq(assetLineage.childAssetId, assetId), when)));
+  if (children)
+    writes.push(db.delete(assetLineage).where(and(ofTenant, eq(assetLineage.parentAssetId, assetId), when)));
+  writes.push(...insertJsonRows(db, assetLineage, edges, { when }));
+  return {
+    asset: db
+      .select({
+        asset: assets,
+        // Aliased: in a batch drizzle reads a row by its column names, where the connection's would be the asset's.
+        connectionId: sql<number | null>`${connections.id}`.as("lineage_connection_id"),
+        connectionDbType: sql<string | null>`${connections.dbType}`.as("lineage_connection_db_type"),
+      })
+      .from(assets)
+      .leftJoin(connections, and(eq(connections.tenantId, assets.tenantId), eq(connections.id, assets.connectionId)))
+      .where(ofProject)
+      .limit(1),
+    known: db
+      .select({ id: assets.id })
+      .from(assets)
+      .where(named.length > 0 ? known(assets) : sql`0`),
+    writes,
+    when,
+    lineage: lineageEdges(db, project.tenantId, [assetId]),
+  };
+}
+
+/**
+ * The asset setLineageStatements linked (its db_type its connection's), once its batch has shown
+ * the caller's access: no asset is a 404, an id that is not an asset the caller can read (or a
+ * self-edge, or an asset both parent and child) the 400 listing every problem, as before.
+ */
+export function lineageSet(
+  assetId: number,
+  input: { parents?: number[]; children?: number[] },
+  assetRows: readonly { asset: AssetRow; connectionId: number | null; connectionDbType: string | null }[],
+  knownRows: readonly { id: number }[],
+): AssetRow {
+  const row = assetRows[0];
+  if (!row) throw new NotFoundError("Asset");
+  const errors = lineageProblems(assetId, input, new Set(knownRows.map((r) => r.id)));
+  if (errors.length > 0) invalid(errors);
+  return row.connectionId === null ? row.asset : { ...row.asset, dbType: row.connectionDbType };
+}
+
+/** The assets of a move, seen from a condition of a statement on assets (or on their incidents). */
+export const moving = alias(assets, "moving");
+/** The connection of an asset of a move, seen from a condition. */
+const movingConnection = alias(connections, "moving_connection");
+
+/**
+ * SQL over the assets `named` (a condition on `moving`, an alias of assets): the checks of a move (4.3)
+ * as conditions of its writes, on the state the batch sees. Without `targetConnectionId` none of
+ * them uses a PROJECT connection; with one, it is visible from the target project and of the type
+ * of each of them.
+ */
+export function moveConditions(
+  db: Db,
+  named: SQL | undefined,
+  target: ProjectRef,
+  targetConnectionId: number | undefined,
+): SQL | undefined {
+  const of = (where: SQL | undefined) =>
+    db
+      .select({ one: sql`1` })
+      .from(moving)
+      .innerJoin(
+        movingConnection,
+        and(eq(movingConnection.tenantId, moving.tenantId), eq(movingConnection.id, moving.connectionId)),
+      )
+      .where(and(named, where));
+  if (targetConnectionId === undefined) return notExists(of(isNotNull(movingConnection.projectId)));
+  const connection = db
+    .select({ type: connections.type })
+    .from(connections)
+    .where(visibleFrom(target, targetConnectionId));
+  return and(
+    exists(connection),
+    notExists(
+      db
+        .select({ one: sql`1` })
+        .from(moving)
+        .where(and(named, sql`${moving.type} <> ${connection}`)),
+    ),
+  );
+}
+
+/** The target connection of a move, for the batch (none sent: a read of nothing). */
+export function moveConnectionRead(db: Db, target: ProjectRef, targetConnectionId: number | undefined) {
+  return db
+    .select()
+    .from(connections)
+    .where(targetConnectionId === undefined ? sql`0` : visibleFrom(target, targetConnectionId))
+    .limit(1);
+}
+
+/** SQL: whether the asset's connection (of `table`, assets or an alias) is PROJECT-scoped, as a column read. */
+export function projectScoped(table: { tenantId: SQLiteColumn; connectionId: SQLiteColumn }) {
+  const scoped = and(
+    eq(connections.tenantId, table.tenantId),
+    eq(connections.id, table.connectionId),
+    isNotNull(connections.projectId),
+  );
+  return sql<number>`exists (select 1 from ${connections} where ${scoped})`.mapWith(Number);
+}
+
+/** The columns of a move's new connection (none: the assets keep theirs), db_type read in SQL. */
+export function movedConnectionColumns(tenantId: string, targetConnectionId: number | undefined) {
+  if (targetConnectionId === undefined) return {};
+  return {
+    connectionId: targetConnectionId,
+    dbType: sql`(select ${connections.dbType} from ${connections} where ${connections.tenantId} = ${tenantId} and ${connections.id} = ${targetConnectionId})`,
+  };
+}
+
+/**
+ * The statements that move assets between projects of a tenant, all or none (move rules of 4.3),
+ * for the caller's batch after its access checks: a read of the assets named (and of the target
+ * connection), then the writes, which change anything only where `allowed` holds (the caller's
+ * access to both projects) and where every check holds in SQL: every id is an asset of the source
+ * project; without `targetConnectionId` the assets keep their connections, which must all be
+ * GLOBAL; a target connection must be visible from the target project and of each asset's type.
+ * A moved asset leaves its source group (the group stays in the source project). The assets'
+ * update goes last (the audit row after it sees its change); read the answer with assetsMoved.
+ */
+export function moveAssetsStatements(
   db: Db,
   source: ProjectRef,
   target: ProjectRef,
   ids: number[],
   targetConnectionId: number | undefined,
-): Promise<number[]> {
+  allowed: SQL | undefined,
+) {
   const unique = [...new Set(ids)];
-  const rows = await db
-    .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId })
+  const named = (t: typeof assets | typeof moving) =>
+    and(eq(t.tenantId, source.tenantId), eq(t.projectId, source.id), inJsonList(t.id, unique));
+  const when = and(
+    allowed,
+    sql`${db.select({ n: sql`count(*)` }).from(moving).where(named(moving))} = ${unique.length}`,
+    moveConditions(db, named(moving), target, targetConnectionId),
+  );
+  const read = db
+    .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId, scoped: projectScoped(assets) })
     .from(assets)
-    .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique)));
+    .where(named(assets));
+  const follow = followMove(
+    db,
+    source.tenantId,
+    unique,
+    { projectId: target.id, ...(targetConnectionId !== undefined ? { connectionId: targetConnectionId } : {}) },
+    when,
+  );
+  const update = db
+    .update(assets)
+    .set({
+      projectId: target.id,
+      sourceGroupId: null,
+      ...movedConnectionColumns(source.tenantId, targetConnectionId),
+      updatedAt: nowIso(),
+    })
+    .where(and(named(assets), when))
+    .returning({ id: assets.id });
+  return {
+    unique,
+    read,
+    connection: moveConnectionRead(db, target, targetConnectionId),
+    writes: [follow[0]!, follow[1]!, update] as const,
+  };
+}
+
+/**
+ * The answer of moveAssetsStatements' batch, once it has shown the caller's access: the ids moved,
+ * or why none moved, told from its reads as before (a 404 naming the ids that are not assets of
+ * the source project, a 400 listing every problem of the connections).
+ */
+export function assetsMoved(
+  source: ProjectRef,
+  unique: number[],
+  rows: readonly { id: number; type: string; scoped: number }[],
+  connectionRows: readonly ConnectionRow[],
+  targetConnectionId: number | undefined,
+  updated: readonly { id: number }[],
+): number[] {
+  if (updated.length > 0) return unique;
   const found = new Set(rows.map((r) => r.id));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length > 0) throw new NotFoundError(`Asset ${missing.join(", ")} of project ${source.id}`);
-
   const errors: FieldProblem[] = [];
-  let connection: ConnectionRow | undefined;
   if (targetConnectionId === undefined) {
-    const projectScoped = await projectScopedConnections(db, source.tenantId, rows);
-    for (const r of rows.filter((r) => projectScoped.has(r.connectionId))) {
+    for (const r of rows.filter((r) => r.scoped)) {
       errors.push({
         field: "target_connection_id",
         message: `required: asset ${r.id} uses a PROJECT connection, which cannot follow it to another project`,
       });
     }
   } else {
-    connection = await findVisibleConnection(db, target.tenantId, target.id, targetConnectionId);
+    const connection = connectionRows[0];
     if (!connection) {
       errors.push({ field: "target_connection_id", message: "no such connection in the target project" });
     } else {
-      for (const r of rows.filter((r) => r.type !== connection!.type)) {
+      for (const r of rows.filter((r) => r.type !== connection.type)) {
         errors.push({
           field: "target_connection_id",
           message: `is a ${connection.type} connection; asset ${r.id} is ${r.type}`,
@@ -631,39 +814,8 @@ export async function moveAssets(
     }
   }
   if (errors.length > 0) invalid(errors);
-
-  // One batch: the assets, and their incidents and alerts, move together or not at all.
-  await db.batch([
-    db
-      .update(assets)
-      .set({
-        projectId: target.id,
-        sourceGroupId: null,
-        ...(connection ? { connectionId: connection.id, dbType: connection.dbType } : {}),
-        updatedAt: nowIso(),
-      })
-      .where(and(eq(assets.tenantId, source.tenantId), eq(assets.projectId, source.id), inJsonList(assets.id, unique))),
-    ...followMove(db, source.tenantId, unique, {
-      projectId: target.id,
-      ...(connection ? { connectionId: connection.id } : {}),
-    }),
-  ]);
-  return unique;
-}
-
-/** Ids, among the connections of `rows`, of those that are PROJECT-scoped. */
-export async function projectScopedConnections(
-  db: Db,
-  tenantId: string,
-  rows: { connectionId: number }[],
-): Promise<Set<number>> {
-  const ids = [...new Set(rows.map((r) => r.connectionId))];
-  if (ids.length === 0) return new Set();
-  const found = await db
-    .select({ id: connections.id })
-    .from(connections)
-    .where(and(eq(connections.tenantId, tenantId), inJsonList(connections.id, ids), isNotNull(connections.projectId)));
-  return new Set(found.map((c) => c.id));
+  // The reads saw every check pass on the state the update saw: the update changed the assets.
+  throw new Error("move: the checks passed but no asset was moved");
 }
 
 /** The db_type of each of `connectionIds`' connections: an asset's db_type is its connection's, read fresh. */

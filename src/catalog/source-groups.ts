@@ -1,18 +1,34 @@
-import { and, asc, eq, exists, gt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, isNotNull, isNull, notExists, notInArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
-import { identifier, LIGHT_SCAN_TYPES, namesTheDatabaseCannotHold, sourceGroupOf } from "../connections";
+import {
+  dbTypesThatCannotHold,
+  identifier,
+  LIGHT_SCAN_TYPES,
+  namesTheDatabaseCannotHold,
+  sourceGroupOf,
+} from "../connections";
 import type { Db } from "../db";
-import type { ConnectionRow, SourceGroupRow } from "../db/schema";
-import { assets, type SOURCE_GROUP_TYPES, sourceGroups } from "../db/schema";
+import { insertJsonRows, insertWhere } from "../db/json-insert";
+import type { ConnectionRow, ScanJobRow, SourceGroupRow } from "../db/schema";
+import { assets, connections, type SOURCE_GROUP_TYPES, scanJobs, sourceGroups } from "../db/schema";
 import { followMove } from "../incidents/monitor-store";
+import { newScanJobRow } from "../jobs/scan-jobs";
 import { nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { checkConnection, projectScopedConnections } from "./assets";
-import { findVisibleConnection } from "./connections";
+import {
+  checkConnection,
+  connectionChecked,
+  moveConditions,
+  moveConnectionRead,
+  movedConnectionColumns,
+  moving,
+  projectScoped,
+  visibleFrom,
+} from "./assets";
 export type SourceGroupType = (typeof SOURCE_GROUP_TYPES)[number];
 type ProjectRef = { tenantId: string; id: number };
 
@@ -211,54 +227,124 @@ export interface CreateSourceGroupInput {
 }
 
 /**
- * Creates a group and one asset per entry in one batch; returns the new assets' ids, for which the
- * caller queues one ANALYZE scan job each (queueGroupAnalyses).
- * 400 lists every problem: payload for the type, light scan for the type, the connection.
+ * The statements that create a group and one asset per entry, with one ANALYZE scan job per asset,
+ * for the caller's batch: a read of the connection, the group's insert, its audit row (`audit`,
+ * recorded if the group was inserted), the assets' and jobs' inserts, and a read of the new assets'
+ * ids. Every write happens only where `allowed` holds (the caller's access, checked in the same
+ * batch) and where the checks of the connection hold in SQL (visible from the project, of the
+ * group's type, of a database that can hold the names); input that is wrong whatever is stored
+ * writes nothing. Read the answer with sourceGroupCreated: nothing inserted is the 400 listing
+ * every problem, as before. The jobs are sent to the scan queue once the batch has run.
  */
-export async function createSourceGroup(
+export function createSourceGroupStatements(
   db: Db,
   project: ProjectRef,
   input: CreateSourceGroupInput,
   createdBy: string,
-): Promise<{ group: SourceGroupRow; assetIds: number[] }> {
+  allowed: SQL | undefined,
+  audit: (when: SQL | undefined) => BatchItem<"sqlite">,
+) {
   const errors: FieldProblem[] = [];
   const payload = checkShape(input, true, errors);
-  const connection = await checkConnection(
-    db,
-    project,
-    input.connection_id,
-    input.type,
-    { type: true, connection: true },
-    errors,
+  const refused = [
+    ...new Set([
+      ...dbTypesThatCannotHold(payload, {}),
+      ...input.assets.flatMap((entry) => dbTypesThatCannotHold({ table: entry.table_or_file_name }, {})),
+    ]),
+  ];
+  const usable = and(
+    visibleFrom(project, input.connection_id),
+    eq(connections.type, input.type),
+    refused.length > 0 ? or(isNull(connections.dbType), notInArray(connections.dbType, refused)) : undefined,
   );
-  if (connection) errors.push(...groupNameProblems(connection.dbType, payload, input.assets, "assets"));
-  if (errors.length > 0 || !connection) invalid(errors);
-
+  const when = and(
+    errors.length > 0 ? sql`0` : undefined,
+    exists(db.select({ one: sql`1` }).from(connections).where(usable)),
+    allowed,
+  );
+  const dbType = sql`(select ${connections.dbType} from ${connections} where ${visibleFrom(project, input.connection_id)})`;
   const now = nowIso();
   const group = {
     tenantId: project.tenantId,
     projectId: project.id,
-    connectionId: connection.id,
+    connectionId: input.connection_id,
     name: input.name,
     description: input.description,
     type: input.type,
     payload,
     options: input.options,
-    dbType: connection.dbType,
     ...scheduleColumns(input.scheduled_upload ?? null),
     createdBy,
     createdAt: now,
     updatedAt: now,
   };
-  // The group's id is not known before the batch runs: each asset reads it back as the
-  // tenant's newest group, which is this one because a D1 batch runs alone, as one transaction.
+  // The group's id is not known before the batch runs: each statement after its insert reads it
+  // as the tenant's newest group, which is this one because a D1 batch runs alone, as one transaction.
   const groupId = sql`(select max(${sourceGroups.id}) from ${sourceGroups} where ${sourceGroups.tenantId} = ${project.tenantId})`;
-  const [inserted, ...assetResults] = await db.batch([
-    db.insert(sourceGroups).values(group).returning(),
-    ...input.assets.map((entry) => insertGroupAsset(db, group, entry, groupId, createdBy, now)),
-  ]);
-  const row = inserted[0]!;
-  return { group: row, assetIds: assetResults.map((r) => r[0]!.id) };
+  const entryRows = input.assets.map((entry) => ({
+    ...entryAsset({ ...group, dbType: null }, entry, 0, createdBy, now),
+  }));
+  const ofGroup = and(eq(assets.tenantId, project.tenantId), sql`${assets.sourceGroupId} = ${groupId}`);
+  const jobs = entryRows.map((_, i) => ({
+    ...newScanJobRow(
+      { tenantId: project.tenantId, assetId: 0, kind: "ANALYZE", trigger: "source_group", request: {} },
+      now,
+    ),
+    at: i,
+  }));
+  return {
+    errors,
+    payload,
+    jobs,
+    connection: db.select().from(connections).where(visibleFrom(project, input.connection_id)).limit(1),
+    insert: insertWhere(db, sourceGroups, { ...group, dbType }, when).returning(),
+    audit: audit(when),
+    writes: [
+      ...insertJsonRows(db, assets, entryRows, {
+        derived: { sourceGroupId: () => groupId, dbType: () => dbType },
+        when,
+      }),
+      ...insertJsonRows(db, scanJobs, jobs, {
+        derived: {
+          // The job's asset: the entry's, the group's assets being in entry order.
+          assetId: (field) =>
+            sql`(select id from (select ${assets.id} as id, row_number() over (order by ${assets.id}) - 1 as at from ${assets} where ${ofGroup}) where at = ${field("at")})`,
+          // The group's id in the request the job carries, as before.
+          request: () => sql`json_object('source_group_id', ${groupId})`,
+        },
+        when,
+      }),
+    ],
+    created: db.select({ id: assets.id }).from(assets).where(and(ofGroup, when)).orderBy(asc(assets.id)),
+  };
+}
+
+/**
+ * The group createSourceGroupStatements inserted, with its assets' ids and the jobs (their asset
+ * ids set) to send to the scan queue, once its batch has shown the caller's access; none inserted
+ * is the 400 of every problem, the connection's told from the batch's read of it.
+ */
+export function sourceGroupCreated(
+  input: CreateSourceGroupInput,
+  create: { errors: FieldProblem[]; payload: Record<string, unknown>; jobs: ScanJobRow[] },
+  connectionRows: readonly ConnectionRow[],
+  inserted: readonly SourceGroupRow[],
+  created: readonly { id: number }[],
+): { group: SourceGroupRow; jobs: ScanJobRow[] } {
+  const group = inserted[0];
+  if (group) {
+    const jobs = create.jobs.map((j, i) => ({
+      ...j,
+      assetId: created[i]!.id,
+      request: { source_group_id: group.id },
+    }));
+    return { group, jobs };
+  }
+  const errors = [...create.errors];
+  const sent = { type: true, connection: true };
+  const connection = connectionChecked(connectionRows[0], input.type, sent, errors);
+  if (connection) errors.push(...groupNameProblems(connection.dbType, create.payload, input.assets, "assets"));
+  invalid(errors);
 }
 
 export interface UpdateSourceGroupInput {
@@ -464,52 +550,137 @@ export function sourceGroupDeleted(gone: readonly { id: number }[]): void {
   if (gone.length === 0) throw new NotFoundError("Source group");
 }
 
+/** The groups of a move, seen from a condition of its statements. */
+const movingGroup = alias(sourceGroups, "moving_group");
+/** The connection of a group of a move, seen from a condition. */
+const movingGroupConnection = alias(connections, "moving_group_connection");
+
 /**
- * Moves groups with all their assets between projects, all or none, by the rules of asset moves:
- * unknown ids are a 404; without a target connection every connection used (by the groups and
- * their assets) must be GLOBAL; a target connection must be visible from the target project and
- * of the type of every group and asset moved.
+ * The statements that move groups with all their assets between projects, all or none, by the
+ * rules of asset moves, for the caller's batch after its access checks: reads of the groups named,
+ * of their assets and of the target connection, then the writes, which change anything only where
+ * `allowed` holds (the caller's access to both projects) and where every check holds in SQL: every
+ * id is a group of the source project; without a target connection every connection used (by the
+ * groups and their assets) is GLOBAL; a target connection is visible from the target project and
+ * of the type of every group and asset moved. The groups' update goes last (the audit row after it
+ * sees its change); read the answer with sourceGroupsMoved.
  */
-export async function moveSourceGroups(
+export function moveSourceGroupsStatements(
   db: Db,
   source: ProjectRef,
   target: ProjectRef,
   ids: number[],
   targetConnectionId: number | undefined,
-): Promise<{ groups: number[]; assets: number[] }> {
+  allowed: SQL | undefined,
+) {
   const unique = [...new Set(ids)];
-  const groups = await db
-    .select({ id: sourceGroups.id, type: sourceGroups.type, connectionId: sourceGroups.connectionId })
-    .from(sourceGroups)
-    .where(
-      and(
-        eq(sourceGroups.tenantId, source.tenantId),
-        eq(sourceGroups.projectId, source.id),
-        inJsonList(sourceGroups.id, unique),
+  const named = (t: typeof sourceGroups | typeof movingGroup) =>
+    and(eq(t.tenantId, source.tenantId), eq(t.projectId, source.id), inJsonList(t.id, unique));
+  const members = (t: typeof assets | typeof moving) =>
+    and(eq(t.tenantId, source.tenantId), inJsonList(t.sourceGroupId, unique));
+  const groupsOf = (where: SQL | undefined) =>
+    db
+      .select({ one: sql`1` })
+      .from(movingGroup)
+      .innerJoin(
+        movingGroupConnection,
+        and(
+          eq(movingGroupConnection.tenantId, movingGroup.tenantId),
+          eq(movingGroupConnection.id, movingGroup.connectionId),
+        ),
+      )
+      .where(and(named(movingGroup), where));
+  const groupsFit =
+    targetConnectionId === undefined
+      ? notExists(groupsOf(isNotNull(movingGroupConnection.projectId)))
+      : notExists(
+          groupsOf(
+            sql`${movingGroup.type} <> ${db
+              .select({ type: connections.type })
+              .from(connections)
+              .where(visibleFrom(target, targetConnectionId))}`,
+          ),
+        );
+  const when = and(
+    allowed,
+    sql`${db.select({ n: sql`count(*)` }).from(movingGroup).where(named(movingGroup))} = ${unique.length}`,
+    groupsFit,
+    moveConditions(db, members(moving), target, targetConnectionId),
+  );
+  const now = nowIso();
+  const newConnection = movedConnectionColumns(source.tenantId, targetConnectionId);
+  return {
+    unique,
+    groups: db
+      .select({
+        id: sourceGroups.id,
+        type: sourceGroups.type,
+        connectionId: sourceGroups.connectionId,
+        scoped: projectScoped(sourceGroups),
+      })
+      .from(sourceGroups)
+      .where(named(sourceGroups)),
+    members: db
+      .select({
+        id: assets.id,
+        type: assets.type,
+        groupId: assets.sourceGroupId,
+        scoped: projectScoped(assets),
+      })
+      .from(assets)
+      .where(members(assets))
+      .orderBy(asc(assets.id)),
+    connection: moveConnectionRead(db, target, targetConnectionId),
+    writes: [
+      ...followMove(
+        db,
+        source.tenantId,
+        sql`${db.select({ id: moving.id }).from(moving).where(members(moving))}`,
+        { projectId: target.id, ...(targetConnectionId !== undefined ? { connectionId: targetConnectionId } : {}) },
+        when,
       ),
-    );
+      db
+        .update(assets)
+        .set({ projectId: target.id, ...newConnection, updatedAt: now })
+        .where(and(members(assets), when)),
+    ],
+    update: db
+      .update(sourceGroups)
+      .set({ projectId: target.id, ...newConnection, updatedAt: now })
+      .where(and(named(sourceGroups), when))
+      .returning({ id: sourceGroups.id }),
+  };
+}
+
+/**
+ * The answer of moveSourceGroupsStatements' batch, once it has shown the caller's access: the
+ * groups and assets moved, or why none moved, told from its reads as before (a 404 naming the ids
+ * that are not groups of the source project, a 400 listing every problem of the connections).
+ */
+export function sourceGroupsMoved(
+  source: ProjectRef,
+  unique: number[],
+  groups: readonly { id: number; type: string; scoped: number }[],
+  members: readonly { id: number; type: string; groupId: number | null; scoped: number }[],
+  connectionRows: readonly ConnectionRow[],
+  targetConnectionId: number | undefined,
+  updated: readonly { id: number }[],
+): { groups: number[]; assets: number[] } {
+  if (updated.length > 0) return { groups: unique, assets: members.map((a) => a.id) };
   const found = new Set(groups.map((g) => g.id));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length > 0) throw new NotFoundError(`Source group ${missing.join(", ")} of project ${source.id}`);
-  const members = await db
-    .select({ id: assets.id, type: assets.type, connectionId: assets.connectionId, groupId: assets.sourceGroupId })
-    .from(assets)
-    .where(and(eq(assets.tenantId, source.tenantId), inJsonList(assets.sourceGroupId, unique)))
-    .orderBy(asc(assets.id));
-
   const errors: FieldProblem[] = [];
   const field = "target_connection_id";
-  let connection: ConnectionRow | undefined;
   if (targetConnectionId === undefined) {
-    const scoped = await projectScopedConnections(db, source.tenantId, [...groups, ...members]);
-    for (const g of groups.filter((g) => scoped.has(g.connectionId))) {
+    for (const g of groups.filter((g) => g.scoped)) {
       errors.push({ field, message: `required: source group ${g.id} uses a PROJECT connection` });
     }
-    for (const a of members.filter((a) => scoped.has(a.connectionId))) {
+    for (const a of members.filter((a) => a.scoped)) {
       errors.push({ field, message: `required: asset ${a.id} of source group ${a.groupId} uses a PROJECT connection` });
     }
   } else {
-    connection = await findVisibleConnection(db, target.tenantId, target.id, targetConnectionId);
+    const connection = connectionRows[0];
     if (!connection) {
       errors.push({ field, message: "no such connection in the target project" });
     } else {
@@ -523,30 +694,6 @@ export async function moveSourceGroups(
     }
   }
   if (errors.length > 0) invalid(errors);
-
-  const now = nowIso();
-  const newConnection = connection ? { connectionId: connection.id, dbType: connection.dbType } : {};
-  await db.batch([
-    db
-      .update(sourceGroups)
-      .set({ projectId: target.id, ...newConnection, updatedAt: now })
-      .where(
-        and(
-          eq(sourceGroups.tenantId, source.tenantId),
-          eq(sourceGroups.projectId, source.id),
-          inJsonList(sourceGroups.id, unique),
-        ),
-      ),
-    db
-      .update(assets)
-      .set({ projectId: target.id, ...newConnection, updatedAt: now })
-      .where(and(eq(assets.tenantId, source.tenantId), inJsonList(assets.sourceGroupId, unique))),
-    ...followMove(
-      db,
-      source.tenantId,
-      members.map((a) => a.id),
-      { projectId: target.id, ...(connection ? { connectionId: connection.id } : {}) },
-    ),
-  ]);
-  return { groups: unique, assets: members.map((a) => a.id) };
+  // The reads saw every check pass on the state the updates saw: the groups moved.
+  throw new Error("source group move: the checks passed but no group was moved");
 }

@@ -18,7 +18,8 @@ const UNSAFE_IN_JSON = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f])/i;
  * (at most 100 a statement on D1, so a few rows each), and drizzle builds each of them; here the
  * rows go as one JSON array of their driver values, built once. Row triggers fire per row, and ids
  * are given in array order, as for the INSERTs. `derived` columns are SQL computed from the row's
- * values (including keys that are no column, e.g. to find a row another statement inserted).
+ * values (including keys that are no column, e.g. to find a row another statement inserted);
+ * `when`, a condition on which every row is written, or none.
  *
  * Values go through the column's mapping as drizzle's do (JSON columns as their text, booleans as
  * 0/1), so the stored values are the same: D1 receives bound parameters as JSON too. A string with
@@ -31,6 +32,8 @@ export function insertJsonRows<T extends SQLiteTable>(
   options: {
     derived?: Partial<Record<keyof T["$inferInsert"] & string, DerivedColumn>>;
     onConflictDoNothing?: boolean;
+    /** Rows are written only where this holds (e.g. the caller's access, checked in the same batch). */
+    when?: SQL | undefined;
   } = {},
 ): BatchItem<"sqlite">[] {
   if (rows.length === 0) return [];
@@ -52,9 +55,10 @@ export function insertJsonRows<T extends SQLiteTable>(
   const json = JSON.stringify(rows.map((row) => keys.map((key) => driverValue(row[key], encoders.get(key)))));
   if (UNSAFE_IN_JSON.test(json)) return rows.map((row) => rowInsert(db, table, row, derived, options));
   // WHERE true: SQLite's upsert after a SELECT needs one, to parse.
+  const where = options.when ?? sql`true`;
   const insert = db
     .insert(table)
-    .select(sql`select ${sql.join(selected, sql`, `)} from json_each(${json}) r where true order by r.key`);
+    .select(sql`select ${sql.join(selected, sql`, `)} from json_each(${json}) r where ${where} order by r.key`);
   return [options.onConflictDoNothing ? insert.onConflictDoNothing() : insert];
 }
 
@@ -91,7 +95,7 @@ function rowInsert(
   table: SQLiteTable,
   row: Record<string, unknown>,
   derived: Record<string, DerivedColumn | undefined>,
-  options: { onConflictDoNothing?: boolean },
+  options: { onConflictDoNothing?: boolean; when?: SQL | undefined },
 ): BatchItem<"sqlite"> {
   const columns = getTableColumns(table);
   const values: Record<string, unknown> = {};
@@ -100,7 +104,9 @@ function rowInsert(
     if (d) values[key] = d((k) => sql`${row[k]}`);
     else if (key in row) values[key] = row[key];
   }
-  const insert = db.insert(table).values(values as never);
+  const insert = options.when
+    ? insertWhere(db, table, values as never, options.when)
+    : db.insert(table).values(values as never);
   return options.onConflictDoNothing ? insert.onConflictDoNothing() : insert;
 }
 

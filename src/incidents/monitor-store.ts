@@ -3,7 +3,7 @@
  * statements are built here and run by the monitor in one batch with the scan's other writes.
  */
 
-import { and, desc, eq, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, is, isNotNull, SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteInsertValue } from "drizzle-orm/sqlite-core";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
@@ -782,22 +782,27 @@ export function transitionStatements(
  * Statements that carry moved assets' incidents and alerts to the assets' new project (and
  * connection): their copies of project and connection keep the list filters and project
  * visibility right. Not incident state, so they run in the move's batch, not in the monitor.
+ * `assetIds` is a list, or a subquery of ids (`select id from …`); `when` a condition of the move
+ * checked in the same batch (nothing follows where it does not hold).
  */
 export function followMove(
   db: Db,
   tenantId: string,
-  assetIds: readonly number[],
+  assetIds: readonly number[] | SQL,
   to: { projectId: number; connectionId?: number },
+  when?: SQL,
 ): BatchItem<"sqlite">[] {
   const connection = to.connectionId !== undefined ? { connectionId: to.connectionId } : {};
+  const moved = (column: typeof incidents.assetId | typeof alerts.assetId) =>
+    is(assetIds, SQL) ? sql`${column} in (${assetIds})` : inJsonList(column, assetIds as readonly number[]);
   return [
     db
       .update(incidents)
       .set({ projectId: to.projectId, ...connection })
-      .where(and(eq(incidents.tenantId, tenantId), inJsonList(incidents.assetId, assetIds))),
+      .where(and(eq(incidents.tenantId, tenantId), moved(incidents.assetId), when)),
     db
       .update(alerts)
       .set({ projectId: to.projectId, ...connection })
-      .where(and(eq(alerts.tenantId, tenantId), inJsonList(alerts.assetId, assetIds))),
+      .where(and(eq(alerts.tenantId, tenantId), moved(alerts.assetId), when)),
   ];
 }

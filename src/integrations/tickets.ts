@@ -41,14 +41,9 @@ export async function getJiraIntegration(db: Db, tenantId: string): Promise<Jira
   return row;
 }
 
-async function assertTemplate(db: Db, tenantId: string, templateId: number, field: string) {
-  const found = await db.query.ticketTemplates.findFirst({
-    where: and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, templateId)),
-    columns: { id: true },
-  });
-  if (!found) {
-    throw new InvalidInputError([{ field, message: "no ticket template of this tenant has this id" }]);
-  }
+/** The 400 of a template id that is none of the tenant's, at `field`. */
+function templateMissing(field: string) {
+  return new InvalidInputError([{ field, message: "no ticket template of this tenant has this id" }]);
 }
 
 /**
@@ -368,40 +363,67 @@ export interface TicketRequestInput {
  * a request is PENDING or CREATED, that request is returned instead of a new one. Callable from
  * the AssetMonitor. Throws ConflictError when the tenant has no integration, InvalidInputError
  * when the template is unknown, NotFoundError when the incident is not the tenant's; Jira's own failures never throw.
+ * `onDb`: the database to use (a request's, metered), else the tenant's shard.
  */
-export async function requestTicket(env: TicketEnv, input: TicketRequestInput): Promise<TicketRequestRow> {
-  const db = createDb(await tenantDatabase(env, input.tenantId));
+export async function requestTicket(env: TicketEnv, input: TicketRequestInput, onDb?: Db): Promise<TicketRequestRow> {
+  const db = onDb ?? createDb(await tenantDatabase(env, input.tenantId));
   const { tenantId, incidentId, templateId } = input;
-  const integration = await db.query.jiraIntegrations.findFirst({ where: eq(jiraIntegrations.tenantId, tenantId) });
-  if (!integration) throw new ConflictError("The tenant has no Jira integration; configure it first");
-  await assertTemplate(db, tenantId, templateId, "template_id");
-  const incident = await db.query.incidents.findFirst({
-    where: and(eq(incidents.tenantId, tenantId), eq(incidents.id, incidentId)),
-    columns: { id: true },
-  });
-  if (!incident) throw new NotFoundError("Incident");
-
   const id = randomId();
-  const now = new Date().toISOString();
-  // One statement: two concurrent asks cannot both insert while one is PENDING or CREATED.
-  await db.run(sql`insert into ticket_requests
-      (id, tenant_id, incident_id, template_id, status, attempts, next_attempt_at, created_at, updated_at)
-    select ${id}, ${tenantId}, ${incidentId}, ${templateId}, 'PENDING', 0, ${now}, ${now}, ${now}
-    where not exists (select 1 from ticket_requests where tenant_id = ${tenantId}
-      and incident_id = ${incidentId} and status in ('PENDING', 'CREATED'))`);
-  const mine = await db.query.ticketRequests.findFirst({ where: eq(ticketRequests.id, id) });
-  if (!mine) {
-    const active = await db.query.ticketRequests.findFirst({
-      where: and(
-        eq(ticketRequests.tenantId, tenantId),
-        eq(ticketRequests.incidentId, incidentId),
-        sql`${ticketRequests.status} in ('PENDING', 'CREATED')`,
+  const nowDate = new Date();
+  const now = nowDate.toISOString();
+  const integrationOf = eq(jiraIntegrations.tenantId, tenantId);
+  const templateOf = and(eq(ticketTemplates.tenantId, tenantId), eq(ticketTemplates.id, templateId));
+  const incidentOf = and(eq(incidents.tenantId, tenantId), eq(incidents.id, incidentId));
+  const active = and(
+    eq(ticketRequests.tenantId, tenantId),
+    eq(ticketRequests.incidentId, incidentId),
+    sql`${ticketRequests.status} in ('PENDING', 'CREATED')`,
+  );
+  // One batch, one transaction: what the request needs, the request inserted where all of it
+  // exists and none is active (two concurrent asks cannot both insert), and its first attempt
+  // claimed, as claimAttempt would, before the cron can see it.
+  const [[integration], [template], [incident], , [claimed], [current]] = await db.batch([
+    db.select().from(jiraIntegrations).where(integrationOf).limit(1),
+    db.select().from(ticketTemplates).where(templateOf).limit(1),
+    db.select().from(incidents).where(incidentOf).limit(1),
+    insertWhere(
+      db,
+      ticketRequests,
+      {
+        id,
+        tenantId,
+        incidentId,
+        templateId,
+        status: "PENDING",
+        attempts: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+        updatedAt: now,
+      },
+      and(
+        exists(db.select({ one: sql`1` }).from(jiraIntegrations).where(integrationOf)),
+        exists(db.select({ one: sql`1` }).from(ticketTemplates).where(templateOf)),
+        exists(db.select({ one: sql`1` }).from(incidents).where(incidentOf)),
+        not(exists(db.select({ one: sql`1` }).from(ticketRequests).where(active))),
       ),
-    });
-    if (active) return shownTicketRequest(active);
-    return requestTicket(env, input);
+    ),
+    db
+      .update(ticketRequests)
+      .set({ attempts: 1, updatedAt: now })
+      .where(and(eq(ticketRequests.id, id), eq(ticketRequests.status, "PENDING"), eq(ticketRequests.attempts, 0)))
+      .returning(),
+    db.select().from(ticketRequests).where(active).limit(1),
+  ]);
+  if (!integration) throw new ConflictError("The tenant has no Jira integration; configure it first");
+  if (!template) throw templateMissing("template_id");
+  if (!incident) throw new NotFoundError("Incident");
+  if (!claimed) {
+    if (current) return shownTicketRequest(current);
+    return requestTicket(env, input, onDb);
   }
-  const result = await attempt(db, attemptContext(env), mine, new Date());
+  // The first attempt: its inputs are those read with its claim, in the same transaction.
+  const outcome = await sendToJira(attemptContext(env), claimed.id, integration, template, incident);
+  const result = await recordOutcome(db, claimed, incident, outcome, nowDate);
   console.log(
     JSON.stringify({
       ticket_request: result.id,

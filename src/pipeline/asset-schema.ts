@@ -1,4 +1,5 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import {
   createObjectStore,
   createSqlRunner,
@@ -10,7 +11,8 @@ import {
 import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { SchemaField } from "../contracts/profile";
 import type { Db } from "../db";
-import type { AssetAttribute, AssetRow } from "../db/schema";
+import { writeWith } from "../db/json-insert";
+import type { AssetAttribute, AssetRow, ConnectionRow } from "../db/schema";
 import { assets, connections, tenants } from "../db/schema";
 import type { Env } from "../env";
 import { lastUploadedBatch } from "../jobs/scan-requests";
@@ -23,18 +25,58 @@ import { loadSchema, MAX_SCHEMA_ATTRIBUTES, type SchemaSource, tableOf } from ".
 
 /** Where the tenant's schema loads and SQL profiles read column types (its use_information_schema). */
 export async function schemaSource(db: Db, tenantId: string): Promise<SchemaSource> {
-  const row = await db.query.tenants.findFirst({
-    where: eq(tenants.id, tenantId),
-    columns: { useInformationSchema: true },
-  });
-  return { useInformationSchema: row?.useInformationSchema ?? false };
+  return schemaSourceOf(await schemaSourceQuery(db, tenantId));
 }
 
-async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<SchemaField[]> {
+/** schemaSource's query, for a batch. */
+function schemaSourceQuery(db: Db, tenantId: string) {
+  return db
+    .select({ useInformationSchema: tenants.useInformationSchema })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId))
+    .limit(1);
+}
+
+function schemaSourceOf(rows: readonly { useInformationSchema: boolean }[]): SchemaSource {
+  return { useInformationSchema: rows[0]?.useInformationSchema ?? false };
+}
+
+/**
+ * What loading an asset's schema reads of D1 before it calls its source (its connection, the
+ * tenant's schema source), as queries for the caller's batch (e.g. with its access check); read
+ * the answer with schemaInputs.
+ */
+export function schemaInputQueries(db: Db, tenantId: string, asset: { connectionId: SQL | number }) {
+  return {
+    connection: db
+      .select()
+      .from(connections)
+      .where(and(eq(connections.tenantId, tenantId), sql`${connections.id} = ${asset.connectionId}`))
+      .limit(1),
+    source: schemaSourceQuery(db, tenantId),
+  };
+}
+
+/** What schemaInputQueries read. */
+export interface SchemaInputs {
+  connection: ConnectionRow | undefined;
+  source: SchemaSource;
+}
+
+export function schemaInputs(
+  connection: readonly ConnectionRow[],
+  source: readonly { useInformationSchema: boolean }[],
+): SchemaInputs {
+  return { connection: connection[0], source: schemaSourceOf(source) };
+}
+
+async function readAttributes(env: Env, db: Db, asset: AssetRow, inputs?: SchemaInputs): Promise<SchemaField[]> {
   if (asset.type === "UPLOAD") return readLastBatchSchema(env, db, asset);
-  const connection = await db.query.connections.findFirst({
-    where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
-  });
+  const connection = inputs
+    ? inputs.connection
+    : await db.query.connections.findFirst({
+        where: and(eq(connections.tenantId, asset.tenantId), eq(connections.id, asset.connectionId)),
+      });
   if (!connection) throw new ConnectorError("the asset's connection no longer exists", "not_found");
   const credential = await openCredential(env, connection);
   if (isFileType(asset.type)) {
@@ -52,7 +94,11 @@ async function readAttributes(env: Env, db: Db, asset: AssetRow): Promise<Schema
   const runner = await createSqlRunner(connection, credential);
   if (runner) {
     try {
-      return await loadSchema(runner, tableOf(asset.payload), await schemaSource(db, asset.tenantId));
+      return await loadSchema(
+        runner,
+        tableOf(asset.payload),
+        inputs?.source ?? (await schemaSource(db, asset.tenantId)),
+      );
     } finally {
       await runner.close();
     }
@@ -82,21 +128,33 @@ async function readLastBatchSchema(env: Env, db: Db, asset: AssetRow): Promise<S
 /**
  * Reads an asset's attributes (name, type, nullable) from its source and stores them on the
  * asset (shown with with_attributes=true), keeping what the scans learnt of the attributes that
- * remain (kind, statistics); at most 2000 attributes are kept.
+ * remain (kind, statistics); at most 2000 attributes are kept. `inputs`: what it reads of D1
+ * first, read by the caller (schemaInputQueries, e.g. with its access check); `after`: statements
+ * that go with the update, in its batch (e.g. its audit row).
  */
-export async function loadAssetSchema(env: Env, db: Db, asset: AssetRow) {
+export async function loadAssetSchema(
+  env: Env,
+  db: Db,
+  asset: AssetRow,
+  inputs?: SchemaInputs,
+  after: readonly BatchItem<"sqlite">[] = [],
+) {
   // A ConnectorError (the source said no) goes up as it is: the edge answers 422.
   const known = new Map((asset.attributes ?? []).map((a) => [a.name, a]));
-  const attributes: AssetAttribute[] = (await readAttributes(env, db, asset))
+  const attributes: AssetAttribute[] = (await readAttributes(env, db, asset, inputs))
     .slice(0, MAX_SCHEMA_ATTRIBUTES)
     .map((f) => {
       const { name: _n, type: _t, nullable: _u, ...learnt } = known.get(f.name) ?? {};
       return { ...f, ...learnt };
     });
   const loadedAt = nowIso();
-  await db
-    .update(assets)
-    .set({ attributes, updatedAt: loadedAt })
-    .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)));
+  await writeWith(
+    db,
+    db
+      .update(assets)
+      .set({ attributes, updatedAt: loadedAt })
+      .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id))),
+    after,
+  );
   return { asset_id: String(asset.id), attributes, loaded_at: loadedAt };
 }

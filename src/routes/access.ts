@@ -14,7 +14,7 @@
  * role), where the route-walking test (test/routes/access-first.test.ts) reads it.
  */
 
-import type { SQL } from "drizzle-orm";
+import { and, type SQL } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
@@ -60,10 +60,10 @@ export const inProject = (role: ProjectRole, param = "projectId"): Grant => ({ o
  * As inProject, for a route whose handler checks the role in its own round trip: a write's batch
  * (Access.projectInBatch, then settleInBatch), a read's query (Access.projectFrom, then settleCheck).
  */
-export const inProjectInBatch = (role: ProjectRole): Grant => ({
+export const inProjectInBatch = (role: ProjectRole, param = "projectId"): Grant => ({
   of: "project",
   role,
-  param: "projectId",
+  param,
   inBatch: true,
 });
 /**
@@ -248,4 +248,22 @@ export async function writeChecked<
   );
   auditedInBatch(c, audit.status);
   return { access, results: results.slice(0, statements.length) as unknown as { [K in keyof S]: Awaited<S[K]> } };
+}
+
+/**
+ * The in-batch checks of a move between two projects of the path's tenant (PROJECT_EDITOR in
+ * both): `reads` go first in the move's batch, `allowed` into its writes' conditions, and `settle`
+ * answers from the reads' rows, the route's grant (the target's) first, then the source's.
+ */
+export function moveInBatch(c: Context<AppEnv>, tenant: string, targetProjectId: number, sourceProjectId: number) {
+  const target = c.var.access.projectInBatch(tenant, targetProjectId, "PROJECT_EDITOR");
+  const source = c.var.access.projectInBatch(tenant, sourceProjectId, "PROJECT_EDITOR");
+  return {
+    reads: [target.read, source.read] as const,
+    allowed: and(target.allowed, source.allowed),
+    settle: (targetRows: Awaited<typeof target.read>, sourceRows: Awaited<typeof source.read>) => {
+      settleInBatch(c, () => target.settle(targetRows));
+      source.settle(sourceRows);
+    },
+  };
 }

@@ -179,20 +179,25 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 2,
   "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 2,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
-  // Not yet one: both projects' checks, the assets and the target's connections are read before
-  // the moves (issue 40 left open; the checks could be conditions of the UPDATEs, as POST asset's are).
-  "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 6,
+  // Both projects' checks and the move's checks (the assets, their connections, the target's) are
+  // conditions of the UPDATEs, read in the same batch to tell a refusal.
+  "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 1,
   // The change is checked against the stored asset (what is kept of type, payload, connection) in
   // the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 2,
-  // Not yet one: the access check, the asset, the caller's readable projects and the ids named are
-  // read before the edges are written (could be 2, or 1 with the id checks as SQL conditions).
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 5,
-  // The asset's source is read (a call out) only once the access check has passed: at best 2.
-  "POST /api/data/{tenant}/assets/{assetId}/schema": 3,
-  // Not yet one (source groups: the connection's checks and the group's assets, as POST asset's could be).
-  "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 5,
-  "POST /api/backend/v2/{tenant}/configuration/projects/{targetProjectId}/source_groups/move": 7,
+  // The asset and the ids named (assets the caller can read) are conditions of the edges' writes,
+  // the lineage written read back in the same batch.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 1,
+  // The asset's source is read (a call out) only once the access check has passed: 2, the floor
+  // (the check, the asset, its connection and the schema source in one batch; the attributes and
+  // the audit row in another). Counted here on a refusal of the source (422): the check, the audit.
+  "POST /api/data/{tenant}/assets/{assetId}/schema": 2,
+  // The connection's checks are conditions of the inserts (group, assets, their ANALYZE jobs), the
+  // new assets' ids read back in the same batch; the jobs are then sent to the queue.
+  "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 1,
+  // As assets/move: both projects' checks and the move's checks are conditions of the UPDATEs.
+  "POST /api/backend/v2/{tenant}/configuration/projects/{targetProjectId}/source_groups/move": 1,
+  // Not yet: the access check, then the group, then the writes.
   "PUT /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 4,
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}/list": 1,
   "PUT /configuration/tenants/{tenant}/spark-job-config": 1,
@@ -215,9 +220,12 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/integrations/jira": 1,
   "POST /{tenant}/configuration/integrations/tickets/template": 1,
   "PUT /{tenant}/configuration/integrations/tickets/template/{templateId}": 1,
-  // The incident, template and Jira integration are read before Jira is called (never for another
-  // tenant's incident): at best 2. requestTicket reads and writes on env.DB, which this count misses.
-  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
+  // On the request's metered D1 now (it was counted as 2 while requestTicket wrote on its own
+  // handle): the access check; one batch that reads the integration, template and incident,
+  // inserts the request where all exist and none is active, and claims its first attempt; then
+  // Jira is called; then its outcome, then the audit row. At best 2 (a call out between): the
+  // check could join the batch and the audit row the outcome's.
+  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 4,
   // The URL and secret are sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/notifications/channels": 1,
   // The stored channel decides the change (the URL kept as read, a secret sent again when the host

@@ -9,27 +9,16 @@ import { admin, type Credential, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { createConnection } from "../support/connections";
 import { createProject, projectMember } from "../support/projects";
+import { audited, sequential } from "../support/round-trips";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
 import { userToken } from "../support/tokens";
 import { unique } from "../support/unique";
-
-const sequential = (res: { headers: Headers }) =>
-  Number(/desc="\d+ round trips, (\d+) sequential"/.exec(res.headers.get("server-timing") ?? "")?.[1]);
 
 async function memberOf(tenant: string, projectId: number, role?: string): Promise<Credential> {
   const email = `${unique("user")}@example.com`;
   await tenantMember(tenant, email, "TENANT_MEMBER");
   if (role) await projectMember(tenant, projectId, email, role);
   return userToken(email);
-}
-
-/** The statuses the tenant's audit log holds for `method path`, newest first. */
-async function audited(tenant: string, method: string, path: string): Promise<number[]> {
-  const log = await call("GET", `/api/backend/${tenant}/audit`, { as: admin });
-  expect(log.status).toBe(200);
-  return log.body
-    .filter((e: { method: string; path: string }) => e.method === method && e.path === path)
-    .map((e: { status: number }) => e.status);
 }
 
 describe("writes checked in their one batch", () => {
@@ -123,5 +112,31 @@ describe("writes checked in their one batch", () => {
     expect(moved.body.errors ?? moved.body).toBeTruthy();
     expect((await call("GET", path, { as: admin })).body.base_url).toBe(site.base_url);
     expect(await audited(tenant, "PUT", path)).toEqual([400, 200, 201, 400, 400]);
+  });
+});
+
+describe("POST schema in two sequential D1 round trips (a call out to the source between)", () => {
+  it("checks the caller with the asset's reads in one batch; a refused caller reaches no source and writes nothing", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const connection = await createConnection(tenant, { projectId, type: "S3" });
+    const asset = await createAsset(tenant, projectId, connection.id, { type: "S3" });
+    const path = `/api/data/${tenant}/assets/${asset.id}/schema`;
+    expect((await call("POST", path, { as: await memberOf(tenant, projectId, "PROJECT_VIEWER") })).status).toBe(403);
+    expect((await call("POST", path, { as: await memberOf(tenant, projectId) })).status).toBe(404);
+    expect((await call("POST", path, { as: await tenantKey(await createTenant()) })).status).toBe(404);
+    // No test source serves the asset: the source's refusal, after one batch of reads.
+    const refused = await call("POST", path, { as: await memberOf(tenant, projectId, "PROJECT_EDITOR") });
+    expect(refused.status).toBe(422);
+    expect(sequential(refused), refused.headers.get("server-timing") ?? "").toBe(2);
+    const row = await call(
+      "GET",
+      `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${asset.id}?with_attributes=true`,
+      {
+        as: admin,
+      },
+    );
+    expect(row.body.attributes).toEqual([]);
+    expect(await audited(tenant, "POST", path)).toEqual([422, 403]);
   });
 });

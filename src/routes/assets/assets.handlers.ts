@@ -4,8 +4,8 @@ import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { NotFoundError } from "../../lib/errors";
-import { loadAssetSchema } from "../../pipeline/asset-schema";
-import { settleCheck, settleInBatch, writeInBatch } from "../access";
+import { loadAssetSchema, schemaInputQueries, schemaInputs } from "../../pipeline/asset-schema";
+import { moveInBatch, settleCheck, settleInBatch, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, listed } from "../pagination";
 import type * as routes from "./assets.routes";
@@ -123,36 +123,89 @@ export const deleteAsset: Handler<"deleteAsset"> = async (c) => {
   return c.json({ message: `Asset ${assetId} deleted` }, 200);
 };
 
+/**
+ * One round trip: the access check, the reads of the asset and of the ids named, the edges'
+ * deletes and inserts (conditioned on the same access and on every id being an asset the caller
+ * can read), the audit row and the read of the lineage written are one batch.
+ */
 export const setAssetLineage: Handler<"setAssetLineage"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
-  const { project } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  const asset = await assets.getAsset(c.var.db, project, assetId);
-  const readable = await c.var.access.readableProjectIds(tenant);
-  await assets.setLineage(c.var.db, asset, c.req.valid("json"), readable);
-  const [view] = await assetViews(c.var.db, tenant, [asset], { ...NO_EXTRAS, lineage: true });
-  return c.json(view!, 200);
+  const input = c.req.valid("json");
+  const { access, db } = c.var;
+  const check = access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const set = assets.setLineageStatements(
+    db,
+    { tenantId: tenant, id: projectId },
+    assetId,
+    input,
+    (project) => access.readsProject(tenant, project),
+    check.allowed,
+  );
+  const [checked, asset, known, ...rest] = await db.batch([
+    check.read,
+    set.asset,
+    set.known,
+    ...set.writes,
+    auditInBatch(c, 200, set.when),
+    set.lineage,
+  ]);
+  settleInBatch(c, () => check.settle(checked));
+  const row = assets.lineageSet(assetId, input, asset, known);
+  auditedInBatch(c, 200);
+  const lineage = assets.lineageOf([assetId], rest.at(-1) as { parent: number; child: number }[]);
+  return c.json(assetView(row, { ...NO_EXTRAS, lineage: true }, lineage.get(assetId)), 200);
 };
 
+/**
+ * One round trip: both projects' access checks, the reads of the assets and of the target
+ * connection, the moves (conditioned on both accesses and on every check of the move) and the audit
+ * row are one batch (Access.projectInBatch; the route's grant, on the target, is settled first).
+ */
 export const moveAssets: Handler<"moveAssets"> = async (c) => {
   const { tenant, targetProjectId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const source = await c.var.access.project(tenant, body.source_project_id, "PROJECT_EDITOR");
-  const target = await c.var.access.project(tenant, targetProjectId, "PROJECT_EDITOR");
-  const moved = await assets.moveAssets(
-    c.var.db,
-    source.project,
-    target.project,
+  const { db } = c.var;
+  const check = moveInBatch(c, tenant, targetProjectId, body.source_project_id);
+  const from = { tenantId: tenant, id: body.source_project_id };
+  const move = assets.moveAssetsStatements(
+    db,
+    from,
+    { tenantId: tenant, id: targetProjectId },
     body.source_asset_ids,
     body.target_connection_id,
+    check.allowed,
   );
+  const [targetRows, sourceRows, rows, connection, , , updated] = await db.batch([
+    ...check.reads,
+    move.read,
+    move.connection,
+    ...move.writes,
+    auditInBatch(c, 200),
+  ]);
+  check.settle(targetRows, sourceRows);
+  const moved = assets.assetsMoved(from, move.unique, rows, connection, body.target_connection_id, updated);
+  auditedInBatch(c, 200);
   return c.json(
     { message: `${moved.length} asset(s) moved to project ${targetProjectId}`, assets: moved.map(String) },
     200,
   );
 };
 
+/**
+ * Two round trips, the floor: the access check, the asset, its connection and the tenant's schema
+ * source are read in one batch; the source is called (only once the check has passed); the
+ * attributes and the audit row are then written in one batch.
+ */
 export const loadSchema: Handler<"loadSchema"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
-  const { asset } = await c.var.access.asset(tenant, assetId, "PROJECT_EDITOR");
-  return c.json(await loadAssetSchema(c.env, c.var.db, asset), 200);
+  const { db } = c.var;
+  const check = c.var.access.assetInBatch(tenant, assetId, "PROJECT_EDITOR");
+  const asset = assets.assetByIdQueries(db, tenant, assetId);
+  const inputs = schemaInputQueries(db, tenant, asset);
+  const [access, rows, connection, source] = await db.batch([check.read, asset.row, inputs.connection, inputs.source]);
+  settleInBatch(c, () => check.settle(access));
+  const row = assets.assetFound(rows);
+  const loaded = await loadAssetSchema(c.env, db, row, schemaInputs(connection, source), [auditInBatch(c, 200)]);
+  auditedInBatch(c, 200);
+  return c.json(loaded, 200);
 };

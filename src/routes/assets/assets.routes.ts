@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inProject, inProjectInBatch, inTenant, onAsset } from "../access";
+import { inProjectInBatch, inTenant, onAsset } from "../access";
 import { authedRoute, jsonBody, jsonResponse, MessageSchema, problem } from "../openapi";
 import { IntId, MoveParams, ProjectParams, TenantParams } from "../params";
 import {
@@ -92,7 +92,7 @@ export const deleteAsset = authedRoute({
 
 export const setAssetLineage = authedRoute({
   operationId: "setAssetLineage",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/assets/{assetId}/lineage`,
   tags,
@@ -107,7 +107,7 @@ export const setAssetLineage = authedRoute({
 
 export const moveAssets = authedRoute({
   operationId: "moveAssets",
-  access: inProject("PROJECT_EDITOR", "targetProjectId"),
+  access: inProjectInBatch("PROJECT_EDITOR", "targetProjectId"),
   method: "post",
   path: `${base}/projects/{targetProjectId}/assets/move`,
   tags,
@@ -123,7 +123,7 @@ export const moveAssets = authedRoute({
 
 export const loadSchema = authedRoute({
   operationId: "loadSchema",
-  access: onAsset("PROJECT_EDITOR"),
+  access: onAsset("PROJECT_EDITOR", { inBatch: true }),
   method: "post",
   path: "/api/data/{tenant}/assets/{assetId}/schema",
   tags: ["Assets"],

@@ -5,8 +5,8 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as groups from "../../catalog/source-groups";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
-import { queueGroupAnalyses } from "../../jobs/scan-jobs";
-import { writeInBatch } from "../access";
+import { enqueueScanJobs, queueGroupAnalyses } from "../../jobs/scan-jobs";
+import { moveInBatch, settleInBatch, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { deprecationHeaders } from "../openapi";
 import { afterKey, listed } from "../pagination";
@@ -30,19 +30,43 @@ function forgetAssets(c: Context<AppEnv>, tenant: string, assetIds: readonly num
   for (const id of new Set(assetIds)) c.executionCtx.waitUntil(assetMonitor(c.env, tenant, id).forget());
 }
 
+/**
+ * One round trip: the access check, the read of the connection, the group's, assets' and jobs'
+ * inserts (conditioned on the same access and on the connection's checks), the audit row and the
+ * read of the new assets' ids are one batch; the jobs are then sent to the scan queue.
+ */
 export const createSourceGroup: Handler<"createSourceGroup"> = async (c) => {
   const { tenant, projectId } = c.req.valid("param");
-  const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  deprecated(c, tenant, `/projects/${projectId}/assets`);
-  const created = await groups.createSourceGroup(c.var.db, project, c.req.valid("json"), actorName(principal));
-  const assets = await queueGroupAnalyses(
-    c.var.db,
-    c.env.SCAN_JOBS,
-    project.tenantId,
-    created.group.id,
-    created.assetIds,
+  const input = c.req.valid("json");
+  const { db } = c.var;
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const project = { tenantId: tenant, id: projectId };
+  const create = groups.createSourceGroupStatements(
+    db,
+    project,
+    input,
+    actorName(c.var.principal),
+    check.allowed,
+    (when) => auditInBatch(c, 201, when),
   );
-  return c.json({ group_id: created.group.id, assets }, 201);
+  const [access, connection, inserted, , ...rest] = await db.batch([
+    check.read,
+    create.connection,
+    create.insert,
+    create.audit,
+    ...create.writes,
+    create.created,
+  ]);
+  settleInBatch(c, () => check.settle(access));
+  deprecated(c, tenant, `/projects/${projectId}/assets`);
+  const created = rest.at(-1) as { id: number }[];
+  const { group, jobs } = groups.sourceGroupCreated(input, create, connection, inserted, created);
+  auditedInBatch(c, 201);
+  await enqueueScanJobs(c.env.SCAN_JOBS, jobs);
+  return c.json(
+    { group_id: group.id, assets: jobs.map((j) => ({ id: String(j.assetId), analyze_job_id: j.id })) },
+    201,
+  );
 };
 
 export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
@@ -58,19 +82,48 @@ export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
   return c.json({ assets: added }, 200);
 };
 
+/**
+ * One round trip: both projects' access checks, the reads of the groups, their assets and the
+ * target connection, the moves (conditioned on both accesses and on every check of the move) and
+ * the audit row are one batch (Access.projectInBatch; the route's grant, on the target, first).
+ */
 export const moveSourceGroups: Handler<"moveSourceGroups"> = async (c) => {
   const { tenant, targetProjectId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const source = await c.var.access.project(tenant, body.source_project_id, "PROJECT_EDITOR");
-  const target = await c.var.access.project(tenant, targetProjectId, "PROJECT_EDITOR");
-  deprecated(c, tenant, `/projects/${targetProjectId}/assets/move`);
-  const moved = await groups.moveSourceGroups(
-    c.var.db,
-    source.project,
-    target.project,
+  const { db } = c.var;
+  const check = moveInBatch(c, tenant, targetProjectId, body.source_project_id);
+  const from = { tenantId: tenant, id: body.source_project_id };
+  const move = groups.moveSourceGroupsStatements(
+    db,
+    from,
+    { tenantId: tenant, id: targetProjectId },
     body.source_group_ids,
     body.target_connection_id,
+    check.allowed,
   );
+  const [targetRows, sourceRows, groupRows, members, connection, , , , updated] = await db.batch([
+    ...check.reads,
+    move.groups,
+    move.members,
+    move.connection,
+    move.writes[0]!,
+    move.writes[1]!,
+    move.writes[2]!,
+    move.update,
+    auditInBatch(c, 200),
+  ]);
+  check.settle(targetRows, sourceRows);
+  deprecated(c, tenant, `/projects/${targetProjectId}/assets/move`);
+  const moved = groups.sourceGroupsMoved(
+    from,
+    move.unique,
+    groupRows,
+    members,
+    connection,
+    body.target_connection_id,
+    updated,
+  );
+  auditedInBatch(c, 200);
   return c.json(
     {
       message: `${moved.groups.length} source group(s) moved to project ${targetProjectId}`,

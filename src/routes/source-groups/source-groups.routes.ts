@@ -24,7 +24,7 @@ const validation =
 
 export const createSourceGroup = authedRoute({
   operationId: "createSourceGroup",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "post",
   path: `${base}/projects/{projectId}/source_groups`,
   tags,
@@ -55,7 +55,7 @@ export const updateSourceGroup = authedRoute({
 
 export const moveSourceGroups = authedRoute({
   operationId: "moveSourceGroups",
-  access: inProject("PROJECT_EDITOR", "targetProjectId"),
+  access: inProjectInBatch("PROJECT_EDITOR", "targetProjectId"),
   method: "post",
   path: `${base}/projects/{targetProjectId}/source_groups/move`,
   tags,

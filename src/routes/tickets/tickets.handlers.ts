@@ -55,12 +55,16 @@ export const updateTicketTemplate: Handler<"updateTicketTemplate"> = async (c) =
 export const createTicket: Handler<"createTicket"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
   await c.var.access.incident(tenant, incidentId, "PROJECT_EDITOR");
-  const row = await tickets.requestTicket(c.env, {
-    tenantId: tenant,
-    incidentId,
-    templateId: c.req.valid("json").template_id,
-    actor: actorName(c.var.principal),
-  });
+  const row = await tickets.requestTicket(
+    c.env,
+    {
+      tenantId: tenant,
+      incidentId,
+      templateId: c.req.valid("json").template_id,
+      actor: actorName(c.var.principal),
+    },
+    c.var.db,
+  );
   return c.json(ticketRequestView(row), 201);
 };
 
