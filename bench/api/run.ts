@@ -40,6 +40,14 @@
  * `--without-assets` starts our Worker from a copy of wrangler.toml without its `[assets]` (the
  * dashboard and /docs are then not served): in wrangler dev every request of a Worker with static
  * assets first passes through the assets' router Worker, on the same runtime thread; this prices it.
+ *
+ * `--paired [--rounds 10] [--slice 2]` replaces the table: each read of ours is loaded in short
+ * slices (`--slice` seconds of wrk each, the same connections) interleaved with both peers, all
+ * three servers warm and running at once, in `--rounds` rounds ordered bare read, ours, peer behind
+ * the front, then the reverse (ours always between its two peers, each peer before it in half of
+ * the rounds). A slice's ratio to the peer's next to it in the same round (p50, and runtime-thread
+ * ms a request) sees the same load on both sides, so the median of those per-round ratios and their
+ * spread say what the code costs, not when each row ran.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -74,6 +82,9 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     save: { type: "string" },
     "without-assets": { type: "boolean", default: false },
+    paired: { type: "boolean", default: false },
+    rounds: { type: "string", default: "10" },
+    slice: { type: "string", default: "2" },
   },
 });
 
@@ -231,6 +242,126 @@ function withoutAssets(persist: string): string {
   return path;
 }
 
+/** One slice of a paired run: wrk's p50 and the runtime thread's CPU a request over those seconds. */
+interface Slice {
+  p50: number;
+  requests: number;
+  threadMs: number;
+  errors: number;
+}
+
+function runSlice(route: Route, group: number | undefined, dir: string): Slice {
+  const before = groupThreadCpuMs(group);
+  const f = runWrk(route, dir, args.slice);
+  const threadMs = busiestThreadMs(before, groupThreadCpuMs(group));
+  return { p50: f.p50, requests: f.requests, threadMs, errors: f.errors };
+}
+
+/** The q-quantile of values (linear between the closest ranks). */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
+}
+
+/** "median [q1–q3] min–max" of per-round ratios. */
+function spread(ratios: number[]): string {
+  const f = (v: number) => v.toFixed(2);
+  return `${f(quantile(ratios, 0.5))} [${f(quantile(ratios, 0.25))}–${f(quantile(ratios, 0.75))}] ${f(Math.min(...ratios))}–${f(Math.max(...ratios))}`;
+}
+
+/** Per round: ours over the peer, by p50 and by runtime-thread ms a request. */
+function ratiosOf(ours: Slice[], peer: Slice[]) {
+  const perRequest = (s: Slice) => s.threadMs / s.requests;
+  const pooled = (slices: Slice[]) =>
+    slices.reduce((ms, s) => ms + s.threadMs, 0) / slices.reduce((n, s) => n + s.requests, 0);
+  return {
+    p50: ours.map((s, i) => s.p50 / peer[i]!.p50),
+    thread: ours.map((s, i) => perRequest(s) / perRequest(peer[i]!)),
+    pooledThread: pooled(ours) / pooled(peer),
+    pooledMs: [pooled(ours), pooled(peer)] as const,
+  };
+}
+
+/**
+ * `--paired`: each read interleaved with both peers in short slices, the three servers warm and
+ * running at once (see the head of this file); prints per read and per peer the median of the
+ * per-round ratios with their quartiles and range, and a verdict against issue 40's 1.25×.
+ */
+function pairedRuns(
+  reads: Route[],
+  bare: Route,
+  behind: Route,
+  groupOf: (route: Route) => number | undefined,
+  dir: string,
+) {
+  const rounds = Number(args.rounds);
+  const warmup = Number(args.warmup) > 0 ? args.warmup : "2";
+  const target = 1.25;
+  const out: string[] = [];
+  const started = new Date().toISOString();
+  for (const route of reads) {
+    log(`paired: ${route.name} (${rounds} rounds of 3 × ${args.slice} s)`);
+    for (const r of [bare, route, behind]) runWrk(r, dir, warmup);
+    const slices = new Map<Route, Slice[]>([
+      [bare, []],
+      [route, []],
+      [behind, []],
+    ]);
+    for (let i = 0; i < rounds; i++) {
+      const order = i % 2 === 0 ? [bare, route, behind] : [behind, route, bare];
+      for (const r of order) slices.get(r)!.push(runSlice(r, groupOf(r), dir));
+    }
+    const ours = slices.get(route)!;
+    const pOurs = (s: Slice[]) =>
+      quantile(
+        s.map((x) => x.p50),
+        0.5,
+      ).toFixed(1);
+    const errors = [...slices.values()].flat().reduce((n, s) => n + s.errors, 0);
+    out.push(
+      `\n${route.name}: ${rounds} rounds, ${ours.reduce((n, s) => n + s.requests, 0)} requests of ours, non-2xx ${errors}`,
+      `  slice p50s (median of the slices, ms): ours ${pOurs(ours)}, bare read ${pOurs(slices.get(bare)!)}, behind the front ${pOurs(slices.get(behind)!)}`,
+    );
+    for (const [peerName, peer] of [
+      ["the bare read", bare],
+      ["the bare read behind the assets front", behind],
+    ] as const) {
+      const r = ratiosOf(ours, slices.get(peer)!);
+      const median = quantile(r.p50, 0.5);
+      const within = r.p50.filter((v) => v <= target).length;
+      const verdict =
+        median <= target
+          ? quantile(r.p50, 0.75) <= target
+            ? "within 1.25×"
+            : "within 1.25× at the median, not in every quarter of the rounds"
+          : quantile(r.p50, 0.25) > target
+            ? "NOT within 1.25×"
+            : "NOT within 1.25× at the median (the lower quartile is)";
+      out.push(
+        `  vs ${peerName}: p50 ×${spread(r.p50)} (${within}/${rounds} rounds ≤ ${target}); ` +
+          `thread ms/req ×${spread(r.thread)}, pooled ×${r.pooledThread.toFixed(2)} (${r.pooledMs[0].toFixed(2)} vs ${r.pooledMs[1].toFixed(2)} ms) → ${verdict}`,
+      );
+    }
+    const f = ratiosOf(slices.get(behind)!, slices.get(bare)!);
+    out.push(
+      `  the front itself (bare read behind it over the bare read): p50 ×${spread(f.p50)}; thread ms/req ×${spread(f.thread)}, pooled ×${f.pooledThread.toFixed(2)}`,
+    );
+  }
+  console.log(
+    `\nbench/api --paired — wrk -t1 -c${args.connections}, slices of ${args.slice} s, ${rounds} rounds a read (bare, ours, front; then front, ours, bare), ${cpus().length} cores, ${started} – ${new Date().toISOString()}`,
+  );
+  console.log(
+    "Ratios are ours over the peer in the same round: median [lower–upper quartile] min–max over the rounds; pooled = all of ours' thread ms a request over all of the peer's.",
+  );
+  for (const line of out) console.log(line);
+  console.log(
+    "\nTarget (issue 40): every read ≤ 1.25× the bare read at p50. Verdict by the median of the per-round p50 ratios, with the quartiles beside it.",
+  );
+}
+
 async function main() {
   const persist = tempStateDir("dq-bench-api-");
   let worker: WorkerProcess | undefined;
@@ -366,17 +497,33 @@ async function main() {
       mkdirSync(args.save, { recursive: true });
       if (inspector) copyFileSync(bundlePath, join(args.save, "index.js"));
     }
+    const groupOf = (route: Route) =>
+      route.url.startsWith(worker!.base)
+        ? worker!.processGroup
+        : route.url.startsWith(compat!.base)
+          ? compat!.processGroup
+          : route.url.startsWith(front!.base)
+            ? front!.processGroup
+            : hello!.processGroup;
+    if (args.paired) {
+      const byName = (name: string) => routes.find((r) => r.name === name)!;
+      const reads = measured.filter((r) => r.name.startsWith("GET ") && r.name !== "GET /health");
+      pairedRuns(
+        reads,
+        byName("bare read (limiter + 1 D1)"),
+        byName("bare read behind assets front"),
+        groupOf,
+        persist,
+      );
+      inspector?.close();
+      peersInspector?.close();
+      return;
+    }
     const results = new Map<string, Figures>();
     for (const route of measured) {
       log(`wrk ${route.name}`);
       const ours = route.url.startsWith(worker.base);
-      const group = ours
-        ? worker.processGroup
-        : route.url.startsWith(compat.base)
-          ? compat.processGroup
-          : route.url.startsWith(front.base)
-            ? front.processGroup
-            : hello.processGroup;
+      const group = groupOf(route);
       if (Number(args.warmup) > 0) runWrk(route, persist, args.warmup);
       const profiler = ours ? inspector : route.url.startsWith(hello.base) ? peersInspector : undefined;
       await profiler?.start();
