@@ -150,19 +150,22 @@ export async function keepEnded(env: Pick<Env, "ASSET_MONITOR">, row: ScanJobRow
   }
 }
 
+/**
+ * The asset's jobs in one of `statuses` that may leave D1 for its object: all but those handed to
+ * Spark (a callback secret), whose callback finds them by id alone.
+ */
+function leavingD1(asset: { tenantId: string; assetId: number }, statuses: readonly ScanJobStatus[]) {
+  return and(
+    eq(scanJobs.tenantId, asset.tenantId),
+    eq(scanJobs.assetId, asset.assetId),
+    inArray(scanJobs.status, [...statuses]),
+    isNull(scanJobs.callbackSecret),
+  );
+}
+
 /** The DELETE of one job of an asset's from D1, where its status is one of `statuses`. */
 function jobDelete(db: Db, job: Pick<ScanJobRow, "id" | "tenantId" | "assetId">, statuses: readonly ScanJobStatus[]) {
-  return db
-    .delete(scanJobs)
-    .where(
-      and(
-        eq(scanJobs.id, job.id),
-        eq(scanJobs.tenantId, job.tenantId),
-        eq(scanJobs.assetId, job.assetId),
-        inArray(scanJobs.status, [...statuses]),
-        isNull(scanJobs.callbackSecret),
-      ),
-    );
+  return db.delete(scanJobs).where(and(eq(scanJobs.id, job.id), leavingD1(job, statuses)));
 }
 
 /**
@@ -205,14 +208,7 @@ export function endedJobsQuery(db: Db, asset: { tenantId: string; id: number }, 
   return db
     .select()
     .from(scanJobs)
-    .where(
-      and(
-        eq(scanJobs.tenantId, asset.tenantId),
-        eq(scanJobs.assetId, asset.id),
-        inArray(scanJobs.status, [...FINAL_STATUSES]),
-        isNull(scanJobs.callbackSecret),
-      ),
-    )
+    .where(leavingD1({ tenantId: asset.tenantId, assetId: asset.id }, FINAL_STATUSES))
     .orderBy(desc(scanJobs.createdAt))
     .limit(limit);
 }
@@ -222,12 +218,7 @@ export function movedJobsDeleteStatement(db: Db, asset: { tenantId: string; id: 
   return db
     .delete(scanJobs)
     .where(
-      and(
-        eq(scanJobs.tenantId, asset.tenantId),
-        eq(scanJobs.assetId, asset.id),
-        inArray(scanJobs.status, [...FINAL_STATUSES]),
-        inJsonList(scanJobs.id, ids),
-      ),
+      and(leavingD1({ tenantId: asset.tenantId, assetId: asset.id }, FINAL_STATUSES), inJsonList(scanJobs.id, ids)),
     );
 }
 
