@@ -3251,7 +3251,7 @@ export interface components {
             at: string;
             /** @description When the last request the entry stands for was answered: `at` for a single write */
             last_at: string;
-            /** @description Requests the entry stands for: 1 for a write to the configuration; for the data plane's requests (uploads, scan triggers, a job's alerts), those of one UTC day with the same method, path, actor, credential and status */
+            /** @description Requests the entry stands for: 1 for a write to the configuration; for the data plane's requests (uploads, scan triggers, a job's alerts), those of one UTC day with the same method, route, actor, credential and status, and the same path when refused */
             count: number;
             /** @description The e-mail of the person behind the credential; without one, the name created_by records (platform-admin, api-key:key_…) */
             actor: string;
@@ -3264,7 +3264,7 @@ export interface components {
              * @example /api/backend/:tenant/configuration/projects
              */
             route: string;
-            /** @description The path that was called */
+            /** @description The path that was called; for a tally of the data plane's accepted (2xx) requests, the route with only the tenant filled in (e.g. /v2/acme/sources/:source_id/batch_data): it counts every asset's, each of which has its scan job */
             path: string;
             /** @description The HTTP status of the answer */
             status: number;
@@ -10895,6 +10895,8 @@ export interface operations {
                 from_time?: string;
                 /** @description Only events at or before this time (ISO 8601); a tally, if its at is */
                 to_time?: string;
+                /** @description Only events of this path, as called (e.g. /v2/acme/sources/42/batch_data); for a path of the data plane, the tallies of its route's accepted requests too (their path shows the route: they count every asset's) */
+                path?: string;
             };
             header?: {
                 /** @description Read replication: a read may be answered by a replica of the database near the caller. Every answer that read or wrote data carries a bookmark of the database state it saw in this header; send the last bookmark you received with your next request, and it reads at least that state: you read your own writes. Without one, a read may see a replica a little behind the latest writes. Opaque: echo it as received; a value this API did not give out is a 400. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, desc, eq, gte, isNull, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNull, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { actorName, PLATFORM_ADMIN, type Principal } from "../auth/principal";
 import type { Db } from "../db";
@@ -33,7 +33,8 @@ export interface AuditWrite {
   at?: string;
   /**
    * A data-plane request (an upload, a scan trigger, the alerts of a job: decision 0014), counted
-   * in its day's tally rather than recorded as a row of its own.
+   * in its day's tally rather than recorded as a row of its own: per route when answered 2xx, per
+   * path otherwise (decision 0015).
    */
   tally?: boolean;
 }
@@ -41,12 +42,37 @@ export interface AuditWrite {
 const DAY_MS = 86_400_000;
 
 /**
+ * The path a tally of route `route` names when its requests were answered 2xx (decision 0015): the
+ * route template with the tenant's segment filled in from `path` (e.g.
+ * `/v2/acme/sources/:source_id/batch_data`), so one tally counts a day's accepted requests of
+ * every asset — each of which has its own scan job — and its `:` segments show it names no asset.
+ */
+export function routeLevelPath(route: string, path: string): string {
+  const segments = path.split("/");
+  return route
+    .split("/")
+    .map((segment, i) => (segment === ":tenant" ? (segments[i] ?? segment) : segment))
+    .join("/");
+}
+
+/** Whether `status` is a success the data plane counts per route, not per path (decision 0015). */
+function countedPerRoute(w: AuditWrite): boolean {
+  return w.tally === true && w.status >= 200 && w.status < 300;
+}
+
+/** The path `w` is recorded under: the route-level one for a 2xx tally, else the path called. */
+function recordedPath(w: AuditWrite): string {
+  return countedPerRoute(w) ? routeLevelPath(w.route, w.path) : w.path;
+}
+
+/**
  * The name of the tally `w` is counted in: the SHA-256 of what makes a tally one (tenant, UTC day,
- * method, route, path, actor, credential, status), its first 132 bits in base64url. Two different
- * tallies share a name only by a SHA-256 collision of their descriptions.
+ * method, route, path as recorded — the route's for a 2xx, decision 0015 — actor, credential,
+ * status), its first 132 bits in base64url. Two different tallies share a name only by a SHA-256
+ * collision of their descriptions.
  */
 export function tallyName(w: AuditWrite, at: string): string {
-  const what = [w.tenantId, at.slice(0, 10), w.method, w.route, w.path, actorName(w.principal)];
+  const what = [w.tenantId, at.slice(0, 10), w.method, w.route, recordedPath(w), actorName(w.principal)];
   what.push(credentialName(w.principal), String(w.status));
   return createHash("sha256").update(JSON.stringify(what)).digest("base64url").slice(0, 22);
 }
@@ -61,7 +87,7 @@ function auditRow(w: AuditWrite): typeof auditEvents.$inferInsert {
     credential: credentialName(w.principal),
     method: w.method,
     route: w.route,
-    path: w.path,
+    path: recordedPath(w),
     status: w.status,
     requestId: w.requestId,
     ...(w.tally ? { count: 1, lastAt: at, tally: tallyName(w, at) } : {}),
@@ -146,6 +172,11 @@ export interface AuditFilters {
   outcome?: "success" | "failure";
   from?: string;
   to?: string;
+  /**
+   * Only entries recorded under one of these paths: a path called and, where it is a data-plane
+   * route's, the route-level path its accepted requests are counted under (decision 0015).
+   */
+  paths?: string[];
 }
 
 /**
@@ -171,6 +202,7 @@ export function listAuditEvents(
     where.push(gte(auditEvents.at, dayBefore), sql`coalesce(${auditEvents.lastAt}, ${auditEvents.at}) >= ${f.from}`);
   }
   if (f.to !== undefined) where.push(lte(auditEvents.at, f.to));
+  if (f.paths !== undefined) where.push(inArray(auditEvents.path, f.paths));
   if (before !== undefined) where.push(lt(auditEvents.id, before));
   return db
     .select()

@@ -66,4 +66,22 @@ describe("correctWrite", () => {
     await correctWrite(db, write(alone, "only", true), 500);
     expect(await rows(alone)).toEqual([[500, 1, "only", 1]]);
   });
+
+  it("counts a request out of its route-level tally, and records the answer under the path it called (decision 0015)", async () => {
+    const tenant = unique("t");
+    const to = (requestId: string, assetId: number): AuditWrite => ({
+      ...write(tenant, requestId, true),
+      path: `/v2/${tenant}/sources/${assetId}/batch_data`,
+    });
+    await recordWrite(db, to("r1", 7));
+    await recordWrite(db, to("r2", 8));
+    await correctWrite(db, to("r2", 8), 503);
+    const paths = await env.DB.prepare("select path, status, count from audit_events where tenant_id = ? order by id")
+      .bind(tenant)
+      .all<{ path: string; status: number; count: number }>();
+    expect(paths.results.map((r) => [r.path, r.status, r.count])).toEqual([
+      [`/v2/${tenant}/sources/:source_id/batch_data`, 202, 1],
+      [`/v2/${tenant}/sources/8/batch_data`, 503, 1],
+    ]);
+  });
 });

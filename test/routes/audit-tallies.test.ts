@@ -26,8 +26,16 @@ function upload(tenant: string, assetId: number, as: Credential = admin, headers
   });
 }
 
+/** The entries of uploads to an asset: its refused ones, by its path (decision 0015). */
 const uploads = (entries: any[], assetId: number) =>
   entries.filter((e) => e.path.endsWith(`/sources/${assetId}/batch_data`));
+
+/** The route-level tallies of accepted uploads (every asset's: decision 0015). */
+const acceptedUploads = (entries: any[]) => entries.filter((e) => e.path.endsWith("/sources/:source_id/batch_data"));
+
+/** An asset's upload entries: its refused ones and the accepted ones' route-level tallies. */
+const uploadEntries = (entries: any[], assetId: number) =>
+  entries.filter((e) => uploads([e], assetId).length > 0 || acceptedUploads([e]).length > 0);
 
 describe("audit tallies of the data plane", () => {
   it("counts N uploads of an asset in a day in one row, and a refused upload apart with its status", async () => {
@@ -45,11 +53,11 @@ describe("audit tallies of the data plane", () => {
     expect(rows).toBe(2);
     const log = await auditOf(tenant);
     expect(log.status).toBe(200);
-    const [refused, accepted] = uploads(log.body, asset.id);
+    const [refused, accepted] = uploadEntries(log.body, asset.id);
     expect(accepted).toMatchObject({
       method: "POST",
       route: "/v2/:tenant/sources/:source_id/batch_data",
-      path: `/v2/${tenant}/sources/${asset.id}/batch_data`,
+      path: `/v2/${tenant}/sources/:source_id/batch_data`,
       status: 202,
       outcome: "success",
       count: 4,
@@ -58,12 +66,17 @@ describe("audit tallies of the data plane", () => {
     });
     expect(accepted.last_at >= accepted.at).toBe(true);
     expect(accepted.last_at.slice(0, 10)).toBe(accepted.at.slice(0, 10));
-    expect(refused).toMatchObject({ status: 415, outcome: "failure", count: 2 });
+    expect(refused).toMatchObject({
+      status: 415,
+      outcome: "failure",
+      count: 2,
+      path: `/v2/${tenant}/sources/${asset.id}/batch_data`,
+    });
     // The refused ones came last, but the accepted tally came first and keeps its place (by id).
     expect(refused.id).toBeGreaterThan(accepted.id);
   });
 
-  it("keeps a tally per asset and per credential, and writes to the configuration a row each", async () => {
+  it("counts accepted uploads per route and credential, every asset's in one tally, and refused ones per asset", async () => {
     const { tenant, projectId, connectionId, asset } = await csvAsset();
     const other = await createAsset(tenant, projectId, connectionId, {
       type: "S3",
@@ -78,17 +91,57 @@ describe("audit tallies of the data plane", () => {
     ] as const) {
       expect((await upload(tenant, assetId, as)).status).toBe(202);
     }
+    for (const assetId of [asset.id, other.id, other.id]) {
+      expect((await upload(tenant, assetId, key, { "Content-Type": "text/xml" })).status).toBe(415);
+    }
     const log = (await auditOf(tenant)).body;
-    const mine = uploads(log, asset.id);
-    expect(mine.map((e: any) => [e.credential.startsWith("api-key:") ? "key" : e.credential, e.count])).toEqual([
-      ["key", 2],
-      ["platform-admin", 1],
+    // Two assets, one tally per credential: the path names the route, not an asset.
+    expect(
+      acceptedUploads(log).map((e: any) => [
+        e.credential.startsWith("api-key:") ? "key" : e.credential,
+        e.path,
+        e.status,
+        e.count,
+      ]),
+    ).toEqual([
+      ["key", `/v2/${tenant}/sources/:source_id/batch_data`, 202, 3],
+      ["platform-admin", `/v2/${tenant}/sources/:source_id/batch_data`, 202, 1],
     ]);
-    expect(uploads(log, other.id).map((e: any) => e.count)).toEqual([1]);
+    // A refused upload keeps its asset's path.
+    expect(uploads(log, asset.id).map((e: any) => [e.status, e.count])).toEqual([[415, 1]]);
+    expect(uploads(log, other.id).map((e: any) => [e.status, e.count])).toEqual([[415, 2]]);
     // Creating the second asset is a write to the configuration: a row of its own, count 1.
     const created = log.filter((e: any) => e.route.endsWith("/projects/:projectId/assets"));
     expect(created.map((e: any) => e.count)).toEqual([1, 1]);
     expect(created[0].last_at).toBe(created[0].at);
+  });
+
+  it("filters by path: an asset's own entries and the route-level tallies that may count it, nothing else", async () => {
+    const { tenant, projectId, connectionId, asset } = await csvAsset();
+    const other = await createAsset(tenant, projectId, connectionId, {
+      type: "S3",
+      payload: { path: "b/*.csv", format: "csv" },
+    });
+    for (const assetId of [asset.id, other.id]) {
+      expect((await upload(tenant, assetId)).status).toBe(202);
+      expect((await upload(tenant, assetId, admin, { "Content-Type": "text/xml" })).status).toBe(415);
+    }
+    const mine = `/v2/${tenant}/sources/${asset.id}/batch_data`;
+    const byPath = await auditOf(tenant, `?path=${encodeURIComponent(mine)}`);
+    expect(byPath.status).toBe(200);
+    // The route-level tally comes with it, its path saying it names no asset: a filter by the
+    // asset's path does not silently leave out the accepted uploads.
+    expect(byPath.body.map((e: any) => [e.path, e.status, e.count])).toEqual([
+      [mine, 415, 1],
+      [`/v2/${tenant}/sources/:source_id/batch_data`, 202, 2],
+    ]);
+    // A write to the configuration matches its path exactly.
+    const projects = `/api/backend/${tenant}/configuration/projects`;
+    const created = (await auditOf(tenant, `?path=${encodeURIComponent(projects)}`)).body;
+    expect(created.map((e: any) => [e.path, e.count])).toEqual([[projects, 1]]);
+    expect((await auditOf(tenant, `?path=${encodeURIComponent(`/v2/${tenant}/sources/999999/scans`)}`)).body).toEqual(
+      [],
+    );
   });
 
   it("counts the scan trigger and the alerts of a job in tallies too", async () => {
@@ -102,15 +155,19 @@ describe("audit tallies of the data plane", () => {
       type: "S3",
       payload: { path: "in/*.csv", format: "csv" },
     });
+    const other = await createAsset(tenant, projectId, connectionId, {
+      type: "S3",
+      payload: { path: "other/*.csv", format: "csv" },
+    });
     const base = `/api/backend/${tenant}/configuration`;
-    const jobs: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const res = await call("POST", `${base}/assets/${asset.id}/scans`, { as: admin });
+    const jobs: Array<[number, string]> = [];
+    for (const assetId of [asset.id, asset.id, other.id]) {
+      const res = await call("POST", `${base}/assets/${assetId}/scans`, { as: admin });
       expect(res.status).toBe(202);
-      jobs.push(res.body.job_id);
+      jobs.push([assetId, res.body.job_id]);
     }
-    for (const job of jobs) {
-      expect((await call("POST", `${base}/sources/${asset.id}/alerts?job_id=${job}`, { as: admin })).status).toBe(200);
+    for (const [assetId, job] of jobs) {
+      expect((await call("POST", `${base}/sources/${assetId}/alerts?job_id=${job}`, { as: admin })).status).toBe(200);
     }
     const byFilters = await call("POST", `${base}/alerts/by_filters`, {
       as: admin,
@@ -119,8 +176,10 @@ describe("audit tallies of the data plane", () => {
     expect(byFilters.status).toBe(200);
     const log = (await auditOf(tenant)).body;
     const count = (suffix: string) => log.filter((e: any) => e.path.endsWith(suffix)).map((e: any) => e.count);
-    expect(count(`/assets/${asset.id}/scans`)).toEqual([3]);
-    expect(count(`/sources/${asset.id}/alerts`)).toEqual([3]);
+    // Two assets' accepted requests, one tally per route (decision 0015).
+    expect(count(`${base}/assets/:assetId/scans`)).toEqual([3]);
+    expect(count(`${base}/sources/:sourceID/alerts`)).toEqual([3]);
+    expect(count(`/assets/${asset.id}/scans`)).toEqual([]);
     expect(count("/alerts/by_filters")).toEqual([1]);
   });
 
@@ -128,7 +187,7 @@ describe("audit tallies of the data plane", () => {
     const { tenant, asset } = await csvAsset();
     const key = await tenantKey(tenant);
     expect((await upload(tenant, asset.id, key)).status).toBe(202);
-    const first = uploads((await auditOf(tenant)).body, asset.id)[0];
+    const first = acceptedUploads((await auditOf(tenant)).body)[0];
     await new Promise((r) => setTimeout(r, 20));
     expect((await upload(tenant, asset.id, key)).status).toBe(202);
     expect((await upload(tenant, asset.id, key, { "Content-Type": "text/xml" })).status).toBe(415);
@@ -144,21 +203,21 @@ describe("audit tallies of the data plane", () => {
     const failures = (await auditOf(tenant, "?outcome=failure")).body;
     expect(failures.map((e: any) => [e.status, e.count])).toEqual([[415, 1]]);
     const byKey = (await auditOf(tenant, `?actor=${encodeURIComponent(first.actor)}&method=POST&outcome=success`)).body;
-    expect(uploads(byKey, asset.id).map((e: any) => e.count)).toEqual([2]);
+    expect(acceptedUploads(byKey).map((e: any) => e.count)).toEqual([2]);
 
-    const accepted = uploads((await auditOf(tenant, "?outcome=success")).body, asset.id)[0];
+    const accepted = acceptedUploads((await auditOf(tenant, "?outcome=success")).body)[0];
     expect(accepted.count).toBe(2);
     expect(accepted.last_at > accepted.at).toBe(true);
     // A from_time after the first request but not after the last still finds the tally (its span overlaps).
     const after = (await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(accepted.last_at)}`)).body;
-    expect(uploads(after, asset.id).map((e: any) => e.count)).toEqual([2]);
+    expect(acceptedUploads(after).map((e: any) => e.count)).toEqual([2]);
     const later = new Date(Date.parse(accepted.last_at) + 1).toISOString();
     expect(
-      uploads((await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(later)}`)).body, asset.id),
+      acceptedUploads((await auditOf(tenant, `?outcome=success&from_time=${encodeURIComponent(later)}`)).body),
     ).toEqual([]);
     const before = new Date(Date.parse(accepted.at) - 1).toISOString();
-    expect(uploads((await auditOf(tenant, `?to_time=${encodeURIComponent(before)}`)).body, asset.id)).toEqual([]);
-    expect(uploads((await auditOf(tenant, `?to_time=${encodeURIComponent(accepted.at)}`)).body, asset.id)).toHaveLength(
+    expect(acceptedUploads((await auditOf(tenant, `?to_time=${encodeURIComponent(before)}`)).body)).toEqual([]);
+    expect(acceptedUploads((await auditOf(tenant, `?to_time=${encodeURIComponent(accepted.at)}`)).body)).toHaveLength(
       1,
     );
 
@@ -190,8 +249,8 @@ describe("audit tallies of the data plane", () => {
     expect((await upload(b.tenant, a.asset.id)).status).toBe(404);
     const logA = (await auditOf(a.tenant)).body;
     const logB = (await auditOf(b.tenant)).body;
-    expect(uploads(logA, a.asset.id).map((e: any) => e.count)).toEqual([3]);
-    expect(uploads(logB, b.asset.id).map((e: any) => e.count)).toEqual([1]);
+    expect(acceptedUploads(logA).map((e: any) => e.count)).toEqual([3]);
+    expect(acceptedUploads(logB).map((e: any) => e.count)).toEqual([1]);
     expect(uploads(logB, a.asset.id)).toEqual([]);
     expect(JSON.stringify(logB)).not.toContain(a.tenant);
   });
@@ -225,9 +284,9 @@ describe("audit tallies of the data plane", () => {
     });
     expect(failed.status).toBe(500);
     const log = (await auditOf(tenant)).body;
-    expect(uploads(log, asset.id).map((e: any) => [e.status, e.count])).toEqual([
-      [500, 1],
-      [202, 1],
+    expect(uploadEntries(log, asset.id).map((e: any) => [e.path, e.status, e.count])).toEqual([
+      [`/v2/${tenant}/sources/${asset.id}/batch_data`, 500, 1],
+      [`/v2/${tenant}/sources/:source_id/batch_data`, 202, 1],
     ]);
 
     // A scan trigger (the JSON path, whose batch records it before the send) and a first request of

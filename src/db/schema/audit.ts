@@ -9,7 +9,8 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
  *   plane's): one row per request, `tally` null, `count` 1;
  * - the data plane's requests a pipeline makes every scan (uploads, scan triggers, the alerts of a
  *   job): one row per tenant, UTC day, method, route, path, actor, credential and status, named by
- *   `tally`, counted in place (`count`, `at` the first, `last_at` and `request_id` the last).
+ *   `tally`, counted in place (`count`, `at` the first, `last_at` and `request_id` the last); an
+ *   accepted one's path is its route's (decision 0015), so one row counts every asset's.
  */
 export const auditEvents = sqliteTable(
   "audit_events",

@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../app-env";
 import { listAuditEvents as listEvents } from "../../audit/audit-log";
 import { afterKey, takePage } from "../pagination";
+import { pathsFiltered } from "./audit.middleware";
 import type * as routes from "./audit.routes";
 import { auditEventView } from "./audit.views";
 
@@ -10,11 +11,18 @@ type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], A
 export const listAuditEvents: Handler<"listAuditEvents"> = async (c) => {
   const { tenant } = c.req.valid("param");
   await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  const { limit, cursor, actor, method, outcome, from_time, to_time } = c.req.valid("query");
+  const { limit, cursor, actor, method, outcome, from_time, to_time, path } = c.req.valid("query");
   const rows = await listEvents(
     c.var.db,
     tenant,
-    { actor, method, outcome, from: from_time, to: to_time },
+    {
+      actor,
+      method,
+      outcome,
+      from: from_time,
+      to: to_time,
+      ...(path === undefined ? {} : { paths: pathsFiltered(path) }),
+    },
     limit,
     afterKey(cursor, "number"),
   );

@@ -2,7 +2,13 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "../../app-env";
-import { type AuditWrite, correctWrite, recordWrite, recordWriteAfterChange } from "../../audit/audit-log";
+import {
+  type AuditWrite,
+  correctWrite,
+  recordWrite,
+  recordWriteAfterChange,
+  routeLevelPath,
+} from "../../audit/audit-log";
 import { isTenantMoving } from "../../db/shards";
 import { nowIso } from "../../lib/time";
 import { TENANT_ID_PATTERN } from "../params";
@@ -12,7 +18,7 @@ const WRITES = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /**
  * The data plane (decision 0014): the requests a pipeline makes every scan, by method and route
  * template. Each is counted in its day's tally (src/audit/audit-log.ts), not recorded as a row of
- * its own: the data uploads (every path), the scan trigger, and the alerts of a scan job or of
+ * its own — per route when answered 2xx, per path when refused (decision 0015): the data uploads (every path), the scan trigger, and the alerts of a scan job or of
  * given ids (reads sent as POST). test/routes/audit-tallies.test.ts checks each is a route.
  */
 export const DATA_PLANE = new Set([
@@ -25,6 +31,25 @@ export const DATA_PLANE = new Set([
   "POST /api/backend/:tenant/configuration/sources/:sourceID/alerts",
   "POST /api/backend/:tenant/configuration/alerts/by_filters",
 ]);
+
+/**
+ * The recorded paths a `path` filter of the audit log takes for `path` (decision 0015): the path
+ * itself and, where it is a data-plane route's, the route-level path that route's accepted
+ * requests are counted under, so a filter by an asset's path also shows the tally that may count
+ * it, whose `:` segments say it names no asset.
+ */
+export function pathsFiltered(path: string): string[] {
+  const segments = path.split("/");
+  const paths = new Set([path]);
+  for (const entry of DATA_PLANE) {
+    const route = entry.slice(entry.indexOf(" ") + 1).split("/");
+    const matches =
+      route.length === segments.length &&
+      route.every((s, i) => (s.startsWith(":") ? segments[i] !== "" : s === segments[i]));
+    if (matches) paths.add(routeLevelPath(route.join("/"), path));
+  }
+  return [...paths];
+}
 
 /**
  * The tenant a route's `:tenant` segment names in `path`, if the route has one and the segment is

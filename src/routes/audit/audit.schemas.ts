@@ -19,7 +19,8 @@ export const AuditEventSchema = z
       .openapi({
         description:
           "Requests the entry stands for: 1 for a write to the configuration; for the data plane's requests (uploads, " +
-          "scan triggers, a job's alerts), those of one UTC day with the same method, path, actor, credential and status",
+          "scan triggers, a job's alerts), those of one UTC day with the same method, route, actor, credential and " +
+          "status, and the same path when refused",
       }),
     actor: z.string().openapi({
       description:
@@ -31,7 +32,12 @@ export const AuditEventSchema = z
       description: "The operation's path template",
       example: "/api/backend/:tenant/configuration/projects",
     }),
-    path: z.string().openapi({ description: "The path that was called" }),
+    path: z.string().openapi({
+      description:
+        "The path that was called; for a tally of the data plane's accepted (2xx) requests, the route with only the " +
+        "tenant filled in (e.g. /v2/acme/sources/:source_id/batch_data): it counts every asset's, each of which has " +
+        "its scan job",
+    }),
     status: z.number().int().openapi({ description: "The HTTP status of the answer" }),
     outcome: z.enum(["success", "failure"]).openapi({ description: "success when status < 400" }),
     request_id: z.string().openapi({ description: "The request's id; for a tally, its last request's" }),
@@ -52,4 +58,14 @@ export const AuditQuery = PageQuery.extend({
   outcome: z.enum(["success", "failure"]).optional(),
   from_time: isoTime("Only events at or after this time (ISO 8601); a tally, if its last_at is"),
   to_time: isoTime("Only events at or before this time (ISO 8601); a tally, if its at is"),
+  path: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .openapi({
+      description:
+        "Only events of this path, as called (e.g. /v2/acme/sources/42/batch_data); for a path of the data plane, the " +
+        "tallies of its route's accepted requests too (their path shows the route: they count every asset's)",
+    }),
 });
