@@ -8090,6 +8090,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The scan queue did not take the job: send the request again after Retry-After (the job it would have been is FAILED) */
+            503: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getScan: {
@@ -8454,6 +8464,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The scan queue did not take the job: send the request again after Retry-After (the job it would have been is FAILED) */
+            503: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     uploadDeprecatedSource: {
@@ -8586,6 +8606,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The scan queue did not take the job: send the request again after Retry-After (the job it would have been is FAILED) */
+            503: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     uploadDeprecatedV2Source: {
@@ -8710,6 +8740,16 @@ export interface operations {
             };
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The scan queue did not take the job: send the request again after Retry-After (the job it would have been is FAILED) */
+            503: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;
@@ -8875,6 +8915,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The scan queue did not take the job: send the request again after Retry-After (the job it would have been is FAILED) */
+            503: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     uploadDeprecatedV2Tenant: {
@@ -9024,6 +9074,16 @@ export interface operations {
             };
             /** @description The credential's request budget is spent; the Retry-After header says when to try again */
             429: {
+                headers: {
+                    "X-Session-Bookmark": components["headers"]["SessionBookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The scan queue did not take the job: send the request again after Retry-After (the job it would have been is FAILED) */
+            503: {
                 headers: {
                     "X-Session-Bookmark": components["headers"]["SessionBookmark"];
                     [name: string]: unknown;

@@ -243,6 +243,20 @@ export async function failJob(env: JobEndEnv, db: Db, job: Pick<ScanJobRow, "id"
 }
 
 /**
+ * A job whose queue send failed after its row was committed: FAILED with `error`, so none is left
+ * QUEUED that no delivery will ever claim. No scan.failed: the request that made it was answered
+ * 503 and sends it again. False if it had ended already.
+ */
+export async function failUnqueuedJob(
+  env: Pick<Env, "ASSET_MONITOR">,
+  db: Db,
+  job: Pick<ScanJobRow, "id">,
+  error: string,
+): Promise<boolean> {
+  return (await end(env, db, job.id, "fail", error)) !== undefined;
+}
+
+/**
  * The cron's end of a Spark run that failed or timed out: the job FAILED (scan.failed published),
  * unless a callback was accepted meanwhile, which decides the job instead. False if not applied.
  */

@@ -1,13 +1,14 @@
 import { and, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isFileType } from "../connections";
-import type { ScanJobMessage } from "../contracts/messages";
 import type { Db } from "../db";
 import { insertWhere } from "../db/json-insert";
 import { type AssetHead, assets, CONNECTION_TYPES, type ScanJobRow, scanJobs } from "../db/schema";
-import { ConflictError, InvalidInputError, LimitExceededError } from "../lib/errors";
+import type { Env } from "../env";
+import { ConflictError, InvalidInputError, LimitExceededError, UnavailableError } from "../lib/errors";
 import { dialectOfDbType, identifierProblem } from "../scan/sql/identifiers";
 import { storeCompressed, storeInflated } from "./inflate-upload";
+import { failUnqueuedJob } from "./lifecycle";
 import { createScanJob, type EndedJobSource, enqueueScanJobs, lastUploadJob, newScanJobRow } from "./scan-jobs";
 import { type StoredUpload, type UploadTarget, uploadPrefix } from "./upload-storage";
 
@@ -76,10 +77,39 @@ function scanRequestProblem(
   return undefined;
 }
 
+/** The bindings queuing a scan uses: the scan queue, and the asset's object for a job it could not queue. */
+export type QueueEnv = Pick<Env, "SCAN_JOBS" | "ASSET_MONITOR">;
+
+/** How long a request whose job the queue refused is asked to wait before it is sent again. */
+const QUEUE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Sends a committed job to the scan queue. If the queue refuses it, the job ends FAILED with the
+ * reason (never left QUEUED: no delivery would claim it, and retention removes only ended jobs)
+ * and the request is refused as unavailable (503, Retry-After): sent again, it makes
+ * a new job.
+ */
+async function enqueueOrFail(env: QueueEnv, db: Db, job: ScanJobRow): Promise<void> {
+  try {
+    await enqueueScanJobs(env.SCAN_JOBS, [job]);
+  } catch (err) {
+    console.error(JSON.stringify({ job_id: job.id, job_not_queued: String(err) }));
+    try {
+      await failUnqueuedJob(env, db, job, "not queued: the scan queue refused the job; its request was answered 503");
+    } catch (failed) {
+      console.error(JSON.stringify({ job_id: job.id, unqueued_job_not_failed: String(failed) }));
+    }
+    throw new UnavailableError(
+      `The scan queue did not take the job; nothing will run. Send the request again in ${QUEUE_RETRY_AFTER_SECONDS} s`,
+      QUEUE_RETRY_AFTER_SECONDS,
+    );
+  }
+}
+
 /** Checks a scan request against its asset (400 naming the field), records the job (with `after` in its batch) and queues it. */
 export async function queueScan(
   db: Db,
-  queue: Queue<ScanJobMessage>,
+  env: QueueEnv,
   asset: AssetHead,
   request: ScanJobRequest,
   trigger: string,
@@ -93,7 +123,7 @@ export async function queueScan(
     { tenantId: asset.tenantId, assetId: asset.id, kind: "SCAN", trigger, request, totalBytes },
     after,
   );
-  await enqueueScanJobs(queue, [job]);
+  await enqueueOrFail(env, db, job);
   return job;
 }
 
@@ -123,10 +153,10 @@ export function scanInBatch(db: Db, asset: { tenantId: string; id: number }, req
      * After the batch, from the asset it read (the caller's access settled): the job inserted is
      * queued; none inserted means the request does not fit the asset, and the error says why.
      */
-    queue: async (queue: Queue<ScanJobMessage>, inserted: boolean, seen: AssetHead) => {
+    queue: async (env: QueueEnv, inserted: boolean, seen: AssetHead) => {
       if (!inserted)
         throw scanRequestProblem(seen, request) ?? new ConflictError(`Asset ${asset.id} changed; send the scan again`);
-      await enqueueScanJobs(queue, [job]);
+      await enqueueOrFail(env, db, job);
       return job;
     },
   };
@@ -152,7 +182,7 @@ export interface UploadBody {
  */
 export async function queueUpload(
   db: Db,
-  queue: Queue<ScanJobMessage>,
+  env: QueueEnv,
   target: UploadTarget,
   asset: AssetHead,
   upload: UploadBody,
@@ -184,7 +214,7 @@ export async function queueUpload(
     stored = { key, bytes: upload.bytes };
   }
   const request: ScanJobRequest = { upload: { ...stored, format }, ...(delimiter ? { delimiter } : {}) };
-  return queueScan(db, queue, asset, request, "upload", stored.bytes, after);
+  return queueScan(db, env, asset, request, "upload", stored.bytes, after);
 }
 
 /**

@@ -64,6 +64,20 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/**
+ * A service the operation needs did not take it for now (the scan queue refused a job): nothing is
+ * left waiting on it, and the same request may be sent again after `retryAfterSeconds`.
+ */
+export class UnavailableError extends DomainError {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+    this.name = "UnavailableError";
+  }
+}
+
 /** The caller is known but lacks the role for this. */
 export class ForbiddenError extends DomainError {
   constructor(detail = "You are not allowed to do this") {

@@ -40,6 +40,13 @@ export const ERROR_RESPONSES = {
   429: problem("The credential's request budget is spent; the Retry-After header says when to try again"),
 } as const;
 
+/** A request that queues a scan job: the queue may refuse it for now (the job is then FAILED, never left QUEUED). */
+export const QUEUE_UNAVAILABLE_RESPONSE = {
+  503: problem(
+    "The scan queue did not take the job: send the request again after Retry-After (the job it would have been is FAILED)",
+  ),
+} as const;
+
 export const CONFLICT_RESPONSE = { 409: problem("Conflict with the current state (e.g. a duplicate name)") } as const;
 
 export const SECURITY: Record<string, string[]>[] = [{ ApiKey: [] }, { Bearer: [] }];

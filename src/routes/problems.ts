@@ -17,6 +17,7 @@ import {
   NotFoundError,
   RateLimitedError,
   UnauthenticatedError,
+  UnavailableError,
 } from "../lib/errors";
 import { ConnectorError } from "../scan/connectors/types";
 
@@ -43,6 +44,7 @@ export type ErrorCode =
   | "rate_limited"
   | "source_error"
   | "misconfigured"
+  | "unavailable"
   | "internal_error";
 
 const TITLES: Record<ErrorCode, string> = {
@@ -61,6 +63,7 @@ const TITLES: Record<ErrorCode, string> = {
   rate_limited: "Too many requests",
   source_error: "The data source refused or failed the request",
   misconfigured: "The service is not configured safely",
+  unavailable: "Temporarily unavailable",
   internal_error: "Internal server error",
 };
 
@@ -137,6 +140,11 @@ function fromDomainError(err: DomainError, method: string): ApiError {
   }
   if (err instanceof RateLimitedError) {
     return new ApiError(429, "rate_limited", err.message, undefined, {
+      "Retry-After": String(err.retryAfterSeconds),
+    });
+  }
+  if (err instanceof UnavailableError) {
+    return new ApiError(503, "unavailable", err.message, undefined, {
       "Retry-After": String(err.retryAfterSeconds),
     });
   }

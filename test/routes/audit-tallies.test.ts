@@ -5,14 +5,12 @@
  * configuration stay a row each. A refused request is counted apart with its status, and a request
  * whose queue refused its job is not counted as accepted.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { DATA_PLANE } from "../../src/routes/audit/audit.middleware";
 import { ADMIN_KEY, admin, type Credential, call } from "../support/api";
 import { countRows, createAsset, csvAsset } from "../support/assets";
 import { insertConnection } from "../support/connections";
+import { fetchWithRefusingQueue } from "../support/scans";
 import { createTenant, tenantKey } from "../support/tenants";
 
 const CSV = "id,amount\n1,10\n2,20\n";
@@ -258,48 +256,29 @@ describe("audit tallies of the data plane", () => {
   it("does not count a request whose queue refused the job as accepted: it is counted with the answer it got", async () => {
     const { tenant, asset } = await csvAsset();
     expect((await upload(tenant, asset.id)).status).toBe(202);
-    // The queue binding refuses every send (the platform's binding, not our code, stands in here).
-    const refusing = {
-      send: async () => {
-        throw new Error("queue unavailable");
-      },
-      sendBatch: async () => {
-        throw new Error("queue unavailable");
-      },
-    };
-    const send = async (path: string, init: RequestInit) => {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(
-        new Request(`https://dq.test${path}`, init),
-        { ...env, SCAN_JOBS: refusing as unknown as typeof env.SCAN_JOBS },
-        ctx,
-      );
-      await waitOnExecutionContext(ctx);
-      return res;
-    };
-    const failed = await send(`/v2/${tenant}/sources/${asset.id}/batch_data`, {
+    const failed = await fetchWithRefusingQueue(`/v2/${tenant}/sources/${asset.id}/batch_data`, {
       method: "POST",
       headers: { "X-SVC-Key": ADMIN_KEY, "Content-Type": "text/csv", "Content-Length": String(CSV.length) },
       body: CSV,
     });
-    expect(failed.status).toBe(500);
+    expect(failed.status).toBe(503);
     const log = (await auditOf(tenant)).body;
     expect(uploadEntries(log, asset.id).map((e: any) => [e.path, e.status, e.count])).toEqual([
-      [`/v2/${tenant}/sources/${asset.id}/batch_data`, 500, 1],
+      [`/v2/${tenant}/sources/${asset.id}/batch_data`, 503, 1],
       [`/v2/${tenant}/sources/:source_id/batch_data`, 202, 1],
     ]);
 
     // A scan trigger (the JSON path, whose batch records it before the send) and a first request of
     // its tally: the tally it was counted in goes, and only the answer given is left.
-    const trigger = await send(`/api/backend/${tenant}/configuration/assets/${asset.id}/scans`, {
+    const trigger = await fetchWithRefusingQueue(`/api/backend/${tenant}/configuration/assets/${asset.id}/scans`, {
       method: "POST",
       headers: { "X-SVC-Key": ADMIN_KEY, "Content-Type": "application/json" },
       body: "{}",
     });
-    expect(trigger.status).toBe(500);
+    expect(trigger.status).toBe(503);
     const scans = (await auditOf(tenant)).body.filter((e: any) => e.path.endsWith(`/assets/${asset.id}/scans`));
     expect(scans.map((e: any) => [e.status, e.count, e.request_id])).toEqual([
-      [500, 1, trigger.headers.get("x-request-id")],
+      [503, 1, trigger.headers.get("x-request-id")],
     ]);
   });
 

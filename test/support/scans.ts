@@ -1,4 +1,7 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
+import worker from "../../src/index";
 import { admin, call } from "./api";
 
 /** Uploads a CSV batch to an asset (POST /v2/{tenant}/sources/{asset}/batch_data); returns the scan job's id. */
@@ -33,4 +36,26 @@ export function emailBatch(seq: number, nulls = 0): string {
     lines.push(`${id},${i < nulls ? "" : `u${id}@example.com`},${(i % 50) + 10}`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** A scan-jobs queue binding that refuses every send (the platform's binding, not our code, stands in). */
+const refusingQueue = {
+  send: async () => {
+    throw new Error("queue unavailable");
+  },
+  sendBatch: async () => {
+    throw new Error("queue unavailable");
+  },
+};
+
+/** Sends a request to the Worker with a scan-jobs queue that refuses every send. */
+export async function fetchWithRefusingQueue(path: string, init: RequestInit): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`https://dq.test${path}`, init),
+    { ...env, SCAN_JOBS: refusingQueue as unknown as typeof env.SCAN_JOBS },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
 }

@@ -59,7 +59,7 @@ async function upload(
   if (!tenantRow) throw new NotFoundError("Tenant");
   const job = await queueUpload(
     c.var.db,
-    c.env.SCAN_JOBS,
+    c.env,
     await uploadTarget(c.env, tenantRow),
     asset,
     {

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { inTenant, onAsset } from "../access";
-import { authedRoute, jsonResponse, problem } from "../openapi";
+import { authedRoute, jsonResponse, problem, QUEUE_UNAVAILABLE_RESPONSE } from "../openapi";
 import { IntId, TenantId } from "../params";
 import { ScanAcceptedSchema, ScanRequestBody, ScanRequestFields } from "../scans/scans.schemas";
 
@@ -38,6 +38,7 @@ const uploadResponses = {
   413: problem("The upload (inflated, when gzip) is over the tenant's free_upload_limit, or a JSON body over 1 MiB"),
   409: problem("A JSON scan request for an UPLOAD asset, whose data arrives only by upload"),
   415: problem("A Content-Type other than JSON, CSV or NDJSON, or a Content-Encoding other than gzip"),
+  ...QUEUE_UNAVAILABLE_RESPONSE,
 };
 
 export const uploadBatch = authedRoute({

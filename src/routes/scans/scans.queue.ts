@@ -20,9 +20,9 @@ export async function queueChecked(
   const scan = scanInBatch(c.var.db, { tenantId: tenant, id: assetId }, request, trigger);
   if (!scan) {
     const { asset } = await settleCheck(c, c.var.access.assetHead(tenant, assetId, "PROJECT_EDITOR"));
-    return queueScan(c.var.db, c.env.SCAN_JOBS, asset, request, trigger);
+    return queueScan(c.var.db, c.env, asset, request, trigger);
   }
   const check = c.var.access.assetInBatch(tenant, assetId, "PROJECT_EDITOR");
   const { access, results } = await writeChecked(c, check, [scan.insert(check.allowed)], { status: 202 });
-  return scan.queue(c.env.SCAN_JOBS, results[0].length > 0, access.asset);
+  return scan.queue(c.env, results[0].length > 0, access.asset);
 }

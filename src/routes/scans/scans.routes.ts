@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { onAsset } from "../access";
-import { authedRoute, CONFLICT_RESPONSE, jsonResponse, problem } from "../openapi";
+import { authedRoute, CONFLICT_RESPONSE, jsonResponse, problem, QUEUE_UNAVAILABLE_RESPONSE } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantId } from "../params";
 import { ScanAcceptedSchema, ScanJobSchema, ScanRequestBody } from "./scans.schemas";
@@ -32,6 +32,7 @@ export const triggerScan = authedRoute({
   responses: {
     202: jsonResponse(ScanAcceptedSchema, "Queued"),
     409: problem("The asset is an UPLOAD asset: upload a batch to POST /v2/{tenant}/sources/{source_id}/batch_data"),
+    ...QUEUE_UNAVAILABLE_RESPONSE,
   },
 });
 
