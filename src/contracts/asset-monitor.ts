@@ -155,9 +155,14 @@ export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
   scanJobs(query: FinishedJobsQuery): Promise<{ jobs: ScanJobRow[]; movedSteps: number }>;
 }
 
-/** A page of an asset's finished jobs: newest first, `limit` created before `before`; `uploaded`: only uploads' jobs. */
+/**
+ * A page of an asset's finished jobs: newest first (created_at, then id), `limit` of them after the
+ * keyset (`before`, `beforeId`) — created before `before`, or at `before` with an id below
+ * `beforeId` (without it, created before `before`); `uploaded`: only uploads' jobs.
+ */
 export interface FinishedJobsQuery {
   limit: number;
   before?: string;
+  beforeId?: string;
   uploaded?: boolean;
 }

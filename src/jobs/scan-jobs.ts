@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, lt, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { FinishedJobsQuery } from "../contracts/asset-monitor";
 import { QUEUE_BATCH_LIMIT, type ScanJobMessage } from "../contracts/messages";
@@ -182,8 +182,29 @@ function mergedJobs(d1: readonly ScanJobRow[], kept: readonly ScanJobRow[], n: n
 }
 
 /**
- * One page of an asset's jobs, newest first (`limit + 1` rows): D1's (running ones) and the asset's
- * object's (ended ones), read in parallel, one round trip.
+ * Where a page of an asset's jobs starts: after the job created at `createdAt` with id `id` (the
+ * list's order, newest first); without `id` (a cursor made before it had one), after every job of
+ * `createdAt`.
+ */
+export interface JobKey {
+  createdAt: string;
+  id?: string | undefined;
+}
+
+/** D1's jobs after `before` in the list's order (created_at, then id, descending). */
+function afterJob(before: JobKey | undefined): SQL | undefined {
+  if (before === undefined) return undefined;
+  if (before.id === undefined) return lt(scanJobs.createdAt, before.createdAt);
+  return or(
+    lt(scanJobs.createdAt, before.createdAt),
+    and(eq(scanJobs.createdAt, before.createdAt), lt(scanJobs.id, before.id)),
+  );
+}
+
+/**
+ * One page of an asset's jobs, newest first (created_at, then id; `limit + 1` rows) after the
+ * keyset `before`: D1's (running ones) and the asset's object's (ended ones), read in parallel, one
+ * round trip.
  */
 export async function listScanJobs(
   db: Db,
@@ -191,13 +212,18 @@ export async function listScanJobs(
   tenantId: string,
   assetId: number,
   limit: number,
-  before?: string,
+  before?: JobKey,
 ): Promise<ScanJobRow[]> {
+  const query = {
+    limit: limit + 1,
+    ...(before === undefined ? {} : { before: before.createdAt }),
+    ...(before?.id === undefined ? {} : { beforeId: before.id }),
+  };
   const [kept, rows] = await readBoth(
     db,
     { tenantId, id: assetId },
-    () => source.scanJobs({ limit: limit + 1, ...(before === undefined ? {} : { before }) }),
-    jobsOfAsset(db, tenantId, assetId, before === undefined ? undefined : lt(scanJobs.createdAt, before))
+    () => source.scanJobs(query),
+    jobsOfAsset(db, tenantId, assetId, afterJob(before))
       .orderBy(desc(scanJobs.createdAt), desc(scanJobs.id))
       .limit(limit + 1),
   );

@@ -201,7 +201,11 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
   /** A page of the asset's ended jobs, newest first, and the steps out of D1 taken in (read-only). */
   async scanJobs(query: FinishedJobsQuery): Promise<{ jobs: ScanJobRow[]; movedSteps: number }> {
     return {
-      jobs: this.store.scanJobs(query.limit, query.before, query.uploaded ?? false),
+      jobs: this.store.scanJobs(
+        query.limit,
+        query.before === undefined ? undefined : { createdAt: query.before, id: query.beforeId },
+        query.uploaded ?? false,
+      ),
       movedSteps: this.store.movedSteps,
     };
   }

@@ -469,16 +469,26 @@ export class HistoryStore {
   }
 
   /**
-   * One page of the asset's finished jobs, newest first (created_at, then id), `limit` of them created
-   * before `before`; `uploaded`: only jobs that carried an uploaded batch.
+   * One page of the asset's finished jobs, newest first (created_at, then id), `limit` of them after
+   * the keyset `before` (created before its time, or at it with a lower id; without an id, created
+   * before its time); `uploaded`: only jobs that carried an uploaded batch.
    */
-  scanJobs(limit: number, before?: string, uploaded = false): ScanJobRow[] {
-    const where = [before === undefined ? "" : "created_at < ?", uploaded ? "uploaded = 1" : ""].filter(Boolean);
+  scanJobs(limit: number, before?: { createdAt: string; id?: string | undefined }, uploaded = false): ScanJobRow[] {
+    const after =
+      before === undefined
+        ? { where: "", binds: [] }
+        : before.id === undefined
+          ? { where: "created_at < ?", binds: [before.createdAt] }
+          : {
+              where: "(created_at < ? OR (created_at = ? AND id < ?))",
+              binds: [before.createdAt, before.createdAt, before.id],
+            };
+    const where = [after.where, uploaded ? "uploaded = 1" : ""].filter(Boolean);
     return this.sql
       .exec<{ record: string }>(
         `SELECT record FROM scan_jobs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY created_at DESC, id DESC LIMIT ?`,
-        ...(before === undefined ? [] : [before]),
+        ...after.binds,
         limit,
       )
       .toArray()

@@ -70,9 +70,8 @@ function insertJob(row: ScanJobRow) {
 
 /**
  * An asset laid out as before issue 38: `scans` scans run, their ended jobs taken back from the
- * object into D1, plus `extra` older ended jobs and one job still QUEUED. (Their times differ: the
- * list's cursor is a created_at alone, so a page ending inside a millisecond skips the rest of it,
- * before issue 38 as after.)
+ * object into D1, plus `extra` older ended jobs and one job still QUEUED. (Their times differ; jobs
+ * of one millisecond are paged by (created_at, id): test/routes/scans-paging.test.ts.)
  */
 async function legacyAsset(scans: number, extra: number) {
   const { tenant, asset } = await csvAsset();

@@ -4,13 +4,14 @@ import { actorName } from "../../auth/principal";
 import { spendPrincipalRequest } from "../../auth/rate-limit";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { cancelUnrunJobStatement, keepEnded } from "../../jobs/lifecycle";
-import { type EndedJobSource, getScanJob, listScanJobs, scanJobQuery } from "../../jobs/scan-jobs";
+import { type EndedJobSource, getScanJob, type JobKey, listScanJobs, scanJobQuery } from "../../jobs/scan-jobs";
 import type { ScanJobRequest } from "../../jobs/scan-requests";
 import { NotFoundError } from "../../lib/errors";
 import { cancelScan as cancelScanJob } from "../../pipeline/spark-runs";
 import { writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
-import { afterKey, listed } from "../pagination";
+import { decodeCursor, listed } from "../pagination";
+import { ApiError } from "../problems";
 import { queueChecked } from "./scans.queue";
 import type * as routes from "./scans.routes";
 import { scanJobView } from "./scans.views";
@@ -25,6 +26,19 @@ export const triggerScan: Handler<"triggerScan"> = async (c) => {
   return c.json({ message: `Scan of asset ${assetId} queued`, job_id: job.id }, 202);
 };
 
+/**
+ * The keyset a page of the job list starts after: [created_at, id]; [created_at] alone from a
+ * cursor made before the id was in it (after every job of that time).
+ */
+function jobCursor(cursor: string | undefined): JobKey | undefined {
+  if (cursor === undefined) return undefined;
+  const [createdAt, id, ...rest] = decodeCursor(cursor);
+  if (typeof createdAt !== "string" || (id !== undefined && typeof id !== "string") || rest.length > 0) {
+    throw ApiError.badRequest("Invalid cursor", [{ path: "query.cursor", message: "not a cursor of this list" }]);
+  }
+  return { createdAt, id };
+}
+
 export const listScans: Handler<"listScans"> = async (c) => {
   const { tenant, assetId } = c.req.valid("param");
   await c.var.access.assetHead(tenant, assetId, "PROJECT_VIEWER");
@@ -32,8 +46,8 @@ export const listScans: Handler<"listScans"> = async (c) => {
     c,
     c.req.valid("query"),
     (limit, cursor) =>
-      listScanJobs(c.var.db, assetMonitor(c.env, tenant, assetId), tenant, assetId, limit, afterKey(cursor, "string")),
-    (r) => [r.createdAt],
+      listScanJobs(c.var.db, assetMonitor(c.env, tenant, assetId), tenant, assetId, limit, jobCursor(cursor)),
+    (r) => [r.createdAt, r.id],
   );
   return c.json(rows.map(scanJobView), 200);
 };
