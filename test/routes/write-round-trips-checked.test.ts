@@ -84,7 +84,9 @@ describe("writes checked in their one batch", () => {
     expect((await call("GET", filesPath, { as: admin })).body.map((j: { job_id: string }) => j.job_id)).toEqual([
       queued.body.job_id,
     ]);
-    expect(await audited(tenant, "POST", filesPath)).toEqual([202, 403, 400]);
+    // The accepted trigger is counted in its route's tally (decision 0015); the refused ones keep their path.
+    expect(await audited(tenant, "POST", `/api/backend/${tenant}/configuration/assets/:assetId/scans`)).toEqual([202]);
+    expect(await audited(tenant, "POST", filesPath)).toEqual([403, 400]);
     expect(await audited(tenant, "POST", path)).toEqual([409]);
   });
 
