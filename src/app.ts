@@ -208,6 +208,7 @@ export function createApp() {
   app.get("/docs/scalar.js", (c) => staticFile(c, c.req.path) ?? c.notFound());
   // The dashboard (app/, built by npm install): static files, routed in the page's hash.
   app.get("/app", (c) => c.redirect("/app/", 301));
+  app.get("/app/index.html", (c) => c.redirect("/app/", 301));
   app.get("/app/*", (c) => staticFile(c, c.req.path) ?? c.notFound());
   app.get("/health", (c) => c.json({ status: "ok" }));
 

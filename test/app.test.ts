@@ -125,6 +125,10 @@ describe("HTTP foundation", () => {
     const refused = await SELF.fetch("https://dq.test/app/app.css", { headers: { "Accept-Encoding": "gzip;q=0" } });
     expect(refused.headers.get("content-encoding")).toBeNull();
     expect(await refused.text()).toContain("uplot");
+    // The page has one address, as the assets router gave it (a trailing slash, not index.html).
+    const index = await SELF.fetch("https://dq.test/app/index.html", { redirect: "manual" });
+    expect(index.status).toBe(301);
+    expect(new URL(index.headers.get("location")!, "https://dq.test").pathname).toBe("/app/");
     // Only the files built: nothing else under the paths, and the API is not shadowed.
     expect((await call("GET", "/docs/other.js")).status).toBe(404);
     expect((await call("GET", "/app/app.js/x")).status).toBe(404);
