@@ -32,6 +32,7 @@ import { scanCallbacksRouter } from "./routes/scan-callbacks/scan-callbacks.inde
 import { scansRouter } from "./routes/scans/scans.index";
 import { sourceGroupsRouter } from "./routes/source-groups/source-groups.index";
 import { sparkJobConfigRouter } from "./routes/spark-job-config/spark-job-config.index";
+import { staticFile } from "./routes/static-files";
 import { tenantOfPath } from "./routes/tenant-of-path";
 import { tenantsRouter } from "./routes/tenants/tenants.index";
 import { ticketsRouter } from "./routes/tickets/tickets.index";
@@ -68,8 +69,8 @@ function problemResponse(c: Context<AppEnv>, err: ApiError): Response {
 /**
  * Sets headers (`append`: added beside any of the same name) on the response a handler has made.
  * `c.header()` on a finalized context copies the whole Response for each header it sets (it cannot
- * know the headers are mutable); ours are, unless the response came from a fetch (the static
- * assets), whose immutable headers still go through `c.header()`.
+ * know the headers are mutable); ours are, unless a handler returns a fetched response, whose
+ * immutable headers still go through `c.header()`.
  */
 function setHeaders(c: Context<AppEnv>, headers: readonly (readonly [string, string, boolean])[]): void {
   if (c.finalized) {
@@ -202,13 +203,13 @@ export function createApp() {
   // As app.doc31 serves it, with the session bookmark header declared on every authenticated operation.
   app.get("/openapi.json", (c) =>
     c.json(documentSessionBookmark(app.getOpenAPI31Document(openApiConfig(new URL(c.req.url).origin)))),
-  ); // The bundle is served from our own static assets (public/docs/scalar.js), not a CDN.
+  ); // The bundle is served by the Worker itself (src/routes/static-files.ts), not a CDN.
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "Data quality monitoring API", cdn: "/docs/scalar.js" }));
-  // Served by the asset router before the Worker when deployed; this route makes it explicit.
-  app.get("/docs/scalar.js", (c) => c.env.ASSETS.fetch(c.req.raw));
-  // The dashboard (app/, built into public/app/ by npm install): static files, routed in the page's hash.
+  app.get("/docs/scalar.js", (c) => staticFile(c, c.req.path) ?? c.notFound());
+  // The dashboard (app/, built by npm install): static files, routed in the page's hash.
   app.get("/app", (c) => c.redirect("/app/", 301));
-  app.get("/app/*", (c) => c.env.ASSETS.fetch(c.req.raw));
+  app.get("/app/index.html", (c) => c.redirect("/app/", 301));
+  app.get("/app/*", (c) => staticFile(c, c.req.path) ?? c.notFound());
   app.get("/health", (c) => c.json({ status: "ok" }));
 
   app.notFound((c) => {

@@ -20,8 +20,6 @@ export interface Env {
   RATE_LIMIT: RateLimit;
   /** Stricter budget for token minting and scan triggers. */
   RATE_LIMIT_STRICT: RateLimit;
-  /** Static files of public/ (the Scalar bundle behind /docs). */
-  ASSETS: Fetcher;
 
   /** Platform administrator ("private cloud administrator") key. Secret. */
   ADMIN_API_KEY: string;

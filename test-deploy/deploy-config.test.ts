@@ -16,12 +16,12 @@ afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-/** wrangler.toml with `edit` applied, in a directory of its own (its assets directory resolved from the tree). */
+/** wrangler.toml with `edit` applied, in a directory of its own. */
 function configWith(edit: (toml: string) => string): string {
   const dir = mkdtempSync(join(tmpdir(), "dq-config-"));
   made.push(dir);
   const path = join(dir, "wrangler.toml");
-  writeFileSync(path, edit(committed).replace('directory = "./public"', `directory = "${join(ROOT, "public")}"`));
+  writeFileSync(path, edit(committed));
   return path;
 }
 

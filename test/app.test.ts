@@ -1,4 +1,4 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
@@ -86,6 +86,52 @@ describe("HTTP foundation", () => {
     expect(script.status).toBe(200);
     expect(script.headers.get("content-type")).toContain("javascript");
     expect((await call("GET", "/app/missing.js")).status).toBe(404);
+  });
+
+  it("serves its static files itself, with no static-assets router in front of the API", async () => {
+    // No [assets] (wrangler.toml): the assets' router Worker would run before every request, the
+    // API's included (issue 40, bench/api).
+    expect("ASSETS" in env).toBe(false);
+    for (const [path, type, text] of [
+      ["/app/", "text/html", 'src="/app/app.js"'],
+      ["/app/app.css", "text/css", "uplot"],
+      ["/docs/scalar.js", "text/javascript", "createApiReference"],
+    ] as const) {
+      // Without gzip accepted: the content itself.
+      const plain = await SELF.fetch(`https://dq.test${path}`);
+      expect(plain.status, path).toBe(200);
+      expect(plain.headers.get("content-type"), path).toContain(type);
+      expect(plain.headers.get("content-encoding"), path).toBeNull();
+      expect(plain.headers.get("cache-control"), path).toBe("public, max-age=0, must-revalidate");
+      const content = await plain.text();
+      expect(content, path).toContain(text);
+      const etag = plain.headers.get("etag");
+      expect(etag, path).toMatch(/^"[0-9a-f]{32}"$/);
+      // Gzip accepted: the stored gzip, the same bytes once inflated.
+      const gzipped = await SELF.fetch(`https://dq.test${path}`, { headers: { "Accept-Encoding": "gzip, br" } });
+      expect(gzipped.status, path).toBe(200);
+      expect(gzipped.headers.get("content-encoding"), path).toBe("gzip");
+      expect(gzipped.headers.get("etag"), path).toBe(etag);
+      expect(await gzipped.text(), path).toBe(content);
+      // Revalidation: the ETag answers 304 without a body; another ETag gets the file.
+      const again = await SELF.fetch(`https://dq.test${path}`, { headers: { "If-None-Match": `"other", ${etag}` } });
+      expect(again.status, path).toBe(304);
+      expect(await again.text(), path).toBe("");
+      const other = await SELF.fetch(`https://dq.test${path}`, { headers: { "If-None-Match": '"other"' } });
+      expect(other.status, path).toBe(200);
+      await other.body?.cancel();
+    }
+    // Gzip refused (q=0): the content itself.
+    const refused = await SELF.fetch("https://dq.test/app/app.css", { headers: { "Accept-Encoding": "gzip;q=0" } });
+    expect(refused.headers.get("content-encoding")).toBeNull();
+    expect(await refused.text()).toContain("uplot");
+    // The page has one address, as the assets router gave it (a trailing slash, not index.html).
+    const index = await SELF.fetch("https://dq.test/app/index.html", { redirect: "manual" });
+    expect(index.status).toBe(301);
+    expect(new URL(index.headers.get("location")!, "https://dq.test").pathname).toBe("/app/");
+    // Only the files built: nothing else under the paths, and the API is not shadowed.
+    expect((await call("GET", "/docs/other.js")).status).toBe(404);
+    expect((await call("GET", "/app/app.js/x")).status).toBe(404);
   });
 });
 

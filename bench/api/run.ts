@@ -32,14 +32,13 @@
  * slowing. `--only` loads only our routes whose name matches (the peers and /health always run),
  * `--warmup <s>` loads each route that long before its measured run (the isolate's caches filled),
  * `--save` writes each profile there (`<route>.cpuprofile`, for DevTools) with the bundle.
- * The bare read is also run behind the same static-assets front as ours (bench/api/hello/front.toml:
- * the peers' Worker with our `[assets]`, its paths run by the Worker first as ours are): every
- * request of ours passes through the assets' router Worker first, and the peer behind it pays that
- * hop too. Both peers are printed, with a ratio to each (`×bare`: the peer without the front, as
- * before; `×front`: the peer behind it); each read's own query run bare is also run behind it.
- * `--without-assets` starts our Worker from a copy of wrangler.toml without its `[assets]` (the
- * dashboard and /docs are then not served): in wrangler dev every request of a Worker with static
- * assets first passes through the assets' router Worker, on the same runtime thread; this prices it.
+ * The bare read is also run behind a static-assets front (bench/api/hello/front.toml: the peers'
+ * Worker with the `[assets]` our Worker had until issue 40, its paths run by the Worker first): every
+ * request of a Worker with static assets passes through the assets' router Worker first, on the
+ * same runtime thread in wrangler dev. Our Worker has none since (it serves /app/ and /docs itself,
+ * src/routes/static-files.ts); the peer behind the front prices that hop. Both peers are printed,
+ * with a ratio to each (`×bare`: the peer without the front; `×front`: the peer behind it); each
+ * read's own query run bare is also run behind it.
  *
  * `--paired [--rounds 10] [--slice 2]` replaces the table: each read of ours is loaded in short
  * slices (`--slice` seconds of wrk each, the same connections) interleaved with both peers, all
@@ -50,9 +49,9 @@
  * spread say what the code costs, not when each row ran.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
 import { busiestThreadMs, groupCpuMs, groupThreadCpuMs } from "../support/proc-cpu";
@@ -81,7 +80,6 @@ const { values: args } = parseArgs({
     warmup: { type: "string", default: "0" },
     only: { type: "string" },
     save: { type: "string" },
-    "without-assets": { type: "boolean", default: false },
     paired: { type: "boolean", default: false },
     rounds: { type: "string", default: "10" },
     slice: { type: "string", default: "2" },
@@ -228,20 +226,6 @@ async function lastD1Query(persist: string, url: string, token: string): Promise
   throw new Error(`no D1 span for ${url} in the trace store`);
 }
 
-/**
- * A copy of our wrangler.toml without its `[assets]` table, beside it (so its relative paths still
- * resolve), named after the run's state directory; removed with it.
- */
-function withoutAssets(persist: string): string {
-  const config = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
-  const stripped = config.replace(/^\[assets\]\n(?:(?!\[)[^\n]*\n)*/m, "");
-  if (stripped === config) throw new Error("wrangler.toml has no [assets] table to leave out");
-  const path = join(ROOT, `.wrangler-bench-${basename(persist)}.toml`);
-  writeFileSync(path, stripped);
-  process.on("exit", () => rmSync(path, { force: true }));
-  return path;
-}
-
 /** One slice of a paired run: wrk's p50 and the runtime thread's CPU a request over those seconds. */
 interface Slice {
   p50: number;
@@ -374,7 +358,6 @@ async function main() {
     const inspectorPort = args.profile ? await freePort() : undefined;
     const service = await startWorker(persist, {
       ...(inspectorPort ? { args: ["--inspector-port", String(inspectorPort)] } : {}),
-      ...(args["without-assets"] ? { config: withoutAssets(persist) } : {}),
     });
     worker = service;
     const peersInspectorPort = args.profile ? await freePort() : undefined;

@@ -39,7 +39,7 @@ describe("metered D1", () => {
     expect((await call("GET", "/health")).headers.get("server-timing")).toMatch(/desc="0 round trips, 0 sequential"/);
   });
 
-  it("sets its headers once on the handler's response, and on a static file's (whose headers are immutable)", async () => {
+  it("sets its headers once on the handler's response, and on a static file's", async () => {
     const tenant = await createTenant();
     const res = await call("GET", `/api/backend/${tenant}/configuration/projects`, { as: admin });
     expect(res.status).toBe(200);
@@ -48,7 +48,7 @@ describe("metered D1", () => {
     expect(res.headers.get("x-session-bookmark")).toMatch(/^[0-9a-f]{8}-/);
     expect(res.headers.get("content-type")).toContain("application/json");
     expect(res.headers.get("x-request-id")).toBeTruthy();
-    // Served by the assets binding (a fetched response): still answered, with the entry.
+    // A static file the Worker serves itself (src/routes/static-files.ts): still answered, with the entry.
     const script = await call("GET", "/app/app.js");
     expect(script.status).toBe(200);
     expect(script.headers.get("content-type")).toContain("javascript");
