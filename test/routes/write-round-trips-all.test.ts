@@ -220,12 +220,10 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/integrations/jira": 1,
   "POST /{tenant}/configuration/integrations/tickets/template": 1,
   "PUT /{tenant}/configuration/integrations/tickets/template/{templateId}": 1,
-  // On the request's metered D1 now (it was counted as 2 while requestTicket wrote on its own
-  // handle): the access check; one batch that reads the integration, template and incident,
-  // inserts the request where all exist and none is active, and claims its first attempt; then
-  // Jira is called; then its outcome, then the audit row. At best 2 (a call out between): the
-  // check could join the batch and the audit row the outcome's.
-  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 4,
+  // Two, the floor: Jira is called between the batch that checks the caller, reads what the
+  // request needs, inserts it, claims its first attempt and writes the audit row, and the batch
+  // that records Jira's answer (the call needs the token and template read by the first).
+  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
   // The URL and secret are sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/notifications/channels": 1,
   // The stored channel decides the change (the URL kept as read, a secret sent again when the host

@@ -4,10 +4,11 @@
  * answers as before (a refused caller changes nothing and is audited, a stranger gets a 404, a
  * request that does not fit the asset its 409/400), and each write audited once with its status.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
 import { createAsset } from "../support/assets";
 import { createConnection } from "../support/connections";
+import { seedIncident } from "../support/incidents";
 import { createProject, projectMember } from "../support/projects";
 import { audited, sequential } from "../support/round-trips";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
@@ -138,5 +139,64 @@ describe("POST schema in two sequential D1 round trips (a call out to the source
     );
     expect(row.body.attributes).toEqual([]);
     expect(await audited(tenant, "POST", path)).toEqual([422, 403]);
+  });
+});
+
+describe("POST tickets in two sequential D1 round trips (Jira called between)", () => {
+  it("checks the caller in the request's batch; a refused caller asks nothing of Jira and writes nothing", async () => {
+    const jira = inject("jira");
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const connection = await createConnection(tenant, { projectId, type: "S3" });
+    const asset = await createAsset(tenant, projectId, connection.id, { type: "S3" });
+    const incidentId = await seedIncident({ tenant, projectId, assetId: asset.id, connectionId: connection.id });
+    const token = unique("jira-token");
+    const site = (await (
+      await fetch(`${jira.url}/__sites`, {
+        method: "POST",
+        body: JSON.stringify({ email: "bot@example.com", token, project_key: "DQ" }),
+      })
+    ).json()) as { site: string };
+    const template = await call("POST", `/${tenant}/configuration/integrations/tickets/template`, {
+      as: admin,
+      body: {
+        name: unique("tpl"),
+        type: "JIRA",
+        props: { jira_project_id: "10000", jira_issue_type_id: "10004", custom_fields: {} },
+      },
+    });
+    expect(template.status).toBe(201);
+    const integration = await call("PUT", `/api/backend/${tenant}/configuration/integrations/jira`, {
+      as: admin,
+      body: { base_url: `${jira.url}/${site.site}`, email: "bot@example.com", api_token: token },
+    });
+    expect(integration.status).toBe(201);
+    const path = `/api/backend/${tenant}/incidents/${incidentId}/tickets`;
+    const body = { template_id: template.body.id };
+    const viewer = await memberOf(tenant, projectId, "PROJECT_VIEWER");
+    const refused = await call("POST", path, { as: viewer, body });
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toBe("This needs the PROJECT_EDITOR role");
+    expect((await call("POST", path, { as: await memberOf(tenant, projectId), body })).status).toBe(404);
+    expect((await call("POST", path, { as: await tenantKey(await createTenant()), body })).status).toBe(404);
+    const editor = await memberOf(tenant, projectId, "PROJECT_EDITOR");
+    expect((await call("POST", `/api/backend/${tenant}/incidents/999999/tickets`, { as: editor, body })).status).toBe(
+      404,
+    );
+    const noTemplate = await call("POST", path, { as: editor, body: { template_id: 999_999 } });
+    expect(noTemplate.status).toBe(400);
+    expect((await call("GET", path, { as: admin })).body).toEqual([]);
+    const requests = async () => (await (await fetch(`${jira.url}/__sites/${site.site}/requests`)).json()) as unknown[];
+    expect(await requests()).toEqual([]);
+    const asked = await call("POST", path, { as: editor, body });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(201);
+    expect(asked.body).toMatchObject({ status: "CREATED", ticket_key: "DQ-1", attempts: 1 });
+    expect(sequential(asked), asked.headers.get("server-timing") ?? "").toBe(2);
+    expect(await requests()).toHaveLength(1);
+    // Asked again: the created request, in the one batch.
+    const again = await call("POST", path, { as: editor, body });
+    expect(again.body.request_id).toBe(asked.body.request_id);
+    expect(sequential(again)).toBe(1);
+    expect(await audited(tenant, "POST", path)).toEqual([201, 201, 400, 403]);
   });
 });
