@@ -174,10 +174,11 @@ const SEQUENTIAL: Record<string, number> = {
   // The credential is sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/connections": 1,
   "POST /api/backend/{tenant}/configuration/connections": 1,
-  // The change is checked against the stored connection (type, payload, credential type, address)
-  // in the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 2,
-  "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 2,
+  // Replaced whole (type, payload, credential): the access check, the name's namesakes and the
+  // assets a new type would strand are conditions of the UPDATE, read in the same batch to tell a
+  // refusal. A partial change is checked against the stored connection in the Worker: 2.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 1,
+  "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 1,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
   // Both projects' checks and the move's checks (the assets, their connections, the target's) are
   // conditions of the UPDATEs, read in the same batch to tell a refusal.

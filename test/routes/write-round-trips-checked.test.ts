@@ -4,10 +4,11 @@
  * answers as before (a refused caller changes nothing and is audited, a stranger gets a 404, a
  * request that does not fit the asset its 409/400), and each write audited once with its status.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { admin, type Credential, call } from "../support/api";
 import { createAsset } from "../support/assets";
-import { createConnection } from "../support/connections";
+import { createConnection, VALID_CONNECTIONS } from "../support/connections";
 import { seedIncident } from "../support/incidents";
 import { createProject, projectMember } from "../support/projects";
 import { audited, sequential } from "../support/round-trips";
@@ -198,5 +199,80 @@ describe("POST tickets in two sequential D1 round trips (Jira called between)", 
     expect(again.body.request_id).toBe(asked.body.request_id);
     expect(sequential(again)).toBe(1);
     expect(await audited(tenant, "POST", path)).toEqual([201, 201, 400, 403]);
+  });
+});
+
+describe("connection PUT, replaced whole, in one sequential D1 round trip", () => {
+  it("checks the caller, the name, the stored connection and its assets in the UPDATE's batch; refusals change nothing", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const own = await createConnection(tenant, { projectId, type: "S3" });
+    const global = await createConnection(tenant, { type: "S3" });
+    const other = await createConnection(tenant, { projectId, type: "S3" });
+    const used = await createConnection(tenant, { projectId, type: "S3" });
+    const asset = await createAsset(tenant, projectId, used.id, { type: "S3" });
+    const projectPath = `/api/backend/${tenant}/configuration/projects/${projectId}/connections`;
+    const tenantPath = `/api/backend/${tenant}/configuration/connections`;
+    const s3 = VALID_CONNECTIONS.S3!;
+    const whole = (name: string) => ({ name, type: "S3", payload: s3.payload, credential: s3.credential });
+    const stored = async () =>
+      (
+        await env.DB.prepare(
+          "select id, name, type, payload, db_type, seal_id from connections where tenant_id = ? order by id",
+        )
+          .bind(tenant)
+          .all()
+      ).results;
+    const before = await stored();
+    const path = `${projectPath}/${own.id}`;
+    const body = whole(unique("renamed"));
+    const viewer = await memberOf(tenant, projectId, "PROJECT_VIEWER");
+    expect((await call("PUT", path, { as: viewer, body })).status).toBe(403);
+    expect((await call("PUT", path, { as: await memberOf(tenant, projectId), body })).status).toBe(404);
+    expect((await call("PUT", path, { as: await tenantKey(await createTenant()), body })).status).toBe(404);
+    const editor = await memberOf(tenant, projectId, "PROJECT_EDITOR");
+    const onGlobal = await call("PUT", `${projectPath}/${global.id}`, { as: editor, body });
+    expect(onGlobal.status).toBe(403);
+    expect(onGlobal.body.detail).toBe("This needs the TENANT_ADMIN role");
+    expect((await call("PUT", `${projectPath}/999999`, { as: editor, body })).status).toBe(404);
+    const badPayload = await call("PUT", path, { as: editor, body: { ...body, payload: { bucket: 7 } } });
+    expect(badPayload.status).toBe(400);
+    expect(badPayload.body.errors.map((e: { path: string }) => e.path)).toEqual(["body.payload.bucket"]);
+    const wrongCredential = await call("PUT", path, {
+      as: editor,
+      body: { ...body, credential: VALID_CONNECTIONS.AZURE!.credential },
+    });
+    expect(wrongCredential.status).toBe(400);
+    expect(wrongCredential.body.errors.map((e: { path: string }) => e.path)).toEqual(["body.credential.type"]);
+    const clash = await call("PUT", path, { as: editor, body: whole(other.name) });
+    expect(clash.status).toBe(409);
+    expect(clash.body.detail).toBe(`A connection named '${other.name}' already exists here`);
+    const azure = VALID_CONNECTIONS.AZURE!;
+    const retyped = await call("PUT", `${projectPath}/${used.id}`, {
+      as: editor,
+      body: { type: "AZURE", payload: azure.payload, credential: azure.credential },
+    });
+    expect(retyped.status).toBe(409);
+    expect(retyped.body.detail).toContain(`type cannot change while assets use it: ${asset.id} (asset ids)`);
+    expect(await stored()).toEqual(before);
+
+    const replaced = await call("PUT", path, { as: editor, body });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect(replaced.body).toMatchObject({ id: own.id, name: body.name, type: "S3" });
+    expect(sequential(replaced), replaced.headers.get("server-timing") ?? "").toBe(1);
+    // Unused, the connection changes type in the same one round trip.
+    const azureWhole = { type: "AZURE", payload: azure.payload, credential: azure.credential };
+    const toAzure = await call("PUT", `${tenantPath}/${other.id}`, { as: admin, body: azureWhole });
+    expect(toAzure.status, JSON.stringify(toAzure.body)).toBe(200);
+    expect(toAzure.body).toMatchObject({ id: other.id, name: other.name, type: "AZURE" });
+    expect(sequential(toAzure)).toBe(1);
+    const after = await stored();
+    expect(after.filter((r) => r.id !== own.id && r.id !== other.id)).toEqual(
+      before.filter((r) => r.id !== own.id && r.id !== other.id),
+    );
+    expect(await audited(tenant, "PUT", path)).toEqual([200, 409, 400, 400, 403]);
+    expect(await audited(tenant, "PUT", `${projectPath}/${global.id}`)).toEqual([403]);
+    expect(await audited(tenant, "PUT", `${projectPath}/${used.id}`)).toEqual([409]);
+    expect(await audited(tenant, "PUT", `${tenantPath}/${other.id}`)).toEqual([200]);
   });
 });
