@@ -56,20 +56,6 @@ function visibleWhere(tenantId: string, v: ConnectionVisibility): SQL | undefine
   return and(eq(connections.tenantId, tenantId), scope);
 }
 
-/**
- * A connection usable from a project: one of that project, or a GLOBAL one of the tenant.
- * undefined when it does not exist, is another tenant's, or belongs to another project.
- */
-export function findVisibleConnection(db: Db, tenantId: string, projectId: number, connectionId: number) {
-  return db.query.connections.findFirst({
-    where: and(
-      eq(connections.tenantId, tenantId),
-      eq(connections.id, connectionId),
-      or(isNull(connections.projectId), eq(connections.projectId, projectId)),
-    ),
-  });
-}
-
 /** A connection the caller sees (see ConnectionVisibility); 404 otherwise. */
 export async function getConnection(
   db: Db,

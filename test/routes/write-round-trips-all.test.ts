@@ -183,9 +183,11 @@ const SEQUENTIAL: Record<string, number> = {
   // Both projects' checks and the move's checks (the assets, their connections, the target's) are
   // conditions of the UPDATEs, read in the same batch to tell a refusal.
   "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 1,
-  // The change is checked against the stored asset (what is kept of type, payload, connection) in
-  // the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 2,
+  // The access check, the schedule against the type, the connection (visible, of the type) and the
+  // names its database must hold are conditions of the UPDATE, the asset and connection read in the
+  // same batch to tell a refusal. 2 where the Worker checks what is stored: a payload kept for a
+  // new type, or stored options that name attributes for a new connection's database.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 1,
   // The asset and the ids named (assets the caller can read) are conditions of the edges' writes,
   // the lineage written read back in the same batch.
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 1,
@@ -198,8 +200,11 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 1,
   // As assets/move: both projects' checks and the move's checks are conditions of the UPDATEs.
   "POST /api/backend/v2/{tenant}/configuration/projects/{targetProjectId}/source_groups/move": 1,
-  // Not yet: the access check, then the group, then the writes.
-  "PUT /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 4,
+  // Two, the floor: the access check, the group, its connection and the assets to delete are read
+  // in one batch; the change is checked against the stored group in the Worker (its stored payload
+  // parsed again for its type, its names for its database: no SQL condition), then the writes and
+  // the audit row.
+  "PUT /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 2,
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}/list": 1,
   "PUT /configuration/tenants/{tenant}/spark-job-config": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/dq_score": 1,
@@ -210,7 +215,10 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /v2/{tenant}/sources/{source_id}/batch_data": 1,
   "POST /api/data/{tenant}/sources/{source}/batch_data": 1,
   "POST /api/data/v2/{tenant}/sources/{source}/batch_data": 1,
-  "POST /api/data/{tenant}/batch_data": 1,
+  // Its check (the tenant's, the asset being named in the query) reads the caller's standing in
+  // the tenant, cached in the isolate only for the database state it was read at: the client has
+  // seen the writes above since (its D1 bookmark is newer), so it is read again here (1 once cached).
+  "POST /api/data/{tenant}/batch_data": 2,
   "POST /api/data/v2/{tenant}/batch_data": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/policies": 1,
   "POST /api/backend/{tenant}/incidents/historical": 1,
@@ -227,10 +235,14 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
   // The URL and secret are sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/notifications/channels": 1,
-  // The stored channel decides the change (the URL kept as read, a secret sent again when the host
-  // changes, one generated for a Slack channel made a webhook) and is opened to seal it again: 2.
+  // Two, the floor: the stored channel decides the change (the URL kept as read, a secret sent
+  // again when the host changes, one generated for a Slack channel made a webhook), and a kept URL
+  // or secret is opened and sealed again for the new seal id in the Worker (it is bound to the
+  // stored seal id, which only the read gives): the access check, the channel and the tenant's
+  // projects in one batch, then the UPDATE and its audit row.
   "PUT /api/backend/{tenant}/configuration/notifications/channels/{channelId}": 2,
-  // The channel is read before its receiver is called; the delivery and the audit row after.
+  // Two, the floor: the access check and the channel are read in one batch before its receiver is
+  // called (the URL is sealed in the row); the delivery (the receiver's answer) and the audit row after.
   "POST /api/backend/{tenant}/configuration/notifications/channels/{channelId}/test": 2,
   "DELETE /auth/api_keys/{keyId}": 1,
   "DELETE /auth/{tenant}/apiKeys/{keyId}": 1,

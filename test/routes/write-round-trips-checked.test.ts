@@ -11,6 +11,7 @@ import { createAsset } from "../support/assets";
 import { createConnection, VALID_CONNECTIONS } from "../support/connections";
 import { seedIncident } from "../support/incidents";
 import { createProject, projectMember } from "../support/projects";
+import { receiver } from "../support/receivers";
 import { audited, sequential } from "../support/round-trips";
 import { createTenant, tenantKey, tenantMember } from "../support/tenants";
 import { userToken } from "../support/tokens";
@@ -274,5 +275,123 @@ describe("connection PUT, replaced whole, in one sequential D1 round trip", () =
     expect(await audited(tenant, "PUT", `${projectPath}/${global.id}`)).toEqual([403]);
     expect(await audited(tenant, "PUT", `${projectPath}/${used.id}`)).toEqual([409]);
     expect(await audited(tenant, "PUT", `${tenantPath}/${other.id}`)).toEqual([200]);
+  });
+});
+
+describe("asset PUT in one sequential D1 round trip", () => {
+  it("checks the caller, the schedule, the connection and the names in the UPDATE's batch; refusals change nothing", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const first = await createConnection(tenant, { projectId, type: "S3" });
+    const second = await createConnection(tenant, { projectId, type: "S3" });
+    const azure = await createConnection(tenant, { projectId, type: "AZURE" });
+    const elsewhere = await createConnection(tenant, { projectId: await createProject(tenant), type: "S3" });
+    const asset = await createAsset(tenant, projectId, first.id, { type: "S3" });
+    const named = await createAsset(tenant, projectId, first.id, { type: "S3", options: { id_attributes: ["id"] } });
+    const path = `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${asset.id}`;
+    const payload = { path: "in/*.csv", format: "csv" };
+    const body = { name: unique("renamed"), type: "S3", payload, connection_id: second.id };
+    const stored = async () =>
+      (
+        await env.DB.prepare(
+          "select id, name, type, payload, options, connection_id, db_type, schedule_cron, updated_at from assets where tenant_id = ? order by id",
+        )
+          .bind(tenant)
+          .all()
+      ).results;
+    const before = await stored();
+    expect((await call("PUT", path, { as: await memberOf(tenant, projectId, "PROJECT_VIEWER"), body })).status).toBe(
+      403,
+    );
+    expect((await call("PUT", path, { as: await memberOf(tenant, projectId), body })).status).toBe(404);
+    expect((await call("PUT", path, { as: await tenantKey(await createTenant()), body })).status).toBe(404);
+    const editor = await memberOf(tenant, projectId, "PROJECT_EDITOR");
+    expect((await call("PUT", `${path}9`, { as: editor, body })).status).toBe(404);
+    const problems = async (sent: Record<string, unknown>) => {
+      const res = await call("PUT", path, { as: editor, body: sent });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      return res.body.errors;
+    };
+    expect(await problems({ ...body, connection_id: azure.id })).toEqual([
+      { path: "body.connection_id", message: "is a AZURE connection; the type is S3" },
+    ]);
+    expect(await problems({ ...body, connection_id: elsewhere.id })).toEqual([
+      { path: "body.connection_id", message: "no such connection in this project" },
+    ]);
+    expect((await problems({ ...body, payload: {} })).map((e: { path: string }) => e.path)).toEqual([
+      "body.payload.path",
+      "body.payload.format",
+    ]);
+    expect(await stored()).toEqual(before);
+
+    const moved = await call("PUT", path, { as: editor, body });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toMatchObject({
+      id: asset.id,
+      name: body.name,
+      connection_id: second.id,
+      db_type: asset.db_type,
+    });
+    expect(sequential(moved), moved.headers.get("server-timing") ?? "").toBe(1);
+    const renamed = await call("PUT", path, { as: editor, body: { description: "kept apart" } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: body.name, description: "kept apart", connection_id: second.id });
+    expect(sequential(renamed)).toBe(1);
+    // Stored options that name attributes are checked against the new database in the Worker: two.
+    const namedPath = `/api/backend/${tenant}/configuration/projects/${projectId}/assets/${named.id}`;
+    const checked = await call("PUT", namedPath, { as: editor, body });
+    expect(checked.status, JSON.stringify(checked.body)).toBe(200);
+    expect(checked.body).toMatchObject({ connection_id: second.id, options: { id_attributes: ["id"] } });
+    expect(sequential(checked)).toBe(2);
+    expect(await audited(tenant, "PUT", path)).toEqual([200, 200, 400, 400, 400, 403]);
+    expect(await audited(tenant, "PUT", namedPath)).toEqual([200]);
+  });
+});
+
+describe("channel PUT and test: the access check read with the channel", () => {
+  it("two round trips for a caller whose standing is not cached; a refused caller changes and calls nothing", async () => {
+    const tenant = await createTenant();
+    const base = `/api/backend/${tenant}/configuration/notifications/channels`;
+    const url = (await receiver()).url;
+    const created = await call("POST", base, { as: admin, body: { name: unique("ch"), type: "WEBHOOK", url } });
+    expect(created.status).toBe(201);
+    const path = `${base}/${created.body.id}`;
+    const stored = async () =>
+      (
+        await env.DB.prepare(
+          "select name, url, url_secret, signing_secret, seal_id from notification_channels where tenant_id = ?",
+        )
+          .bind(tenant)
+          .all()
+      ).results;
+    const deliveries = async () =>
+      (await call("GET", `${path}/deliveries`, { as: admin })).body.map((d: { id: string }) => d.id);
+    const before = await stored();
+    const body = { name: unique("renamed"), type: "WEBHOOK", url };
+    const member = async (role: string) => {
+      const email = `${unique("user")}@example.com`;
+      await tenantMember(tenant, email, role);
+      return userToken(email);
+    };
+    const plain = await member("TENANT_MEMBER");
+    expect((await call("PUT", path, { as: plain, body })).status).toBe(403);
+    expect((await call("POST", `${path}/test`, { as: plain })).status).toBe(403);
+    const stranger = await tenantKey(await createTenant());
+    expect((await call("PUT", path, { as: stranger, body })).status).toBe(404);
+    expect((await call("POST", `${path}/test`, { as: stranger })).status).toBe(404);
+    expect(await stored()).toEqual(before);
+    expect(await deliveries()).toEqual([]);
+    // Each admin's first request: its standing is read in the channel's batch, not before it.
+    const replaced = await call("PUT", path, { as: await member("TENANT_ADMIN"), body });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect(replaced.body.name).toBe(body.name);
+    expect(sequential(replaced), replaced.headers.get("server-timing") ?? "").toBe(2);
+    const tested = await call("POST", `${path}/test`, { as: await member("TENANT_ADMIN") });
+    expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+    expect(tested.body.delivered).toBe(true);
+    expect(sequential(tested)).toBe(2);
+    expect(await deliveries()).toEqual([tested.body.webhook_id]);
+    expect(await audited(tenant, "PUT", path)).toEqual([200, 403]);
+    expect(await audited(tenant, "POST", `${path}/test`)).toEqual([200, 403]);
   });
 });
