@@ -368,7 +368,7 @@ describe("channel PUT and test: the access check read with the channel", () => {
       (await call("GET", `${path}/deliveries`, { as: admin })).body.map((d: { id: string }) => d.id);
     const before = await stored();
     const body = { name: unique("renamed"), type: "WEBHOOK", url };
-    const member = async (role: string) => {
+    const member = async (role: "TENANT_ADMIN" | "TENANT_MEMBER") => {
       const email = `${unique("user")}@example.com`;
       await tenantMember(tenant, email, role);
       return userToken(email);
