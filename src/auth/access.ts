@@ -412,6 +412,46 @@ export class Access {
   }
 
   /**
+   * As assetInBatch, for an incident (incident()): `read` reads the tenant, the caller's tenant
+   * role, the incident and the caller's role in its project; `allowed` holds where the incident is
+   * the tenant's and the caller has `need` in its project; `settle` answers as incident() does (404
+   * for an incident the caller cannot see, 403 for a lesser role).
+   */
+  incidentInBatch(tenantId: string, incidentId: number, need: ProjectRole) {
+    const p = this.principal;
+    if (p.kind === "tenant_key" && p.tenantId !== tenantId) throw new NotFoundError("Tenant");
+    const email = this.memberEmail();
+    const read = this.db
+      .select({ ...ROLES_READ, incidentId: sql<number | null>`${incidents.id}`.as("access_incident_id") })
+      .from(tenants)
+      .leftJoin(tenantMembers, tenantMemberOn(email))
+      .leftJoin(incidents, and(eq(incidents.tenantId, tenants.id), eq(incidents.id, incidentId)))
+      .leftJoin(
+        projectMembers,
+        and(eq(projectMembers.projectId, incidents.projectId), eq(projectMembers.userEmail, email)),
+      )
+      .where(eq(tenants.id, tenantId))
+      .limit(1);
+    const allowed = exists(
+      this.db
+        .select({ one: sql`1` })
+        .from(incidents)
+        .where(
+          and(
+            eq(incidents.tenantId, tenantId),
+            eq(incidents.id, incidentId),
+            this.roleInProject(tenantId, incidents.projectId, need),
+          ),
+        ),
+    );
+    const settle = (rows: (RolesRead & { incidentId: number | null })[]) => {
+      const missing = () => new NotFoundError("Incident");
+      return this.settleRoles(tenantId, need, missing, rows[0], rows[0]?.incidentId);
+    };
+    return { read, allowed, settle };
+  }
+
+  /**
    * The caller's access to an asset addressed by id alone (e.g. /configuration/assets/{assetId}/…):
    * the asset must be the tenant's, and the caller needs `need` in the asset's project. An asset
    * the caller cannot see is a 404, like one that does not exist. Asset, project and membership

@@ -1,6 +1,6 @@
 import { and, asc, eq, exists, gt, isNotNull, isNull, notExists, notInArray, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { alias, type SQLiteColumn, type SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
 import { z } from "zod";
 import {
   ASSET_PAYLOADS,
@@ -21,7 +21,6 @@ import { CronError, isTimeZone, nextRunIso } from "../lib/cron";
 import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/errors";
 import { inJsonList, inJsonPlaceholder } from "../lib/sql";
 import { nowIso } from "../lib/time";
-import { findVisibleConnection } from "./connections";
 
 type ProjectRef = { tenantId: string; id: number };
 
@@ -181,23 +180,9 @@ function checkSchedule(type: ConnectionType, scheduled: boolean, errors: FieldPr
 }
 
 /**
- * The connection of an asset: visible from its project and of the asset's type. Errors are
- * pushed on the field the request sent (connection_id, or else type).
+ * The connection of an asset, as read (undefined: none visible from its project): it must be of
+ * the asset's type. Errors are pushed on the field the request sent (connection_id, or else type).
  */
-export async function checkConnection(
-  db: Db,
-  project: ProjectRef,
-  connectionId: number,
-  type: string,
-  sent: { type: boolean; connection: boolean },
-  errors: FieldProblem[],
-  field = "connection_id",
-): Promise<ConnectionRow | undefined> {
-  const connection = await findVisibleConnection(db, project.tenantId, project.id, connectionId);
-  return connectionChecked(connection, type, sent, errors, field);
-}
-
-/** As checkConnection, on the connection already read (undefined: none visible from the project). */
 export function connectionChecked(
   connection: ConnectionRow | undefined,
   type: string,
@@ -435,16 +420,16 @@ export function assetCreated(
 export type UpdateAssetInput = Partial<CreateAssetInput>;
 
 /**
- * Updates only the fields sent. The result must still hold together: a new type needs a payload
- * valid for it and a connection of that type; a new connection must be visible and of the type.
+ * The columns an update of `asset` (as stored) sets: only the fields sent. The result must still
+ * hold together: a new type needs a payload valid for it and a connection of that type
+ * (`connectionRows`: assetToUpdateQueries'); a new connection must be visible and of the type.
+ * Throws the 400 of every problem.
  */
-export async function updateAsset(
-  db: Db,
+function assetChange(
   asset: AssetRow,
   changes: UpdateAssetInput,
   connectionRows: readonly ConnectionRow[],
-  after: readonly BatchItem<"sqlite">[] = [],
-): Promise<AssetRow> {
+): Partial<typeof assets.$inferInsert> {
   const sent = {
     type: changes.type !== undefined,
     payload: changes.payload !== undefined,
@@ -480,12 +465,146 @@ export async function updateAsset(
   if (changes.name !== undefined) set.name = changes.name;
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.scheduled_upload !== undefined) Object.assign(set, scheduleColumns(changes.scheduled_upload));
-  const update = db
+  return set;
+}
+
+/** The UPDATE of an asset setting `set`, returning the row; nothing where `when` fails. */
+function assetUpdate(db: Db, tenantId: string, assetId: number, set: SQLiteUpdateSetSource<typeof assets>, when?: SQL) {
+  return db
     .update(assets)
     .set({ ...set, updatedAt: nowIso() })
-    .where(and(eq(assets.tenantId, asset.tenantId), eq(assets.id, asset.id)))
+    .where(and(eq(assets.tenantId, tenantId), eq(assets.id, assetId), when))
     .returning();
-  const [row] = await writeWith(db, update, after);
+}
+
+/**
+ * Updates only the fields sent, checked by assetChange against `asset` as stored. The UPDATE is
+ * one batch with `after` (e.g. its audit row).
+ */
+export async function updateAsset(
+  db: Db,
+  asset: AssetRow,
+  changes: UpdateAssetInput,
+  connectionRows: readonly ConnectionRow[],
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<AssetRow> {
+  const set = assetChange(asset, changes, connectionRows);
+  const [row] = await writeWith(db, assetUpdate(db, asset.tenantId, asset.id, set), after);
+  if (!row) throw new NotFoundError("Asset");
+  return row;
+}
+
+/**
+ * The statements of an update of the asset `assetId` of a project, for the caller's batch after
+ * its access check: assetToUpdateQueries' reads (the asset and its connection as the batch found
+ * them), then the UPDATE, which writes only where `allowed` holds (the caller's access) and every
+ * check of assetChange holds in SQL on the state it sees: the schedule against the type, the
+ * light-scan option, the connection (visible, of the type) and the names its database can hold.
+ * That is when the type and the payload are sent with any change of what they shape (options,
+ * connection), or none of these is: else the change is checked against what is stored in the
+ * Worker (a kept payload parsed for a new type), and `write` is undefined. Where the stored
+ * options name attributes, their names are checked against a new connection's database in the
+ * Worker too: the UPDATE then writes nothing, and assetUpdated writes after its check. Read the
+ * answer with assetUpdated.
+ */
+export function updateAssetStatements(
+  db: Db,
+  project: ProjectRef,
+  assetId: number,
+  changes: UpdateAssetInput,
+  allowed: SQL | undefined,
+) {
+  const read = assetToUpdateQueries(db, project, assetId, changes.connection_id);
+  const shapes =
+    changes.type !== undefined ||
+    changes.payload !== undefined ||
+    changes.options !== undefined ||
+    changes.connection_id !== undefined;
+  const whole = changes.type !== undefined && changes.payload !== undefined;
+  if (shapes && !whole) return { ...read, write: undefined };
+  const errors: FieldProblem[] = [];
+  const set: SQLiteUpdateSetSource<typeof assets> = {};
+  const conditions: (SQL | undefined)[] = [allowed, eq(assets.projectId, project.id)];
+  // An UPLOAD asset has no schedule: the type sent or stored, the schedule sent or stored.
+  const upload =
+    changes.type === undefined ? sql`${assets.type} = 'UPLOAD'` : sql`${changes.type === "UPLOAD" ? 1 : 0}`;
+  const scheduled =
+    changes.scheduled_upload === undefined
+      ? sql`${assets.scheduleCron} is not null`
+      : sql`${changes.scheduled_upload !== null ? 1 : 0}`;
+  conditions.push(sql`not (${upload} and ${scheduled})`);
+  if (whole) {
+    const type = changes.type!;
+    const sent = { type: true, payload: true, connection: changes.connection_id !== undefined };
+    // The stored options' light-scan choice is tested in SQL below; the ones sent here.
+    const payload = checkShape({ type, options: changes.options ?? {}, payload: changes.payload! }, sent, errors);
+    set.payload = payload;
+    set.type = type;
+    if (changes.options !== undefined) set.options = changes.options;
+    else if (!LIGHT_SCAN_TYPES.includes(type)) {
+      conditions.push(sql`coalesce(json_extract(${assets.options}, '$.only_light_scan') = 'true', 0) = 0`);
+    }
+    const connectionId =
+      changes.connection_id === undefined ? sql`${assets.connectionId}` : sql`${changes.connection_id}`;
+    const connection = and(
+      eq(connections.tenantId, project.tenantId),
+      sql`${connections.id} = ${connectionId}`,
+      or(isNull(connections.projectId), eq(connections.projectId, project.id)),
+    );
+    conditions.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(connections)
+          .where(and(connection, eq(connections.type, type))),
+      ),
+    );
+    if (changes.connection_id !== undefined) set.connectionId = changes.connection_id;
+    const connectionDbType = sql`(select ${connections.dbType} from ${connections} where ${connection})`;
+    set.dbType = connectionDbType;
+    // The names the new database must hold: the payload's and the options' (sent, or stored when
+    // they name no attribute: else they are checked in the Worker, see above).
+    if (changes.options === undefined) {
+      conditions.push(
+        sql`coalesce(json_extract(${assets.options}, '$.id_attributes'), json_extract(${assets.options}, '$.timestamp_attribute'), json_extract(${assets.options}, '$.filter'), json_extract(${assets.options}, '$.segments')) is null`,
+      );
+    }
+    const refused = dbTypesThatCannotHold(payload, changes.options ?? {});
+    if (refused.length > 0) {
+      const dbType = sql`coalesce(${connectionDbType}, ${assets.dbType})`;
+      conditions.push(
+        sql`(${dbType} is null or ${dbType} not in ${sql.join(
+          refused.map((t) => sql`${t}`),
+          sql`, `,
+        )})`,
+      );
+    }
+  }
+  if (errors.length > 0) conditions.push(sql`0`);
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.scheduled_upload !== undefined) Object.assign(set, scheduleColumns(changes.scheduled_upload));
+  return { ...read, write: assetUpdate(db, project.tenantId, assetId, set, and(...conditions)) };
+}
+
+/**
+ * The asset updateAssetStatements' batch updated, once it has shown the caller's access: the
+ * change checked by assetChange against the asset and connection the batch read (404, then the
+ * 400 of every problem, as before), the row it wrote; where it wrote nothing as the check passed
+ * (no `write`, or stored options checked only here), the UPDATE with `after()`, a second round trip.
+ */
+export async function assetUpdated(
+  db: Db,
+  changes: UpdateAssetInput,
+  assetRows: readonly AssetRow[],
+  connectionRows: readonly ConnectionRow[],
+  written: readonly AssetRow[] | undefined,
+  after: () => readonly BatchItem<"sqlite">[],
+): Promise<AssetRow> {
+  const asset = assetFound(assetRows);
+  const set = assetChange(asset, changes, connectionRows);
+  if (written?.[0]) return written[0];
+  const [row] = await writeWith(db, assetUpdate(db, asset.tenantId, asset.id, set), after());
   if (!row) throw new NotFoundError("Asset");
   return row;
 }

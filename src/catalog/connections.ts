@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, isNull, ne, notExists, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, ne, notExists, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { alias } from "drizzle-orm/sqlite-core";
 import {
   CONNECTION_PAYLOADS,
   type ConnectionCredential,
@@ -53,20 +54,6 @@ function visibleWhere(tenantId: string, v: ConnectionVisibility): SQL | undefine
   else if (v.projectIds.length === 0) scope = isNull(connections.projectId);
   else scope = or(isNull(connections.projectId), inJsonList(connections.projectId, v.projectIds));
   return and(eq(connections.tenantId, tenantId), scope);
-}
-
-/**
- * A connection usable from a project: one of that project, or a GLOBAL one of the tenant.
- * undefined when it does not exist, is another tenant's, or belongs to another project.
- */
-export function findVisibleConnection(db: Db, tenantId: string, projectId: number, connectionId: number) {
-  return db.query.connections.findFirst({
-    where: and(
-      eq(connections.tenantId, tenantId),
-      eq(connections.id, connectionId),
-      or(isNull(connections.projectId), eq(connections.projectId, projectId)),
-    ),
-  });
 }
 
 /** A connection the caller sees (see ConnectionVisibility); 404 otherwise. */
@@ -225,23 +212,26 @@ export function connectionCreated(inserted: readonly ConnectionRow[]): Connectio
   return inserted[0];
 }
 
+/** What a change of a connection comes to, checked against the stored row (connectionChange). */
+interface CheckedChange {
+  type: ConnectionType;
+  payload: Record<string, unknown>;
+  /** The new credential to seal; undefined keeps the stored one. */
+  credential: ConnectionCredential | undefined;
+  dbType: string | null;
+}
+
+/** The stored columns a change is checked against. */
+type StoredConnection = Pick<ConnectionRow, "type" | "payload" | "credentialType">;
+
 /**
- * Applies a partial update to `row`, as read with `namesakes` (namesakesQuery of the name sent).
- * The resulting connection is checked as a whole: a payload against the (new) type, the
- * credential type against type and payload; a type change needs a new payload and credential. A
- * new credential is sealed again. Nothing is written when a check fails; the UPDATE is one batch
- * with `after` (the caller's statements that belong with it, e.g. its audit row). Answers the row
- * written.
+ * Checks a partial update against the stored connection `row`: the resulting connection is
+ * checked as a whole: a payload against the (new) type, the credential type against type and
+ * payload; a type change needs a new payload and credential; a stored credential only goes where
+ * it was entered for. Throws the 400 of the first failing check (every field problem of one kind
+ * at once); answers what is to be written.
  */
-export async function updateConnection(
-  db: Db,
-  box: SecretBox,
-  row: ConnectionRow,
-  namesakes: readonly unknown[],
-  changes: ConnectionChanges,
-  policy: OutboundPolicy,
-  after: readonly BatchItem<"sqlite">[] = [],
-): Promise<ConnectionRow> {
+function connectionChange(row: StoredConnection, changes: ConnectionChanges, policy: OutboundPolicy): CheckedChange {
   if (changes.credential) assertCredentialTargets(changes.credential, policy);
   const type = changes.type ?? row.type;
   const errors: FieldProblem[] = [];
@@ -289,16 +279,51 @@ export async function updateConnection(
       ]);
     }
   }
+  return { type, payload, credential, dbType: deriveDbType(type, payload) };
+}
+
+/** The connection's assets (a change of its type or db_type is refused while there are any). */
+function usedByQuery(db: Db, tenantId: string, connectionId: number) {
+  return db
+    .select({ id: assets.id })
+    .from(assets)
+    .where(and(eq(assets.tenantId, tenantId), eq(assets.connectionId, connectionId)));
+}
+
+/** The 409 of a change of type or db_type refused while the assets `users` use the connection. */
+function usedByConflict(typeChanged: boolean, users: readonly { id: number }[]): ConflictError {
+  return new ConflictError(
+    `The connection's ${typeChanged ? "type" : "db_type"} cannot change while assets use it: ` +
+      `${users
+        .slice(0, MAX_NAMED_ASSETS)
+        .map((u) => u.id)
+        .join(", ")}${users.length > MAX_NAMED_ASSETS ? ", …" : ""} ` +
+      "(asset ids); move or delete them first, or create a new connection",
+  );
+}
+
+/**
+ * Applies a partial update to `row`, as read with `namesakes` (namesakesQuery of the name sent),
+ * checked by connectionChange. A new credential is sealed again. Nothing is written when a check
+ * fails; the UPDATE is one batch with `after` (the caller's statements that belong with it, e.g.
+ * its audit row). Answers the row written.
+ */
+export async function updateConnection(
+  db: Db,
+  box: SecretBox,
+  row: ConnectionRow,
+  namesakes: readonly unknown[],
+  changes: ConnectionChanges,
+  policy: OutboundPolicy,
+  after: readonly BatchItem<"sqlite">[] = [],
+): Promise<ConnectionRow> {
+  const { type, payload, credential, dbType } = connectionChange(row, changes, policy);
   if (changes.name !== undefined && namesakes.length > 0) throw new ConflictError(nameTaken(changes.name));
-  const dbType = deriveDbType(type, payload);
   // A new type or db_type would leave the connection's assets inconsistent (a DELTALAKE asset on a
   // SNOWFLAKE connection): such a change is made only while no asset uses the connection, checked
   // in the update itself so an asset created meanwhile cannot slip in.
   const reshapes = type !== row.type || dbType !== row.dbType;
-  const usedBy = db
-    .select({ id: assets.id })
-    .from(assets)
-    .where(and(eq(assets.tenantId, row.tenantId), eq(assets.connectionId, row.id)));
+  const usedBy = usedByQuery(db, row.tenantId, row.id);
 
   const [updated] = await claimUnique(
     writeWith(
@@ -328,16 +353,132 @@ export async function updateConnection(
   if (!updated) {
     const users = reshapes ? await usedBy.limit(MAX_NAMED_ASSETS + 1) : [];
     if (users.length === 0) throw new NotFoundError("Connection");
-    throw new ConflictError(
-      `The connection's ${type !== row.type ? "type" : "db_type"} cannot change while assets use it: ` +
-        `${users
-          .slice(0, MAX_NAMED_ASSETS)
-          .map((u) => u.id)
-          .join(", ")}${users.length > MAX_NAMED_ASSETS ? ", …" : ""} ` +
-        "(asset ids); move or delete them first, or create a new connection",
-    );
+    throw usedByConflict(type !== row.type, users);
   }
   return updated;
+}
+
+/**
+ * Whether a change replaces a connection whole (type, payload and credential sent): its checks
+ * then read nothing of the stored row but what SQL can test (the name's namesakes, the assets a
+ * new type or db_type would strand), so replaceConnectionStatements writes it in one batch.
+ */
+export function replacesWhole(changes: ConnectionChanges): boolean {
+  return changes.type !== undefined && changes.payload !== undefined && changes.credential !== undefined;
+}
+
+/** Another connection of the tenant, seen from the conditions of an update of one. */
+const namesake = alias(connections, "namesake");
+
+/**
+ * The statements of a whole replacement (replacesWhole) of the connection `connectionId` the
+ * caller sees (`visibility`), for the caller's batch after its access check: reads of the stored
+ * connection, of its namesakes and of the assets using it (as the batch found them), then the
+ * UPDATE, which writes only where `allowed` holds (the caller's access), where `global` holds for
+ * a GLOBAL connection (the caller may change the tenant's connections), the change passes its
+ * checks (connectionChange, which reads nothing stored here), no other connection of its scope has
+ * the name sent and, for a new type or db_type, no asset uses it. Read the answer with
+ * connectionReplaced.
+ */
+export async function replaceConnectionStatements(
+  db: Db,
+  box: SecretBox,
+  tenantId: string,
+  visibility: ConnectionVisibility,
+  connectionId: number,
+  changes: ConnectionChanges,
+  policy: OutboundPolicy,
+  allowed: SQL | undefined,
+  global: SQL | undefined,
+) {
+  let change: CheckedChange | undefined;
+  try {
+    // A whole replacement's checks read no stored column (connectionChange): this stand-in row
+    // answers them as the stored one does; connectionReplaced checks it again on the row read.
+    change = connectionChange(
+      { type: changes.type!, payload: {}, credentialType: changes.credential?.type ?? "NONE" },
+      changes,
+      policy,
+    );
+  } catch {
+    change = undefined;
+  }
+  const usedBy = usedByQuery(db, tenantId, connectionId);
+  const named = changes.name;
+  const write = db
+    .update(connections)
+    .set({
+      ...(change
+        ? {
+            ...(named !== undefined ? { name: named } : {}),
+            type: change.type,
+            payload: change.payload,
+            dbType: change.dbType,
+            ...(change.credential ? await sealedCredential(box, tenantId, change.credential) : {}),
+          }
+        : {}),
+      updatedAt: nowIso(),
+    })
+    .where(
+      and(
+        visibleWhere(tenantId, visibility),
+        eq(connections.id, connectionId),
+        allowed,
+        global === undefined ? undefined : or(isNotNull(connections.projectId), global),
+        named === undefined
+          ? undefined
+          : notExists(
+              db
+                .select({ one: sql`1` })
+                .from(namesake)
+                .where(
+                  and(
+                    eq(namesake.tenantId, tenantId),
+                    sql`${namesake.projectId} is ${connections.projectId}`,
+                    eq(namesake.name, named),
+                    ne(namesake.id, connectionId),
+                  ),
+                ),
+            ),
+        change
+          ? or(
+              and(eq(connections.type, change.type), sql`${connections.dbType} is ${change.dbType}`),
+              notExists(usedBy),
+            )
+          : sql`0`,
+      ),
+    )
+    .returning();
+  return {
+    connection: connectionQuery(db, tenantId, visibility, connectionId),
+    namesakes: namesakesQuery(db, tenantId, connectionId, named ?? ""),
+    usedBy: usedBy.limit(MAX_NAMED_ASSETS + 1),
+    write,
+    claim: (batch: Promise<unknown[]>) => claimUnique(batch, nameTaken(named ?? "")),
+  };
+}
+
+/**
+ * The answer of replaceConnectionStatements' batch, once it has shown the caller's access and
+ * that the connection is one it may change (`row`, as the batch read it): the change's 400, the
+ * name's 409 and a new type's or db_type's 409 in that order, as updateConnection answers them;
+ * else the row written.
+ */
+export function connectionReplaced(
+  row: ConnectionRow,
+  changes: ConnectionChanges,
+  policy: OutboundPolicy,
+  namesakes: readonly unknown[],
+  users: readonly { id: number }[],
+  written: readonly ConnectionRow[],
+): ConnectionRow {
+  const { type, dbType } = connectionChange(row, changes, policy);
+  if (changes.name !== undefined && namesakes.length > 0) throw new ConflictError(nameTaken(changes.name));
+  if (written[0]) return written[0];
+  const reshapes = type !== row.type || dbType !== row.dbType;
+  if (reshapes && users.length > 0) throw usedByConflict(type !== row.type, users);
+  // Every condition of the UPDATE held on the state the batch read: no row is a check out of step.
+  throw new Error("replaceConnectionStatements: the checks passed, yet nothing was written");
 }
 
 /** Asset ids a refused connection change names at most. */

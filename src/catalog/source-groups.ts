@@ -20,7 +20,6 @@ import { type FieldProblem, InvalidInputError, NotFoundError } from "../lib/erro
 import { inJsonList } from "../lib/sql";
 import { nowIso } from "../lib/time";
 import {
-  checkConnection,
   connectionChecked,
   moveConditions,
   moveConnectionRead,
@@ -105,19 +104,6 @@ function groupNameProblems(
       }),
     ),
   ];
-}
-
-/** A group of a project; 404 when absent, of another project or of another tenant. */
-export async function getSourceGroup(db: Db, project: ProjectRef, groupId: number): Promise<SourceGroupRow> {
-  const row = await db.query.sourceGroups.findFirst({
-    where: and(
-      eq(sourceGroups.tenantId, project.tenantId),
-      eq(sourceGroups.projectId, project.id),
-      eq(sourceGroups.id, groupId),
-    ),
-  });
-  if (!row) throw new NotFoundError("Source group");
-  return row;
 }
 
 /** One page of a tenant's groups in id order, restricted to projects `projectIds` when given (`limit + 1` rows). */
@@ -377,48 +363,74 @@ function changesAssetConfig(changes: UpdateSourceGroupInput): boolean {
   );
 }
 
-/** The connection is checked only when the type or the connection changes; otherwise the group keeps its own. */
-async function checkChangedConnection(
+/**
+ * What an update of a project's group is checked against, for the batch of the caller's access
+ * check: the group, the connection it would have (the one sent, else its own) when the type or
+ * the connection changes, visible from the project, and the assets to delete that are the group's.
+ * Answer with sourceGroupFound and updateSourceGroup.
+ */
+export function sourceGroupToUpdateQueries(
   db: Db,
+  project: ProjectRef,
+  groupId: number,
+  changes: UpdateSourceGroupInput,
+) {
+  const ofProject = and(
+    eq(sourceGroups.tenantId, project.tenantId),
+    eq(sourceGroups.projectId, project.id),
+    eq(sourceGroups.id, groupId),
+  );
+  const own = db.select({ id: sourceGroups.connectionId }).from(sourceGroups).where(ofProject);
+  const connectionChanges = changes.type !== undefined || changes.connection_id !== undefined;
+  const toDelete = [...new Set(changes.assets_to_delete ?? [])];
+  return {
+    group: db.select().from(sourceGroups).where(ofProject).limit(1),
+    connection: db
+      .select()
+      .from(connections)
+      .where(
+        connectionChanges
+          ? and(
+              eq(connections.tenantId, project.tenantId),
+              changes.connection_id === undefined
+                ? sql`${connections.id} = (${own})`
+                : eq(connections.id, changes.connection_id),
+              or(isNull(connections.projectId), eq(connections.projectId, project.id)),
+            )
+          : sql`0`,
+      )
+      .limit(1),
+    members: db
+      .select({ id: assets.id })
+      .from(assets)
+      .where(
+        toDelete.length > 0
+          ? and(
+              eq(assets.tenantId, project.tenantId),
+              sql`${assets.sourceGroupId} = (select ${sourceGroups.id} from ${sourceGroups} where ${ofProject})`,
+              inJsonList(assets.id, toDelete),
+            )
+          : sql`0`,
+      ),
+  };
+}
+
+/** The group sourceGroupToUpdateQueries read; 404 when none. */
+export function sourceGroupFound(rows: readonly SourceGroupRow[]): SourceGroupRow {
+  if (!rows[0]) throw new NotFoundError("Source group");
+  return rows[0];
+}
+
+/**
+ * Checks an update against the group and what sourceGroupToUpdateQueries read before anything is
+ * written; 400 lists every problem: shape, connection, assets to delete.
+ */
+function checkUpdate(
   group: SourceGroupRow,
   changes: UpdateSourceGroupInput,
-  type: SourceGroupType,
-  errors: FieldProblem[],
-): Promise<ConnectionRow | undefined> {
-  if (changes.type === undefined && changes.connection_id === undefined) return undefined;
-  return checkConnection(
-    db,
-    { tenantId: group.tenantId, id: group.projectId },
-    changes.connection_id ?? group.connectionId,
-    type,
-    { type: changes.type !== undefined, connection: changes.connection_id !== undefined },
-    errors,
-  );
-}
-
-/** Each requested id that is not an asset of the group is a problem at its index in the request. */
-async function checkAssetsToDelete(
-  db: Db,
-  group: SourceGroupRow,
-  requested: number[] | undefined,
-  toDelete: number[],
-  errors: FieldProblem[],
-): Promise<void> {
-  if (toDelete.length === 0) return;
-  const members = await db
-    .select({ id: assets.id })
-    .from(assets)
-    .where(
-      and(eq(assets.tenantId, group.tenantId), eq(assets.sourceGroupId, group.id), inJsonList(assets.id, toDelete)),
-    );
-  const found = new Set(members.map((m) => m.id));
-  requested?.forEach((id, i) => {
-    if (!found.has(id)) errors.push({ field: `assets_to_delete.${i}`, message: "not an asset of this group" });
-  });
-}
-
-/** Checks an update before anything is written; 400 lists every problem: shape, connection, assets to delete. */
-async function checkUpdate(db: Db, group: SourceGroupRow, changes: UpdateSourceGroupInput): Promise<CheckedUpdate> {
+  connectionRows: readonly ConnectionRow[],
+  memberRows: readonly { id: number }[],
+): CheckedUpdate {
   const errors: FieldProblem[] = [];
   const shape: GroupShape = {
     type: changes.type ?? group.type,
@@ -426,11 +438,27 @@ async function checkUpdate(db: Db, group: SourceGroupRow, changes: UpdateSourceG
     options: changes.options ?? (group.options as GroupOptions),
   };
   const payload = checkShape(shape, changes.payload !== undefined, errors);
-  const connection = await checkChangedConnection(db, group, changes, shape.type, errors);
+  // The connection is checked only when the type or the connection changes; otherwise the group keeps its own.
+  const connection =
+    changes.type === undefined && changes.connection_id === undefined
+      ? undefined
+      : connectionChecked(
+          connectionRows[0],
+          shape.type,
+          {
+            type: changes.type !== undefined,
+            connection: changes.connection_id !== undefined,
+          },
+          errors,
+        );
   const dbType = connection ? connection.dbType : group.dbType;
   errors.push(...groupNameProblems(dbType, payload, changes.assets_to_add ?? [], "assets_to_add"));
   const toDelete = [...new Set(changes.assets_to_delete ?? [])];
-  await checkAssetsToDelete(db, group, changes.assets_to_delete, toDelete, errors);
+  // Each requested id that is not an asset of the group is a problem at its index in the request.
+  const found = new Set(memberRows.map((m) => m.id));
+  changes.assets_to_delete?.forEach((id, i) => {
+    if (!found.has(id)) errors.push({ field: `assets_to_delete.${i}`, message: "not an asset of this group" });
+  });
   if (errors.length > 0) invalid(errors);
   return { shape, payload, connection, toDelete };
 }
@@ -498,8 +526,10 @@ function updateStatements(
 }
 
 /**
- * Updates the fields sent; a change of type, payload, options or connection is carried to every
- * asset of the group (each keeps its table). Deletes and adds assets, all in one batch; then an
+ * Updates the fields sent, checked against the group and what sourceGroupToUpdateQueries read; a
+ * change of type, payload, options or connection is carried to every asset of the group (each
+ * keeps its table). Deletes and adds assets, all in one batch with `after` (the caller's
+ * statements that belong with it, e.g. its audit row, right after the group's UPDATE); then an
  * ANALYZE job per added asset (queueGroupAnalyses). Returns the added assets' ids.
  */
 export async function updateSourceGroup(
@@ -507,17 +537,20 @@ export async function updateSourceGroup(
   group: SourceGroupRow,
   changes: UpdateSourceGroupInput,
   createdBy: string,
+  connectionRows: readonly ConnectionRow[],
+  memberRows: readonly { id: number }[],
+  after: readonly BatchItem<"sqlite">[] = [],
 ): Promise<number[]> {
-  const checked = await checkUpdate(db, group, changes);
+  const checked = checkUpdate(group, changes, connectionRows, memberRows);
   const now = nowIso();
   const next = updatedGroup(group, changes, checked, now);
-  const statements = updateStatements(db, next, checked.toDelete, changesAssetConfig(changes), now);
+  const [update, ...others] = updateStatements(db, next, checked.toDelete, changesAssetConfig(changes), now);
+  const statements = [update!, ...after, ...others];
   // The inserts come last so that their results, read back by position, are the new asset ids.
   const adds = (changes.assets_to_add ?? []).map((entry) =>
     insertGroupAsset(db, next, entry, group.id, createdBy, now),
   );
-  const [first, ...rest] = [...statements, ...adds];
-  const results = await db.batch([first!, ...rest]);
+  const results = await db.batch([statements[0]!, ...statements.slice(1), ...adds]);
   return (results.slice(statements.length) as { id: number }[][]).map((r) => r[0]!.id);
 }
 

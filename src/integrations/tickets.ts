@@ -365,7 +365,25 @@ export interface TicketRequestInput {
  * when the template is unknown, NotFoundError when the incident is not the tenant's; Jira's own failures never throw.
  * `onDb`: the database to use (a request's, metered), else the tenant's shard.
  */
-export async function requestTicket(env: TicketEnv, input: TicketRequestInput, onDb?: Db): Promise<TicketRequestRow> {
+/**
+ * A request's access check and audit row, run in requestTicket's first batch: `read` first (its
+ * rows answered by `settle` before anything else), `allowed` in the insert's condition (a refused
+ * caller inserts nothing), and `audit(when)` recording the answer where `when` holds (the caller
+ * allowed and what the request needs found: the answer is then the request, 201).
+ */
+export interface TicketRequestCheck {
+  read: BatchItem<"sqlite">;
+  allowed: SQL | undefined;
+  settle: (rows: unknown) => void;
+  audit: (when: SQL | undefined) => BatchItem<"sqlite">;
+}
+
+export async function requestTicket(
+  env: TicketEnv,
+  input: TicketRequestInput,
+  onDb?: Db,
+  checked?: TicketRequestCheck,
+): Promise<TicketRequestRow> {
   const db = onDb ?? createDb(await tenantDatabase(env, input.tenantId));
   const { tenantId, incidentId, templateId } = input;
   const id = randomId();
@@ -379,10 +397,17 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput, o
     eq(ticketRequests.incidentId, incidentId),
     sql`${ticketRequests.status} in ('PENDING', 'CREATED')`,
   );
-  // One batch, one transaction: what the request needs, the request inserted where all of it
-  // exists and none is active (two concurrent asks cannot both insert), and its first attempt
-  // claimed, as claimAttempt would, before the cron can see it.
-  const [[integration], [template], [incident], , [claimed], [current]] = await db.batch([
+  const needed = and(
+    exists(db.select({ one: sql`1` }).from(jiraIntegrations).where(integrationOf)),
+    exists(db.select({ one: sql`1` }).from(ticketTemplates).where(templateOf)),
+    exists(db.select({ one: sql`1` }).from(incidents).where(incidentOf)),
+  );
+  // One batch, one transaction: the caller's check (when given), what the request needs, the
+  // request inserted where the caller is allowed, all of it exists and none is active (two
+  // concurrent asks cannot both insert), its first attempt claimed, as claimAttempt would, before
+  // the cron can see it, and the caller's audit row.
+  const results = await db.batch([
+    checked?.read ?? db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`),
     db.select().from(jiraIntegrations).where(integrationOf).limit(1),
     db.select().from(ticketTemplates).where(templateOf).limit(1),
     db.select().from(incidents).where(incidentOf).limit(1),
@@ -400,12 +425,7 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput, o
         createdAt: now,
         updatedAt: now,
       },
-      and(
-        exists(db.select({ one: sql`1` }).from(jiraIntegrations).where(integrationOf)),
-        exists(db.select({ one: sql`1` }).from(ticketTemplates).where(templateOf)),
-        exists(db.select({ one: sql`1` }).from(incidents).where(incidentOf)),
-        not(exists(db.select({ one: sql`1` }).from(ticketRequests).where(active))),
-      ),
+      and(checked?.allowed, needed, not(exists(db.select({ one: sql`1` }).from(ticketRequests).where(active)))),
     ),
     db
       .update(ticketRequests)
@@ -413,12 +433,16 @@ export async function requestTicket(env: TicketEnv, input: TicketRequestInput, o
       .where(and(eq(ticketRequests.id, id), eq(ticketRequests.status, "PENDING"), eq(ticketRequests.attempts, 0)))
       .returning(),
     db.select().from(ticketRequests).where(active).limit(1),
+    ...(checked ? [checked.audit(and(checked.allowed, needed))] : []),
   ]);
+  checked?.settle(results[0]);
+  const [, [integration], [template], [incident], , [claimed], [current]] = results;
   if (!integration) throw new ConflictError("The tenant has no Jira integration; configure it first");
   if (!template) throw templateMissing("template_id");
   if (!incident) throw new NotFoundError("Incident");
   if (!claimed) {
     if (current) return shownTicketRequest(current);
+    // The active request ended meanwhile: ask again (the caller's check passed, its audit row is written).
     return requestTicket(env, input, onDb);
   }
   // The first attempt: its inputs are those read with its claim, in the same transaction.

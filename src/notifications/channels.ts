@@ -105,11 +105,54 @@ export async function listChannels(db: Db, tenantId: string): Promise<ChannelRow
 }
 
 export async function getChannel(db: Db, tenantId: string, id: number): Promise<ChannelRow> {
-  const row = await db.query.notificationChannels.findFirst({
-    where: and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)),
-  });
-  if (!row) throw new NotFoundError("Notification channel");
-  return (await hostOnly(db, [row]))[0]!;
+  return channelFound(db, await channelQuery(db, tenantId, id));
+}
+
+/** getChannel's query (at most one row), for a batch; channelFound answers its rows. */
+export function channelQuery(db: Db, tenantId: string, id: number) {
+  return db
+    .select()
+    .from(notificationChannels)
+    .where(and(eq(notificationChannels.tenantId, tenantId), eq(notificationChannels.id, id)))
+    .limit(1);
+}
+
+/** The channel channelQuery read, its URL cut to scheme and host (hostOnly); 404 when none. */
+export async function channelFound(db: Db, rows: readonly ChannelRow[]): Promise<ChannelRow> {
+  if (!rows[0]) throw new NotFoundError("Notification channel");
+  return (await hostOnly(db, [rows[0]]))[0]!;
+}
+
+/**
+ * The caller's access check, run in the batch that reads the channel: `read` first, its rows
+ * answered by `settle` before anything read beside it is.
+ */
+export interface ChannelCheck {
+  read: BatchItem<"sqlite">;
+  settle: (rows: unknown) => void;
+}
+
+/** A statement that reads nothing, where a batch has no check to run. */
+const readsNothing = (db: Db) => db.select({ none: sql`0` }).from(sql`(select 0)`).where(sql`0`);
+
+/**
+ * The channel (and the tenant's projects when `withProjects`), read in one batch after `check`,
+ * which is settled first: one round trip for the check and the reads.
+ */
+export async function checkedChannel(
+  db: Db,
+  tenantId: string,
+  id: number,
+  check: ChannelCheck | undefined,
+  withProjects = false,
+): Promise<{ channel: ChannelRow; projects: { id: number }[] }> {
+  const [checked, rows, found] = await db.batch([
+    check?.read ?? readsNothing(db),
+    channelQuery(db, tenantId, id),
+    withProjects ? tenantProjects(db, tenantId) : readsNothing(db),
+  ]);
+  check?.settle(checked);
+  return { channel: await channelFound(db, rows as ChannelRow[]), projects: found as { id: number }[] };
 }
 
 /**
@@ -230,9 +273,10 @@ async function sealSecrets(box: SecretBox, url: string, secret: string | undefin
  * any other `url` replaces it whole, so a stored path or query never goes to another host. A
  * WEBHOOK keeps its secret when none is sent, unless its host changes (the secret must be sent
  * again, as a connection's credential must) or it was a Slack channel before (one is generated
- * and returned once, as on create). Two round trips: the channel (with the tenant's projects,
- * side by side) is read before its secrets are opened and sealed again; the UPDATE, with `after`
- * in its batch, follows.
+ * and returned once, as on create). Two round trips: `check` (the caller's access), the channel
+ * and the tenant's projects are read in one batch before the stored URL and secret are opened and
+ * sealed again for a new seal id (a kept secret is bound to the stored seal id, which only that
+ * read gives); the UPDATE, with `after` in its batch, follows.
  */
 export async function replaceChannel(
   db: Db,
@@ -242,11 +286,10 @@ export async function replaceChannel(
   id: number,
   input: ChannelInput,
   after: readonly BatchItem<"sqlite">[] = [],
+  check?: ChannelCheck,
 ): Promise<{ row: ChannelRow; secret?: string }> {
   const projectIds = input.project_ids ?? [];
-  const found = projectIds.length > 0 ? tenantProjects(db, tenantId).then((rows) => rows) : Promise.resolve([]);
-  found.catch(() => {});
-  const current = await getChannel(db, tenantId, id);
+  const { channel: current, projects: found } = await checkedChannel(db, tenantId, id, check, projectIds.length > 0);
   let stored: { url: string; secret?: string } | undefined;
   const opened = async () => {
     try {
@@ -262,7 +305,7 @@ export async function replaceChannel(
     throw InvalidInputError.field("secret", "a Slack channel has no signing secret");
   }
   checkSecret(input.secret);
-  projectsFound(projectIds, await found);
+  projectsFound(projectIds, found);
   let secret: string | undefined;
   let generated = false;
   if (input.type === "WEBHOOK") {

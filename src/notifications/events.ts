@@ -28,7 +28,7 @@ import type { SecretBox } from "../lib/crypto";
 import { randomId } from "../lib/ids";
 import type { OutboundPolicy } from "../lib/outbound";
 import { nowIso } from "../lib/time";
-import { type ChannelRow, getChannel } from "./channels";
+import { type ChannelCheck, type ChannelRow, checkedChannel } from "./channels";
 import { type SendResult, sendToChannel } from "./delivery";
 import { channelTestPayload, incidentPayload, scanFailedPayload, type WebhookPayload } from "./payloads";
 
@@ -292,7 +292,9 @@ export async function requeueStrandedDeliveries(
 /**
  * Sends a test event to a channel now, once, and records it in the channel's log (with `after`,
  * the caller's statements that belong with it, in the same batch): the answer is the receiver's.
- * Two round trips: the channel is read before the receiver is called, the delivery written after.
+ * Two round trips, the floor: `check` (the caller's access) and the channel are read in one batch
+ * before the receiver is called (its URL and secret are sealed in that row), the delivery (what
+ * the receiver answered) written after.
  */
 export async function testChannel(
   db: Db,
@@ -301,8 +303,9 @@ export async function testChannel(
   tenantId: string,
   channelId: number,
   after: readonly BatchItem<"sqlite">[] = [],
+  check?: ChannelCheck,
 ): Promise<SendResult & { webhookId: string }> {
-  const channel = await getChannel(db, tenantId, channelId);
+  const { channel } = await checkedChannel(db, tenantId, channelId, check);
   const webhookId = newDeliveryId();
   const at = nowIso();
   const payload = channelTestPayload({ id: channel.id, name: channel.name }, at);

@@ -84,6 +84,13 @@ export const onAsset = (
 });
 /** A role in the project of the path's incident (`{incidentId}`). */
 export const onIncident = (role: ProjectRole): Grant => ({ of: "incident", role, param: "incidentId" });
+/** As onIncident, for a write whose handler checks the role in its own batch (Access.incidentInBatch, then settleInBatch). */
+export const onIncidentInBatch = (role: ProjectRole): Grant => ({
+  of: "incident",
+  role,
+  param: "incidentId",
+  inBatch: true,
+});
 
 /** Methods that only read: their handler may read beside the check (see above). */
 const READS = new Set(["GET", "HEAD"]);

@@ -174,17 +174,20 @@ const SEQUENTIAL: Record<string, number> = {
   // The credential is sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/connections": 1,
   "POST /api/backend/{tenant}/configuration/connections": 1,
-  // The change is checked against the stored connection (type, payload, credential type, address)
-  // in the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 2,
-  "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 2,
+  // Replaced whole (type, payload, credential): the access check, the name's namesakes and the
+  // assets a new type would strand are conditions of the UPDATE, read in the same batch to tell a
+  // refusal. A partial change is checked against the stored connection in the Worker: 2.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/connections/{connectionId}": 1,
+  "PUT /api/backend/{tenant}/configuration/connections/{connectionId}": 1,
   "POST /api/backend/{tenant}/configuration/projects/{projectId}/assets": 1,
   // Both projects' checks and the move's checks (the assets, their connections, the target's) are
   // conditions of the UPDATEs, read in the same batch to tell a refusal.
   "POST /api/backend/{tenant}/configuration/projects/{targetProjectId}/assets/move": 1,
-  // The change is checked against the stored asset (what is kept of type, payload, connection) in
-  // the Worker: the read (with the access check) comes first, then the UPDATE and its audit row.
-  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 2,
+  // The access check, the schedule against the type, the connection (visible, of the type) and the
+  // names its database must hold are conditions of the UPDATE, the asset and connection read in the
+  // same batch to tell a refusal. 2 where the Worker checks what is stored: a payload kept for a
+  // new type, or stored options that name attributes for a new connection's database.
+  "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}": 1,
   // The asset and the ids named (assets the caller can read) are conditions of the edges' writes,
   // the lineage written read back in the same batch.
   "PUT /api/backend/{tenant}/configuration/projects/{projectId}/assets/{assetId}/lineage": 1,
@@ -197,8 +200,11 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups": 1,
   // As assets/move: both projects' checks and the move's checks are conditions of the UPDATEs.
   "POST /api/backend/v2/{tenant}/configuration/projects/{targetProjectId}/source_groups/move": 1,
-  // Not yet: the access check, then the group, then the writes.
-  "PUT /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 4,
+  // Two, the floor: the access check, the group, its connection and the assets to delete are read
+  // in one batch; the change is checked against the stored group in the Worker (its stored payload
+  // parsed again for its type, its names for its database: no SQL condition), then the writes and
+  // the audit row.
+  "PUT /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}": 2,
   "POST /api/backend/v2/{tenant}/configuration/projects/{projectId}/source_groups/{sourceGroupId}/list": 1,
   "PUT /configuration/tenants/{tenant}/spark-job-config": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/dq_score": 1,
@@ -212,7 +218,12 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/data/{tenant}/batch_data": 1,
   "POST /api/data/v2/{tenant}/batch_data": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/policies": 1,
-  "POST /api/backend/{tenant}/incidents/historical": 1,
+  // Its check (inTenant, before the handler) reads the caller's standing in the tenant, cached in
+  // the isolate only for the database state it was read at: the client has seen the writes above
+  // since (its D1 bookmark is newer), so it is read again here (1 once cached). The first such
+  // route after the writes pays it: it was POST /api/data/{tenant}/batch_data's until its check
+  // moved into its batch.
+  "POST /api/backend/{tenant}/incidents/historical": 2,
   // The incident is read (access, its asset) before its AssetMonitor is called; the detail and the audit row after.
   "PATCH /api/backend/{tenant}/incidents/{incidentId}": 2,
   "POST /api/backend/{tenant}/configuration/sources/{sourceID}/alerts": 1,
@@ -220,18 +231,20 @@ const SEQUENTIAL: Record<string, number> = {
   "PUT /api/backend/{tenant}/configuration/integrations/jira": 1,
   "POST /{tenant}/configuration/integrations/tickets/template": 1,
   "PUT /{tenant}/configuration/integrations/tickets/template/{templateId}": 1,
-  // On the request's metered D1 now (it was counted as 2 while requestTicket wrote on its own
-  // handle): the access check; one batch that reads the integration, template and incident,
-  // inserts the request where all exist and none is active, and claims its first attempt; then
-  // Jira is called; then its outcome, then the audit row. At best 2 (a call out between): the
-  // check could join the batch and the audit row the outcome's.
-  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 4,
+  // Two, the floor: Jira is called between the batch that checks the caller, reads what the
+  // request needs, inserts it, claims its first attempt and writes the audit row, and the batch
+  // that records Jira's answer (the call needs the token and template read by the first).
+  "POST /api/backend/{tenant}/incidents/{incidentId}/tickets": 2,
   // The URL and secret are sealed for a new seal id, the id chosen in the INSERT (max + 1): one batch.
   "POST /api/backend/{tenant}/configuration/notifications/channels": 1,
-  // The stored channel decides the change (the URL kept as read, a secret sent again when the host
-  // changes, one generated for a Slack channel made a webhook) and is opened to seal it again: 2.
+  // Two, the floor: the stored channel decides the change (the URL kept as read, a secret sent
+  // again when the host changes, one generated for a Slack channel made a webhook), and a kept URL
+  // or secret is opened and sealed again for the new seal id in the Worker (it is bound to the
+  // stored seal id, which only the read gives): the access check, the channel and the tenant's
+  // projects in one batch, then the UPDATE and its audit row.
   "PUT /api/backend/{tenant}/configuration/notifications/channels/{channelId}": 2,
-  // The channel is read before its receiver is called; the delivery and the audit row after.
+  // Two, the floor: the access check and the channel are read in one batch before its receiver is
+  // called (the URL is sealed in the row); the delivery (the receiver's answer) and the audit row after.
   "POST /api/backend/{tenant}/configuration/notifications/channels/{channelId}/test": 2,
   "DELETE /auth/api_keys/{keyId}": 1,
   "DELETE /auth/{tenant}/apiKeys/{keyId}": 1,

@@ -317,3 +317,65 @@ describe("PUT lineage in one sequential D1 round trip", () => {
     expect(await audited(tenant, "PUT", path)).toEqual([200, 400, 403, 200]);
   });
 });
+
+describe("PUT source group in two sequential D1 round trips (checked against the stored group in the Worker)", () => {
+  it("reads the caller, the group, its connection and the assets to delete in one batch; refusals change nothing", async () => {
+    const tenant = await createTenant();
+    const projectId = await createProject(tenant);
+    const snowflake = await createConnection(tenant, { projectId, type: "SNOWFLAKE" });
+    const s3 = await createConnection(tenant, { projectId, type: "S3" });
+    const path = `/api/backend/v2/${tenant}/configuration/projects/${projectId}/source_groups`;
+    const created = await call("POST", path, {
+      as: admin,
+      body: {
+        name: unique("g"),
+        type: "SNOWFLAKE",
+        connection_id: snowflake.id,
+        payload: { database: "DW", schema: "PUBLIC" },
+        assets: [{ name: "orders", table_or_file_name: "ORDERS" }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const groupPath = `${path}/${created.body.group_id}`;
+    const stored = async () => ({
+      groups: (
+        await env.DB.prepare("select name, connection_id, updated_at from source_groups where tenant_id = ?")
+          .bind(tenant)
+          .all()
+      ).results,
+      assets: (
+        await env.DB.prepare("select id, name, updated_at from assets where tenant_id = ? order by id")
+          .bind(tenant)
+          .all()
+      ).results,
+    });
+    const before = await stored();
+    const body = { name: unique("renamed") };
+    expect(
+      (await call("PUT", groupPath, { as: await member(tenant, [[projectId, "PROJECT_VIEWER"]]), body })).status,
+    ).toBe(403);
+    expect((await call("PUT", groupPath, { as: await member(tenant, []), body })).status).toBe(404);
+    expect((await call("PUT", groupPath, { as: await tenantKey(await createTenant()), body })).status).toBe(404);
+    const editor = await member(tenant, [[projectId, "PROJECT_EDITOR"]]);
+    expect((await call("PUT", `${path}/999999`, { as: editor, body })).status).toBe(404);
+    const wrong = await call("PUT", groupPath, {
+      as: editor,
+      body: { connection_id: s3.id, assets_to_delete: ["999999"] },
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors).toEqual([
+      { path: "body.connection_id", message: "is a S3 connection; the type is SNOWFLAKE" },
+      { path: "body.assets_to_delete.0", message: "not an asset of this group" },
+    ]);
+    expect(await stored()).toEqual(before);
+    const renamed = await call("PUT", groupPath, { as: editor, body });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(sequential(renamed), renamed.headers.get("server-timing") ?? "").toBe(2);
+    const [asset] = before.assets as { id: number }[];
+    const deleted = await call("PUT", groupPath, { as: editor, body: { assets_to_delete: [String(asset!.id)] } });
+    expect(deleted.status).toBe(200);
+    expect(sequential(deleted)).toBe(2);
+    expect((await stored()).assets).toEqual([]);
+    expect(await audited(tenant, "PUT", groupPath)).toEqual([200, 200, 400, 403]);
+  });
+});

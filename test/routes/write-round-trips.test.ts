@@ -426,7 +426,7 @@ describe("asset settings and scans in one sequential D1 round trip", () => {
   });
 });
 
-describe("PUT asset in two sequential D1 round trips (the read its checks need, then the write)", () => {
+describe("PUT asset: one sequential D1 round trip, two where the Worker checks what is stored", () => {
   it("checks the change against the asset's own connection, read with the access check; refusals change nothing", async () => {
     const w = await world();
     const s3 = await createConnection(w.tenant, { projectId: w.projectId, type: "S3" });
@@ -436,8 +436,9 @@ describe("PUT asset in two sequential D1 round trips (the read its checks need, 
     const editor = await memberOf(w, "PROJECT_EDITOR");
     const renamed = await call("PUT", path, { as: editor, body: { name: unique("renamed") } });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
-    expect(sequential(renamed), renamed.headers.get("server-timing") ?? "").toBe(2);
-    // A type sent alone is checked against the connection the asset keeps.
+    expect(sequential(renamed), renamed.headers.get("server-timing") ?? "").toBe(1);
+    // A type sent alone is checked against the connection the asset keeps (a payload sent with it:
+    // one round trip, its checks conditions of the UPDATE).
     const retyped = await call("PUT", path, {
       as: editor,
       body: { type: "SNOWFLAKE", payload: { database: "DW", schema: "PUBLIC", table: "T" } },
@@ -451,6 +452,9 @@ describe("PUT asset in two sequential D1 round trips (the read its checks need, 
     const moved = await call("PUT", path, { as: editor, body: { connection_id: foreign.id } });
     expect(moved.status).toBe(400);
     expect(moved.body.errors).toEqual([{ path: "body.connection_id", message: "no such connection in this project" }]);
+    // A new connection alone is checked in the Worker against the stored payload, read with the
+    // access check: refused there, nothing written but the refusal's audit row.
+    expect(sequential(moved)).toBe(2);
     expect((await call("PUT", path, { as: await memberOf(w, "PROJECT_VIEWER"), body: { name: "x" } })).status).toBe(
       403,
     );

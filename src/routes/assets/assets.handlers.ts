@@ -3,6 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as assets from "../../catalog/assets";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
+import type { AssetRow } from "../../db/schema";
 import { NotFoundError } from "../../lib/errors";
 import { loadAssetSchema, schemaInputQueries, schemaInputs } from "../../pipeline/asset-schema";
 import { moveInBatch, settleCheck, settleInBatch, writeInBatch } from "../access";
@@ -44,16 +45,29 @@ export const createAsset: Handler<"createAsset"> = async (c) => {
  * batch; the change is checked against the stored asset in the Worker (a type, payload or
  * connection sent is checked with what is kept), then the UPDATE and its audit row are one batch.
  */
+/**
+ * One round trip as a rule: the access check, the reads of the asset and its connection, the
+ * UPDATE (conditioned on the same access and on the change's checks, in SQL) and its audit row are
+ * one batch, the answer read from what the batch saw (assets.updateAssetStatements). Two where the
+ * change is checked against what is stored in the Worker: a payload kept for a new type, or stored
+ * options that name attributes for a new connection's database.
+ */
 export const updateAsset: Handler<"updateAsset"> = async (c) => {
   const { tenant, projectId, assetId } = c.req.valid("param");
   const changes = c.req.valid("json");
   const { db } = c.var;
   const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
-  const project = { tenantId: tenant, id: projectId };
-  const read = assets.assetToUpdateQueries(db, project, assetId, changes.connection_id);
-  const [access, asset, connection] = await db.batch([check.read, read.asset, read.connection]);
+  const update = assets.updateAssetStatements(db, { tenantId: tenant, id: projectId }, assetId, changes, check.allowed);
+  const [access, asset, connection, written] = await db.batch([
+    check.read,
+    update.asset,
+    update.connection,
+    ...(update.write ? ([update.write, auditInBatch(c, 200)] as const) : []),
+  ]);
   settleInBatch(c, () => check.settle(access));
-  const row = await assets.updateAsset(db, assets.assetFound(asset), changes, connection, [auditInBatch(c, 200)]);
+  const row = await assets.assetUpdated(db, changes, asset, connection, written as AssetRow[] | undefined, () => [
+    auditInBatch(c, 200),
+  ]);
   auditedInBatch(c, 200);
   return c.json(assetView(row), 200);
 };

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inTenant, onAsset } from "../access";
+import { inTenantInBatch, onAsset } from "../access";
 import { authedRoute, jsonResponse, problem, QUEUE_UNAVAILABLE_RESPONSE } from "../openapi";
 import { IntId, TenantId } from "../params";
 import { ScanAcceptedSchema, ScanRequestBody, ScanRequestFields } from "../scans/scans.schemas";
@@ -81,8 +81,9 @@ const deprecatedTenantOnly = <P extends string>(operationId: string, path: P) =>
     ...deprecation,
     operationId,
     path,
-    // The asset is named by the input itself: its project's role is checked once it is read.
-    access: inTenant("TENANT_MEMBER"),
+    // The asset is named by the input itself: the handler checks its project's role (and so the
+    // caller's standing in the tenant) in the batch that queues the job, or beside its read.
+    access: inTenantInBatch("TENANT_MEMBER"),
     description:
       `Deprecated: use ${successor}. The asset is named by source_id: the query parameter, or (JSON ` +
       "requests) a body field; when both are sent they must agree.",

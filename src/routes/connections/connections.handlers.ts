@@ -7,6 +7,7 @@ import type { TenantAccess } from "../../auth/access";
 import { actorName } from "../../auth/principal";
 import type { ConnectionDefinition } from "../../catalog/connections";
 import * as connections from "../../catalog/connections";
+import type { ConnectionRow } from "../../db/schema";
 import { secretBox } from "../../lib/crypto";
 import { ForbiddenError } from "../../lib/errors";
 import { outboundPolicy } from "../../lib/outbound";
@@ -56,20 +57,67 @@ export const createGlobalConnection: Handler<"createGlobalConnection"> = async (
 };
 
 /**
- * Two round trips: the access check, the connection and any namesake of the name sent are read in
- * one batch; the change is checked against the stored connection (its type, payload, credential
- * type and address) and a new credential sealed in the Worker, then the UPDATE and its audit row
- * are one batch. The read must come first: what the change may be depends on what is stored.
+ * A whole replacement (type, payload and credential sent) is one round trip: the access check,
+ * the reads of the stored connection, its namesakes and its assets, the UPDATE (conditioned on
+ * the same access and on every check of the change: connections.replaceConnectionStatements) and
+ * its audit row are one batch, the answer read from what the batch saw. A partial change is two:
+ * what it may be depends on what is stored (a payload kept for a new type is parsed, a kept
+ * credential checked against a new address in the Worker), so the check and the reads come first,
+ * then the UPDATE and its audit row.
  */
 async function updated<R extends BatchItem<"sqlite">, A extends TenantAccess>(
   c: Context<AppEnv>,
-  check: InBatchCheck<R, A>,
+  check: InBatchCheck<R, A> & { allowed: SQL | undefined },
   visibility: connections.ConnectionVisibility,
   connectionId: number,
   changes: connections.ConnectionChanges,
+  /** SQL: the caller may change a GLOBAL connection (a tenant admin); undefined when the check says so already. */
+  global: SQL | undefined,
 ) {
   const { db } = c.var;
   const tenant = c.req.param("tenant")!;
+  const box = secretBox(c.env.ENCRYPTION_KEYS);
+  const policy = outboundPolicy(c.env);
+  const changeable = (role: string, row: ConnectionRow) => {
+    // A GLOBAL connection seen from a project belongs to the tenant: only a tenant admin changes it.
+    if (row.projectId === null && role !== "TENANT_ADMIN") throw new ForbiddenError("This needs the TENANT_ADMIN role");
+  };
+  if (connections.replacesWhole(changes)) {
+    const replace = await connections.replaceConnectionStatements(
+      db,
+      box,
+      tenant,
+      visibility,
+      connectionId,
+      changes,
+      policy,
+      check.allowed,
+      global,
+    );
+    const [access, rows, namesakes, users, written] = await replace.claim(
+      db.batch([
+        check.read,
+        replace.connection,
+        replace.namesakes,
+        replace.usedBy,
+        replace.write,
+        auditInBatch(c, 200),
+      ] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
+    );
+    const { role } = settleInBatch(c, () => check.settle(access as Awaited<R>));
+    const row = connections.connectionFound(rows as ConnectionRow[]);
+    changeable(role, row);
+    const replaced = connections.connectionReplaced(
+      row,
+      changes,
+      policy,
+      namesakes as unknown[],
+      users as { id: number }[],
+      written as ConnectionRow[],
+    );
+    auditedInBatch(c, 200);
+    return connectionView(replaced);
+  }
   const [access, rows, namesakes] = await db.batch([
     check.read,
     connections.connectionQuery(db, tenant, visibility, connectionId),
@@ -77,11 +125,9 @@ async function updated<R extends BatchItem<"sqlite">, A extends TenantAccess>(
   ]);
   const { role } = settleInBatch(c, () => check.settle(access as Awaited<R>));
   const row = connections.connectionFound(rows);
-  // A GLOBAL connection seen from a project belongs to the tenant: only a tenant admin changes it.
-  if (row.projectId === null && role !== "TENANT_ADMIN") throw new ForbiddenError("This needs the TENANT_ADMIN role");
-  const box = secretBox(c.env.ENCRYPTION_KEYS);
+  changeable(role, row);
   const audit = auditInBatch(c, 200);
-  const written = await connections.updateConnection(db, box, row, namesakes, changes, outboundPolicy(c.env), [audit]);
+  const written = await connections.updateConnection(db, box, row, namesakes, changes, policy, [audit]);
   auditedInBatch(c, 200);
   return connectionView(written);
 }
@@ -89,13 +135,15 @@ async function updated<R extends BatchItem<"sqlite">, A extends TenantAccess>(
 export const updateProjectConnection: Handler<"updateProjectConnection"> = async (c) => {
   const { tenant, projectId, connectionId } = c.req.valid("param");
   const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
-  return c.json(await updated(c, check, { projectId }, connectionId, c.req.valid("json")), 200);
+  const global = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN").allowed;
+  return c.json(await updated(c, check, { projectId }, connectionId, c.req.valid("json"), global), 200);
 };
 
 export const updateConnection: Handler<"updateConnection"> = async (c) => {
   const { tenant, connectionId } = c.req.valid("param");
   const check = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN");
-  return c.json(await updated(c, check, { projectIds: undefined }, connectionId, c.req.valid("json")), 200);
+  const visibility = { projectIds: undefined };
+  return c.json(await updated(c, check, visibility, connectionId, c.req.valid("json"), undefined), 200);
 };
 
 export const listProjectConnections: Handler<"listProjectConnections"> = async (c) => {

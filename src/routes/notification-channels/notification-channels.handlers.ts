@@ -1,11 +1,13 @@
 import type { RouteHandler } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import { secretBox } from "../../lib/crypto";
 import { outboundPolicy } from "../../lib/outbound";
+import type { ChannelCheck } from "../../notifications/channels";
 import * as channels from "../../notifications/channels";
 import { testChannel as sendTest } from "../../notifications/events";
-import { writeChecked, writeInBatch } from "../access";
+import { settleInBatch, writeChecked, writeInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, takePage } from "../pagination";
 import { ApiError } from "../problems";
@@ -13,6 +15,15 @@ import type * as routes from "./notification-channels.routes";
 import { channelView, deliveryView } from "./notification-channels.views";
 
 type Handler<R extends keyof typeof routes> = RouteHandler<(typeof routes)[R], AppEnv>;
+
+/** The TENANT_ADMIN check, for the batch that reads the channel (settled as the request's verdict). */
+function adminCheck(c: Context<AppEnv>, tenant: string): ChannelCheck {
+  const check = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN");
+  return {
+    read: check.read,
+    settle: (rows) => settleInBatch(c, () => check.settle(rows as Awaited<typeof check.read>)),
+  };
+}
 
 /**
  * One round trip: the access check, the tenant's projects, the INSERT (conditioned on the same
@@ -49,9 +60,13 @@ export const getChannel: Handler<"getChannel"> = async (c) => {
   return c.json(channelView(await channels.getChannel(c.var.db, tenant, channelId)), 200);
 };
 
+/**
+ * Two round trips: the access check, the channel and the tenant's projects are read in one batch;
+ * the stored URL and secret are opened and sealed again in the Worker (channels.replaceChannel),
+ * then the UPDATE and its audit row are one batch.
+ */
 export const replaceChannel: Handler<"replaceChannel"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
   const box = secretBox(c.env.ENCRYPTION_KEYS);
   const { row, secret } = await channels.replaceChannel(
     c.var.db,
@@ -61,6 +76,7 @@ export const replaceChannel: Handler<"replaceChannel"> = async (c) => {
     channelId,
     c.req.valid("json"),
     [auditInBatch(c, 200)],
+    adminCheck(c, tenant),
   );
   auditedInBatch(c, 200);
   return c.json({ ...channelView(row), ...(secret ? { secret } : {}) }, 200);
@@ -79,11 +95,17 @@ export const deleteChannel: Handler<"deleteChannel"> = async (c) => {
 
 export const testChannel: Handler<"testChannel"> = async (c) => {
   const { tenant, channelId } = c.req.valid("param");
-  await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  // Two round trips: the channel is read before its receiver is called; the delivery and the audit row after.
-  const result = await sendTest(c.var.db, secretBox(c.env.ENCRYPTION_KEYS), outboundPolicy(c.env), tenant, channelId, [
-    auditInBatch(c, 200),
-  ]);
+  // Two round trips, the floor: the access check and the channel are read in one batch before its
+  // receiver is called (the URL is sealed in the row); the delivery and the audit row after.
+  const result = await sendTest(
+    c.var.db,
+    secretBox(c.env.ENCRYPTION_KEYS),
+    outboundPolicy(c.env),
+    tenant,
+    channelId,
+    [auditInBatch(c, 200)],
+    adminCheck(c, tenant),
+  );
   auditedInBatch(c, 200);
   return c.json(
     { webhook_id: result.webhookId, delivered: result.delivered, status_code: result.statusCode, error: result.error },

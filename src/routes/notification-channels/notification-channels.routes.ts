@@ -54,7 +54,7 @@ export const getChannel = authedRoute({
 
 export const replaceChannel = authedRoute({
   operationId: "replaceChannel",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "put",
   path: `${base}/{channelId}`,
   tags,
@@ -81,7 +81,7 @@ export const deleteChannel = authedRoute({
 
 export const testChannel = authedRoute({
   operationId: "testChannel",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "post",
   path: `${base}/{channelId}/test`,
   tags,

@@ -69,16 +69,35 @@ export const createSourceGroup: Handler<"createSourceGroup"> = async (c) => {
   );
 };
 
+/**
+ * Two round trips: the access check, the group, the connection it would have and the assets to
+ * delete are read in one batch; the change is checked against the stored group in the Worker (its
+ * stored payload parsed again for its type, its names for its database, whatever is sent), then
+ * the writes and the audit row are one batch. That check cannot be a condition in SQL, so two is
+ * the floor.
+ */
 export const updateSourceGroup: Handler<"updateSourceGroup"> = async (c) => {
   const { tenant, projectId, sourceGroupId } = c.req.valid("param");
-  const { project, principal } = await c.var.access.project(tenant, projectId, "PROJECT_EDITOR");
-  deprecated(c, tenant, `/projects/${projectId}/assets`);
-  const group = await groups.getSourceGroup(c.var.db, project, sourceGroupId);
   const changes = c.req.valid("json");
-  const addedIds = await groups.updateSourceGroup(c.var.db, group, changes, actorName(principal));
+  const { db } = c.var;
+  const check = c.var.access.projectInBatch(tenant, projectId, "PROJECT_EDITOR");
+  const read = groups.sourceGroupToUpdateQueries(db, { tenantId: tenant, id: projectId }, sourceGroupId, changes);
+  const [access, groupRows, connection, members] = await db.batch([
+    check.read,
+    read.group,
+    read.connection,
+    read.members,
+  ]);
+  settleInBatch(c, () => check.settle(access));
+  deprecated(c, tenant, `/projects/${projectId}/assets`);
+  const group = groups.sourceGroupFound(groupRows);
+  const addedIds = await groups.updateSourceGroup(db, group, changes, actorName(c.var.principal), connection, members, [
+    auditInBatch(c, 200),
+  ]);
+  auditedInBatch(c, 200);
   // The deleted assets (checked to be the group's, or nothing was written) forget their history.
   forgetAssets(c, group.tenantId, changes.assets_to_delete ?? []);
-  const added = await queueGroupAnalyses(c.var.db, c.env.SCAN_JOBS, group.tenantId, group.id, addedIds);
+  const added = await queueGroupAnalyses(db, c.env.SCAN_JOBS, group.tenantId, group.id, addedIds);
   return c.json({ assets: added }, 200);
 };
 

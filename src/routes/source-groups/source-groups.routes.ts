@@ -39,7 +39,7 @@ export const createSourceGroup = authedRoute({
 
 export const updateSourceGroup = authedRoute({
   operationId: "updateSourceGroup",
-  access: inProject("PROJECT_EDITOR"),
+  access: inProjectInBatch("PROJECT_EDITOR"),
   method: "put",
   path: `${base}/projects/{projectId}/source_groups/{sourceGroupId}`,
   tags,

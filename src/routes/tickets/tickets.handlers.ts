@@ -3,6 +3,7 @@ import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import * as tickets from "../../integrations/tickets";
 import * as templates from "../../settings/tickets";
+import { settleInBatch } from "../access";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { afterKey, decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
@@ -52,9 +53,16 @@ export const updateTicketTemplate: Handler<"updateTicketTemplate"> = async (c) =
   return c.json(ticketTemplateView(row), 200);
 };
 
+/**
+ * Two round trips, the floor: Jira is called between them. The access check, what the request
+ * needs (integration, template, incident), the request's insert (conditioned on the same access)
+ * with its first attempt's claim, and the audit row are one batch; Jira's answer is recorded in the
+ * second. The call needs the sealed token and the template read by the first, and its outcome is
+ * what the second writes.
+ */
 export const createTicket: Handler<"createTicket"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
-  await c.var.access.incident(tenant, incidentId, "PROJECT_EDITOR");
+  const check = c.var.access.incidentInBatch(tenant, incidentId, "PROJECT_EDITOR");
   const row = await tickets.requestTicket(
     c.env,
     {
@@ -64,7 +72,14 @@ export const createTicket: Handler<"createTicket"> = async (c) => {
       actor: actorName(c.var.principal),
     },
     c.var.db,
+    {
+      read: check.read,
+      allowed: check.allowed,
+      settle: (rows) => settleInBatch(c, () => check.settle(rows as Awaited<typeof check.read>)),
+      audit: (when) => auditInBatch(c, 201, when),
+    },
   );
+  auditedInBatch(c, 201);
   return c.json(ticketRequestView(row), 201);
 };
 

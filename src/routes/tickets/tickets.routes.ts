@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inTenant, onIncident } from "../access";
+import { inTenant, onIncident, onIncidentInBatch } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantParams } from "../params";
@@ -70,7 +70,7 @@ const incidentParams = TenantParams.extend({ incidentId: IntId("incidentId") });
 
 export const createTicket = authedRoute({
   operationId: "createTicket",
-  access: onIncident("PROJECT_EDITOR"),
+  access: onIncidentInBatch("PROJECT_EDITOR"),
   method: "post",
   path: ticketsPath,
   tags: ticketTags,
