@@ -1,9 +1,8 @@
-import { and, asc, eq, exists, gte, or, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { and, asc, eq, exists, gte, or, type SQL, sql } from "drizzle-orm";
 import type { MonitoredAsset } from "../contracts/asset-monitor";
 import { assetMonitor } from "../contracts/asset-monitor-client";
 import type { Db } from "../db";
-import { writeWith } from "../db/json-insert";
+import { insertWhere } from "../db/json-insert";
 import {
   alerts,
   assetMonitorMarks,
@@ -42,32 +41,33 @@ export async function getBackfillJob(
   return db.query.incidentBackfills.findFirst({ where: whereJob(tenantId, jobId) });
 }
 
-/** Records a new backfill job (RUNNING, nothing done yet), with `after` in its batch; the queued steps do the work. */
-export async function startBackfill(
-  db: Db,
-  tenantId: string,
-  actor: string,
-  now: Date,
-  after: readonly BatchItem<"sqlite">[] = [],
-): Promise<IncidentBackfillRow> {
-  const [job] = await writeWith(
+/**
+ * The INSERT of a new backfill job (RUNNING, nothing done yet), written where `allowed` holds (the
+ * caller's access, checked in the same batch); it returns the row. The queued steps do the work.
+ */
+export function startBackfillStatement(db: Db, tenantId: string, actor: string, now: Date, allowed: SQL) {
+  return insertWhere(
     db,
-    db
-      .insert(incidentBackfills)
-      .values({
-        tenantId,
-        id: randomId(),
-        status: "RUNNING",
-        since: new Date(now.getTime() - BACKFILL_DAYS * DAY_MS).toISOString(),
-        until: now.toISOString(),
-        requestedBy: actor,
-        startedAt: now.toISOString(),
-        errors: [],
-      })
-      .returning(),
-    after,
-  );
-  return job!;
+    incidentBackfills,
+    {
+      tenantId,
+      id: randomId(),
+      status: "RUNNING",
+      since: new Date(now.getTime() - BACKFILL_DAYS * DAY_MS).toISOString(),
+      until: now.toISOString(),
+      requestedBy: actor,
+      startedAt: now.toISOString(),
+      errors: [],
+    },
+    allowed,
+  ).returning();
+}
+
+/** The job a startBackfillStatement wrote (its access check passed, so it wrote one). */
+export function backfillStarted(rows: IncidentBackfillRow[]): IncidentBackfillRow {
+  const [job] = rows;
+  if (!job) throw new Error("the backfill's INSERT wrote no row though its access check passed");
+  return job;
 }
 
 /**

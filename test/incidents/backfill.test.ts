@@ -1,18 +1,32 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { sql } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import type { BackfillMessage } from "../../src/contracts/messages";
 import { createDb } from "../../src/db";
-import { failBackfill, getBackfillJob, runBackfillStep, startBackfill } from "../../src/incidents/backfill";
+import {
+  backfillStarted,
+  failBackfill,
+  getBackfillJob,
+  runBackfillStep,
+  startBackfillStatement,
+} from "../../src/incidents/backfill";
 import worker from "../../src/index";
 import { seedAlert } from "../support/alerts";
 import { type ApiResponse, admin, call } from "../support/api";
 import { seedAsset } from "../support/assets";
 import { createProject } from "../support/projects";
-import { createTenant } from "../support/tenants";
+import { createTenant, tenantKey, tenantMember } from "../support/tenants";
+import { userToken } from "../support/tokens";
+import { unique } from "../support/unique";
 
 const DAY = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString();
+
+/** A backfill job recorded directly, as POST …/incidents/historical records it for an allowed caller. */
+async function startBackfill(db: ReturnType<typeof createDb>, tenant: string, actor: string, now: Date) {
+  return backfillStarted(await startBackfillStatement(db, tenant, actor, now, sql`true`));
+}
 
 /** Starts a backfill and returns its job once it has finished (the Worker runs it after answering). */
 async function backfill(tenant: string) {
@@ -102,6 +116,21 @@ describe("POST /api/backend/{tenant}/incidents/historical", () => {
     expect(again).toMatchObject({ status: "SUCCEEDED", assets_total: 2, alerts: 0, incidents: 0 });
     const after = await call("GET", `/api/backend/${tenant}/incidents`, { as: admin });
     expect(after.body).toEqual(listed.body);
+  });
+
+  it("refuses a TENANT_MEMBER (403) and another tenant's key (404), recording no job", async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const email = `${unique("member")}@example.com`;
+    await tenantMember(tenant, email, "TENANT_MEMBER");
+    const jobs = () =>
+      env.DB.prepare("SELECT count(*) AS n FROM incident_backfills WHERE tenant_id = ?").bind(tenant).first("n");
+    const path = `/api/backend/${tenant}/incidents/historical`;
+    const member = await call("POST", path, { as: await userToken(email) });
+    expect(member.status).toBe(403);
+    expect(member.body.detail).toBe("This needs the TENANT_ADMIN role");
+    expect((await call("POST", path, { as: await tenantKey(other) })).status).toBe(404);
+    expect(await jobs()).toBe(0);
   });
 
   it("a job of another tenant or an unknown job is a 404", async () => {

@@ -218,12 +218,7 @@ const SEQUENTIAL: Record<string, number> = {
   "POST /api/data/{tenant}/batch_data": 1,
   "POST /api/data/v2/{tenant}/batch_data": 1,
   "PUT /api/backend/{tenant}/configuration/assets/{assetId}/policies": 1,
-  // Its check (inTenant, before the handler) reads the caller's standing in the tenant, cached in
-  // the isolate only for the database state it was read at: the client has seen the writes above
-  // since (its D1 bookmark is newer), so it is read again here (1 once cached). The first such
-  // route after the writes pays it: it was POST /api/data/{tenant}/batch_data's until its check
-  // moved into its batch.
-  "POST /api/backend/{tenant}/incidents/historical": 2,
+  "POST /api/backend/{tenant}/incidents/historical": 1,
   // The incident is read (access, its asset) before its AssetMonitor is called; the detail and the audit row after.
   "PATCH /api/backend/{tenant}/incidents/{incidentId}": 2,
   "POST /api/backend/{tenant}/configuration/sources/{sourceID}/alerts": 1,

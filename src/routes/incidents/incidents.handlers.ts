@@ -3,11 +3,12 @@ import { exists } from "drizzle-orm";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
-import { getBackfillJob, startBackfill as recordBackfill } from "../../incidents/backfill";
+import { backfillStarted, getBackfillJob, startBackfillStatement } from "../../incidents/backfill";
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ConflictError, NotFoundError } from "../../lib/errors";
 import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
+import { writeInBatch } from "../access";
 import { decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import { backfillView } from "./backfill.views";
@@ -57,9 +58,12 @@ export const incidentSummary: Handler<"incidentSummary"> = async (c) => {
 
 export const startBackfill: Handler<"startBackfill"> = async (c) => {
   const { tenant } = c.req.valid("param");
-  const { principal } = await c.var.access.tenant(tenant, "TENANT_ADMIN");
-  // One round trip: the job and its audit row.
-  const job = await recordBackfill(c.var.db, tenant, actorName(principal), new Date(), [auditInBatch(c, 202)]);
+  // One round trip: the access check (its grant is checked here, in the batch), the job
+  // (conditioned on it) and its audit row.
+  const check = c.var.access.tenantInBatch(tenant, "TENANT_ADMIN");
+  const insert = startBackfillStatement(c.var.db, tenant, actorName(c.var.principal), new Date(), check.allowed);
+  const [, rows] = await writeInBatch(c, check, [insert, auditInBatch(c, 202)]);
+  const job = backfillStarted(rows);
   auditedInBatch(c, 202);
   // Runs after the response, step by step through the scan-jobs queue (not waitUntil: a big
   // tenant outlasts a request's life); each step saves its progress.

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { inTenant, onIncident } from "../access";
+import { inTenant, inTenantInBatch, onIncident } from "../access";
 import { authedRoute, CONFLICT_RESPONSE, jsonBody, jsonResponse } from "../openapi";
 import { PageQuery } from "../pagination";
 import { IntId, TenantParams } from "../params";
@@ -58,7 +58,7 @@ export const incidentSummary = authedRoute({
 
 export const startBackfill = authedRoute({
   operationId: "startBackfill",
-  access: inTenant("TENANT_ADMIN"),
+  access: inTenantInBatch("TENANT_ADMIN"),
   method: "post",
   path: `${base}/historical`,
   tags,
