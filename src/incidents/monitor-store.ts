@@ -756,6 +756,17 @@ function entryOf(scan: ScanContext) {
  * is named by its key until its D1 batch gives its id.
  */
 export function decisionEntries(scan: ScanContext, decisions: IncidentDecision[]): NewIncidentEntry[] {
+  // An entry of an open incident the scan changes: no alert unless `fields` names one.
+  const entry = (incidentId: number, toState: "OPEN" | "CLOSED", fields: Partial<NewIncidentEntry>) =>
+    ({
+      ...entryOf(scan),
+      incidentId,
+      fromState: "OPEN",
+      toState,
+      alertRefs: [],
+      alertMetrics: null,
+      ...fields,
+    }) as NewIncidentEntry;
   return decisions.flatMap((d): NewIncidentEntry[] => {
     switch (d.kind) {
       case "open":
@@ -771,54 +782,29 @@ export function decisionEntries(scan: ScanContext, decisions: IncidentDecision[]
         ];
       case "escalate":
         return [
-          {
-            ...entryOf(scan),
-            incidentId: d.incident.id,
-            fromState: "OPEN",
-            toState: "OPEN",
-            ...alertOfEntry(scan, d.alert),
-            note: "escalated: the problem got worse",
-          },
+          entry(d.incident.id, "OPEN", { ...alertOfEntry(scan, d.alert), note: "escalated: the problem got worse" }),
         ];
       case "confirm":
         return [
-          {
-            ...entryOf(scan),
-            incidentId: d.incident.id,
-            fromState: "OPEN",
-            toState: "OPEN",
-            alertRefs: [],
-            alertMetrics: null,
+          entry(d.incident.id, "OPEN", {
             note: `confirmed: scan ${d.levelScans} at this level`,
             details: measured(d.alert),
-          },
+          }),
         ];
       case "adopt":
         return [
-          {
-            ...entryOf(scan),
-            incidentId: d.incident.id,
-            fromState: "OPEN",
-            toState: "CLOSED",
-            alertRefs: [],
-            alertMetrics: null,
+          entry(d.incident.id, "CLOSED", {
             reason: "NEW_NORMAL",
             note: `${d.levelScans} scans at this level: adopted as the new baseline`,
             details: { ...measured(d.alert), ...(scan.adoptions?.get(d.incident.id) ?? {}) },
-          },
+          }),
         ];
       case "auto_close":
         return [
-          {
-            ...entryOf(scan),
-            incidentId: d.incident.id,
-            fromState: "OPEN",
-            toState: "CLOSED",
-            alertRefs: [],
-            alertMetrics: null,
+          entry(d.incident.id, "CLOSED", {
             reason: "AUTO_RESOLVED",
             note: `${d.cleanScans} consecutive clean scans`,
-          },
+          }),
         ];
       default:
         // A clean scan changes the incident's counts, not its history.
