@@ -3,7 +3,7 @@
  * shapes it takes and answers in: what env.ts types its binding with, and what its callers (the
  * pipeline, the backfill, retention, routes) see of it.
  */
-import type { CloseReason, KeptAlert, ScanJobRow } from "../db/schema";
+import type { CloseReason, IncidentEntry, KeptAlert, ScanJobRow } from "../db/schema";
 import type { DqScore } from "./dimensions";
 import type { AssetProfile } from "./profile";
 
@@ -98,7 +98,14 @@ export interface IncidentStateChange {
   actor: string;
 }
 
-export type IncidentStateResult = { ok: true } | TransitionRefusal;
+/** An incident's history entries its asset's object keeps (oldest first), and the steps out of D1 it had taken in. */
+export interface KeptIncidentHistory {
+  entries: IncidentEntry[];
+  movedSteps: number;
+}
+
+/** A change made answers the incident's history as the object keeps it after the change. */
+export type IncidentStateResult = { ok: true; history: KeptIncidentHistory } | TransitionRefusal;
 
 /** What the AssetMonitor answers when it applied (or had applied) one scan. */
 export interface ApplyScanResult {
@@ -114,6 +121,8 @@ export interface ApplyScanResult {
 /** What the AssetMonitor answers over RPC (its stub's methods). */
 /** What retention removed from an asset's object: metric points, applied-job records, DQ scores. */
 export interface PrunedHistory {
+  /** History entries of incidents closed before the cutoff. */
+  incidentHistory: number;
   points: number;
   appliedJobs: number;
   dqScores: number;
@@ -129,6 +138,8 @@ export interface MovedHistory {
   alerts: number;
   /** Finished scan jobs. */
   scanJobs: number;
+  /** History entries of the asset's incidents. */
+  incidentHistory: number;
   /** Whether rows may be left. */
   more: boolean;
 }
@@ -136,6 +147,7 @@ export interface MovedHistory {
 export interface AssetMonitorRpc extends Rpc.DurableObjectBranded {
   applyScan(input: ApplyScanInput | ApplyScanJsonInput | ApplyScanWireInput): Promise<ApplyScanResult>;
   setIncidentState(change: IncidentStateChange): Promise<IncidentStateResult>;
+  incidentHistory(incidentId: number): Promise<KeptIncidentHistory>;
   rebuildIncidents(input: { asset: MonitoredAsset; since: string }): Promise<{ incidents: number; alerts: number }>;
   pruneHistory(cutoff: string, openSince?: string): Promise<PrunedHistory>;
   forget(): Promise<void>;

@@ -62,7 +62,7 @@ export function mergedAlerts(
 }
 
 /** Reads of a page that a step of the move raced before one is taken as it is (each race is a move step's). */
-const MOVE_RACE_READS = 3;
+export const MOVE_RACE_READS = 3;
 
 /** The asset's alerts `query` selects, by id: the object and D1 in parallel (see mergedAlerts). */
 export async function readAlerts(db: Db, source: AlertSource, asset: Asset, query: AlertQuery): Promise<KeptAlert[]> {

@@ -1,11 +1,14 @@
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import type { KeptIncidentHistory } from "../contracts/asset-monitor";
 import type { Db } from "../db";
 import { batchPrepared, builtNow, preparedEach, type QueryBuild, type ReadQuery } from "../db/prepared";
-import type { AlertMetric, IncidentHistoryRow, IncidentRow } from "../db/schema";
+import type { AlertMetric, IncidentEntry, IncidentHistoryRow, IncidentRow } from "../db/schema";
 import { alerts, incidentHistory, incidents, LEVELS, type Level } from "../db/schema";
 import { InvalidInputError, NotFoundError } from "../lib/errors";
 import { type Binder, inlineValues } from "../lib/sql";
+import { MOVE_RACE_READS } from "./alerts";
 import { type IncidentFilters, incidentWhere, resolveRange, type TimeRange } from "./filters";
+import { entryOfRow, movedStepsQuery } from "./monitor-store";
 import {
   addTagTotals,
   type DayCounts,
@@ -58,18 +61,31 @@ export async function getIncident(db: Db, tenantId: string, id: number): Promise
   return row;
 }
 
+/** Where an incident's history entries are kept (issue 38): its asset's AssetMonitor. */
+export interface IncidentHistorySource {
+  incidentHistory(incidentId: number): Promise<KeptIncidentHistory>;
+}
+
 /**
- * An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT),
- * in one batch: the metrics of entries from before issue 38 whose alerts the history's move has not
- * reached are read from D1 by the ids the same batch's history names (a move step fills entries and
- * deletes their alerts in one batch of its own, so the two reads never straddle it).
+ * An incident with its history and its alerts' metrics, oldest first (the newest DETAIL_METRICS_LIMIT):
+ * the entries its asset's object keeps, read beside one D1 batch with the entries from before
+ * issue 38 the history's move has not reached (and the metrics of those whose alerts are still in
+ * D1, by the ids the same batch's history names: a move step fills entries and deletes their alerts
+ * in one batch of its own, so the two reads never straddle it). An entry in both places counts once.
  */
-export async function incidentDetail(db: Db, row: IncidentRow): Promise<IncidentDetail> {
-  const [history, legacy] = await db.batch([
-    historyQuery(db, row.tenantId, row.id),
-    metricsQuery(db, row, legacyRefs(row.tenantId, row.id)),
-  ]);
-  return { incident: row, metrics: detailMetrics(history, legacy), history };
+export async function incidentDetail(db: Db, source: IncidentHistorySource, row: IncidentRow): Promise<IncidentDetail> {
+  for (let read = 1; ; read++) {
+    const [kept, [legacy, metrics, marks]] = await Promise.all([
+      source.incidentHistory(row.id),
+      db.batch([
+        historyQuery(db, row.tenantId, row.id),
+        metricsQuery(db, row, legacyRefs(row.tenantId, row.id)),
+        movedStepsQuery(db, { tenantId: row.tenantId, id: row.assetId }),
+      ]),
+    ]);
+    const history = mergedHistory(kept, legacy, marks, read >= MOVE_RACE_READS);
+    if (history) return { incident: row, metrics: detailMetrics(history, metrics), history };
+  }
 }
 
 /** The alert ids of an incident's history entries that do not carry their alerts (alert_metrics null). */
@@ -80,7 +96,31 @@ function legacyRefs(tenantId: string, incidentId: number): SQL {
 export interface IncidentDetail {
   incident: IncidentRow;
   metrics: AlertMetric[];
-  history: IncidentHistoryRow[];
+  history: IncidentEntry[];
+}
+
+/**
+ * The entries the object keeps and those still in D1 (`legacy`), oldest first (time; at the same
+ * time, entries from D1 by their id before the object's own, as D1's ids would have ordered them);
+ * an entry in both counts once. undefined when a step of the move raced the read (the object
+ * answered before its copy, D1 after its delete: `marks` ahead of the object), unless `settled`.
+ */
+function mergedHistory(
+  kept: KeptIncidentHistory,
+  legacy: readonly IncidentHistoryRow[],
+  marks: ReadonlyArray<{ movedSteps: number }>,
+  settled = false,
+): IncidentEntry[] | undefined {
+  if (!settled && (marks[0]?.movedSteps ?? 0) > kept.movedSteps) return undefined;
+  if (legacy.length === 0) return kept.entries;
+  const held = new Set(kept.entries.map((e) => e.legacyId));
+  const order = (e: IncidentEntry) => (e.legacyId === null ? [1, e.seq] : [0, e.legacyId]);
+  return [...legacy.filter((r) => !held.has(r.id)).map(entryOfRow), ...kept.entries].sort((a, b) => {
+    if (a.time !== b.time) return a.time < b.time ? -1 : 1;
+    const [ra, na] = order(a);
+    const [rb, nb] = order(b);
+    return ra! - rb! || na! - nb!;
+  });
 }
 
 /**
@@ -88,7 +128,7 @@ export interface IncidentDetail {
  * its history entries carry (alert_metrics) and of `legacy`, the alerts D1 still holds for entries
  * from before issue 38; an alert in both counts once.
  */
-function detailMetrics(history: readonly IncidentHistoryRow[], legacy: readonly AlertMetric[]): AlertMetric[] {
+function detailMetrics(history: readonly IncidentEntry[], legacy: readonly AlertMetric[]): AlertMetric[] {
   const byId = new Map<number, AlertMetric>(legacy.map((m) => [m.id, m]));
   for (const h of history) for (const m of h.alertMetrics ?? []) byId.set(m.id, m);
   return [...byId.values()]
@@ -125,10 +165,11 @@ function metricsQuery(db: Db, row: { tenantId: string; assetId: number }, ids: S
 }
 
 /**
- * incidentDetail as the statements of one batch (after `read`, with which it runs), for an incident
- * of the asset `assetId`: the incident, its history, and the metrics, whose query reads the alert
- * ids from the history itself (json_each of each entry's alert_refs), so nothing waits on the
- * history. incidentDetailOf assembles their rows.
+ * incidentDetail's D1 part as the statements of one batch (after `read`, with which it runs), for
+ * an incident of the asset `assetId`: the incident, its entries still in D1, and their metrics,
+ * whose query reads the alert ids from those entries (json_each of each one's alert_refs), so
+ * nothing waits on them, and the asset's mark. incidentDetailOf assembles their rows with the
+ * entries the object keeps.
  */
 export function incidentDetailStatements(db: Db, tenantId: string, incidentId: number, assetId: number) {
   return [
@@ -139,17 +180,27 @@ export function incidentDetailStatements(db: Db, tenantId: string, incidentId: n
       .limit(1),
     historyQuery(db, tenantId, incidentId),
     metricsQuery(db, { tenantId, assetId }, legacyRefs(tenantId, incidentId)),
+    movedStepsQuery(db, { tenantId, id: assetId }),
   ] as const;
 }
 
-/** The detail incidentDetailStatements read (404 when the incident is gone), as incidentDetail answers it. */
-export function incidentDetailOf([[incident], history, metrics]: [
-  IncidentRow[],
-  (typeof incidentHistory.$inferSelect)[],
-  Awaited<ReturnType<typeof metricsQuery>>,
-]): IncidentDetail {
+/**
+ * The detail incidentDetailStatements read with the entries the object keeps (404 when the
+ * incident is gone), as incidentDetail answers it; undefined when a step of the move raced the
+ * reads (read again with incidentDetail).
+ */
+export function incidentDetailOf(
+  [[incident], legacy, metrics, marks]: [
+    IncidentRow[],
+    IncidentHistoryRow[],
+    Awaited<ReturnType<typeof metricsQuery>>,
+    Array<{ movedSteps: number }>,
+  ],
+  kept: KeptIncidentHistory,
+): IncidentDetail | undefined {
   if (!incident) throw new NotFoundError("Incident");
-  return { incident, metrics: detailMetrics(history, metrics), history };
+  const history = mergedHistory(kept, legacy, marks);
+  return history && { incident, metrics: detailMetrics(history, metrics), history };
 }
 
 /** Mean seconds as whole hours (half up), or null when there was nothing to average. */

@@ -20,12 +20,15 @@ import {
   assets,
   type CloseReason,
   dqScores,
+  type IncidentEntry,
+  type IncidentHistoryRow,
   type IncidentRow,
   incidentHistory,
   incidents,
   type KeptAlert,
   type Level,
   monitorAppliedJobs,
+  type NewIncidentEntry,
 } from "../db/schema";
 import { round } from "../detection/checks/common";
 import { seenSchema } from "../detection/checks/schema";
@@ -179,7 +182,28 @@ export function legacyHistoryQueries(db: Db, asset: Pick<MonitoredAsset, "tenant
       .where(and(eq(alerts.tenantId, asset.tenantId), eq(alerts.assetId, asset.id)))
       .orderBy(desc(alerts.id))
       .limit(limit),
+    legacyEntriesQuery(db, asset, limit),
   ] as const;
+}
+
+/** The history entries of the asset's incidents still in D1 (issue 38's move), newest first, at most `limit`. */
+function legacyEntriesQuery(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, limit: number) {
+  return db
+    .select()
+    .from(incidentHistory)
+    .where(
+      and(
+        eq(incidentHistory.tenantId, asset.tenantId),
+        sql`${incidentHistory.incidentId} IN (SELECT id FROM incidents WHERE tenant_id = ${asset.tenantId} AND asset_id = ${asset.id})`,
+      ),
+    )
+    .orderBy(desc(incidentHistory.id))
+    .limit(limit);
+}
+
+/** A D1 history entry as the asset's object keeps it (moved in, with its D1 id). */
+export function entryOfRow({ id, tenantId: _t, ...row }: IncidentHistoryRow): IncidentEntry {
+  return { ...row, legacyId: id, seq: 0 };
 }
 
 /**
@@ -197,6 +221,8 @@ export function movedOutStatements(
     scoreJobs: readonly string[];
     markers: ReadonlyArray<{ jobId: string; freshness: string | null }>;
     alerts: ReadonlyArray<{ id: number; saveTime: string }>;
+    /** D1 ids of the history entries moved. */
+    entries?: readonly number[];
   },
   step: number,
 ): [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]] {
@@ -246,6 +272,13 @@ export function movedOutStatements(
         },
       }),
     ...fills,
+    ...(moved.entries && moved.entries.length > 0
+      ? [
+          db
+            .delete(incidentHistory)
+            .where(and(eq(incidentHistory.tenantId, asset.tenantId), inJsonList(incidentHistory.id, moved.entries))),
+        ]
+      : []),
     db
       .delete(dqScores)
       .where(
@@ -416,15 +449,26 @@ export function alertDetails(a: PolicyAlert): Record<string, unknown> {
 }
 
 /**
- * The ids of the alerts the asset's incidents refer to (for a rebuild, which folds the others):
- * only this asset's incidents can refer to its alerts, so the read is per asset, not per tenant.
+ * The ids of the alerts the asset's incidents' entries still in D1 refer to (for a rebuild, which
+ * folds the others, with those of the entries its object keeps), and the ids of the asset's
+ * incidents (whose entries there count): only this asset's incidents can refer to its alerts, so
+ * the read is per asset, not per tenant. One batch.
  */
-export async function referredAlertIds(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">): Promise<Set<number>> {
-  const rows = await db
-    .select({ id: sql<number>`r.value` })
-    .from(sql`incidents i JOIN incident_history h ON h.incident_id = i.id, json_each(h.alert_refs) r`)
-    .where(sql`i.tenant_id = ${asset.tenantId} AND i.asset_id = ${asset.id}`);
-  return new Set(rows.map((r) => Number(r.id)));
+export async function referredAlertIds(
+  db: Db,
+  asset: Pick<MonitoredAsset, "tenantId" | "id">,
+): Promise<{ referred: Set<number>; incidentIds: number[] }> {
+  const [rows, ids] = await db.batch([
+    db
+      .select({ id: sql<number>`r.value` })
+      .from(sql`incidents i JOIN incident_history h ON h.incident_id = i.id, json_each(h.alert_refs) r`)
+      .where(sql`i.tenant_id = ${asset.tenantId} AND i.asset_id = ${asset.id}`),
+    db
+      .select({ id: incidents.id })
+      .from(incidents)
+      .where(and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id))),
+  ]);
+  return { referred: new Set(rows.map((r) => Number(r.id))), incidentIds: ids.map((r) => r.id) };
 }
 
 /**
@@ -525,9 +569,6 @@ export function byIncidentKey<R extends Pick<OpenIncident, "policy" | "attribute
   return new Map(rows.map((r) => [incidentKey(r.policy, r.attribute, r.segment), r]));
 }
 
-/** An incident's key: its policy, attribute and segment (segmentKey), as values or as SQL reading them. */
-type KeyField = (key: "policy" | "attribute" | "segment") => SQL | string;
-
 /**
  * What a history entry says of the alert the scan raised for a finding: its id (the asset's object
  * gave it before the batch) and the alert as the incident's detail shows it.
@@ -535,12 +576,6 @@ type KeyField = (key: "policy" | "attribute" | "segment") => SQL | string;
 function alertOfEntry(scan: ScanContext, a: IncidentAlert): { alertRefs: number[]; alertMetrics: AlertMetric[] } {
   const alert = scan.alerts.get(incidentKeyOf(a));
   return alert ? { alertRefs: [alert.id], alertMetrics: [alertMetricOf(alert)] } : { alertRefs: [], alertMetrics: [] };
-}
-
-/** The id of the OPEN incident of a key, resolved inside the batch. */
-function openIncidentId(asset: MonitoredAsset, k: KeyField) {
-  return sql<number>`(SELECT id FROM incidents WHERE tenant_id = ${asset.tenantId} AND asset_id = ${asset.id}
-    AND policy = ${k("policy")} AND attribute = ${k("attribute")} AND segment = ${k("segment")} AND state = 'OPEN')`;
 }
 
 /** Where a scan's decisions come from: its asset, job and time, and the impact of a new incident. */
@@ -572,8 +607,8 @@ function measured(a: IncidentAlert): Record<string, unknown> {
 }
 
 /**
- * The statements that write one scan's incident decisions (run in the same D1 batch as its
- * alerts). Every change of state or alert is a history entry naming its alerts and job.
+ * The statements that write one scan's incident decisions to D1 (run in the same batch as its
+ * other writes); their history entries are the asset's object's (decisionEntries).
  */
 export function decisionStatements(db: Db, scan: ScanContext, decisions: IncidentDecision[]): BatchItem<"sqlite">[] {
   // New incidents go in one INSERT (and their history entries in another) and clean scans in one
@@ -617,13 +652,6 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
             updatedAt: scan.scanTime,
           })
           .where(eq(incidents.id, d.incident.id)),
-        db.insert(incidentHistory).values({
-          ...historyOf(scan, d.incident.id),
-          fromState: "OPEN",
-          toState: "OPEN",
-          ...alertOfEntry(scan, d.alert),
-          note: "escalated: the problem got worse",
-        }),
       ];
     case "confirm":
       return [
@@ -631,14 +659,6 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
           .update(incidents)
           .set({ cleanScans: 0, levelScans: d.levelScans, updatedAt: scan.scanTime })
           .where(eq(incidents.id, d.incident.id)),
-        db.insert(incidentHistory).values({
-          ...historyOf(scan, d.incident.id),
-          fromState: "OPEN",
-          toState: "OPEN",
-          alertRefs: [],
-          note: `confirmed: scan ${d.levelScans} at this level`,
-          details: measured(d.alert),
-        }),
       ];
     case "adopt":
       return [
@@ -653,15 +673,6 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
             updatedAt: scan.scanTime,
           })
           .where(and(eq(incidents.id, d.incident.id), eq(incidents.state, "OPEN"))),
-        db.insert(incidentHistory).values({
-          ...historyOf(scan, d.incident.id),
-          fromState: "OPEN",
-          toState: "CLOSED",
-          alertRefs: [],
-          reason: "NEW_NORMAL",
-          note: `${d.levelScans} scans at this level: adopted as the new baseline`,
-          details: { ...measured(d.alert), ...(scan.adoptions?.get(d.incident.id) ?? {}) },
-        }),
       ];
     case "clean":
       return cleanStatements(db, scan, [d.incident.id]);
@@ -670,10 +681,7 @@ function statementsOf(db: Db, scan: ScanContext, d: IncidentDecision): BatchItem
   }
 }
 
-/**
- * New OPEN incidents, then their first history entries (whose incident ids are resolved in the
- * batch, once the incidents are in).
- */
+/** New OPEN incidents (their first history entries are the object's: decisionEntries). */
 function openStatements(db: Db, scan: ScanContext, opened: readonly IncidentAlert[]): BatchItem<"sqlite">[] {
   const { asset, scanTime } = scan;
   const incidentRow = (alert: IncidentAlert): SQLiteInsertValue<typeof incidents> => ({
@@ -699,25 +707,7 @@ function openStatements(db: Db, scan: ScanContext, opened: readonly IncidentAler
     lastAlertAt: scanTime,
     updatedAt: scanTime,
   });
-  // The entry's incident and alert are found by the key, which the JSON rows carry beside the columns.
-  const historyRow = (alert: IncidentAlert) => ({
-    ...alertOfEntry(scan, alert),
-    tenantId: asset.tenantId,
-    time: scanTime,
-    actor: "system",
-    jobId: scan.jobId,
-    fromState: null,
-    toState: "OPEN",
-    policy: alert.policy,
-    attribute: alert.attribute,
-    segment: segmentKey(alert.segment),
-  });
-  return [
-    ...insertJsonRows(db, incidents, opened.map(incidentRow)),
-    ...insertJsonRows(db, incidentHistory, opened.map(historyRow), {
-      derived: { incidentId: (k) => openIncidentId(asset, k) },
-    }),
-  ];
+  return insertJsonRows(db, incidents, opened.map(incidentRow));
 }
 
 /** The clean scan that closes an incident (only if it is still OPEN) and its history entry. */
@@ -728,23 +718,102 @@ function autoCloseStatements(db: Db, scan: ScanContext, incidentId: number, clea
       .update(incidents)
       .set({ state: "CLOSED", cleanScans, closedAt: scanTime, closeReason: "AUTO_RESOLVED", updatedAt: scanTime })
       .where(and(eq(incidents.id, incidentId), eq(incidents.state, "OPEN"))),
-    db.insert(incidentHistory).values({
-      ...historyOf(scan, incidentId),
-      fromState: "OPEN",
-      toState: "CLOSED",
-      alertRefs: [],
-      reason: "AUTO_RESOLVED",
-      note: `${cleanScans} consecutive clean scans`,
-    }),
   ];
 }
 
-/** The fields every history entry of a scan shares. */
-function historyOf(scan: ScanContext, incidentId: number) {
-  return { tenantId: scan.asset.tenantId, incidentId, time: scan.scanTime, actor: "system", jobId: scan.jobId };
+/** The key by which a scan's entry names the incident its D1 batch opens (see openedIncidentsQuery). */
+export const openedKey = (policy: string, attribute: string, segment: string) =>
+  JSON.stringify([policy, attribute, segment]);
+
+/**
+ * The incidents of the asset opened at `scanTime` (a scan's, read at the end of its batch, or again
+ * by its replay): the ids its entries that open them take, by openedKey (the newest of a key).
+ */
+export function openedIncidentsQuery(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, scanTime: string) {
+  return db
+    .select({ id: incidents.id, policy: incidents.policy, attribute: incidents.attribute, segment: incidents.segment })
+    .from(incidents)
+    .where(
+      and(eq(incidents.tenantId, asset.tenantId), eq(incidents.assetId, asset.id), eq(incidents.openedAt, scanTime)),
+    )
+    .orderBy(incidents.id);
 }
 
-/** A manual state change: the incident's new state and its history entry, in one batch. */
+/** The rows of openedIncidentsQuery as settleIncidentEntries takes them. */
+export function openedIds(rows: ReadonlyArray<{ id: number; policy: string; attribute: string; segment: string }>) {
+  const byKey = new Map(rows.map((r) => [openedKey(r.policy, r.attribute, r.segment), r.id]));
+  return [...byKey].map(([key, id]) => ({ key, id }));
+}
+
+/** The fields every history entry of a scan shares. */
+function entryOf(scan: ScanContext) {
+  return { time: scan.scanTime, actor: "system", jobId: scan.jobId, note: null, reason: null, details: null };
+}
+
+/**
+ * The history entries of one scan's incident decisions, as the asset's object keeps them (issue 38):
+ * every change of state or alert is an entry naming its alerts and job; an incident the scan opens
+ * is named by its key until its D1 batch gives its id.
+ */
+export function decisionEntries(scan: ScanContext, decisions: IncidentDecision[]): NewIncidentEntry[] {
+  // An entry of an open incident the scan changes: no alert unless `fields` names one.
+  const entry = (incidentId: number, toState: "OPEN" | "CLOSED", fields: Partial<NewIncidentEntry>) =>
+    ({
+      ...entryOf(scan),
+      incidentId,
+      fromState: "OPEN",
+      toState,
+      alertRefs: [],
+      alertMetrics: null,
+      ...fields,
+    }) as NewIncidentEntry;
+  return decisions.flatMap((d): NewIncidentEntry[] => {
+    switch (d.kind) {
+      case "open":
+        return [
+          {
+            ...entryOf(scan),
+            incidentId: null,
+            opens: openedKey(d.alert.policy, d.alert.attribute, segmentKey(d.alert.segment)),
+            fromState: null,
+            toState: "OPEN",
+            ...alertOfEntry(scan, d.alert),
+          },
+        ];
+      case "escalate":
+        return [
+          entry(d.incident.id, "OPEN", { ...alertOfEntry(scan, d.alert), note: "escalated: the problem got worse" }),
+        ];
+      case "confirm":
+        return [
+          entry(d.incident.id, "OPEN", {
+            note: `confirmed: scan ${d.levelScans} at this level`,
+            details: measured(d.alert),
+          }),
+        ];
+      case "adopt":
+        return [
+          entry(d.incident.id, "CLOSED", {
+            reason: "NEW_NORMAL",
+            note: `${d.levelScans} scans at this level: adopted as the new baseline`,
+            details: { ...measured(d.alert), ...(scan.adoptions?.get(d.incident.id) ?? {}) },
+          }),
+        ];
+      case "auto_close":
+        return [
+          entry(d.incident.id, "CLOSED", {
+            reason: "AUTO_RESOLVED",
+            note: `${d.cleanScans} consecutive clean scans`,
+          }),
+        ];
+      default:
+        // A clean scan changes the incident's counts, not its history.
+        return [];
+    }
+  });
+}
+
+/** A manual state change: the incident's new state, in one batch (its history entry: transitionEntry). */
 export function transitionStatements(
   db: Db,
   incident: IncidentRow,
@@ -764,18 +833,27 @@ export function transitionStatements(
       .update(incidents)
       .set({ firstResponseAt: now })
       .where(and(eq(incidents.id, incident.id), sql`${incidents.firstResponseAt} IS NULL`)),
-    db.insert(incidentHistory).values({
-      tenantId: incident.tenantId,
-      incidentId: incident.id,
-      time: now,
-      fromState: incident.state,
-      toState: change.to,
-      alertRefs: [],
-      actor: change.actor,
-      note: change.note ?? null,
-      reason: change.reason ?? null,
-    }),
   ];
+}
+
+/** A manual state change's history entry, as the asset's object keeps it (after transitionStatements' batch). */
+export function transitionEntry(
+  incident: Pick<IncidentRow, "id" | "state">,
+  change: { to: "OPEN" | "CLOSED"; actor: string; note?: string; reason?: CloseReason; now: string },
+): NewIncidentEntry {
+  return {
+    incidentId: incident.id,
+    time: change.now,
+    fromState: incident.state,
+    toState: change.to,
+    alertRefs: [],
+    actor: change.actor,
+    note: change.note ?? null,
+    reason: change.reason ?? null,
+    jobId: null,
+    details: null,
+    alertMetrics: null,
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import type {
   FinishedJobsQuery,
   IncidentStateChange,
   IncidentStateResult,
+  KeptIncidentHistory,
   MetricSummary,
   MonitoredAsset,
   MovedHistory,
@@ -53,7 +54,9 @@ import {
   attributesStatement,
   byIncidentKey,
   countIncidents,
+  decisionEntries,
   decisionStatements,
+  entryOfRow,
   impactLevel,
   impactOf,
   impactQuery,
@@ -63,10 +66,13 @@ import {
   legacyLastAlertOf,
   movedOutStatements,
   movedStepStatement,
+  openedIds,
+  openedIncidentsQuery,
   openIncidents,
   openIncidentsQuery,
   referredAlertIds,
   resultStatements,
+  transitionEntry,
   transitionStatements,
 } from "../incidents/monitor-store";
 import { requestTicket } from "../integrations/tickets";
@@ -296,6 +302,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         finishedAt: savedAt,
       });
       const begun = job ? this.store.beginJobEnd(ended(job)) : undefined;
+      // The history entries of the decisions are kept here before the batch, as the alerts (shown
+      // once the job is recorded as applied; found again by a replay whose batch had committed).
+      const judged = { ...scan, alerts: alertsByKey(kept) };
+      this.store.keepIncidentEntries(input.jobId, decisionEntries(judged, decisions));
       const results = await db
         .batch([
           ...resultStatements(db, {
@@ -307,13 +317,19 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
             ...(begun ? { movedSteps: begun.step } : {}),
           }),
           attributesStatement(db, asset, profile, kinds, input.scanTime),
-          ...decisionStatements(db, { ...scan, alerts: alertsByKey(kept) }, decisions),
+          ...decisionStatements(db, judged, decisions),
+          // The incidents it opened, whose entries take their ids.
+          ...(opened.length > 0 ? [openedIncidentsQuery(db, asset, input.scanTime)] : []),
           ...(job ? [succeedInBatchStatement(db, job)] : []),
         ])
         .catch((err: unknown) => {
           if (job && begun?.created) this.store.dropPendingJob(job.id);
           throw err;
         });
+      if (opened.length > 0) {
+        const rows = results.at(job ? -2 : -1) as Awaited<ReturnType<typeof openedIncidentsQuery>>;
+        this.store.settleIncidentEntries(input.jobId, openedIds(rows));
+      }
       if (job) {
         const [row] = results.at(-1) as ScanJobRow[];
         if (row) this.store.keepJob(ended(row), false);
@@ -322,6 +338,10 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       }
     } else {
       kept = this.store.alertsOfJob(input.jobId, true);
+      // Its batch committed, its entries were kept before it: those of the incidents it opened take their ids.
+      if (this.store.hasUnsettledEntries(input.jobId)) {
+        this.store.settleIncidentEntries(input.jobId, openedIds(await openedIncidentsQuery(db, asset, input.scanTime)));
+      }
     }
 
     if (!replay && opened.length > 0 && ticketTemplateId) {
@@ -477,13 +497,22 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
 
   private async moveStep(db: Db, asset: Pick<MonitoredAsset, "tenantId" | "id">, limit: number): Promise<MovedHistory> {
     {
-      const [scores, markers, legacyAlerts, jobs] = await db.batch([
+      const [scores, markers, legacyAlerts, legacyEntries, jobs] = await db.batch([
         ...legacyHistoryQueries(db, asset, limit),
         endedJobsQuery(db, asset, limit),
       ]);
-      if (scores.length === 0 && markers.length === 0 && legacyAlerts.length === 0 && jobs.length === 0) {
-        return { dqScores: 0, appliedJobs: 0, alerts: 0, scanJobs: 0, more: false };
+      if (
+        scores.length === 0 &&
+        markers.length === 0 &&
+        legacyAlerts.length === 0 &&
+        legacyEntries.length === 0 &&
+        jobs.length === 0
+      ) {
+        return { dqScores: 0, appliedJobs: 0, alerts: 0, scanJobs: 0, incidentHistory: 0, more: false };
       }
+      // The incidents' entries move once the asset's alerts have: an entry from before the alerts
+      // carried their detail (alert_metrics null) takes it in the step that moves its alerts.
+      const entries = legacyAlerts.length === 0 ? legacyEntries.map(entryOfRow) : [];
       // A marker this object has no record of (the rare job whose record was lost): recorded as
       // applied, so that a replay of it writes nothing twice.
       const applied = markers.map((m) => ({
@@ -492,8 +521,13 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         result: { jobId: m.jobId, alerts: 0, dqScore: null, replay: false } satisfies ApplyScanResult,
       }));
       const alerts = legacyAlerts.map(({ tenantId: _t, assetId: _a, projectId: _p, connectionId: _c, ...a }) => a);
-      const step = this.store.moveIn(scores, applied, alerts, jobs);
-      const moved = { scoreJobs: scores.map((s) => s.jobId), markers, alerts };
+      const step = this.store.moveIn(scores, applied, alerts, jobs, entries);
+      const moved = {
+        scoreJobs: scores.map((s) => s.jobId),
+        markers,
+        alerts,
+        entries: entries.map((e) => e.legacyId!),
+      };
       const [first, ...rest] = movedOutStatements(db, asset, moved, step);
       await db.batch([
         first,
@@ -513,7 +547,14 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         appliedJobs: markers.length,
         alerts: alerts.length,
         scanJobs: jobs.length,
-        more: scores.length === limit || markers.length === limit || alerts.length === limit || jobs.length === limit,
+        incidentHistory: entries.length,
+        more:
+          scores.length === limit ||
+          markers.length === limit ||
+          alerts.length === limit ||
+          jobs.length === limit ||
+          legacyEntries.length > entries.length ||
+          entries.length === limit,
       };
     }
   }
@@ -592,15 +633,15 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     const other = incident ? open?.get(incidentKey(incident.policy, incident.attribute, incident.segment)) : undefined;
     const refusal = checkTransition(incident, change.state, other);
     if (refusal || !incident) return refusal ?? { ok: false, problem: "not_found", message: "Incident not found" };
-    await db.batch(
-      transitionStatements(db, incident, {
-        to: change.state,
-        actor: change.actor,
-        now: nowIso(),
-        ...(change.note !== undefined ? { note: change.note } : {}),
-        ...(change.reason !== undefined ? { reason: change.reason } : {}),
-      }),
-    );
+    const made = {
+      to: change.state,
+      actor: change.actor,
+      now: nowIso(),
+      ...(change.note !== undefined ? { note: change.note } : {}),
+      ...(change.reason !== undefined ? { reason: change.reason } : {}),
+    };
+    await db.batch(transitionStatements(db, incident, made));
+    this.store.addIncidentEntry(transitionEntry(incident, made));
     this.ctx.waitUntil(this.notifyTransition(db, incident, change));
     if (change.state === "OPEN") this.store.forgetClose(incident.id);
     if (change.state === "CLOSED" && change.reason && ANSWERING_REASONS.includes(change.reason)) {
@@ -631,7 +672,17 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
         ),
       );
     }
-    return { ok: true };
+    // The history as it is now, for the caller's answer (the detail) without another call here.
+    return { ok: true, history: this.keptHistory(incident.id) };
+  }
+
+  /** An incident's history entries kept here, oldest first, and the steps out of D1 taken in (read-only). */
+  async incidentHistory(incidentId: number): Promise<KeptIncidentHistory> {
+    return this.keptHistory(incidentId);
+  }
+
+  private keptHistory(incidentId: number): KeptIncidentHistory {
+    return { entries: this.store.incidentHistory(incidentId), movedSteps: this.store.movedSteps };
   }
 
   /**
@@ -669,7 +720,8 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
     const db = await this.dbOf(asset.tenantId);
     // The asset's alerts still in D1 (issue 38's move has not reached it) come in first.
     for (let more = true; more; ) more = (await this.moveStep(db, asset, REBUILD_MOVE_ROWS)).more;
-    const referred = await referredAlertIds(db, asset);
+    const legacy = await referredAlertIds(db, asset);
+    const referred = new Set([...legacy.referred, ...this.store.referredAlertIds(legacy.incidentIds)]);
     const pending = this.store.alertsSince(since).filter((a) => !referred.has(a.id));
     const before = await countIncidents(db, asset);
     const impact = await impactOf(db, asset.id);
@@ -695,7 +747,21 @@ export class AssetMonitor extends DurableObject<MonitorEnv> implements AssetMoni
       });
       const scan = { asset, jobId, scanTime: jobAlerts[0]!.metricTime, impact, alerts: alertsByKey(jobAlerts) };
       const [first, ...rest] = decisionStatements(db, scan, decisions);
-      if (first) await db.batch([first, ...rest]);
+      if (!first) continue;
+      this.store.keepIncidentEntries(jobId, decisionEntries(scan, decisions));
+      const opens = decisions.some((d) => d.kind === "open");
+      const results = await db.batch([
+        first,
+        ...rest,
+        ...(opens ? [openedIncidentsQuery(db, asset, scan.scanTime)] : []),
+      ]);
+      if (opens) {
+        this.store.settleIncidentEntries(
+          jobId,
+          openedIds(results.at(-1) as Awaited<ReturnType<typeof openedIncidentsQuery>>),
+        );
+      }
+      this.store.applyIncidentEntries(jobId);
     }
     return { incidents: (await countIncidents(db, asset)) - before, alerts: pending.length };
   }

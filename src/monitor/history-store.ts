@@ -13,7 +13,15 @@
 import type { MetricSummary, PrunedHistory, RecordedPoint, TrainingState } from "../contracts/asset-monitor";
 import type { DqScore } from "../contracts/dimensions";
 import type { SchemaField } from "../contracts/profile";
-import type { CloseReason, KeptAlert, Level, ScanJobRow } from "../db/schema";
+import type {
+  AlertMetric,
+  CloseReason,
+  IncidentEntry,
+  KeptAlert,
+  Level,
+  NewIncidentEntry,
+  ScanJobRow,
+} from "../db/schema";
 import { LEASE_SIZE } from "../db/shards";
 import { median } from "../detection/anomaly";
 import type { ClosedCondition } from "../detection/closes";
@@ -86,6 +94,24 @@ function keptAlert({ notify, details, ...r }: AlertRecord): KeptAlert {
   return { ...r, isNotificationEnabled: notify === 1, details: JSON.parse(details) as Record<string, unknown> };
 }
 
+const ENTRY_COLUMNS = `seq, incident_id AS incidentId, legacy_id AS legacyId, time, from_state AS fromState,
+  to_state AS toState, alert_refs AS alertRefs, actor, note, reason, job_id AS jobId, details, alert_metrics AS alertMetrics`;
+
+type EntryRecord = Omit<IncidentEntry, "alertRefs" | "details" | "alertMetrics"> & {
+  alertRefs: string;
+  details: string | null;
+  alertMetrics: string | null;
+} & Record<string, SqlStorageValue>;
+
+function incidentEntry({ alertRefs, details, alertMetrics, ...r }: EntryRecord): IncidentEntry {
+  return {
+    ...r,
+    alertRefs: JSON.parse(alertRefs) as number[],
+    details: details === null ? null : (JSON.parse(details) as Record<string, unknown>),
+    alertMetrics: alertMetrics === null ? null : (JSON.parse(alertMetrics) as AlertMetric[]),
+  };
+}
+
 /** A DQ score as the store keeps it: the job that scored, when, and its dimensions. */
 export interface StoredDqScore extends DqScore {
   jobId: string;
@@ -150,6 +176,16 @@ export class HistoryStore {
       id TEXT PRIMARY KEY, created_at TEXT NOT NULL, uploaded INTEGER NOT NULL, record TEXT NOT NULL,
       pending INTEGER NOT NULL)`);
     this.sql.exec("CREATE INDEX IF NOT EXISTS scan_jobs_created ON scan_jobs (created_at, id)");
+    // The history of the asset's incidents (issue 38), one row per entry; what D1's
+    // incident_history held. `opens`: the key (incidentKey) of an incident the entry's scan opens,
+    // while its id is not known (kept before the D1 batch that inserts it; settleIncidentEntries);
+    // `applied` 0: kept before the scan's D1 batch, shown once the job is recorded as applied.
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS incident_history (
+      seq INTEGER PRIMARY KEY, incident_id INTEGER, opens TEXT, legacy_id INTEGER UNIQUE, time TEXT NOT NULL,
+      from_state TEXT, to_state TEXT NOT NULL, alert_refs TEXT NOT NULL, actor TEXT NOT NULL, note TEXT,
+      reason TEXT, job_id TEXT, details TEXT, alert_metrics TEXT, applied INTEGER NOT NULL,
+      UNIQUE (incident_id, job_id))`);
+    this.sql.exec("CREATE INDEX IF NOT EXISTS incident_history_pending ON incident_history (job_id) WHERE applied = 0");
     // The answers of closed incidents (detection/closes.ts), one per condition: the latest close.
     this.sql.exec(`CREATE TABLE IF NOT EXISTS closed_conditions (
       policy TEXT NOT NULL, attribute TEXT NOT NULL, segment TEXT NOT NULL, direction INTEGER NOT NULL,
@@ -245,7 +281,17 @@ export class HistoryStore {
       return n;
     };
     this.sql.exec("DELETE FROM closed_conditions WHERE closed_at < ?", cutoff);
+    // The history of incidents closed before the cutoff (D1's retention deletes the incidents by the
+    // same time: their closing entry's).
+    const closedBefore = `incident_id IN (SELECT incident_id FROM (SELECT incident_id, to_state, max(time) AS last
+      FROM incident_history WHERE applied = 1 AND incident_id IS NOT NULL GROUP BY incident_id)
+      WHERE to_state = 'CLOSED' AND last < ?)`;
+    const [{ n: entries }] = this.sql
+      .exec<{ n: number }>(`SELECT count(*) AS n FROM incident_history WHERE ${closedBefore}`, cutoff)
+      .toArray() as [{ n: number }];
+    if (entries > 0) this.sql.exec(`DELETE FROM incident_history WHERE ${closedBefore}`, cutoff);
     return {
+      incidentHistory: entries,
       points: drop("metric_points", "time"),
       appliedJobs: drop("applied_jobs", "applied_at"),
       dqScores: drop("dq_scores", "scored_at"),
@@ -393,14 +439,109 @@ export class HistoryStore {
     applied: ReadonlyArray<{ jobId: string; appliedAt: string; result: unknown }>,
     alerts: readonly KeptAlert[] = [],
     jobs: readonly ScanJobRow[] = [],
+    entries: readonly IncidentEntry[] = [],
   ) {
     return this.storage.transactionSync(() => {
       this.insertAlerts(alerts, true);
+      this.insertEntries(entries, true);
       for (const j of jobs) this.insertJob(j, false);
       for (const s of scores) this.insertDqScore(s);
       for (const a of applied) this.recordApplied(a.jobId, a.appliedAt, a.result);
       return this.countStep();
     });
+  }
+
+  /**
+   * Keeps a scan's incident history entries before its D1 batch (shown once the job is recorded as
+   * applied, see recordScan): the job's entries of an earlier attempt whose batch failed go first.
+   * An entry of an incident the scan opens names it by its key (`opens`) until settleIncidentEntries.
+   */
+  keepIncidentEntries(jobId: string, entries: readonly NewIncidentEntry[]): void {
+    this.storage.transactionSync(() => {
+      this.sql.exec("DELETE FROM incident_history WHERE job_id = ? AND applied = 0", jobId);
+      this.insertEntries(
+        entries.map((e) => ({ ...e, jobId })),
+        false,
+      );
+    });
+  }
+
+  /** The incidents a job's D1 batch opened, by key: its pending entries that name them take their ids. */
+  settleIncidentEntries(jobId: string, opened: ReadonlyArray<{ id: number; key: string }>): void {
+    for (const o of opened) {
+      this.sql.exec(
+        "UPDATE OR IGNORE incident_history SET incident_id = ?, opens = NULL WHERE job_id = ? AND applied = 0 AND opens = ?",
+        o.id,
+        jobId,
+        o.key,
+      );
+    }
+  }
+
+  /** Whether a job has pending entries of incidents it opened whose ids are not known yet. */
+  hasUnsettledEntries(jobId: string): boolean {
+    return (
+      this.sql
+        .exec("SELECT 1 FROM incident_history WHERE job_id = ? AND applied = 0 AND opens IS NOT NULL LIMIT 1", jobId)
+        .toArray().length > 0
+    );
+  }
+
+  /** Shows a job's kept entries (a rebuild's, whose job was recorded as applied long before). */
+  applyIncidentEntries(jobId: string): void {
+    this.sql.exec("UPDATE incident_history SET applied = 1 WHERE job_id = ? AND applied = 0", jobId);
+  }
+
+  /** An entry written after its D1 batch (a manual change of state), shown at once. */
+  addIncidentEntry(entry: NewIncidentEntry): void {
+    this.insertEntries([entry], true);
+  }
+
+  private insertEntries(entries: ReadonlyArray<NewIncidentEntry | IncidentEntry>, applied: boolean): void {
+    for (const e of entries) {
+      this.sql.exec(
+        `INSERT OR IGNORE INTO incident_history (incident_id, opens, legacy_id, time, from_state, to_state, alert_refs,
+           actor, note, reason, job_id, details, alert_metrics, applied) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        e.incidentId,
+        "opens" in e ? (e.opens ?? null) : null,
+        "legacyId" in e ? e.legacyId : null,
+        e.time,
+        e.fromState,
+        e.toState,
+        JSON.stringify(e.alertRefs),
+        e.actor,
+        e.note,
+        e.reason,
+        e.jobId,
+        e.details === null ? null : JSON.stringify(e.details),
+        e.alertMetrics === null ? null : JSON.stringify(e.alertMetrics),
+        applied ? 1 : 0,
+      );
+    }
+  }
+
+  /** An incident's history as kept here, oldest first (time; moved entries before the object's own). */
+  incidentHistory(incidentId: number): IncidentEntry[] {
+    return this.sql
+      .exec<EntryRecord>(
+        `SELECT ${ENTRY_COLUMNS} FROM incident_history WHERE incident_id = ? AND applied = 1
+         ORDER BY time, legacy_id IS NULL, legacy_id, seq`,
+        incidentId,
+      )
+      .toArray()
+      .map(incidentEntry);
+  }
+
+  /** The ids of the alerts the entries kept here of the given incidents (the asset's, as D1 has them) refer to. */
+  referredAlertIds(incidentIds: readonly number[]): number[] {
+    return this.sql
+      .exec<{ id: number }>(
+        `SELECT DISTINCT r.value AS id FROM incident_history h, json_each(h.alert_refs) r
+         WHERE h.applied = 1 AND h.incident_id IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(incidentIds),
+      )
+      .toArray()
+      .map((r) => Number(r.id));
   }
 
   /** Steps of the move out of D1 this object has taken in (see moveIn). */
@@ -680,6 +821,7 @@ export class HistoryStore {
       this.setState("kinds", scan.kinds);
       if (scan.dqScore) this.insertDqScore({ jobId: scan.jobId, scoredAt: scan.scanTime, ...scan.dqScore });
       this.sql.exec("UPDATE alerts SET applied = 1 WHERE job_id = ? AND applied = 0", scan.jobId);
+      this.applyIncidentEntries(scan.jobId);
       this.sql.exec(
         "INSERT INTO applied_jobs (job_id, applied_at, scan_time, result) VALUES (?, ?, ?, ?)",
         scan.jobId,

@@ -1,5 +1,6 @@
 /**
- * Issue 38's move: each asset's DQ scores, job markers, alerts and ended scan jobs leave D1 for the asset's Durable Object
+ * Issue 38's move: each asset's DQ scores, job markers, alerts, ended scan jobs and its incidents'
+ * history entries leave D1 for the asset's Durable Object
  * (the AssetMonitor keeps them since). Online, idempotent and resumable: every cron tick takes
  * the assets that still have such rows in D1 and has each asset's object move them in steps
  * (AssetMonitor.moveHistoryIn: copy in, then delete from D1); the rows left in D1 are the
@@ -29,6 +30,8 @@ export interface MoveReport {
   alerts: number;
   /** Ended scan jobs (issue 38: D1 keeps a job only while it runs). */
   scanJobs: number;
+  /** History entries of incidents (kept by the incident's asset's object since). */
+  incidentHistory: number;
   deletedOfGoneAssets: number;
   /** Whether rows may be left for the next tick. */
   more: boolean;
@@ -47,6 +50,7 @@ export async function moveHistoryTick(
     appliedJobs: 0,
     alerts: 0,
     scanJobs: 0,
+    incidentHistory: 0,
     deletedOfGoneAssets: 0,
     more: false,
   };
@@ -61,6 +65,8 @@ export async function moveHistoryTick(
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM alerts WHERE ${here("alerts")} LIMIT ?1)
        UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT tenant_id, asset_id FROM scan_jobs
          WHERE status IN (${ENDED}) AND callback_secret IS NULL AND ${here("scan_jobs")} LIMIT ?1)
+       UNION SELECT DISTINCT tenant_id, asset_id FROM (SELECT i.tenant_id, i.asset_id FROM incident_history h
+         JOIN incidents i ON i.id = h.incident_id WHERE ${here("h")} LIMIT ?1)
      ) p LEFT JOIN assets a ON a.id = p.asset_id AND a.tenant_id = p.tenant_id LIMIT ?2`,
   )
     .bind(rows, limits.assets ?? MOVE_ASSETS_PER_TICK)
@@ -78,6 +84,10 @@ export async function moveHistoryTick(
           env.DB.prepare(`DELETE FROM ${table} ${where}`).bind(tenantId, assetId),
         ),
         env.DB.prepare(`DELETE FROM scan_jobs ${where} AND status IN (${ENDED})`).bind(tenantId, assetId),
+        env.DB.prepare(
+          `DELETE FROM incident_history WHERE tenant_id = ?1
+           AND incident_id IN (SELECT id FROM incidents WHERE tenant_id = ?1 AND asset_id = ?2)`,
+        ).bind(tenantId, assetId),
       ]);
       report.deletedOfGoneAssets += done.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
       steps -= 1;
@@ -95,6 +105,7 @@ export async function moveHistoryTick(
       report.appliedJobs += moved.appliedJobs;
       report.alerts += moved.alerts;
       report.scanJobs += moved.scanJobs;
+      report.incidentHistory += moved.incidentHistory;
       more = moved.more;
     }
   }

@@ -9,8 +9,9 @@
  *
  * Kept whatever their age: open incidents, their history and tickets, and the alerts of an asset
  * that has an open incident opened at or before them (what the open incident is about). An asset's
- * alerts, metric history, DQ scores and applied jobs live in its object, which prunes them. Closed
- * incidents go by their closing time, with their history (FK cascade) and ticket requests.
+ * alerts, metric history, DQ scores, applied jobs and its incidents' history live in its object,
+ * which prunes them (the history of incidents closed before the cutoff). Closed incidents go by
+ * their closing time, with their history still in D1 (FK cascade) and ticket requests.
  */
 
 import { asc, eq, sql } from "drizzle-orm";
@@ -136,6 +137,7 @@ export async function purgeTenant(
     add("monitor_applied_jobs", pruned.appliedJobs);
     add("alerts", pruned.alerts);
     add("scan_jobs", pruned.scanJobs);
+    add("incident_history", pruned.incidentHistory);
   }
   return deleted;
 }

@@ -233,7 +233,7 @@ describe("incident rollups answer what the incidents table answers", () => {
         reason: "FIXED",
         actor: "someone@example.com",
       });
-      expect(result).toEqual({ ok: true });
+      expect(result).toMatchObject({ ok: true });
     }
     for (const r of closed) {
       const result = await assetMonitor(env, w.tenant, r.assetId).setIncidentState({
@@ -243,7 +243,7 @@ describe("incident rollups answer what the incidents table answers", () => {
         actor: "someone@example.com",
       });
       // A reopen is refused when the key already has an open incident; either way the rollups agree.
-      expect(result.ok === true || result.ok === false).toBe(true);
+      expect(typeof result.ok).toBe("boolean");
     }
     expect(await expectExact(w)).toBeGreaterThan(70);
   });

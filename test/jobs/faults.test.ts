@@ -4,7 +4,13 @@
  * alert, and the job's state says what happened.
  */
 
-import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  evictDurableObject,
+  getQueueResult,
+  runInDurableObject,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { assetMonitor } from "../../src/contracts/asset-monitor-client";
@@ -44,7 +50,16 @@ const counts = async (tenant: string, assetId: number, jobId: string) => ({
     await call("POST", `/api/backend/${tenant}/configuration/sources/${assetId}/alerts?job_id=${jobId}`, { as: admin })
   ).body.length as number,
   open: await countRows("incidents", "asset_id = ? and state = 'OPEN'", assetId),
-  history: await countRows("incident_history", "incident_id in (select id from incidents where asset_id = ?)", assetId),
+  // The incidents' history, kept by the asset's object (issue 38).
+  history: await runInDurableObject(
+    assetMonitor(env, tenant, assetId),
+    (_o, state) =>
+      (
+        state.storage.sql.exec("SELECT count(*) AS n FROM incident_history WHERE applied = 1").toArray()[0] as {
+          n: number;
+        }
+      ).n,
+  ),
 });
 
 describe("faults", { timeout: 90_000 }, () => {

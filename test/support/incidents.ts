@@ -1,8 +1,10 @@
 /** Incidents and their history written straight into D1, as the AssetMonitor would have written them. */
 
 import { env } from "cloudflare:workers";
+import type { AssetMonitorRpc } from "../../src/contracts/asset-monitor";
+import { assetMonitor } from "../../src/contracts/asset-monitor-client";
 import { createDb } from "../../src/db";
-import { incidentHistory, incidents } from "../../src/db/schema";
+import { type IncidentEntry, incidentHistory, incidents } from "../../src/db/schema";
 import type { AssetRef } from "./assets";
 
 export type IncidentSeed = Partial<typeof incidents.$inferInsert>;
@@ -48,4 +50,28 @@ export async function seedHistory(
   for (const e of entries) {
     await db.insert(incidentHistory).values({ tenantId: tenant, incidentId, alertRefs: [], actor: "system", ...e });
   }
+}
+
+/** An incident's history entries as its asset's AssetMonitor keeps them (issue 38), oldest first. */
+export async function keptEntries(incidentId: number): Promise<IncidentEntry[]> {
+  const row = await env.DB.prepare("select tenant_id, asset_id from incidents where id = ?")
+    .bind(incidentId)
+    .first<{ tenant_id: string; asset_id: number }>();
+  if (!row) throw new Error(`no incident ${incidentId}`);
+  const monitor: Pick<AssetMonitorRpc, "incidentHistory"> = assetMonitor(env, row.tenant_id, row.asset_id);
+  return (await monitor.incidentHistory(incidentId)).entries;
+}
+
+/** keptEntries as D1's incident_history rows read (snake case, JSON as text), for tests written against them. */
+export async function historyRows(incidentId: number) {
+  return (await keptEntries(incidentId)).map((e) => ({
+    from_state: e.fromState,
+    to_state: e.toState,
+    alert_refs: JSON.stringify(e.alertRefs),
+    actor: e.actor,
+    note: e.note,
+    reason: e.reason,
+    job_id: e.jobId,
+    details: e.details === null ? null : JSON.stringify(e.details),
+  }));
 }

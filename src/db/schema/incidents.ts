@@ -190,7 +190,40 @@ export interface AlertMetric {
   details: Record<string, unknown>;
 }
 
-/** Every state change of an incident, with the alerts that caused it. */
+/**
+ * An incident's history entry as its asset's AssetMonitor keeps it (issue 38): what a row of
+ * incident_history says, without the tenant (the object is the asset's). `legacyId`: the D1 id of
+ * an entry moved in from incident_history (null for the object's own); `seq`: the object's order
+ * of its own entries, which follow moved ones of the same time (as D1's later ids would have).
+ */
+export interface IncidentEntry {
+  incidentId: number;
+  time: string;
+  fromState: IncidentState | null;
+  toState: IncidentState;
+  alertRefs: number[];
+  actor: string;
+  note: string | null;
+  reason: string | null;
+  jobId: string | null;
+  details: Record<string, unknown> | null;
+  alertMetrics: AlertMetric[] | null;
+  legacyId: number | null;
+  seq: number;
+}
+
+/**
+ * A history entry to keep (IncidentEntry without the object's order): `opens` names, by its key,
+ * the incident a scan's D1 batch opens (incidentId null until its batch gives the id).
+ */
+export type NewIncidentEntry = Omit<IncidentEntry, "legacyId" | "seq" | "incidentId"> &
+  ({ incidentId: number; opens?: undefined } | { incidentId: null; opens: string });
+
+/**
+ * Every state change of an incident, with the alerts that caused it. Since issue 38 the entries
+ * live in the asset's AssetMonitor (IncidentEntry); the rows here are those from before, which the
+ * history's move (src/retention/history-move.ts) carries there and deletes.
+ */
 export const incidentHistory = sqliteTable(
   "incident_history",
   {

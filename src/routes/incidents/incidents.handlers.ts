@@ -2,6 +2,7 @@ import type { RouteHandler } from "@hono/zod-openapi";
 import { exists } from "drizzle-orm";
 import type { AppEnv } from "../../app-env";
 import { actorName } from "../../auth/principal";
+import type { AssetMonitorRpc } from "../../contracts/asset-monitor";
 import { assetMonitor } from "../../contracts/asset-monitor-client";
 import { backfillStarted, getBackfillJob, startBackfillStatement } from "../../incidents/backfill";
 import { assertRange } from "../../incidents/filters";
@@ -87,7 +88,9 @@ export const getBackfill: Handler<"getBackfill"> = async (c) => {
 export const getIncident: Handler<"getIncident"> = async (c) => {
   const { tenant, incidentId } = c.req.valid("param");
   const { incident } = await c.var.access.incident(tenant, incidentId, "PROJECT_VIEWER");
-  return c.json(incidentDetailView(await incidents.incidentDetail(c.var.db, incident)), 200);
+  // The history is the asset's object's (issue 38): read beside the detail's D1 batch.
+  const monitor = assetMonitor(c.env, tenant, incident.assetId);
+  return c.json(incidentDetailView(await incidents.incidentDetail(c.var.db, monitor, incident)), 200);
 };
 
 export const updateIncident: Handler<"updateIncident"> = async (c) => {
@@ -95,7 +98,9 @@ export const updateIncident: Handler<"updateIncident"> = async (c) => {
   const { assetId } = (await c.var.access.incident(tenant, incidentId, "PROJECT_EDITOR")).incident;
   const { state, note, reason } = c.req.valid("json");
   // The AssetMonitor alone writes incidents: the change is applied there, serially with its scans.
-  const result = await assetMonitor(c.env, tenant, assetId).setIncidentState({
+  // Typed by the contract (the stub's types drop an answer that carries JSON details).
+  const monitor: Pick<AssetMonitorRpc, "setIncidentState" | "incidentHistory"> = assetMonitor(c.env, tenant, assetId);
+  const result = await monitor.setIncidentState({
     tenantId: tenant,
     incidentId,
     state,
@@ -107,10 +112,15 @@ export const updateIncident: Handler<"updateIncident"> = async (c) => {
     throw result.problem === "not_found" ? new NotFoundError("Incident") : new ConflictError(result.message);
   }
   // The monitor wrote outside this request's D1 session: read its write from the primary, in one
-  // batch with the audit row (two round trips in all: the check is read before the monitor is called).
+  // batch with the audit row (two round trips in all: the check is read before the monitor is
+  // called), with the history the monitor answered (issue 38: its entries are kept there).
   const db = c.var.dbFromPrimary();
-  const [incident, history, metrics] = incidents.incidentDetailStatements(db, tenant, incidentId, assetId);
-  const rows = await db.batch([incident, history, metrics, auditInBatch(c, 200, exists(incident), db)]);
+  const [incident, history, metrics, marks] = incidents.incidentDetailStatements(db, tenant, incidentId, assetId);
+  const rows = await db.batch([incident, history, metrics, marks, auditInBatch(c, 200, exists(incident), db)]);
   auditedInBatch(c, 200);
-  return c.json(incidentDetailView(incidents.incidentDetailOf([rows[0], rows[1], rows[2]])), 200);
+  const detail =
+    incidents.incidentDetailOf([rows[0], rows[1], rows[2], rows[3]], result.history) ??
+    // A step of the history's move raced the reads: read the detail again.
+    (await incidents.incidentDetail(db, monitor, rows[0][0]!));
+  return c.json(incidentDetailView(detail), 200);
 };

@@ -1,11 +1,11 @@
 import { incidentView } from "../../contracts/incident-views";
-import type { IncidentHistoryRow } from "../../db/schema";
+import type { IncidentEntry } from "../../db/schema";
 import type { IncidentDetail } from "../../incidents/incidents";
 
 /** An incident as the list and the detail show it (shared with the notifications' payloads). */
 export { incidentView };
 
-export function historyView(row: IncidentHistoryRow) {
+export function historyView(row: IncidentEntry) {
   return {
     time: row.time,
     from_state: row.fromState,
