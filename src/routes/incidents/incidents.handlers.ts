@@ -8,8 +8,8 @@ import { backfillStarted, getBackfillJob, startBackfillStatement } from "../../i
 import { assertRange } from "../../incidents/filters";
 import * as incidents from "../../incidents/incidents";
 import { ConflictError, NotFoundError } from "../../lib/errors";
-import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { writeInBatch } from "../access";
+import { auditedInBatch, auditInBatch } from "../audit/audit.middleware";
 import { decodeCursor, listed } from "../pagination";
 import { ApiError } from "../problems";
 import { backfillView } from "./backfill.views";
