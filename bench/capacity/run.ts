@@ -284,7 +284,7 @@ function report(sides: Side[]) {
  * What one D1 holds: the lesser of its size and its write rate at 1 ms a statement, the D1 limits
  * page's figure for a database that runs one query at a time. The probe's CPU cost is not that
  * thread's: it counts the Worker's side of each call, which runs in the Workers, not the database
- * (the local D1's own meta.duration is ~0.04 ms a statement); it is printed beside as the dear bound.
+ * (the local D1's own meta.duration is 0.04–0.08 ms a statement); it is printed beside as the dear bound.
  */
 const tenantsPerD1 = (c: Capacity) => Math.min(c.tenantsBySize, c.tenantsAt1ms);
 
