@@ -6,6 +6,8 @@
  * - G-test of counts against expected shares (the log-likelihood ratio form of Pearson's
  *   chi-square), with the chi-square tail by the Wilson–Hilferty approximation.
  * - Kolmogorov–Smirnov critical distance for two samples of n and m values.
+ * - Dispersion of counts over several samples (quasi-likelihood, McCullagh & Nelder 1989 §4.5):
+ *   how many times the variance that sampling alone gives the samples' shares actually have.
  */
 
 /** The Wilson score interval of k successes in n trials at z standard errors. */
@@ -44,6 +46,34 @@ export function gStatistic(observed: readonly number[], expectedShares: readonly
     if (o > 0) g += o * Math.log(o / e);
   }
   return { g: 2 * g, df: Math.max(df, 0) };
+}
+
+/**
+ * The dispersion φ of a table of counts (one row per sample, one column per category): Pearson's
+ * chi-square of homogeneity over its degrees of freedom, (rows − 1)(columns − 1), the moment
+ * estimate of how many times the binomial variance the samples' shares vary by. Real batches are
+ * not draws from one fixed distribution: a year of birdstrikes moves its airlines' shares 3–4
+ * times as far as its row count alone would. Columns with no count are left out; 1 when the table
+ * has fewer than 2 rows or columns (nothing to estimate from).
+ */
+export function countDispersion(table: readonly (readonly number[])[]): { phi: number; df: number } {
+  const rows = table.filter((r) => r.reduce((s, v) => s + v, 0) > 0);
+  if (rows.length < 2) return { phi: 1, df: 0 };
+  const width = Math.max(...rows.map((r) => r.length));
+  const rowSums = rows.map((r) => r.reduce((s, v) => s + v, 0));
+  const total = rowSums.reduce((s, v) => s + v, 0);
+  const colSums = Array.from({ length: width }, (_, j) => rows.reduce((s, r) => s + (r[j] ?? 0), 0));
+  const cols = colSums.flatMap((c, j) => (c > 0 ? [j] : []));
+  if (cols.length < 2) return { phi: 1, df: 0 };
+  let x2 = 0;
+  for (const [i, r] of rows.entries()) {
+    for (const j of cols) {
+      const e = (rowSums[i]! * colSums[j]!) / total;
+      x2 += ((r[j] ?? 0) - e) ** 2 / e;
+    }
+  }
+  const df = (rows.length - 1) * (cols.length - 1);
+  return { phi: x2 / df, df };
 }
 
 /**

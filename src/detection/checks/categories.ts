@@ -18,14 +18,20 @@
  *   value is listed now and was in the baseline (a small airport with 3 flights a day getting 32):
  *   attributes of up to MAX_LISTED_VALUES values list them all, so their rare values are watched.
  * The values that moved are named in the alert (`values`).
+ *
+ * Sampling is not the only reason shares differ between clean scans: real batches (a year of
+ * birdstrikes) move their shares several times as far as their row counts alone would, and a
+ * baseline of a few scans knows its centre only roughly. The first widens what a moved share is
+ * allowed, the second that and the G-test too (see `historySpread`), so a short history of a lively
+ * code cries no wolf, while a history that varies only as samples do keeps the row count's power.
  */
 import type { AttributeProfile } from "../../contracts/profile";
 import { shareBaseline } from "../anomaly";
-import { componentBaseline } from "../divergence";
+import { type ComponentBaseline, componentBaseline } from "../divergence";
 import { attrMetric, escapeName, listsEveryValue, nonNull, unescapeName, valuePrefix } from "../metrics";
 import type { DriftParams } from "../params";
-import { chiSquareTail, gStatistic, poissonTail } from "../stats";
-import type { MovedValue } from "../types";
+import { chiSquareTail, countDispersion, gStatistic, poissonTail } from "../stats";
+import type { MetricHistory, MovedValue } from "../types";
 import {
   assetName,
   type CheckContext,
@@ -87,6 +93,54 @@ function novelty(series: ReadonlyMap<string, readonly number[]>, scans: number):
   return { values: Math.max(0, ...values), share: Math.max(0, ...shares) };
 }
 
+/** The variance of the median of T values, in units of one value's variance over T (π/2 for a normal sample). */
+const MEDIAN_VARIANCE = Math.PI / 2;
+
+/**
+ * How much wider than one scan's sampling the differences between this scan's shares and the
+ * baseline's are, as factors of the binomial variance at this scan's row count:
+ * - `phi`: the dispersion of the baseline's scans (stats.ts countDispersion, over the values every
+ *   scan measured and the rest pooled, cells of min_share and more), 1 at least: how many times
+ *   the binomial variance the shares vary between clean scans. Pooled over the values, it is
+ *   estimated from (scans − 1)(values − 1) degrees of freedom, where each value's own spread has
+ *   only scans − 1;
+ * - `centre`: 1 plus the variance of the baseline's centre (a median of T scans of n_t values each)
+ *   relative to this scan's sampling: a centre from 7 scans is itself ~1/5 of a scan uncertain.
+ */
+function historySpread(
+  history: MetricHistory,
+  base: ComponentBaseline,
+  sizesMetric: string,
+  total: number,
+  everyValue: boolean,
+  minShare: number,
+): { phi: number; centre: number } {
+  const byJob = new Map((history[sizesMetric] ?? []).map((h) => [h.job_id, h.value]));
+  const sizes = base.jobs.map(({ job }) => {
+    const n = byJob.get(job);
+    return n !== undefined && n > 0 ? n : total;
+  });
+  const scans = sizes.length;
+  if (scans === 0) return { phi: 1, centre: 1 };
+  const centre = 1 + (MEDIAN_VARIANCE * total * sizes.reduce((s, n) => s + 1 / n, 0)) / (scans * scans);
+  const all = sizes.reduce((s, n) => s + n, 0);
+  const table = sizes.map(() => [] as number[]);
+  const listed = sizes.map(() => 0);
+  for (const xs of base.series.values()) {
+    // A value not listed in a scan of a top list had a share below the list's cut, not none.
+    if (xs.length !== scans || (!everyValue && xs.some((v) => v === 0))) continue;
+    const counts = xs.map((x, t) => x * sizes[t]!);
+    if (counts.reduce((s, c) => s + c, 0) < minShare * all) continue;
+    for (const [t, c] of counts.entries()) {
+      table[t]!.push(c);
+      listed[t]! += c;
+    }
+  }
+  const rest = sizes.map((n, t) => Math.max(0, n - listed[t]!));
+  if (rest.reduce((s, c) => s + c, 0) >= minShare * all) for (const [t, c] of rest.entries()) table[t]!.push(c);
+  return { phi: Math.max(1, countDispersion(table).phi), centre };
+}
+
 /**
  * Compares this scan's parts (value → count) with the baseline of the parts under `prefix`.
  * `complete` says whether the parts are every value, with its exact count (new and vanished
@@ -100,11 +154,13 @@ export function judgeShares(
   complete: boolean,
   p: ShareParams,
   newAllowed: boolean,
+  sizesMetric: string,
 ): ShareJudgement | { training: number } | undefined {
   const base = componentBaseline(ctx.history, { prefix }, ctx.input.job_id, p.window, 0);
   if (base.scans < p.min_history) return { training: base.scans };
   if (total < p.min_values) return undefined;
   const baseComplete = listedEveryValue(base.series, base.scans);
+  const spread = historySpread(ctx.history, base, sizesMetric, total, complete && baseComplete, p.min_share);
   const novel = baseComplete ? novelty(base.series, base.scans) : { values: 0, share: 0 };
   const names = [...new Set([...base.values.keys(), ...counts.keys()])].sort();
   const observed: number[] = [];
@@ -171,10 +227,12 @@ export function judgeShares(
     }
     // Sampling of this scan's values (binomial) and the history's drift beyond sampling, and an
     // effect floor: min_shift points, or for a smaller category min_rel_shift of its share.
+    // The centre's own uncertainty widens both; the history's dispersion, pooled over its values,
+    // bounds the band from below where this value's own few points showed less.
     const mid = (from + share) / 2;
-    const sampling = SPREAD_Z * Math.sqrt((mid * (1 - mid)) / total);
+    const sampling = SPREAD_Z * Math.sqrt((spread.centre * mid * (1 - mid)) / total);
     const floor = Math.min(p.min_shift, Math.max(p.min_share, p.min_rel_shift * Math.max(from, share)));
-    const allowed = Math.max(floor, Math.hypot(sampling, level.allowed));
+    const allowed = Math.max(floor, sampling * Math.sqrt(spread.phi), Math.hypot(sampling, level.allowed));
     if (Math.abs(share - from) > allowed) {
       moved.push({ value, expected: round(from), observed: round(share), change: share > from ? "up" : "down" });
       deviation = Math.max(deviation, Math.abs(share - from) / allowed);
@@ -192,8 +250,11 @@ export function judgeShares(
   const listed = observed.reduce((s, v) => s + v, 0);
   observed.push(Math.max(0, total - listed));
   expected.push(Math.max(0.5 / total, 1 - expected.reduce((s, v) => s + v, 0)));
+  // The expected shares are the baseline's, known only as well as its centre: the G statistic in
+  // units of that. (The history's dispersion widens each value's band above, not this test: the
+  // test says the shares differ, the bands say which moved beyond the column's own spread.)
   const { g, df } = gStatistic(observed, expected);
-  const pValue = chiSquareTail(g, df);
+  const pValue = chiSquareTail(g / spread.centre, df);
   // A shift must also be more than the row count explains (the G-test); new and vanished values
   // speak for themselves, and rare values' surges passed their own test.
   const kept: MovedValue[] = [...surged];
@@ -259,7 +320,16 @@ export function codeDrift(
 ): { finding?: Finding; training?: CheckResult["training"][number] } {
   const metric = attrMetric(a.name, "category_shares");
   const counts = new Map(a.top_values.map((t) => [escapeName(t.value), t.count]));
-  const judged = judgeShares(ctx, valuePrefix(a.name), counts, nonNull(a), listsEveryValue(a), p, true);
+  const judged = judgeShares(
+    ctx,
+    valuePrefix(a.name),
+    counts,
+    nonNull(a),
+    listsEveryValue(a),
+    p,
+    true,
+    attrMetric(a.name, "non_null"),
+  );
   if (!judged) return {};
   if ("training" in judged)
     return { training: { metric, attribute: a.name, points: judged.training, needed: p.min_history } };

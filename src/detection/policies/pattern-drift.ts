@@ -33,7 +33,16 @@ const patternDrift: Check<Params> = (ctx, p) => {
     const counts = new Map(a.patterns.map((pt) => [escapeName(pt.pattern), Math.round(pt.share * total)]));
     const complete = a.patterns.reduce((s, pt) => s + pt.share, 0) >= 0.999;
     // Free text takes new shapes all the time; codes and identifiers do not.
-    const judged = judgeShares(ctx, patternPrefix(a.name), counts, total, complete, p, kind !== "text");
+    const judged = judgeShares(
+      ctx,
+      patternPrefix(a.name),
+      counts,
+      total,
+      complete,
+      p,
+      kind !== "text",
+      attrMetric(a.name, "non_null"),
+    );
     if (!judged) continue;
     if ("training" in judged) {
       training.push({ metric, attribute: a.name, points: judged.training, needed: p.min_history });
